@@ -1,0 +1,47 @@
+// The integer arithmetic of the ISA's semantics classes, written once. The simulator, the
+// reference interpreter and the RTL checks all call these functions; docs/isa-semantics.md is
+// their specification.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+namespace systole::isa::arith {
+
+/// Two's-complement wrap to 32 bits (the accumulator's overflow behaviour).
+constexpr int32_t wrap32(int64_t v) { return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(v))); }
+
+constexpr int8_t saturate8(int64_t v) { return static_cast<int8_t>(std::clamp<int64_t>(v, -128, 127)); }
+
+/// floor((v + 2^(s-1)) / 2^s): divide by 2^s rounding to nearest, ties toward +infinity.
+/// Written without the addition so it cannot overflow for any int64 v and s in [0, 63].
+constexpr int64_t roundingShiftRight(int64_t v, int s) {
+  if (s == 0) return v;
+  return (v >> s) + ((v >> (s - 1)) & 1);
+}
+
+/// requantize: one lane. The shift uses the low 6 bits of `shift`.
+constexpr int8_t requantize(int32_t acc, int32_t multiplier, int32_t shift, int32_t zero_point, int32_t clamp_min,
+                            int32_t clamp_max) {
+  const int64_t scaled = roundingShiftRight(int64_t{acc} * int64_t{multiplier}, shift & 63);
+  const int64_t y = scaled + zero_point;
+  return saturate8(std::min<int64_t>(std::max<int64_t>(y, clamp_min), clamp_max));
+}
+
+/// vector_widen: one lane. |x - zp| <= 255 and |multiplier| <= 2^15, so the product fits.
+constexpr int32_t widen(int8_t x, int32_t zero_point, int32_t multiplier) {
+  return wrap32((int64_t{x} - zero_point) * multiplier);
+}
+
+constexpr int32_t add(int32_t a, int32_t b) { return wrap32(int64_t{a} + b); }
+constexpr int32_t mul(int32_t a, int32_t b) { return wrap32(int64_t{a} * b); }
+
+/// One multiply-accumulate of the array: acc + a * w, wrapping at 32 bits.
+constexpr int32_t mac(int32_t acc, int8_t a, int8_t w) {
+  return static_cast<int32_t>(static_cast<uint32_t>(acc) + static_cast<uint32_t>(int32_t{a} * int32_t{w}));
+}
+
+/// vector_lut: the table has 256 entries indexed by x + 128.
+constexpr int lutIndex(int8_t x) { return int{x} + 128; }
+
+}  // namespace systole::isa::arith

@@ -1,0 +1,127 @@
+// An NPU description loaded from isa/configs/<name>.yaml: independent parameters as written,
+// derived parameters computed in one place (derive.cpp), and the instruction table.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "systole/isa/diagnostic.h"
+#include "systole/isa/expr.h"
+#include "systole/isa/semantics.h"
+
+namespace systole::isa {
+
+enum class Dataflow : uint8_t { WeightStationary, OutputStationary };
+std::string_view dataflowName(Dataflow d);
+
+/// Every scalar parameter of the machine. The first block is read from the YAML; the second is
+/// derived from it by deriveParameters() and nowhere else.
+struct Params {
+  // --- independent (from the YAML) ---
+  std::string name;
+  std::string description;
+  int64_t clock_mhz = 0;
+  int64_t array_rows = 0, array_cols = 0;
+  Dataflow dataflow = Dataflow::WeightStationary;
+  int64_t dram_size = 0, dram_bytes_per_cycle = 0, dram_latency = 0;
+  int64_t spad_size = 0, spad_banks = 0;
+  int64_t acc_size = 0, acc_banks = 0;
+  int64_t dma_burst_bytes = 0;
+  int64_t vector_latency = 0;
+  int64_t queue_depth[kNumUnits] = {0, 0, 0};
+  int64_t instr_bits = 0, opcode_bits = 0;
+
+  // --- derived ---
+  int64_t spad_row_elems = 0;  // int8 lanes of a scratchpad row: max(array.rows, array.cols)
+  int64_t spad_row_bytes = 0;
+  int64_t spad_rows = 0;
+  int64_t acc_row_elems = 0;   // int32 lanes of an accumulator row: array.cols
+  int64_t acc_row_bytes = 0;
+  int64_t acc_rows = 0;
+  int64_t vector_lanes = 0;    // = acc_row_elems
+  int64_t instr_bytes = 0;
+  int64_t token_lsb = 0;       // first bit of the dependency-token flags (= opcode_bits)
+  int64_t fields_lsb = 0;      // first bit free for fields (= token_lsb + 4)
+  int64_t lut_rows = 0;        // scratchpad rows a 256-entry lookup table occupies
+};
+
+/// One row of the parameter table that expressions and docs see.
+struct ParamEntry {
+  std::string name;        // as written in expressions, e.g. "scratchpad.rows"
+  int64_t value;
+  bool derived;
+  std::string description; // with unit
+};
+
+/// Fills the derived block of `p` (throws Error at `where` if the independent ones are inconsistent).
+void deriveParameters(Params& p, const SourceLocation& where);
+
+/// All parameters as named in expressions, in a stable order.
+std::vector<ParamEntry> parameterTable(const Params& p);
+
+struct FieldDesc {
+  std::string name;
+  int lsb = 0;
+  int bits = 0;
+  bool is_signed = false;
+  std::optional<Expr> max;  // extra upper bound beyond the width (e.g. scratchpad.row_bytes)
+  SourceLocation where;
+
+  int64_t minValue() const { return is_signed ? -(int64_t{1} << (bits - 1)) : 0; }
+  int64_t maxValue() const { return is_signed ? (int64_t{1} << (bits - 1)) - 1 : (int64_t{1} << bits) - 1; }
+  /// The largest value an operand may take: the width's maximum, lowered by `max` if given.
+  int64_t limit() const;
+};
+
+inline constexpr int kMaxFields = 12;
+
+struct InstrDesc {
+  std::string name;
+  uint32_t opcode = 0;
+  Unit unit = Unit::Compute;
+  Semantics semantics = Semantics::Nop;
+  std::vector<FieldDesc> fields;
+  /// operand_field[k] = index into `fields` of the semantics class's k-th operand.
+  std::array<int, 8> operand_field{};
+  Expr cycles;
+  SourceLocation where;
+
+  int fieldIndex(std::string_view field) const;  // -1 if absent
+};
+
+class IsaConfig {
+ public:
+  /// Loads and validates a config; throws Error with file:line:col on any problem.
+  static IsaConfig load(const std::string& path);
+  static IsaConfig parse(const std::string& text, const std::string& filename);
+
+  const Params& params() const { return params_; }
+  const std::vector<InstrDesc>& instructions() const { return instrs_; }
+  const InstrDesc& instr(int index) const { return instrs_[static_cast<size_t>(index)]; }
+  /// Index of the instruction with this opcode, or -1.
+  int byOpcode(uint32_t opcode) const {
+    return opcode < opcode_table_.size() ? opcode_table_[opcode] : -1;
+  }
+  int byName(std::string_view name) const;  // -1 if absent
+  /// First instruction of a semantics class (the one the compiler selects), or -1.
+  int bySemantics(Semantics s) const;
+
+  /// FNV-1a 64-bit hash of the config file's bytes; .sbin programs record it.
+  uint64_t hash() const { return hash_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  friend class ConfigLoader;
+  Params params_;
+  std::vector<InstrDesc> instrs_;
+  std::vector<int> opcode_table_;
+  uint64_t hash_ = 0;
+  std::string path_;
+};
+
+uint64_t fnv1a64(const void* data, size_t size, uint64_t seed = 0xcbf29ce484222325ull);
+
+}  // namespace systole::isa

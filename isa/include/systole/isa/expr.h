@@ -1,0 +1,62 @@
+// Integer arithmetic expressions from the ISA YAML (timing models, operand limits).
+//
+// Grammar:   expr := term (('+'|'-') term)*      term := unary (('*'|'/'|'%') unary)*
+//            unary := '-' unary | primary        primary := INT | NAME | NAME '(' args ')' | '(' expr ')'
+// NAME is a dotted identifier (array.rows, dram.latency) or an instruction field (rows, m).
+// Functions: ceil_div(a, b), min(a, b), max(a, b), log2_ceil(a). Arithmetic is on int64; '/' and
+// '%' truncate toward zero, as in C++. Parameters are folded to constants when the expression is
+// compiled, so evaluation touches only the instruction's fields.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "systole/isa/diagnostic.h"
+
+namespace systole::isa {
+
+/// What a name in an expression stands for: a constant (a config parameter) or the value of an
+/// instruction field, passed at evaluation time by its index.
+struct NameBinding {
+  enum class Kind { Constant, Field } kind = Kind::Constant;
+  int64_t value = 0;   // for Constant
+  int field_index = 0; // for Field
+};
+
+/// Resolves a name; returns nullopt for an unknown name (a compile error).
+using NameResolver = std::function<std::optional<NameBinding>(std::string_view name)>;
+
+class Expr {
+ public:
+  Expr() = default;
+
+  /// Compiles `text`. `where` is the location of the text's first character; errors point at the
+  /// offending character.
+  static Expr compile(std::string_view text, const NameResolver& resolve, const SourceLocation& where);
+
+  /// Evaluates with the given field values. Throws Error on division by zero.
+  int64_t eval(std::span<const int64_t> fields = {}) const;
+
+  const std::string& text() const { return text_; }
+  bool isConstant() const { return code_.size() == 1 && code_[0].op == Op::Push; }
+
+ private:
+  enum class Op : uint8_t { Push, Field, Neg, Add, Sub, Mul, Div, Mod, CeilDiv, Min, Max, Log2Ceil };
+  struct Step {
+    Op op;
+    int64_t arg;
+  };
+  static constexpr int kMaxStack = 32;
+  friend class ExprParser;
+  static int64_t applyOp(Op op, const int64_t* args);
+
+  std::string text_;
+  std::vector<Step> code_;  // postfix program
+};
+
+}  // namespace systole::isa

@@ -1,0 +1,18 @@
+// Reading whole files and writing them atomically (temporary file + rename), so that a failed
+// command never leaves a half-written output behind.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace systole {
+
+std::string readTextFile(const std::string& path);             // throws Error "cannot open"
+std::vector<uint8_t> readBinaryFile(const std::string& path);  // throws Error "cannot open"
+void writeFileAtomic(const std::string& path, const void* data, size_t size);
+inline void writeFileAtomic(const std::string& path, const std::string& text) {
+  writeFileAtomic(path, text.data(), text.size());
+}
+
+}  // namespace systole

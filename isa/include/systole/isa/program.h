@@ -1,0 +1,70 @@
+// A program for one ISA config: code, DRAM data segments (weights, constants) and the tensor table.
+// On disk it is a .sbin container, specified byte by byte in docs/sbin-format.md.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "systole/isa/config.h"
+
+namespace systole::isa {
+
+enum class DType : uint8_t { Int8 = 1, Int32 = 2, Float32 = 3, Uint8 = 4 };
+std::string_view dtypeName(DType t);
+std::optional<DType> dtypeByName(std::string_view name);
+int dtypeBytes(DType t);
+
+enum class TensorKind : uint8_t { Input = 1, Output = 2, Constant = 3, Intermediate = 4 };
+std::string_view tensorKindName(TensorKind k);
+std::optional<TensorKind> tensorKindByName(std::string_view name);
+
+struct TensorInfo {
+  std::string name;
+  TensorKind kind = TensorKind::Input;
+  DType dtype = DType::Int8;
+  std::vector<int64_t> shape;
+  uint64_t dram_addr = 0;
+  float scale = 1.0f;      // real = scale * (q - zero_point)
+  int32_t zero_point = 0;
+
+  int64_t elements() const;
+  int64_t bytes() const { return elements() * dtypeBytes(dtype); }
+  bool operator==(const TensorInfo&) const = default;
+};
+
+struct DataSegment {
+  uint64_t dram_addr = 0;
+  std::vector<uint8_t> bytes;
+  bool operator==(const DataSegment&) const = default;
+};
+
+struct Program {
+  std::string isa_name;
+  uint64_t isa_hash = 0;
+  uint32_t instr_bytes = 0;
+  std::vector<uint8_t> code;  // instr_bytes per instruction
+  std::vector<DataSegment> data;
+  std::vector<TensorInfo> tensors;
+
+  size_t instructionCount() const { return instr_bytes ? code.size() / instr_bytes : 0; }
+  bool operator==(const Program&) const = default;
+};
+
+inline constexpr uint32_t kSbinVersion = 1;
+
+std::vector<uint8_t> serializeSbin(const Program& program);
+/// Parses a container; `name` is used in error messages. Throws Error on truncation, corruption,
+/// a bad magic or an unsupported version.
+Program deserializeSbin(const std::vector<uint8_t>& bytes, const std::string& name);
+
+/// Writes atomically (temporary file, then rename), so a failure leaves nothing half-written.
+void writeSbin(const std::string& path, const Program& program);
+Program readSbin(const std::string& path);
+
+/// Throws Error if the program was not built for `isa` (name or content hash differ), or if its
+/// tensors and data do not fit the DRAM.
+void checkProgramMatches(const Program& program, const IsaConfig& isa, const std::string& programName);
+
+}  // namespace systole::isa

@@ -1,0 +1,341 @@
+// Algorithm: parse the YAML with yaml-cpp (which keeps each node's line and column), walk it with a
+// strict reader that rejects unknown, duplicate and missing keys at their position, fill Params,
+// derive the rest, then build and cross-check the instruction table (names, opcodes, field layout,
+// operands of each semantics class, expressions).
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <set>
+
+#include "systole/isa/config.h"
+#include "systole/isa/file_io.h"
+
+namespace systole::isa {
+
+uint64_t fnv1a64(const void* data, size_t size, uint64_t seed) {
+  uint64_t h = seed;
+  const auto* p = static_cast<const unsigned char*>(data);
+  for (size_t i = 0; i < size; ++i) {
+    h ^= p[i];
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+int64_t FieldDesc::limit() const { return max ? std::min(maxValue(), max->eval()) : maxValue(); }
+
+int InstrDesc::fieldIndex(std::string_view field) const {
+  for (size_t i = 0; i < fields.size(); ++i)
+    if (fields[i].name == field) return static_cast<int>(i);
+  return -1;
+}
+
+int IsaConfig::byName(std::string_view name) const {
+  for (size_t i = 0; i < instrs_.size(); ++i)
+    if (instrs_[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+int IsaConfig::bySemantics(Semantics s) const {
+  for (size_t i = 0; i < instrs_.size(); ++i)
+    if (instrs_[i].semantics == s) return static_cast<int>(i);
+  return -1;
+}
+
+class ConfigLoader {
+ public:
+  explicit ConfigLoader(std::string file) : file_(std::move(file)) {}
+
+  IsaConfig load(const std::string& text) {
+    YAML::Node root;
+    try {
+      root = YAML::Load(text);
+    } catch (const YAML::ParserException& e) {
+      throw Error({file_, e.mark.line + 1, e.mark.column + 1}, "malformed YAML: " + e.msg);
+    }
+    if (!root.IsMap()) throw Error({file_, 1, 1}, "an ISA config must be a mapping of keys to values");
+    IsaConfig config;
+    config.path_ = file_;
+    config.hash_ = fnv1a64(text.data(), text.size());
+    readParams(root, config.params_);
+    readInstructions(root, config);
+    return config;
+  }
+
+ private:
+  SourceLocation at(const YAML::Node& n) const {
+    const YAML::Mark m = n.Mark();
+    if (m.is_null()) return {file_, 0, 0};
+    return {file_, m.line + 1, m.column + 1};
+  }
+
+  /// Checks that `map` is a mapping with only `allowed` keys, each at most once, and all `required`.
+  void checkKeys(const YAML::Node& map, const std::string& what, std::initializer_list<const char*> allowed,
+                 std::initializer_list<const char*> required) const {
+    if (!map.IsMap()) throw Error(at(map), "'" + what + "' must be a mapping");
+    std::set<std::string> seen;
+    for (auto it = map.begin(); it != map.end(); ++it) {
+      const std::string key = it->first.as<std::string>();
+      if (std::find_if(allowed.begin(), allowed.end(), [&](const char* a) { return key == a; }) == allowed.end()) {
+        std::string list;
+        for (const char* a : allowed) list += std::string(list.empty() ? "" : ", ") + a;
+        throw Error(at(it->first), "unknown key '" + key + "' in '" + what + "' (expected: " + list + ")");
+      }
+      if (!seen.insert(key).second) throw Error(at(it->first), "duplicate key '" + key + "' in '" + what + "'");
+    }
+    for (const char* r : required)
+      if (!seen.count(r)) throw Error(at(map), "missing key '" + std::string(r) + "' in '" + what + "'");
+  }
+
+  std::string str(const YAML::Node& n, const std::string& what) const {
+    if (!n.IsScalar()) throw Error(at(n), "'" + what + "' must be a string");
+    return n.Scalar();
+  }
+
+  /// An integer: decimal or 0x-hex, optionally with a binary size suffix (KiB, MiB, GiB) when
+  /// `sizes` is set. Range-checked against [lo, hi].
+  int64_t integer(const YAML::Node& n, const std::string& what, int64_t lo, int64_t hi, bool sizes = false) const {
+    if (!n.IsScalar()) throw Error(at(n), "'" + what + "' must be an integer");
+    std::string s = n.Scalar();
+    int64_t scale = 1;
+    if (sizes) {
+      static const std::pair<const char*, int64_t> suffixes[] = {{"KiB", 1ll << 10}, {"MiB", 1ll << 20}, {"GiB", 1ll << 30}};
+      for (const auto& [suffix, factor] : suffixes) {
+        const std::string sx = suffix;
+        if (s.size() > sx.size() && s.compare(s.size() - sx.size(), sx.size(), sx) == 0) {
+          s = s.substr(0, s.size() - sx.size());
+          while (!s.empty() && s.back() == ' ') s.pop_back();
+          scale = factor;
+        }
+      }
+    }
+    int base = 10;
+    std::string digits = s;
+    if (digits.size() > 2 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X')) {
+      base = 16;
+      digits = digits.substr(2);
+    }
+    int64_t value = 0;
+    auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value, base);
+    if (ec != std::errc() || ptr != digits.data() + digits.size() || digits.empty())
+      throw Error(at(n), "'" + what + "' must be an integer" + std::string(sizes ? " (optionally with KiB, MiB or GiB)" : "") +
+                             ", got '" + n.Scalar() + "'");
+    if (value > hi / scale) throw Error(at(n), "'" + what + "' is too large: " + n.Scalar());
+    value *= scale;
+    if (value < lo || value > hi)
+      throw Error(at(n), "'" + what + "' must be between " + std::to_string(lo) + " and " + std::to_string(hi) +
+                             ", got " + n.Scalar());
+    return value;
+  }
+
+  bool boolean(const YAML::Node& n, const std::string& what) const {
+    if (n.IsScalar()) {
+      if (n.Scalar() == "true") return true;
+      if (n.Scalar() == "false") return false;
+    }
+    throw Error(at(n), "'" + what + "' must be true or false");
+  }
+
+  void readParams(const YAML::Node& root, Params& p) {
+    checkKeys(root, "config",
+              {"name", "description", "clock_mhz", "types", "array", "memories", "dma", "vector", "queues",
+               "encoding", "instructions"},
+              {"name", "clock_mhz", "types", "array", "memories", "dma", "vector", "queues", "encoding",
+               "instructions"});
+    p.name = str(root["name"], "name");
+    if (p.name.empty() || !std::all_of(p.name.begin(), p.name.end(), [](char c) {
+          return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+        }))
+      throw Error(at(root["name"]), "'name' must be a non-empty identifier (letters, digits, '_', '-')");
+    if (root["description"]) p.description = str(root["description"], "description");
+    p.clock_mhz = integer(root["clock_mhz"], "clock_mhz", 1, 100000);
+
+    const YAML::Node types = root["types"];
+    checkKeys(types, "types", {"activation", "weight", "accumulator"}, {"activation", "weight", "accumulator"});
+    for (auto [key, want] : {std::pair{"activation", "int8"}, {"weight", "int8"}, {"accumulator", "int32"}})
+      if (str(types[key], key) != want)
+        throw Error(at(types[key]), std::string("types.") + key + " must be " + want + " (the only type this version supports)");
+
+    const YAML::Node array = root["array"];
+    checkKeys(array, "array", {"rows", "cols", "dataflow"}, {"rows", "cols", "dataflow"});
+    p.array_rows = integer(array["rows"], "array.rows", 1, 256);
+    p.array_cols = integer(array["cols"], "array.cols", 1, 256);
+    const std::string df = str(array["dataflow"], "array.dataflow");
+    if (df == "weight_stationary") p.dataflow = Dataflow::WeightStationary;
+    else if (df == "output_stationary") p.dataflow = Dataflow::OutputStationary;
+    else throw Error(at(array["dataflow"]), "array.dataflow must be weight_stationary or output_stationary, got '" + df + "'");
+
+    const YAML::Node mem = root["memories"];
+    checkKeys(mem, "memories", {"dram", "scratchpad", "accumulator"}, {"dram", "scratchpad", "accumulator"});
+    const YAML::Node dram = mem["dram"];
+    checkKeys(dram, "memories.dram", {"size", "bytes_per_cycle", "latency"}, {"size", "bytes_per_cycle", "latency"});
+    p.dram_size = integer(dram["size"], "memories.dram.size", 1, int64_t{1} << 40, true);
+    p.dram_bytes_per_cycle = integer(dram["bytes_per_cycle"], "memories.dram.bytes_per_cycle", 1, 4096);
+    p.dram_latency = integer(dram["latency"], "memories.dram.latency", 0, 100000);
+    const YAML::Node spad = mem["scratchpad"];
+    checkKeys(spad, "memories.scratchpad", {"size", "banks"}, {"size", "banks"});
+    p.spad_size = integer(spad["size"], "memories.scratchpad.size", 1, int64_t{1} << 30, true);
+    p.spad_banks = integer(spad["banks"], "memories.scratchpad.banks", 1, 64);
+    const YAML::Node acc = mem["accumulator"];
+    checkKeys(acc, "memories.accumulator", {"size", "banks"}, {"size", "banks"});
+    p.acc_size = integer(acc["size"], "memories.accumulator.size", 1, int64_t{1} << 30, true);
+    p.acc_banks = integer(acc["banks"], "memories.accumulator.banks", 1, 64);
+
+    const YAML::Node dma = root["dma"];
+    checkKeys(dma, "dma", {"burst_bytes"}, {"burst_bytes"});
+    p.dma_burst_bytes = integer(dma["burst_bytes"], "dma.burst_bytes", 1, 1 << 20);
+    const YAML::Node vec = root["vector"];
+    checkKeys(vec, "vector", {"latency"}, {"latency"});
+    p.vector_latency = integer(vec["latency"], "vector.latency", 0, 1000);
+    const YAML::Node q = root["queues"];
+    checkKeys(q, "queues", {"load", "compute", "store"}, {"load", "compute", "store"});
+    for (Unit u : {Unit::Load, Unit::Compute, Unit::Store}) {
+      const std::string key(unitName(u));
+      p.queue_depth[static_cast<int>(u)] = integer(q[key], "queues." + key, 1, 4096);
+    }
+
+    const YAML::Node enc = root["encoding"];
+    checkKeys(enc, "encoding", {"width", "opcode_bits"}, {"width", "opcode_bits"});
+    p.instr_bits = integer(enc["width"], "encoding.width", 32, 512);
+    if (p.instr_bits % 32 != 0) throw Error(at(enc["width"]), "encoding.width must be a multiple of 32 bits");
+    p.opcode_bits = integer(enc["opcode_bits"], "encoding.opcode_bits", 1, 16);
+
+    deriveParameters(p, at(mem));
+  }
+
+  std::optional<NameBinding> param(const Params& p, std::string_view name) const {
+    for (const auto& e : parameterTable(p))
+      if (e.name == name) return NameBinding{NameBinding::Kind::Constant, e.value, 0};
+    return std::nullopt;
+  }
+
+  /// Location of the first character of a scalar's text (past an opening quote).
+  SourceLocation textStart(const YAML::Node& n) const {
+    SourceLocation loc = at(n);
+    return n.Tag() == "!" ? loc.shifted(1) : loc;
+  }
+
+  void readInstructions(const YAML::Node& root, IsaConfig& config) {
+    const Params& p = config.params_;
+    const YAML::Node list = root["instructions"];
+    if (!list.IsSequence() || list.size() == 0)
+      throw Error(at(list), "'instructions' must be a non-empty list");
+    config.opcode_table_.assign(size_t{1} << p.opcode_bits, -1);
+    for (const YAML::Node& n : list) {
+      InstrDesc d = readInstruction(n, p);
+      if (config.byName(d.name) >= 0) throw Error(at(n["name"]), "duplicate instruction name '" + d.name + "'");
+      int& slot = config.opcode_table_[d.opcode];
+      if (slot >= 0)
+        throw Error(at(n["opcode"]), "opcode " + std::to_string(d.opcode) + " of '" + d.name + "' is already used by '" +
+                                         config.instrs_[static_cast<size_t>(slot)].name + "'");
+      slot = static_cast<int>(config.instrs_.size());
+      config.instrs_.push_back(std::move(d));
+    }
+    if (config.bySemantics(Semantics::Finish) < 0)
+      throw Error(at(list), "the instruction set needs an instruction with semantics 'finish'");
+  }
+
+  InstrDesc readInstruction(const YAML::Node& n, const Params& p) {
+    checkKeys(n, "instruction", {"name", "opcode", "unit", "semantics", "fields", "timing"},
+              {"name", "opcode", "unit", "semantics", "fields", "timing"});
+    InstrDesc d;
+    d.where = at(n);
+    d.name = str(n["name"], "name");
+    if (d.name.empty() || !std::all_of(d.name.begin(), d.name.end(), [](char c) {
+          return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
+        }))
+      throw Error(at(n["name"]), "instruction name '" + d.name + "' must use only letters, digits, '_' and '.'");
+    d.opcode = static_cast<uint32_t>(integer(n["opcode"], "opcode", 0, (int64_t{1} << p.opcode_bits) - 1));
+    const std::string unit = str(n["unit"], "unit");
+    auto u = unitByName(unit);
+    if (!u) throw Error(at(n["unit"]), "unknown unit '" + unit + "' (expected load, compute or store)");
+    d.unit = *u;
+    const std::string sem = str(n["semantics"], "semantics");
+    auto s = semanticsByName(sem);
+    if (!s) {
+      std::string known;
+      for (const auto& info : allSemantics()) known += std::string(known.empty() ? "" : ", ") + std::string(info.name);
+      throw Error(at(n["semantics"]), "unknown semantics class '" + sem + "' (known: " + known + ")");
+    }
+    d.semantics = *s;
+    const SemanticsInfo& info = semanticsInfo(d.semantics);
+    if (d.semantics != Semantics::Nop && info.unit != d.unit)
+      throw Error(at(n["unit"]), "semantics '" + sem + "' runs on the " + std::string(unitName(info.unit)) +
+                                     " unit, not '" + unit + "'");
+    readFields(n["fields"], p, d);
+    for (int k = 0; k < info.operandCount(); ++k) {
+      int idx = d.fieldIndex(info.operands[static_cast<size_t>(k)]);
+      if (idx < 0)
+        throw Error(at(n["fields"]), "instruction '" + d.name + "' (semantics " + sem + ") needs a field named '" +
+                                         std::string(info.operands[static_cast<size_t>(k)]) + "'");
+      d.operand_field[static_cast<size_t>(k)] = idx;
+    }
+    const YAML::Node timing = n["timing"];
+    checkKeys(timing, "timing", {"cycles"}, {"cycles"});
+    d.cycles = Expr::compile(str(timing["cycles"], "timing.cycles"),
+                             [&](std::string_view name) -> std::optional<NameBinding> {
+                               int idx = d.fieldIndex(name);
+                               if (idx >= 0) return NameBinding{NameBinding::Kind::Field, 0, idx};
+                               return param(p, name);
+                             },
+                             textStart(timing["cycles"]));
+    return d;
+  }
+
+  void readFields(const YAML::Node& list, const Params& p, InstrDesc& d) {
+    if (!list.IsSequence()) throw Error(at(list), "'fields' must be a list");
+    if (list.size() > kMaxFields)
+      throw Error(at(list), "an instruction has at most " + std::to_string(kMaxFields) + " fields");
+    const SemanticsInfo& info = semanticsInfo(d.semantics);
+    int next = static_cast<int>(p.fields_lsb);
+    for (const YAML::Node& f : list) {
+      checkKeys(f, "field", {"name", "bits", "lsb", "signed", "max"}, {"name", "bits"});
+      FieldDesc fd;
+      fd.where = at(f);
+      fd.name = str(f["name"], "field name");
+      if (d.fieldIndex(fd.name) >= 0) throw Error(at(f["name"]), "duplicate field '" + fd.name + "' in '" + d.name + "'");
+      bool isOperand = false;
+      for (int k = 0; k < info.operandCount(); ++k) isOperand |= info.operands[static_cast<size_t>(k)] == fd.name;
+      if (!isOperand) {
+        std::string list;
+        for (int k = 0; k < info.operandCount(); ++k)
+          list += std::string(k ? ", " : "") + std::string(info.operands[static_cast<size_t>(k)]);
+        throw Error(at(f["name"]), "field '" + fd.name + "' is not an operand of semantics '" + std::string(info.name) +
+                                       "' (operands: " + (list.empty() ? "none" : list) + ")");
+      }
+      fd.bits = static_cast<int>(integer(f["bits"], "bits", 1, 63));
+      fd.lsb = f["lsb"] ? static_cast<int>(integer(f["lsb"], "lsb", 0, 511)) : next;
+      if (f["signed"]) fd.is_signed = boolean(f["signed"], "signed");
+      const SourceLocation fieldAt = f["lsb"] ? at(f["lsb"]) : at(f["bits"]);
+      if (fd.lsb + fd.bits > p.instr_bits)
+        throw Error(fieldAt, "field '" + fd.name + "' (bits " + std::to_string(fd.lsb) + ".." +
+                                 std::to_string(fd.lsb + fd.bits - 1) + ") does not fit in the " +
+                                 std::to_string(p.instr_bits) + "-bit instruction");
+      if (fd.lsb < p.fields_lsb)
+        throw Error(fieldAt, "field '" + fd.name + "' overlaps the opcode and token header (bits 0.." +
+                                 std::to_string(p.fields_lsb - 1) + ")");
+      for (const FieldDesc& other : d.fields)
+        if (fd.lsb < other.lsb + other.bits && other.lsb < fd.lsb + fd.bits)
+          throw Error(fieldAt, "field '" + fd.name + "' overlaps field '" + other.name + "'");
+      if (f["max"]) {
+        fd.max = Expr::compile(str(f["max"], "max"), [&](std::string_view name) { return param(p, name); },
+                               textStart(f["max"]));
+        if (fd.max->eval() < fd.minValue()) throw Error(at(f["max"]), "'max' is below the field's smallest value");
+      }
+      next = fd.lsb + fd.bits;
+      d.fields.push_back(std::move(fd));
+    }
+  }
+
+  std::string file_;
+};
+
+IsaConfig IsaConfig::parse(const std::string& text, const std::string& filename) {
+  return ConfigLoader(filename).load(text);
+}
+
+IsaConfig IsaConfig::load(const std::string& path) { return parse(readTextFile(path), path); }
+
+}  // namespace systole::isa

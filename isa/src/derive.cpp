@@ -1,0 +1,69 @@
+// Algorithm: every parameter that follows from others is computed here, once; the parameter table
+// that timing expressions and the generated docs read is built from the same struct.
+#include <algorithm>
+
+#include "systole/isa/config.h"
+
+namespace systole::isa {
+
+std::string_view dataflowName(Dataflow d) {
+  return d == Dataflow::WeightStationary ? "weight_stationary" : "output_stationary";
+}
+
+void deriveParameters(Params& p, const SourceLocation& where) {
+  constexpr int64_t kActivationBytes = 1;   // types.activation is int8 (validated by the loader)
+  constexpr int64_t kAccumulatorBytes = 4;  // types.accumulator is int32
+  constexpr int64_t kLutEntries = 256;      // one int8 output per int8 input
+  p.spad_row_elems = std::max(p.array_rows, p.array_cols);
+  p.spad_row_bytes = p.spad_row_elems * kActivationBytes;
+  p.acc_row_elems = p.array_cols;
+  p.acc_row_bytes = p.acc_row_elems * kAccumulatorBytes;
+  p.vector_lanes = p.acc_row_elems;
+  p.instr_bytes = p.instr_bits / 8;
+  p.token_lsb = p.opcode_bits;
+  p.fields_lsb = p.token_lsb + kNumTokenFlags;
+  p.lut_rows = (kLutEntries + p.spad_row_bytes - 1) / p.spad_row_bytes;
+  if (p.spad_size % p.spad_row_bytes != 0)
+    throw Error(where, "scratchpad size " + std::to_string(p.spad_size) + " is not a multiple of its row (" +
+                           std::to_string(p.spad_row_bytes) + " bytes)");
+  if (p.acc_size % p.acc_row_bytes != 0)
+    throw Error(where, "accumulator size " + std::to_string(p.acc_size) + " is not a multiple of its row (" +
+                           std::to_string(p.acc_row_bytes) + " bytes)");
+  p.spad_rows = p.spad_size / p.spad_row_bytes;
+  p.acc_rows = p.acc_size / p.acc_row_bytes;
+  if (p.spad_rows < p.array_rows || p.spad_rows < p.lut_rows)
+    throw Error(where, "scratchpad holds " + std::to_string(p.spad_rows) +
+                           " rows, fewer than one weight tile or one lookup table needs");
+  if (p.acc_rows < 2) throw Error(where, "accumulator must hold at least 2 rows (a requantize scale pair)");
+  if (p.spad_rows % p.spad_banks != 0 || p.acc_rows % p.acc_banks != 0)
+    throw Error(where, "memory rows must divide evenly into banks");
+}
+
+std::vector<ParamEntry> parameterTable(const Params& p) {
+  return {
+      {"array.rows", p.array_rows, false, "PE rows (the reduction dimension K of one weight tile)"},
+      {"array.cols", p.array_cols, false, "PE columns (output channels N of one weight tile)"},
+      {"dram.size", p.dram_size, false, "DRAM capacity, bytes"},
+      {"dram.bytes_per_cycle", p.dram_bytes_per_cycle, false, "DRAM bandwidth, bytes per cycle"},
+      {"dram.latency", p.dram_latency, false, "DRAM access latency, cycles"},
+      {"scratchpad.size", p.spad_size, false, "scratchpad capacity, bytes"},
+      {"scratchpad.banks", p.spad_banks, false, "scratchpad banks (rows interleaved across banks)"},
+      {"scratchpad.row_bytes", p.spad_row_bytes, true, "bytes per scratchpad row = max(array.rows, array.cols) int8"},
+      {"scratchpad.rows", p.spad_rows, true, "scratchpad rows = size / row_bytes"},
+      {"accumulator.size", p.acc_size, false, "accumulator capacity, bytes"},
+      {"accumulator.banks", p.acc_banks, false, "accumulator banks"},
+      {"accumulator.row_bytes", p.acc_row_bytes, true, "bytes per accumulator row = array.cols int32"},
+      {"accumulator.rows", p.acc_rows, true, "accumulator rows = size / row_bytes"},
+      {"dma.burst_bytes", p.dma_burst_bytes, false, "largest DMA burst, bytes"},
+      {"vector.latency", p.vector_latency, false, "vector unit pipeline latency, cycles"},
+      {"vector.lanes", p.vector_lanes, true, "vector unit lanes = array.cols"},
+      {"queues.load", p.queue_depth[0], false, "load queue depth, instructions"},
+      {"queues.compute", p.queue_depth[1], false, "compute queue depth, instructions"},
+      {"queues.store", p.queue_depth[2], false, "store queue depth, instructions"},
+      {"encoding.width", p.instr_bits, false, "instruction width, bits"},
+      {"encoding.opcode_bits", p.opcode_bits, false, "opcode width, bits (the opcode sits at bit 0)"},
+      {"lut.rows", p.lut_rows, true, "scratchpad rows a 256-entry lookup table occupies"},
+  };
+}
+
+}  // namespace systole::isa

@@ -1,0 +1,255 @@
+// Algorithm: a flat little-endian layout written by a byte appender and read back by a cursor that
+// bounds-checks every read and names the section it was reading when the file ends early; a
+// trailing FNV-1a checksum over all preceding bytes catches corruption.
+#include <cmath>
+#include <cstring>
+#include <sstream>
+
+#include "systole/isa/file_io.h"
+#include "systole/isa/program.h"
+
+namespace systole::isa {
+
+namespace {
+
+constexpr char kMagic[8] = {'S', 'Y', 'S', 'T', 'O', 'L', 'E', '\0'};
+constexpr uint64_t kMaxCount = uint64_t{1} << 32;  // sanity bound on any count or size field
+
+class Writer {
+ public:
+  void u8(uint8_t v) { out_.push_back(v); }
+  void u16(uint16_t v) { raw(&v, 2); }
+  void u32(uint32_t v) { raw(&v, 4); }
+  void u64(uint64_t v) { raw(&v, 8); }
+  void i32(int32_t v) { raw(&v, 4); }
+  void i64(int64_t v) { raw(&v, 8); }
+  void f32(float v) { raw(&v, 4); }
+  void str(const std::string& s) {
+    u32(static_cast<uint32_t>(s.size()));
+    raw(s.data(), s.size());
+  }
+  void bytes(const std::vector<uint8_t>& b) {
+    u64(b.size());
+    raw(b.data(), b.size());
+  }
+  void raw(const void* p, size_t n) {
+    const auto* b = static_cast<const uint8_t*>(p);
+    out_.insert(out_.end(), b, b + n);
+  }
+  std::vector<uint8_t>& out() { return out_; }
+
+ private:
+  std::vector<uint8_t> out_;
+};
+
+class Reader {
+ public:
+  Reader(const std::vector<uint8_t>& in, size_t end, const std::string& name) : in_(in), end_(end), name_(name) {}
+  void section(const char* what) { what_ = what; }
+  uint8_t u8() { return get<uint8_t>(); }
+  uint16_t u16() { return get<uint16_t>(); }
+  uint32_t u32() { return get<uint32_t>(); }
+  uint64_t u64() { return get<uint64_t>(); }
+  int32_t i32() { return get<int32_t>(); }
+  int64_t i64() { return get<int64_t>(); }
+  float f32() { return get<float>(); }
+  std::string str() {
+    uint32_t n = u32();
+    need(n);
+    std::string s(reinterpret_cast<const char*>(in_.data() + pos_), n);
+    pos_ += n;
+    return s;
+  }
+  std::vector<uint8_t> bytes() {
+    uint64_t n = u64();
+    need(n);
+    std::vector<uint8_t> b(in_.begin() + static_cast<ptrdiff_t>(pos_), in_.begin() + static_cast<ptrdiff_t>(pos_ + n));
+    pos_ += n;
+    return b;
+  }
+  uint64_t count(uint64_t limit = kMaxCount) {
+    uint64_t n = u32();
+    if (n > limit) fail("implausible count " + std::to_string(n));
+    return n;
+  }
+  size_t pos() const { return pos_; }
+  [[noreturn]] void fail(const std::string& msg) const {
+    throw Error(SourceLocation{name_, 0, 0}, msg + " (at byte " + std::to_string(pos_) + ", reading " + what_ + ")");
+  }
+
+ private:
+  template <typename T>
+  T get() {
+    need(sizeof(T));
+    T v;
+    std::memcpy(&v, in_.data() + pos_, sizeof(T));
+    pos_ += sizeof(T);
+    return v;
+  }
+  void need(uint64_t n) {
+    if (n > end_ - pos_) fail("truncated file");
+  }
+  const std::vector<uint8_t>& in_;
+  size_t end_;
+  size_t pos_ = 0;
+  std::string name_;
+  const char* what_ = "header";
+};
+
+}  // namespace
+
+std::string_view dtypeName(DType t) {
+  switch (t) {
+    case DType::Int8: return "int8";
+    case DType::Int32: return "int32";
+    case DType::Float32: return "float32";
+    case DType::Uint8: return "uint8";
+  }
+  return "?";
+}
+
+std::optional<DType> dtypeByName(std::string_view name) {
+  for (DType t : {DType::Int8, DType::Int32, DType::Float32, DType::Uint8})
+    if (dtypeName(t) == name) return t;
+  return std::nullopt;
+}
+
+int dtypeBytes(DType t) { return t == DType::Int32 || t == DType::Float32 ? 4 : 1; }
+
+std::string_view tensorKindName(TensorKind k) {
+  switch (k) {
+    case TensorKind::Input: return "input";
+    case TensorKind::Output: return "output";
+    case TensorKind::Constant: return "constant";
+    case TensorKind::Intermediate: return "intermediate";
+  }
+  return "?";
+}
+
+std::optional<TensorKind> tensorKindByName(std::string_view name) {
+  for (TensorKind k : {TensorKind::Input, TensorKind::Output, TensorKind::Constant, TensorKind::Intermediate})
+    if (tensorKindName(k) == name) return k;
+  return std::nullopt;
+}
+
+int64_t TensorInfo::elements() const {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+std::vector<uint8_t> serializeSbin(const Program& p) {
+  Writer w;
+  w.raw(kMagic, sizeof kMagic);
+  w.u32(kSbinVersion);
+  w.u32(0);  // flags, reserved
+  w.str(p.isa_name);
+  w.u64(p.isa_hash);
+  w.u32(p.instr_bytes);
+  w.bytes(p.code);
+  w.u32(static_cast<uint32_t>(p.data.size()));
+  for (const auto& seg : p.data) {
+    w.u64(seg.dram_addr);
+    w.bytes(seg.bytes);
+  }
+  w.u32(static_cast<uint32_t>(p.tensors.size()));
+  for (const auto& t : p.tensors) {
+    w.str(t.name);
+    w.u8(static_cast<uint8_t>(t.kind));
+    w.u8(static_cast<uint8_t>(t.dtype));
+    w.u16(static_cast<uint16_t>(t.shape.size()));
+    for (int64_t d : t.shape) w.i64(d);
+    w.u64(t.dram_addr);
+    w.f32(t.scale);
+    w.i32(t.zero_point);
+  }
+  const uint64_t checksum = fnv1a64(w.out().data(), w.out().size());
+  w.u64(checksum);
+  return std::move(w.out());
+}
+
+Program deserializeSbin(const std::vector<uint8_t>& bytes, const std::string& name) {
+  if (bytes.size() < sizeof kMagic || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0)
+    throw Error(SourceLocation{name, 0, 0}, "not a Systole program (bad magic; expected 'SYSTOLE\\0')");
+  if (bytes.size() < sizeof kMagic + 8 + 8) throw Error(SourceLocation{name, 0, 0}, "truncated file (no header)");
+  const size_t body = bytes.size() - 8;
+  Reader r(bytes, body, name);
+  for (size_t i = 0; i < sizeof kMagic; ++i) r.u8();
+  const uint32_t version = r.u32();
+  if (version != kSbinVersion)
+    throw Error(SourceLocation{name, 0, 0}, "unsupported container version " + std::to_string(version) +
+                                                " (this build reads version " + std::to_string(kSbinVersion) + ")");
+  uint64_t stored;
+  std::memcpy(&stored, bytes.data() + body, 8);
+  if (stored != fnv1a64(bytes.data(), body))
+    throw Error(SourceLocation{name, 0, 0}, "checksum mismatch: the file is corrupted or truncated");
+  Program p;
+  r.u32();  // flags
+  r.section("ISA identity");
+  p.isa_name = r.str();
+  p.isa_hash = r.u64();
+  r.section("code section");
+  p.instr_bytes = r.u32();
+  if (p.instr_bytes == 0 || p.instr_bytes > 64) r.fail("bad instruction size " + std::to_string(p.instr_bytes));
+  p.code = r.bytes();
+  if (p.code.size() % p.instr_bytes != 0) r.fail("code size is not a multiple of the instruction size");
+  r.section("data segments");
+  for (uint64_t n = r.count(), i = 0; i < n; ++i) {
+    DataSegment seg;
+    seg.dram_addr = r.u64();
+    seg.bytes = r.bytes();
+    p.data.push_back(std::move(seg));
+  }
+  r.section("tensor table");
+  for (uint64_t n = r.count(), i = 0; i < n; ++i) {
+    TensorInfo t;
+    t.name = r.str();
+    const uint8_t kind = r.u8(), dtype = r.u8();
+    if (tensorKindName(static_cast<TensorKind>(kind)) == "?") r.fail("bad tensor kind " + std::to_string(kind));
+    if (dtypeName(static_cast<DType>(dtype)) == "?") r.fail("bad dtype " + std::to_string(dtype));
+    t.kind = static_cast<TensorKind>(kind);
+    t.dtype = static_cast<DType>(dtype);
+    const uint16_t rank = r.u16();
+    if (rank > 8) r.fail("tensor rank " + std::to_string(rank) + " above 8");
+    for (uint16_t d = 0; d < rank; ++d) {
+      const int64_t dim = r.i64();
+      if (dim < 0 || dim > (int64_t{1} << 32)) r.fail("bad dimension " + std::to_string(dim));
+      t.shape.push_back(dim);
+    }
+    t.dram_addr = r.u64();
+    t.scale = r.f32();
+    t.zero_point = r.i32();
+    p.tensors.push_back(std::move(t));
+  }
+  if (r.pos() != body) r.fail("unexpected bytes after the tensor table");
+  return p;
+}
+
+void writeSbin(const std::string& path, const Program& program) {
+  const auto bytes = serializeSbin(program);
+  writeFileAtomic(path, bytes.data(), bytes.size());
+}
+
+Program readSbin(const std::string& path) { return deserializeSbin(readBinaryFile(path), path); }
+
+void checkProgramMatches(const Program& p, const IsaConfig& isa, const std::string& programName) {
+  const SourceLocation where{programName, 0, 0};
+  if (p.isa_name != isa.params().name || p.isa_hash != isa.hash()) {
+    std::ostringstream msg;
+    msg << "program was built for ISA '" << p.isa_name << "' (config hash " << std::hex << p.isa_hash
+        << ") but the config is '" << isa.params().name << "' (hash " << isa.hash()
+        << "); recompile or reassemble it for this config";
+    throw Error(where, msg.str());
+  }
+  if (p.instr_bytes != static_cast<uint32_t>(isa.params().instr_bytes))
+    throw Error(where, "instruction size differs from the config's");
+  const auto dram = static_cast<uint64_t>(isa.params().dram_size);
+  for (const auto& seg : p.data)
+    if (seg.dram_addr > dram || seg.bytes.size() > dram - seg.dram_addr)
+      throw Error(where, "data segment at " + std::to_string(seg.dram_addr) + " does not fit in DRAM");
+  for (const auto& t : p.tensors)
+    if (t.dram_addr > dram || static_cast<uint64_t>(t.bytes()) > dram - t.dram_addr)
+      throw Error(where, "tensor '" + t.name + "' does not fit in DRAM");
+}
+
+}  // namespace systole::isa

@@ -1,0 +1,66 @@
+#include "systole/isa/semantics.h"
+
+namespace systole::isa {
+
+namespace {
+
+constexpr SemanticsInfo kTable[kNumSemantics] = {
+    {Semantics::DmaLoad, "dma_load", Unit::Load, {"dram_addr", "spad_row", "rows", "bytes", "dram_stride"},
+     "copy `rows` strided DRAM rows of `bytes` bytes into scratchpad rows, zero-filling each row's tail"},
+    {Semantics::DmaLoadAcc, "dma_load_acc", Unit::Load, {"dram_addr", "acc_row", "rows", "bytes", "dram_stride"},
+     "copy `rows` strided DRAM rows of `bytes` bytes (little-endian int32) into accumulator rows"},
+    {Semantics::DmaStore, "dma_store", Unit::Store, {"dram_addr", "spad_row", "rows", "bytes", "dram_stride"},
+     "copy the first `bytes` bytes of `rows` scratchpad rows to strided DRAM rows"},
+    {Semantics::DmaStoreAcc, "dma_store_acc", Unit::Store, {"dram_addr", "acc_row", "rows", "bytes", "dram_stride"},
+     "copy the first `bytes` bytes of `rows` accumulator rows (little-endian int32) to strided DRAM rows"},
+    {Semantics::WeightPreload, "weight_preload", Unit::Compute, {"spad_row"},
+     "load the array's weights W[k][n] from scratchpad rows spad_row + k, k < array.rows"},
+    {Semantics::MatmulTile, "matmul_tile", Unit::Compute, {"a_row", "acc_row", "m", "accumulate"},
+     "acc[acc_row+i][n] (+)= sum_k spad[a_row+i][k] * W[k][n] for i < m"},
+    {Semantics::Requantize, "requantize", Unit::Compute,
+     {"acc_row", "spad_row", "rows", "scale_row", "zero_point", "clamp_min", "clamp_max"},
+     "spad = clamp(zero_point + round_shift(acc * M, S)) with per-lane M, S from accumulator rows scale_row, scale_row+1"},
+    {Semantics::VectorWiden, "vector_widen", Unit::Compute, {"spad_row", "acc_row", "rows", "zero_point", "multiplier"},
+     "acc = (spad - zero_point) * multiplier"},
+    {Semantics::VectorAdd, "vector_add", Unit::Compute, {"dst_row", "a_row", "b_row", "rows"},
+     "acc[dst] = acc[a] + acc[b], wrapping int32"},
+    {Semantics::VectorMul, "vector_mul", Unit::Compute, {"dst_row", "a_row", "b_row", "rows"},
+     "acc[dst] = acc[a] * acc[b], wrapping int32"},
+    {Semantics::VectorMax, "vector_max", Unit::Compute, {"dst_row", "a_row", "b_row", "rows"},
+     "spad[dst] = max(spad[a], spad[b]), int8"},
+    {Semantics::VectorLut, "vector_lut", Unit::Compute, {"dst_row", "src_row", "rows", "table_row"},
+     "spad[dst] = T[spad[src] + 128], T the 256 int8 entries stored row-major from spad[table_row]"},
+    {Semantics::VectorReduce, "vector_reduce", Unit::Compute, {"dst_row", "src_row", "rows", "op"},
+     "acc[dst][*] = sum (op=0, wrapping) or max (op=1) over the lanes of acc[src]"},
+    {Semantics::Nop, "nop", Unit::Compute, {}, "no effect; carries dependency tokens"},
+    {Semantics::Finish, "finish", Unit::Compute, {}, "end the program once every queue has drained"},
+};
+
+}  // namespace
+
+const SemanticsInfo& semanticsInfo(Semantics s) { return kTable[static_cast<int>(s)]; }
+
+std::span<const SemanticsInfo> allSemantics() { return kTable; }
+
+std::optional<Semantics> semanticsByName(std::string_view name) {
+  for (const auto& info : kTable)
+    if (info.name == name) return info.semantics;
+  return std::nullopt;
+}
+
+std::string_view unitName(Unit u) {
+  switch (u) {
+    case Unit::Load: return "load";
+    case Unit::Compute: return "compute";
+    case Unit::Store: return "store";
+  }
+  return "?";
+}
+
+std::optional<Unit> unitByName(std::string_view name) {
+  for (Unit u : {Unit::Load, Unit::Compute, Unit::Store})
+    if (unitName(u) == name) return u;
+  return std::nullopt;
+}
+
+}  // namespace systole::isa

@@ -1,0 +1,47 @@
+// systole asm|disasm: assembly text <-> .sbin programs.
+#include <iostream>
+
+#include "commands.h"
+#include "systole/isa/assembler.h"
+#include "systole/isa/file_io.h"
+
+namespace systole::tools {
+
+void registerAsm(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actions) {
+  struct AsmOpts {
+    std::string input, isa, output;
+  };
+  static AsmOpts a;
+  auto* as = app.add_subcommand("asm", "Assemble a program into a .sbin container");
+  as->add_option("PROG", a.input, "assembly file")->required();
+  as->add_option("--isa", a.isa, "ISA config (path or shipped name)")->required();
+  as->add_option("-o,--output", a.output, "output .sbin")->required();
+  actions.emplace_back(as, [] {
+    const auto config = loadConfig(a.isa);
+    const auto program = isa::assemble(config, readTextFile(a.input), a.input);
+    isa::writeSbin(a.output, program);
+    return kOk;
+  });
+
+  static AsmOpts d;
+  auto* dis = app.add_subcommand("disasm", "Print a .sbin program as assembly");
+  dis->add_option("PROG", d.input, ".sbin file")->required();
+  dis->add_option("--isa", d.isa, "ISA config (default: the shipped config the program names)");
+  dis->add_option("-o,--output", d.output, "write to a file instead of stdout");
+  actions.emplace_back(dis, [] {
+    const auto program = isa::readSbin(d.input);
+    const auto config = loadConfig(d.isa.empty() ? shippedConfigPath(program.isa_name) : d.isa);
+    isa::checkProgramMatches(program, config, d.input);
+    std::string text;
+    try {
+      text = isa::disassemble(config, program);
+    } catch (const Error& e) {
+      throw Error(SourceLocation{d.input, 0, 0}, e.message());
+    }
+    if (d.output.empty()) std::cout << text;
+    else writeFileAtomic(d.output, text);
+    return kOk;
+  });
+}
+
+}  // namespace systole::tools

@@ -1,0 +1,27 @@
+// The `systole` driver's subcommands. Each register* function adds one subcommand to the app and
+// returns the action to run when it is chosen; the action returns the process exit code.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <string>
+
+#include "systole/isa/config.h"
+
+namespace systole::tools {
+
+/// Exit codes shared by every subcommand.
+enum ExitCode : int { kOk = 0, kCheckFailed = 1, kBadInput = 2 };
+
+using Action = std::function<int()>;
+using Registrar = std::function<void(CLI::App& parent, std::vector<std::pair<CLI::App*, Action>>& actions)>;
+
+void registerIsa(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actions);
+void registerAsm(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actions);
+
+/// Loads a config given as a path or as the name of a shipped config ("default", "tiny").
+isa::IsaConfig loadConfig(const std::string& pathOrName);
+/// Path of the shipped config with this ISA name (for programs that name their ISA).
+std::string shippedConfigPath(const std::string& isaName);
+
+}  // namespace systole::tools
