@@ -1,4 +1,5 @@
 // systole isa check|doc|svpkg: validate configs, print derived parameters, generate outputs.
+#include <filesystem>
 #include <iostream>
 
 #include "commands.h"
@@ -18,6 +19,10 @@ void printSummary(const isa::IsaConfig& config) {
     std::cout << "  " << e.name << std::string(e.name.size() < 24 ? 24 - e.name.size() : 1, ' ') << e.value
               << (e.derived ? "  (derived)" : "") << "\n";
 }
+
+/// Generated files name their config by file name only, so they do not depend on where the
+/// checkout lives.
+std::string displayName(const std::string& path) { return std::filesystem::path(path).filename().string(); }
 
 }  // namespace
 
@@ -49,7 +54,7 @@ void registerIsa(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
   doc->add_option("CONFIG", docOpts.config, "ISA config")->required();
   doc->add_option("-o,--output", docOpts.output, "output .md file")->required();
   actions.emplace_back(doc, [] {
-    writeFileAtomic(docOpts.output, isa::generateIsaDoc(loadConfig(docOpts.config), docOpts.config));
+    writeFileAtomic(docOpts.output, isa::generateIsaDoc(loadConfig(docOpts.config), displayName(docOpts.config)));
     return kOk;
   });
 
@@ -57,7 +62,7 @@ void registerIsa(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
   sv->add_option("CONFIG", svOpts.config, "ISA config")->required();
   sv->add_option("-o,--output", svOpts.output, "output .sv file")->required();
   actions.emplace_back(sv, [] {
-    writeFileAtomic(svOpts.output, isa::generateSvPackage(loadConfig(svOpts.config), svOpts.config));
+    writeFileAtomic(svOpts.output, isa::generateSvPackage(loadConfig(svOpts.config), displayName(svOpts.config)));
     return kOk;
   });
 }

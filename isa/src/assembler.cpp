@@ -277,6 +277,12 @@ std::string formatFloat(float v) {
   return std::string(buf, ptr);
 }
 
+std::string hexAddress(uint64_t a) {
+  std::ostringstream s;
+  s << "0x" << std::hex << a;
+  return s.str();
+}
+
 }  // namespace
 
 Program assemble(const IsaConfig& isa, const std::string& text, const std::string& filename) {
@@ -307,13 +313,13 @@ std::string disassemble(const IsaConfig& isa, const Program& program) {
   for (const auto& t : program.tensors) {
     out << ".tensor " << tensorKindName(t.kind) << " " << t.name << " " << dtypeName(t.dtype) << " [";
     for (size_t i = 0; i < t.shape.size(); ++i) out << (i ? ", " : "") << t.shape[i];
-    out << "] @" << t.dram_addr;
+    out << "] @" << hexAddress(t.dram_addr);
     if (t.scale != 1.0f) out << " scale=" << formatFloat(t.scale);
     if (t.zero_point != 0) out << " zero_point=" << t.zero_point;
     out << "\n";
   }
   for (const auto& seg : program.data) {
-    out << ".data " << seg.dram_addr << "\n";
+    out << ".data " << hexAddress(seg.dram_addr) << "\n";
     for (size_t i = 0; i < seg.bytes.size(); i += 16) {
       out << ".byte ";
       for (size_t j = i; j < std::min(seg.bytes.size(), i + 16); ++j)
