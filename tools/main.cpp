@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   std::vector<std::pair<CLI::App*, Action>> actions;
   registerIsa(app, actions);
   registerAsm(app, actions);
+  registerSim(app, actions);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -131,7 +131,10 @@ class Assembler {
     if (head.kind != Token::Name) lx.fail(head, "expected an instruction or a directive, got '" + head.text + "'");
     if (head.text == ".tensor") return tensor(lx);
     if (head.text == ".data") {
-      prog_.data.push_back({static_cast<uint64_t>(nonNegative(lx, lx.next(), "data address")), {}});
+      const Token t = lx.next();
+      const auto addr = static_cast<uint64_t>(nonNegative(lx, t, "data address"));
+      if (addr > dramSize()) lx.fail(t, "data address " + t.text + " is outside DRAM (" + std::to_string(dramSize()) + " bytes)");
+      prog_.data.push_back({addr, {}});
       return;
     }
     if (head.text == ".byte" || head.text == ".word" || head.text == ".zero") return data(lx, head);
@@ -145,19 +148,30 @@ class Assembler {
     return v;
   }
 
+  uint64_t dramSize() const { return static_cast<uint64_t>(isa_.params().dram_size); }
+
   void data(LineLexer& lx, const Token& head) {
     if (prog_.data.empty()) lx.fail(head, "'" + head.text + "' before any '.data ADDR' directive");
+    const uint64_t base = prog_.data.back().dram_addr;
     auto& bytes = prog_.data.back().bytes;
+    // The segment must stay inside DRAM (a reader rejects it otherwise); `.data` checked base <= size.
+    auto reserve = [&](const Token& t, uint64_t n) {
+      if (n > dramSize() - base - bytes.size())
+        lx.fail(t, "data segment at " + std::to_string(base) + " does not fit in DRAM (" + std::to_string(dramSize()) +
+                       " bytes)");
+    };
     if (head.text == ".zero") {
       const Token t = lx.next();
       int64_t n = nonNegative(lx, t, "byte count");
       if (n > (int64_t{1} << 30)) lx.fail(t, "'.zero' count too large");
+      reserve(t, static_cast<uint64_t>(n));
       bytes.resize(bytes.size() + static_cast<size_t>(n), 0);
       return;
     }
     do {
       const Token t = lx.next();
       int64_t v = parseInt(lx, t);
+      reserve(t, head.text == ".byte" ? 1 : 4);
       if (head.text == ".byte") {
         if (v < -128 || v > 255) lx.fail(t, "byte value " + t.text + " out of range [-128, 255]");
         bytes.push_back(static_cast<uint8_t>(v));
@@ -192,12 +206,23 @@ class Assembler {
     }
     if (!lx.acceptPunct('@')) lx.fail(lx.peek(), "expected '@ADDRESS' after the shape");
     t.dram_addr = static_cast<uint64_t>(nonNegative(lx, lx.next(), "address"));
+    bool haveScale = false, haveZeroPoint = false;
     while (lx.peek().kind == Token::Name) {
       const Token key = lx.next();
+      if (key.text != "scale" && key.text != "zero_point")
+        lx.fail(key, "unknown tensor attribute '" + key.text + "' (expected scale or zero_point)");
+      bool& seen = key.text == "scale" ? haveScale : haveZeroPoint;
+      if (seen) lx.fail(key, "tensor attribute '" + key.text + "' given twice");
+      seen = true;
       if (!lx.acceptPunct('=')) lx.fail(lx.peek(), "expected '=' after '" + key.text + "'");
-      if (key.text == "scale") t.scale = parseFloat(lx, lx.next());
-      else if (key.text == "zero_point") t.zero_point = static_cast<int32_t>(parseInt(lx, lx.next()));
-      else lx.fail(key, "unknown tensor attribute '" + key.text + "' (expected scale or zero_point)");
+      const Token value = lx.next();
+      if (key.text == "scale") {
+        t.scale = parseFloat(lx, value);
+      } else {
+        const int64_t zp = parseInt(lx, value);
+        if (zp < INT32_MIN || zp > INT32_MAX) lx.fail(value, "zero_point " + value.text + " out of 32-bit range");
+        t.zero_point = static_cast<int32_t>(zp);
+      }
     }
     if (static_cast<uint64_t>(t.bytes()) > static_cast<uint64_t>(isa_.params().dram_size) ||
         t.dram_addr > static_cast<uint64_t>(isa_.params().dram_size) - static_cast<uint64_t>(t.bytes()))

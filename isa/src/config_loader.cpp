@@ -55,7 +55,11 @@ class ConfigLoader {
     } catch (const YAML::ParserException& e) {
       throw Error({file_, e.mark.line + 1, e.mark.column + 1}, "malformed YAML: " + e.msg);
     }
-    if (!root.IsMap()) throw Error({file_, 1, 1}, "an ISA config must be a mapping of keys to values");
+    if (!root.IsMap()) {
+      SourceLocation where = at(root);  // past any leading comments; 1:1 for an empty file
+      if (where.line == 0) where = {file_, 1, 1};
+      throw Error(where, "an ISA config must be a mapping of keys to values");
+    }
     IsaConfig config;
     config.path_ = file_;
     config.hash_ = fnv1a64(text.data(), text.size());
@@ -77,7 +81,8 @@ class ConfigLoader {
     if (!map.IsMap()) throw Error(at(map), "'" + what + "' must be a mapping");
     std::set<std::string> seen;
     for (auto it = map.begin(); it != map.end(); ++it) {
-      const std::string key = it->first.as<std::string>();
+      if (!it->first.IsScalar()) throw Error(at(it->first), "a key in '" + what + "' must be a plain name");
+      const std::string key = it->first.Scalar();
       if (std::find_if(allowed.begin(), allowed.end(), [&](const char* a) { return key == a; }) == allowed.end()) {
         std::string list;
         for (const char* a : allowed) list += std::string(list.empty() ? "" : ", ") + a;
@@ -108,6 +113,7 @@ class ConfigLoader {
           s = s.substr(0, s.size() - sx.size());
           while (!s.empty() && s.back() == ' ') s.pop_back();
           scale = factor;
+          break;  // one suffix only: "1MiBKiB" is not a size
         }
       }
     }
@@ -122,12 +128,11 @@ class ConfigLoader {
     if (ec != std::errc() || ptr != digits.data() + digits.size() || digits.empty())
       throw Error(at(n), "'" + what + "' must be an integer" + std::string(sizes ? " (optionally with KiB, MiB or GiB)" : "") +
                              ", got '" + n.Scalar() + "'");
-    if (value > hi / scale) throw Error(at(n), "'" + what + "' is too large: " + n.Scalar());
-    value *= scale;
-    if (value < lo || value > hi)
+    // Compare before scaling (no overflow), and report the limits whichever side is exceeded.
+    if (value > hi / scale || value < lo / scale - 1 || value * scale < lo || value * scale > hi)
       throw Error(at(n), "'" + what + "' must be between " + std::to_string(lo) + " and " + std::to_string(hi) +
                              ", got " + n.Scalar());
-    return value;
+    return value * scale;
   }
 
   bool boolean(const YAML::Node& n, const std::string& what) const {
@@ -175,13 +180,15 @@ class ConfigLoader {
     p.dram_bytes_per_cycle = integer(dram["bytes_per_cycle"], "memories.dram.bytes_per_cycle", 1, 4096);
     p.dram_latency = integer(dram["latency"], "memories.dram.latency", 0, 100000);
     const YAML::Node spad = mem["scratchpad"];
-    checkKeys(spad, "memories.scratchpad", {"size", "banks"}, {"size", "banks"});
+    checkKeys(spad, "memories.scratchpad", {"size", "banks", "conflict_cycles"}, {"size", "banks", "conflict_cycles"});
     p.spad_size = integer(spad["size"], "memories.scratchpad.size", 1, int64_t{1} << 30, true);
     p.spad_banks = integer(spad["banks"], "memories.scratchpad.banks", 1, 64);
+    p.spad_conflict_cycles = integer(spad["conflict_cycles"], "memories.scratchpad.conflict_cycles", 0, 1000);
     const YAML::Node acc = mem["accumulator"];
-    checkKeys(acc, "memories.accumulator", {"size", "banks"}, {"size", "banks"});
+    checkKeys(acc, "memories.accumulator", {"size", "banks", "conflict_cycles"}, {"size", "banks", "conflict_cycles"});
     p.acc_size = integer(acc["size"], "memories.accumulator.size", 1, int64_t{1} << 30, true);
     p.acc_banks = integer(acc["banks"], "memories.accumulator.banks", 1, 64);
+    p.acc_conflict_cycles = integer(acc["conflict_cycles"], "memories.accumulator.conflict_cycles", 0, 1000);
 
     const YAML::Node dma = root["dma"];
     checkKeys(dma, "dma", {"burst_bytes"}, {"burst_bytes"});

@@ -133,8 +133,14 @@ std::optional<TensorKind> tensorKindByName(std::string_view name) {
 }
 
 int64_t TensorInfo::elements() const {
+  // Saturates at 2^60 (far beyond any DRAM) so that a huge shape cannot overflow here or in bytes()
+  // and then pass a "fits in DRAM" check; a zero dimension still gives 0.
+  constexpr int64_t kSaturated = int64_t{1} << 60;
   int64_t n = 1;
-  for (int64_t d : shape) n *= d;
+  for (int64_t d : shape) {
+    if (d <= 0) return 0;
+    n = n > kSaturated / d ? kSaturated : n * d;
+  }
   return n;
 }
 

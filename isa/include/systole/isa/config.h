@@ -27,8 +27,8 @@ struct Params {
   int64_t array_rows = 0, array_cols = 0;
   Dataflow dataflow = Dataflow::WeightStationary;
   int64_t dram_size = 0, dram_bytes_per_cycle = 0, dram_latency = 0;
-  int64_t spad_size = 0, spad_banks = 0;
-  int64_t acc_size = 0, acc_banks = 0;
+  int64_t spad_size = 0, spad_banks = 0, spad_conflict_cycles = 0;
+  int64_t acc_size = 0, acc_banks = 0, acc_conflict_cycles = 0;
   int64_t dma_burst_bytes = 0;
   int64_t vector_latency = 0;
   int64_t queue_depth[kNumUnits] = {0, 0, 0};

@@ -1,0 +1,44 @@
+// The functional model: what each instruction does to the chip state and to DRAM, by semantics
+// class, using the ISA's one implementation of the arithmetic (systole/isa/arith.h).
+#pragma once
+
+#include "systole/isa/encoding.h"
+#include "systole/sim/memory.h"
+
+namespace systole::sim {
+
+/// Executes a compute-queue instruction (array and vector classes; nop and finish do nothing).
+/// Throws FaultCause for rows out of range, and with `poison` for reads of never-written rows.
+void executeCompute(const isa::Params& p, const isa::InstrDesc& d, const isa::Instruction& in, MachineState& m,
+                    bool poison);
+
+/// The geometry of one DMA instruction.
+struct DmaTransfer {
+  bool to_dram = false;      // store (chip -> DRAM) or load
+  bool accumulator = false;  // accumulator rows (int32) or scratchpad rows (int8)
+  uint64_t dram_addr = 0;
+  int64_t row = 0, rows = 0, bytes = 0, stride = 0;
+
+  uint64_t rowAddress(int64_t i) const { return dram_addr + static_cast<uint64_t>(i * stride); }
+  uint64_t totalBytes() const { return static_cast<uint64_t>(rows * bytes); }
+};
+
+DmaTransfer dmaTransfer(const isa::InstrDesc& d, const isa::Instruction& in);
+bool isDma(isa::Semantics s);
+
+/// Checks on-chip rows, byte counts and the DRAM range of every row; throws FaultCause.
+void checkDma(const DmaTransfer& t, const MachineState& m, uint64_t dram_size, bool poison);
+
+/// Copies row i of a load from `src` (t.bytes bytes) into the chip, zero-filling the row's tail.
+void dmaRowIn(const DmaTransfer& t, int64_t i, const uint8_t* src, MachineState& m);
+/// Copies the first t.bytes bytes of row i of a store from the chip into `dst`.
+void dmaRowOut(const DmaTransfer& t, int64_t i, uint8_t* dst, const MachineState& m);
+
+/// Multiply-accumulates an instruction performs (m x array.rows x array.cols for matmul_tile).
+int64_t macCount(const isa::Params& p, const isa::InstrDesc& d, const isa::Instruction& in);
+
+/// Rows of a two-source vector instruction whose sources fall in the same bank (each costs the
+/// memory's conflict_cycles); 0 for other instructions.
+int64_t bankConflicts(const isa::Params& p, const isa::InstrDesc& d, const isa::Instruction& in);
+
+}  // namespace systole::sim

@@ -1,0 +1,93 @@
+// Storage of the modelled memories: a sparse DRAM and the row-organised scratchpad and
+// accumulator, with range checks and an optional "poison" record of rows never written.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "systole/isa/config.h"
+#include "systole/sim/fault.h"
+
+namespace systole::sim {
+
+/// Byte-addressed DRAM of `size` bytes, allocated in pages on first write; unwritten bytes read 0.
+class PagedDram {
+ public:
+  explicit PagedDram(uint64_t size);
+  uint64_t size() const { return size_; }
+  void clear();
+  /// Both throw FaultCause when [addr, addr + len) is outside the DRAM.
+  void read(uint64_t addr, uint8_t* out, uint64_t len) const;
+  void write(uint64_t addr, const uint8_t* in, uint64_t len);
+  void checkRange(uint64_t addr, uint64_t len) const;
+
+ private:
+  static constexpr uint64_t kPageBits = 16;
+  static constexpr uint64_t kPageSize = uint64_t{1} << kPageBits;
+  using Page = std::array<uint8_t, kPageSize>;
+  uint64_t size_;
+  std::vector<std::unique_ptr<Page>> pages_;
+};
+
+/// Rows of `lanes` elements of T, with a per-row written flag for poison checking.
+template <typename T>
+class RowMemory {
+ public:
+  RowMemory(std::string name, int64_t rows, int64_t lanes)
+      : name_(std::move(name)), rows_(rows), lanes_(lanes), data_(static_cast<size_t>(rows * lanes)),
+        written_(static_cast<size_t>(rows), 0) {}
+
+  int64_t rows() const { return rows_; }
+  int64_t lanes() const { return lanes_; }
+  T* row(int64_t r) { return data_.data() + r * lanes_; }
+  const T* row(int64_t r) const { return data_.data() + r * lanes_; }
+
+  void clear() {
+    std::fill(data_.begin(), data_.end(), T{});
+    std::fill(written_.begin(), written_.end(), 0);
+  }
+  /// Throws FaultCause unless rows [first, first + count) exist.
+  void checkRows(int64_t first, int64_t count, const char* operand) const {
+    if (first < 0 || count < 0 || first + count > rows_)
+      throw FaultCause{std::string(operand) + " rows [" + std::to_string(first) + ", " + std::to_string(first + count) +
+                       ") out of range: the " + name_ + " has " + std::to_string(rows_) + " rows"};
+  }
+  /// With poison on, throws FaultCause if any of the rows was never written this run.
+  void checkWritten(int64_t first, int64_t count, const char* operand) const {
+    for (int64_t r = first; r < first + count; ++r)
+      if (!written_[static_cast<size_t>(r)])
+        throw FaultCause{std::string(operand) + " reads " + name_ + " row " + std::to_string(r) +
+                         ", which was never written (poison mode)"};
+  }
+  void markWritten(int64_t first, int64_t count) {
+    std::fill(written_.begin() + first, written_.begin() + first + count, 1);
+  }
+
+ private:
+  std::string name_;
+  int64_t rows_, lanes_;
+  std::vector<T> data_;
+  std::vector<uint8_t> written_;
+};
+
+/// Everything on the chip that instructions read and write.
+struct MachineState {
+  explicit MachineState(const isa::Params& p)
+      : spad("scratchpad", p.spad_rows, p.spad_row_elems), acc("accumulator", p.acc_rows, p.acc_row_elems),
+        weights(static_cast<size_t>(p.array_rows * p.array_cols), 0) {}
+
+  void clear() {
+    spad.clear();
+    acc.clear();
+    std::fill(weights.begin(), weights.end(), int8_t{0});
+  }
+
+  RowMemory<int8_t> spad;
+  RowMemory<int32_t> acc;
+  std::vector<int8_t> weights;  // W[k][n] at k * array.cols + n
+};
+
+}  // namespace systole::sim

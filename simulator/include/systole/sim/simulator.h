@@ -1,0 +1,63 @@
+// Running programs on the simulated NPU. The SystemC platform is elaborated once per process (a
+// SystemC rule) and is not specific to a config: each run binds a config, a program and fresh
+// machine state to it, so one process can run many programs on many configs, one at a time.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "systole/isa/encoding.h"
+#include "systole/isa/program.h"
+#include "systole/sim/fault.h"
+#include "systole/sim/stats.h"
+
+namespace systole::sim {
+
+struct SimOptions {
+  bool timing_only = false;       // same cycles and stats, no data computed or moved
+  bool poison = false;            // fault on reads of never-written scratchpad/accumulator rows
+  bool trace = false;             // record a timeline (SimResult::trace_json)
+  uint64_t quantum_cycles = 1000; // how far a unit may run ahead of SystemC time
+};
+
+/// A tensor's bytes as laid out in DRAM (row-major, little-endian).
+struct TensorValue {
+  isa::TensorInfo info;
+  std::vector<uint8_t> bytes;
+};
+
+struct SimResult {
+  Stats stats;
+  std::vector<TensorValue> outputs;  // the program's output tensors (empty in timing-only mode)
+  std::string trace_json;            // Chrome trace-event JSON when SimOptions::trace
+};
+
+class Simulator {
+ public:
+  explicit Simulator(const isa::IsaConfig& isa);
+  ~Simulator();
+  Simulator(const Simulator&) = delete;
+  Simulator& operator=(const Simulator&) = delete;
+
+  /// Runs `program` with the given input tensors (by name; every input of the program's tensor
+  /// table is required). Throws Fault on a simulation fault, Error on bad inputs.
+  SimResult run(const isa::Program& program, const std::map<std::string, std::vector<uint8_t>>& inputs,
+                const SimOptions& options = {});
+
+  /// Runs an already-decoded program whose DRAM image the caller prepares through `dram` (used by
+  /// benchmarks and tests that need no tensor table).
+  SimResult runDecoded(const std::vector<isa::Instruction>& program, const std::vector<isa::DataSegment>& data,
+                       const SimOptions& options = {});
+
+  const isa::IsaConfig& isa() const { return isa_; }
+
+ private:
+  const isa::IsaConfig& isa_;
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace systole::sim

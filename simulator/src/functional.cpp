@@ -1,0 +1,244 @@
+// Algorithm: decode the semantics class's operands once, range-check every row the instruction
+// touches, then run the lane loops. The matmul loop is ordered i, k, n so the innermost loop is a
+// contiguous multiply-add over the array's columns, which the compiler vectorises.
+#include <cstring>
+
+#include "systole/isa/arith.h"
+#include "systole/sim/functional.h"
+
+namespace systole::sim {
+
+using isa::Semantics;
+namespace arith = isa::arith;
+
+namespace {
+
+void matmul(const isa::Params& p, MachineState& m, int64_t aRow, int64_t accRow, int64_t rows, bool accumulate) {
+  const int64_t K = p.array_rows, N = p.array_cols;
+  const int8_t* w = m.weights.data();
+  for (int64_t i = 0; i < rows; ++i) {
+    const int8_t* a = m.spad.row(aRow + i);
+    // Unsigned lanes: the accumulator wraps modulo 2^32 (isa-semantics.md), without signed overflow.
+    auto* out = reinterpret_cast<uint32_t*>(m.acc.row(accRow + i));
+    if (!accumulate) std::memset(out, 0, static_cast<size_t>(N) * sizeof(uint32_t));
+    for (int64_t k = 0; k < K; ++k) {
+      const int32_t av = a[k];
+      if (av == 0) continue;
+      const int8_t* wk = w + k * N;
+      for (int64_t n = 0; n < N; ++n) out[n] += static_cast<uint32_t>(av * int32_t{wk[n]});
+    }
+  }
+}
+
+}  // namespace
+
+bool isDma(Semantics s) {
+  return s == Semantics::DmaLoad || s == Semantics::DmaLoadAcc || s == Semantics::DmaStore || s == Semantics::DmaStoreAcc;
+}
+
+DmaTransfer dmaTransfer(const isa::InstrDesc& d, const isa::Instruction& in) {
+  DmaTransfer t;
+  t.to_dram = d.semantics == Semantics::DmaStore || d.semantics == Semantics::DmaStoreAcc;
+  t.accumulator = d.semantics == Semantics::DmaLoadAcc || d.semantics == Semantics::DmaStoreAcc;
+  // Operand order for every DMA class: dram_addr, <row>, rows, bytes, dram_stride.
+  t.dram_addr = static_cast<uint64_t>(in.operand(d, 0));
+  t.row = in.operand(d, 1);
+  t.rows = in.operand(d, 2);
+  t.bytes = in.operand(d, 3);
+  t.stride = in.operand(d, 4);
+  return t;
+}
+
+void checkDma(const DmaTransfer& t, const MachineState& m, uint64_t dram_size, bool poison) {
+  const char* what = t.to_dram ? "source" : "destination";
+  if (t.accumulator) {
+    m.acc.checkRows(t.row, t.rows, what);
+    if (t.bytes % 4 != 0) throw FaultCause{"accumulator DMA of " + std::to_string(t.bytes) + " bytes per row is not whole int32 values"};
+    if (t.bytes > m.acc.lanes() * 4) throw FaultCause{"row of " + std::to_string(t.bytes) + " bytes exceeds an accumulator row"};
+    if (poison && t.to_dram) m.acc.checkWritten(t.row, t.rows, what);
+  } else {
+    m.spad.checkRows(t.row, t.rows, what);
+    if (t.bytes > m.spad.lanes()) throw FaultCause{"row of " + std::to_string(t.bytes) + " bytes exceeds a scratchpad row"};
+    if (poison && t.to_dram) m.spad.checkWritten(t.row, t.rows, what);
+  }
+  if (t.rows == 0) return;
+  const uint64_t last = t.rowAddress(t.rows - 1);
+  for (uint64_t a : {t.dram_addr, last})
+    if (a > dram_size || static_cast<uint64_t>(t.bytes) > dram_size - a)
+      throw FaultCause{"DRAM access [" + std::to_string(a) + ", " + std::to_string(a + static_cast<uint64_t>(t.bytes)) +
+                       ") out of range: the DRAM has " + std::to_string(dram_size) + " bytes"};
+}
+
+void dmaRowIn(const DmaTransfer& t, int64_t i, const uint8_t* src, MachineState& m) {
+  if (t.accumulator) {
+    auto* row = reinterpret_cast<uint8_t*>(m.acc.row(t.row + i));
+    std::memcpy(row, src, static_cast<size_t>(t.bytes));  // little-endian int32 on a little-endian host
+    std::memset(row + t.bytes, 0, static_cast<size_t>(m.acc.lanes() * 4 - t.bytes));
+    m.acc.markWritten(t.row + i, 1);
+  } else {
+    auto* row = reinterpret_cast<uint8_t*>(m.spad.row(t.row + i));
+    std::memcpy(row, src, static_cast<size_t>(t.bytes));
+    std::memset(row + t.bytes, 0, static_cast<size_t>(m.spad.lanes() - t.bytes));
+    m.spad.markWritten(t.row + i, 1);
+  }
+}
+
+void dmaRowOut(const DmaTransfer& t, int64_t i, uint8_t* dst, const MachineState& m) {
+  const void* row = t.accumulator ? static_cast<const void*>(m.acc.row(t.row + i)) : static_cast<const void*>(m.spad.row(t.row + i));
+  std::memcpy(dst, row, static_cast<size_t>(t.bytes));
+}
+
+void executeCompute(const isa::Params& p, const isa::InstrDesc& d, const isa::Instruction& in, MachineState& m,
+                    bool poison) {
+  auto op = [&](int k) { return in.operand(d, k); };
+  const int64_t L = p.acc_row_elems, E = p.spad_row_elems;
+  switch (d.semantics) {
+    case Semantics::WeightPreload: {
+      const int64_t src = op(0);
+      m.spad.checkRows(src, p.array_rows, "weight");
+      if (poison) m.spad.checkWritten(src, p.array_rows, "weight");
+      for (int64_t k = 0; k < p.array_rows; ++k)
+        std::memcpy(m.weights.data() + k * p.array_cols, m.spad.row(src + k), static_cast<size_t>(p.array_cols));
+      return;
+    }
+    case Semantics::MatmulTile: {
+      const int64_t a = op(0), acc = op(1), rows = op(2);
+      const bool accumulate = op(3) != 0;
+      m.spad.checkRows(a, rows, "activation");
+      m.acc.checkRows(acc, rows, "accumulator");
+      if (poison) {
+        m.spad.checkWritten(a, rows, "activation");
+        if (accumulate) m.acc.checkWritten(acc, rows, "accumulator");
+      }
+      matmul(p, m, a, acc, rows, accumulate);
+      m.acc.markWritten(acc, rows);
+      return;
+    }
+    case Semantics::Requantize: {
+      const int64_t src = op(0), dst = op(1), rows = op(2), scale = op(3);
+      const auto zp = static_cast<int32_t>(op(4)), lo = static_cast<int32_t>(op(5)), hi = static_cast<int32_t>(op(6));
+      m.acc.checkRows(src, rows, "source");
+      m.acc.checkRows(scale, 2, "scale");
+      m.spad.checkRows(dst, rows, "destination");
+      if (poison) {
+        m.acc.checkWritten(src, rows, "source");
+        m.acc.checkWritten(scale, 2, "scale");
+      }
+      const int32_t* mult = m.acc.row(scale);
+      const int32_t* shift = m.acc.row(scale + 1);
+      for (int64_t i = 0; i < rows; ++i) {
+        const int32_t* x = m.acc.row(src + i);
+        int8_t* y = m.spad.row(dst + i);
+        for (int64_t j = 0; j < L; ++j) y[j] = arith::requantize(x[j], mult[j], shift[j], zp, lo, hi);
+        std::memset(y + L, 0, static_cast<size_t>(E - L));
+      }
+      m.spad.markWritten(dst, rows);
+      return;
+    }
+    case Semantics::VectorWiden: {
+      const int64_t src = op(0), dst = op(1), rows = op(2);
+      const auto zp = static_cast<int32_t>(op(3)), mul = static_cast<int32_t>(op(4));
+      m.spad.checkRows(src, rows, "source");
+      m.acc.checkRows(dst, rows, "destination");
+      if (poison) m.spad.checkWritten(src, rows, "source");
+      for (int64_t i = 0; i < rows; ++i) {
+        const int8_t* x = m.spad.row(src + i);
+        int32_t* y = m.acc.row(dst + i);
+        for (int64_t j = 0; j < L; ++j) y[j] = arith::widen(x[j], zp, mul);
+      }
+      m.acc.markWritten(dst, rows);
+      return;
+    }
+    case Semantics::VectorAdd:
+    case Semantics::VectorMul: {
+      const int64_t dst = op(0), a = op(1), b = op(2), rows = op(3);
+      m.acc.checkRows(dst, rows, "destination");
+      m.acc.checkRows(a, rows, "first source");
+      m.acc.checkRows(b, rows, "second source");
+      if (poison) {
+        m.acc.checkWritten(a, rows, "first source");
+        m.acc.checkWritten(b, rows, "second source");
+      }
+      const bool add = d.semantics == Semantics::VectorAdd;
+      for (int64_t i = 0; i < rows; ++i) {
+        const int32_t* x = m.acc.row(a + i);
+        const int32_t* y = m.acc.row(b + i);
+        int32_t* z = m.acc.row(dst + i);
+        for (int64_t j = 0; j < L; ++j) z[j] = add ? arith::add(x[j], y[j]) : arith::mul(x[j], y[j]);
+      }
+      m.acc.markWritten(dst, rows);
+      return;
+    }
+    case Semantics::VectorMax: {
+      const int64_t dst = op(0), a = op(1), b = op(2), rows = op(3);
+      m.spad.checkRows(dst, rows, "destination");
+      m.spad.checkRows(a, rows, "first source");
+      m.spad.checkRows(b, rows, "second source");
+      if (poison) {
+        m.spad.checkWritten(a, rows, "first source");
+        m.spad.checkWritten(b, rows, "second source");
+      }
+      for (int64_t i = 0; i < rows; ++i) {
+        const int8_t* x = m.spad.row(a + i);
+        const int8_t* y = m.spad.row(b + i);
+        int8_t* z = m.spad.row(dst + i);
+        for (int64_t j = 0; j < E; ++j) z[j] = std::max(x[j], y[j]);
+      }
+      m.spad.markWritten(dst, rows);
+      return;
+    }
+    case Semantics::VectorLut: {
+      const int64_t dst = op(0), src = op(1), rows = op(2), table = op(3);
+      m.spad.checkRows(dst, rows, "destination");
+      m.spad.checkRows(src, rows, "source");
+      m.spad.checkRows(table, p.lut_rows, "table");
+      if (poison) {
+        m.spad.checkWritten(src, rows, "source");
+        m.spad.checkWritten(table, p.lut_rows, "table");
+      }
+      int8_t t[256];
+      for (int e = 0; e < 256; ++e) t[e] = m.spad.row(table)[e];  // rows are contiguous
+      for (int64_t i = 0; i < rows; ++i) {
+        const int8_t* x = m.spad.row(src + i);
+        int8_t* y = m.spad.row(dst + i);
+        for (int64_t j = 0; j < E; ++j) y[j] = t[arith::lutIndex(x[j])];
+      }
+      m.spad.markWritten(dst, rows);
+      return;
+    }
+    case Semantics::VectorReduce: {
+      const int64_t dst = op(0), src = op(1), rows = op(2);
+      const bool max = op(3) != 0;
+      m.acc.checkRows(dst, rows, "destination");
+      m.acc.checkRows(src, rows, "source");
+      if (poison) m.acc.checkWritten(src, rows, "source");
+      for (int64_t i = 0; i < rows; ++i) {
+        const int32_t* x = m.acc.row(src + i);
+        int32_t s = max ? x[0] : 0;
+        for (int64_t j = 0; j < L; ++j) s = max ? std::max(s, x[j]) : arith::add(s, x[j]);
+        int32_t* y = m.acc.row(dst + i);
+        for (int64_t j = 0; j < L; ++j) y[j] = s;
+      }
+      m.acc.markWritten(dst, rows);
+      return;
+    }
+    default: return;  // nop, finish; DMA classes run on the DMA units
+  }
+}
+
+int64_t macCount(const isa::Params& p, const isa::InstrDesc& d, const isa::Instruction& in) {
+  return d.semantics == Semantics::MatmulTile ? in.operand(d, 2) * p.array_rows * p.array_cols : 0;
+}
+
+int64_t bankConflicts(const isa::Params& p, const isa::InstrDesc& d, const isa::Instruction& in) {
+  int64_t banks;
+  if (d.semantics == Semantics::VectorAdd || d.semantics == Semantics::VectorMul) banks = p.acc_banks;
+  else if (d.semantics == Semantics::VectorMax) banks = p.spad_banks;
+  else return 0;
+  // Rows interleave across banks (row r in bank r % banks); sources a+i and b+i share a bank for
+  // every i exactly when a and b are congruent modulo the bank count.
+  const int64_t a = in.operand(d, 1), b = in.operand(d, 2), rows = in.operand(d, 3);
+  return (a - b) % banks == 0 ? rows : 0;
+}
+
+}  // namespace systole::sim

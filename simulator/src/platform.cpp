@@ -1,0 +1,255 @@
+// Algorithm (the timing model): every instruction gets
+//   dispatch = controller cycle, delayed while its queue is full (a slot frees when the
+//              instruction queue-depth places earlier in the same queue starts);
+//   start    = max(unit free, dispatch, stamps of the tokens it pops);
+//   end      = start + YAML timing + modelled contention (DRAM channel waits, bank conflicts).
+// Tokens carry the cycle they were pushed, so units can run ahead of SystemC time (temporal
+// decoupling) and still compute exact start times; they yield only to wait for work or tokens,
+// or when a quantum ahead.
+#include "platform.h"
+
+#include "systole/isa/assembler.h"
+#include "systole/sim/functional.h"
+
+namespace systole::sim {
+
+using isa::Semantics;
+using isa::Unit;
+
+void RunContext::raise(uint32_t index, const std::string& cause) {
+  if (fault) return;
+  fault.emplace(index, isa::formatInstruction(*isa, (*program)[index]), cause);
+  for (auto& q : queues) {
+    q.pushed.notify(sc_core::SC_ZERO_TIME);
+    q.started.notify(sc_core::SC_ZERO_TIME);
+  }
+  for (auto& row : tokens)
+    for (auto& f : row) f.pushed.notify(sc_core::SC_ZERO_TIME);
+}
+
+// ---------------------------------------------------------------------------------------------
+DramTarget::DramTarget(sc_core::sc_module_name name, RunContext& ctx) : sc_module(name), ctx_(ctx) {
+  load_port.register_b_transport(this, &DramTarget::b_transport);
+  store_port.register_b_transport(this, &DramTarget::b_transport);
+}
+
+void DramTarget::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
+  const uint64_t len = payload.get_data_length();
+  try {
+    ctx_.dram->checkRange(payload.get_address(), len);
+  } catch (const FaultCause&) {
+    payload.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    return;
+  }
+  if (payload.is_read()) ctx_.dram->read(payload.get_address(), payload.get_data_ptr(), len);
+  else if (payload.is_write()) ctx_.dram->write(payload.get_address(), payload.get_data_ptr(), len);
+  // Channel occupancy follows from the DRAM's bandwidth; a busy channel delays the access.
+  const uint64_t bandwidth = static_cast<uint64_t>(ctx_.params().dram_bytes_per_cycle);
+  const RequestCycle* stamp = payload.get_extension<RequestCycle>();
+  const uint64_t request = stamp ? stamp->cycle : timeToCycles(sc_core::sc_time_stamp() + delay);
+  const uint64_t granted = ctx_.channel.reserve(request, (len + bandwidth - 1) / bandwidth);
+  delay += cyclesToTime(granted - request);
+  payload.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+// ---------------------------------------------------------------------------------------------
+Controller::Controller(sc_core::sc_module_name name, RunContext& ctx) : sc_module(name), ctx_(ctx) {
+  SC_THREAD(thread);
+}
+
+void Controller::thread() {
+  for (;;) {
+    wait(ctx_.start_run);
+    runProgram();
+  }
+}
+
+void Controller::runProgram() {
+  const auto& program = *ctx_.program;
+  const isa::Params& p = ctx_.params();
+  uint64_t cycle = ctx_.base_cycle;
+  for (uint32_t i = 0; i < program.size() && !ctx_.fault; ++i) {
+    const isa::InstrDesc& d = ctx_.isa->instr(program[i].desc);
+    const int u = static_cast<int>(d.unit);
+    InstructionQueue& q = ctx_.queues[u];
+    const auto depth = static_cast<uint64_t>(p.queue_depth[u]);
+    uint64_t ready = i == 0 ? cycle : cycle + 1;  // one dispatch per cycle
+    while (q.dispatched - q.start_cycles.size() >= depth && !ctx_.fault) wait(q.started);
+    if (ctx_.fault) break;
+    if (q.dispatched >= depth) {
+      const uint64_t slotFree = q.start_cycles[q.dispatched - depth];
+      if (slotFree > ready) {
+        ctx_.stats.stall_cycles[static_cast<size_t>(u)][static_cast<size_t>(StallCause::QueueFull)] += slotFree - ready;
+        ready = slotFree;
+      }
+    }
+    cycle = ready;
+    q.pending.push_back({i, cycle});
+    ++q.dispatched;
+    q.pushed.notify();
+    if (d.semantics == Semantics::Finish) break;
+  }
+  for (auto& q : ctx_.queues) {
+    q.closed = true;
+    q.pushed.notify();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+QueueUnit::QueueUnit(sc_core::sc_module_name name, RunContext& ctx, Unit unit)
+    : sc_module(name), ctx_(ctx), unit_(unit), me_(static_cast<int>(unit)) {
+  if (unit != Unit::Compute) dram = std::make_unique<tlm_utils::simple_initiator_socket<QueueUnit>>("dram");
+  requestCycle_ = new RequestCycle;
+  payload_.set_extension(requestCycle_);
+  SC_THREAD(thread);
+}
+
+void QueueUnit::thread() {
+  for (;;) {
+    wait(ctx_.start_run);
+    runProgram();
+  }
+}
+
+void QueueUnit::syncIfAhead() {
+  const uint64_t now = timeToCycles(sc_core::sc_time_stamp());
+  if (local_ > now + ctx_.quantum_cycles) wait(cyclesToTime(local_ - now));
+}
+
+bool QueueUnit::popToken(int from, const QueueEntry& e, uint64_t& cycle) {
+  TokenFifo& fifo = ctx_.tokens[from][me_];
+  UnitStatus& st = ctx_.status[me_];
+  while (fifo.cycles.empty()) {
+    if (ctx_.fault) return false;
+    st.waiting_instruction = e.index;
+    st.waiting_for = from;
+    wait(fifo.pushed);
+  }
+  st.waiting_instruction = -1;
+  const uint64_t stamp = fifo.cycles.front();
+  fifo.cycles.pop_front();
+  if (stamp > cycle) {
+    ctx_.stats.stall_cycles[static_cast<size_t>(me_)][static_cast<size_t>(StallCause::Token)] += stamp - cycle;
+    cycle = stamp;
+  }
+  return true;
+}
+
+void QueueUnit::pushToken(int to, uint64_t cycle) {
+  TokenFifo& fifo = ctx_.tokens[me_][to];
+  fifo.cycles.push_back(cycle);
+  fifo.pushed.notify();
+}
+
+void QueueUnit::runProgram() {
+  InstructionQueue& q = ctx_.queues[me_];
+  UnitStatus& st = ctx_.status[me_];
+  const auto& program = *ctx_.program;
+  local_ = ctx_.base_cycle;
+  st = UnitStatus{};
+  for (;;) {
+    while (q.pending.empty() && !q.closed && !ctx_.fault) {
+      st.local_cycle = local_;
+      wait(q.pushed);
+    }
+    if (ctx_.fault || q.pending.empty()) break;
+    const QueueEntry e = q.pending.front();
+    q.pending.pop_front();
+    const isa::Instruction& in = program[e.index];
+    const isa::InstrDesc& d = ctx_.isa->instr(in.desc);
+    uint64_t start = std::max(local_, e.dispatch);
+    if ((in.tokens & isa::kPopPrev) && !popToken(me_ - 1, e, start)) break;
+    if ((in.tokens & isa::kPopNext) && !popToken(me_ + 1, e, start)) break;
+    q.start_cycles.push_back(start);
+    q.started.notify();
+    uint64_t cycles;
+    try {
+      cycles = execute(d, in, start);
+    } catch (const FaultCause& c) {
+      ctx_.raise(e.index, c.message);
+      break;
+    } catch (const Error& err) {  // e.g. division by zero in a timing expression
+      ctx_.raise(e.index, err.message());
+      break;
+    }
+    const uint64_t end = start + cycles;
+    if (in.tokens & isa::kPushPrev) pushToken(me_ - 1, end);
+    if (in.tokens & isa::kPushNext) pushToken(me_ + 1, end);
+    if (ctx_.record_trace) ctx_.trace.add({e.index, static_cast<uint8_t>(me_), start - ctx_.base_cycle, end - ctx_.base_cycle});
+    ++ctx_.stats.instructions;
+    ++ctx_.stats.by_opcode[static_cast<size_t>(in.desc)].second;
+    local_ = end;
+    st.local_cycle = local_;
+    syncIfAhead();
+  }
+  st.local_cycle = local_;
+  st.done = !ctx_.fault;
+}
+
+uint64_t QueueUnit::execute(const isa::InstrDesc& d, const isa::Instruction& in, uint64_t start) {
+  const auto base = static_cast<uint64_t>(d.cycles.eval(in.fields));
+  if (isDma(d.semantics)) {
+    const uint64_t stall = executeDma(d, in, start);
+    ctx_.stats.stall_cycles[static_cast<size_t>(me_)][static_cast<size_t>(StallCause::DramBandwidth)] += stall;
+    ctx_.stats.busy_cycles[static_cast<size_t>(unit_ == Unit::Load ? Resource::LoadDma : Resource::StoreDma)] += base + stall;
+    return base + stall;
+  }
+  const isa::Params& p = ctx_.params();
+  if (!ctx_.timing_only) executeCompute(p, d, in, *ctx_.state, ctx_.poison);
+  const int64_t conflicts = bankConflicts(p, d, in);
+  const uint64_t penalty = static_cast<uint64_t>(
+      conflicts * (d.semantics == Semantics::VectorMax ? p.spad_conflict_cycles : p.acc_conflict_cycles));
+  ctx_.stats.stall_cycles[static_cast<size_t>(me_)][static_cast<size_t>(StallCause::BankConflict)] += penalty;
+  ctx_.stats.macs += static_cast<uint64_t>(macCount(p, d, in));
+  if (d.semantics == Semantics::MatmulTile || d.semantics == Semantics::WeightPreload)
+    ctx_.stats.busy_cycles[static_cast<size_t>(Resource::Array)] += base + penalty;
+  else if (d.semantics != Semantics::Nop && d.semantics != Semantics::Finish)
+    ctx_.stats.busy_cycles[static_cast<size_t>(Resource::Vector)] += base + penalty;
+  return base + penalty;
+}
+
+uint64_t QueueUnit::executeDma(const isa::InstrDesc& d, const isa::Instruction& in, uint64_t start) {
+  const DmaTransfer t = dmaTransfer(d, in);
+  if (!ctx_.timing_only) checkDma(t, *ctx_.state, ctx_.dram->size(), ctx_.poison);
+  const uint64_t bandwidth = static_cast<uint64_t>(ctx_.params().dram_bytes_per_cycle);
+  const uint64_t rowCycles = (static_cast<uint64_t>(t.bytes) + bandwidth - 1) / bandwidth;
+  rowBuffer_.resize(static_cast<size_t>(t.bytes));
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const uint64_t nowCycles = timeToCycles(now);
+  uint64_t stall = 0;
+  for (int64_t i = 0; i < t.rows; ++i) {
+    // Row i asks for the channel when the rows before it have streamed (plus any stall so far).
+    const uint64_t request = start + static_cast<uint64_t>(i) * rowCycles + stall;
+    sc_core::sc_time delay = cyclesToTime(request > nowCycles ? request - nowCycles : 0);
+    const sc_core::sc_time issued = delay;
+    requestCycle_->cycle = request;
+    if (t.to_dram && !ctx_.timing_only) dmaRowOut(t, i, rowBuffer_.data(), *ctx_.state);
+    payload_.set_command(ctx_.timing_only ? tlm::TLM_IGNORE_COMMAND : t.to_dram ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+    payload_.set_address(t.rowAddress(i));
+    payload_.set_data_ptr(rowBuffer_.data());
+    payload_.set_data_length(static_cast<unsigned>(t.bytes));
+    payload_.set_streaming_width(static_cast<unsigned>(t.bytes));
+    payload_.set_byte_enable_ptr(nullptr);
+    payload_.set_dmi_allowed(false);
+    payload_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    (*dram)->b_transport(payload_, delay);
+    if (payload_.is_response_error())
+      throw FaultCause{"DRAM rejected the access at address " + std::to_string(t.rowAddress(i)) + " (" +
+                       payload_.get_response_string() + ")"};
+    if (!t.to_dram && !ctx_.timing_only) dmaRowIn(t, i, rowBuffer_.data(), *ctx_.state);
+    stall += timeToCycles(delay - issued);
+  }
+  (t.to_dram ? ctx_.stats.dram_bytes_written : ctx_.stats.dram_bytes_read) += t.totalBytes();
+  // Neither DMA unit can ask for the channel before its current cycle any more.
+  const uint64_t other = ctx_.status[unit_ == Unit::Load ? static_cast<int>(Unit::Store) : static_cast<int>(Unit::Load)].local_cycle;
+  ctx_.channel.retire(std::min(start, other));
+  return stall;
+}
+
+// ---------------------------------------------------------------------------------------------
+Platform::Platform(sc_core::sc_module_name name) : sc_module(name) {
+  load_.dram->bind(dram_.load_port);
+  store_.dram->bind(dram_.store_port);
+}
+
+}  // namespace systole::sim

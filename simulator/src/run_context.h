@@ -1,0 +1,82 @@
+// State of the run in progress, shared by the platform's modules: the program, the machine state,
+// the instruction queues, the dependency-token FIFOs between neighbouring queues and the
+// statistics. Times are absolute cycles; one cycle is one nanosecond of SystemC time.
+#pragma once
+
+#include <systemc>
+
+#include <deque>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "systole/isa/encoding.h"
+#include "systole/sim/dram_channel.h"
+#include "systole/sim/fault.h"
+#include "systole/sim/memory.h"
+#include "systole/sim/stats.h"
+#include "systole/sim/trace.h"
+
+namespace systole::sim {
+
+inline sc_core::sc_time cyclesToTime(uint64_t cycles) { return sc_core::sc_time(static_cast<double>(cycles), sc_core::SC_NS); }
+inline uint64_t timeToCycles(const sc_core::sc_time& t) { return static_cast<uint64_t>(t.to_seconds() * 1e9 + 0.5); }
+
+struct QueueEntry {
+  uint32_t index;     // instruction index in the program
+  uint64_t dispatch;  // cycle the controller placed it in the queue
+};
+
+/// One instruction queue. Instructions leave it when they start executing.
+struct InstructionQueue {
+  std::deque<QueueEntry> pending;
+  std::vector<uint64_t> start_cycles;  // start cycle of the k-th instruction this queue received
+  uint64_t dispatched = 0;
+  bool closed = false;                 // the controller will send nothing more
+  sc_core::sc_event pushed, started;
+
+  void reset() {
+    pending.clear();
+    start_cycles.clear();
+    dispatched = 0;
+    closed = false;
+  }
+};
+
+/// Tokens sent from one queue to a neighbour, each stamped with the cycle it was sent.
+struct TokenFifo {
+  std::deque<uint64_t> cycles;
+  sc_core::sc_event pushed;
+};
+
+/// What a unit is doing, for the deadlock report.
+struct UnitStatus {
+  bool done = false;
+  int64_t waiting_instruction = -1;  // blocked on a token for this instruction
+  int waiting_for = -1;              // the queue whose token it waits for
+  uint64_t local_cycle = 0;          // the unit's own time (it runs ahead of SystemC time)
+};
+
+struct RunContext {
+  const isa::IsaConfig* isa = nullptr;
+  const std::vector<isa::Instruction>* program = nullptr;
+  MachineState* state = nullptr;
+  PagedDram* dram = nullptr;
+  bool timing_only = false, poison = false, record_trace = false;
+  uint64_t base_cycle = 0;      // SystemC time at the start of the run
+  uint64_t quantum_cycles = 0;  // how far a unit may run ahead of SystemC time
+
+  InstructionQueue queues[isa::kNumUnits];
+  TokenFifo tokens[isa::kNumUnits][isa::kNumUnits];  // [from][to]
+  UnitStatus status[isa::kNumUnits];
+  DramChannel channel;
+  Stats stats;
+  Trace trace;
+  std::optional<Fault> fault;
+  sc_core::sc_event start_run;
+
+  const isa::Params& params() const { return isa->params(); }
+  void raise(uint32_t index, const std::string& cause);
+};
+
+}  // namespace systole::sim

@@ -1,0 +1,141 @@
+// Algorithm: load the DRAM image (data segments, then inputs), reset every queue, token FIFO and
+// statistic, notify the platform's start event and run SystemC until nothing is left to do. If
+// units are still blocked when it stops, the program deadlocked: report the waiting instruction,
+// then release the blocked threads so the platform is ready for the next run.
+#include "systole/sim/simulator.h"
+
+#include "platform.h"
+#include "systole/isa/assembler.h"
+#include "systole/sim/functional.h"
+
+// The SystemC library refers to sc_main; Systole drives SystemC from its own main().
+int sc_main(int, char**) { return 0; }
+
+namespace systole::sim {
+
+namespace {
+
+Platform& platform() {
+  static Platform* instance = [] {
+    auto* p = new Platform("systole");  // lives for the process, as SystemC requires
+    sc_core::sc_start(sc_core::SC_ZERO_TIME);
+    return p;
+  }();
+  return *instance;
+}
+
+}  // namespace
+
+struct Simulator::State {
+  explicit State(const isa::Params& p) : machine(p), dram(static_cast<uint64_t>(p.dram_size)) {}
+  MachineState machine;
+  PagedDram dram;
+};
+
+Simulator::Simulator(const isa::IsaConfig& isa) : isa_(isa), state_(std::make_unique<State>(isa.params())) {
+  platform();
+}
+
+Simulator::~Simulator() = default;
+
+SimResult Simulator::run(const isa::Program& program, const std::map<std::string, std::vector<uint8_t>>& inputs,
+                         const SimOptions& options) {
+  isa::checkProgramMatches(program, isa_, "program");
+  for (const auto& [name, bytes] : inputs) {
+    auto it = std::find_if(program.tensors.begin(), program.tensors.end(),
+                           [&](const isa::TensorInfo& t) { return t.name == name && t.kind == isa::TensorKind::Input; });
+    if (it == program.tensors.end()) throw Error("the program has no input tensor named '" + name + "'");
+    if (static_cast<int64_t>(bytes.size()) != it->bytes())
+      throw Error("input '" + name + "' has " + std::to_string(bytes.size()) + " bytes, the program expects " +
+                  std::to_string(it->bytes()));
+  }
+  std::vector<isa::DataSegment> image = program.data;
+  for (const auto& t : program.tensors) {
+    if (t.kind != isa::TensorKind::Input) continue;
+    auto it = inputs.find(t.name);
+    if (it == inputs.end()) throw Error("missing input tensor '" + t.name + "'");
+    image.push_back({t.dram_addr, it->second});
+  }
+  SimResult result = runDecoded(isa::decodeAll(isa_, program.code), image, options);
+  if (!options.timing_only)
+    for (const auto& t : program.tensors) {
+      if (t.kind != isa::TensorKind::Output) continue;
+      TensorValue v{t, std::vector<uint8_t>(static_cast<size_t>(t.bytes()))};
+      state_->dram.read(t.dram_addr, v.bytes.data(), v.bytes.size());
+      result.outputs.push_back(std::move(v));
+    }
+  return result;
+}
+
+SimResult Simulator::runDecoded(const std::vector<isa::Instruction>& program, const std::vector<isa::DataSegment>& data,
+                                const SimOptions& options) {
+  const isa::Params& p = isa_.params();
+  bool hasFinish = false;
+  for (const auto& in : program) hasFinish |= isa_.instr(in.desc).semantics == isa::Semantics::Finish;
+  if (!hasFinish) throw Fault("the program has no '" + isa_.instr(isa_.bySemantics(isa::Semantics::Finish)).name +
+                              "' instruction, so it would never end");
+  state_->machine.clear();
+  state_->dram.clear();
+  for (const auto& seg : data) {
+    try {
+      state_->dram.write(seg.dram_addr, seg.bytes.data(), seg.bytes.size());
+    } catch (const FaultCause& c) {
+      throw Fault("data segment at " + std::to_string(seg.dram_addr) + ": " + c.message);
+    }
+  }
+
+  RunContext& ctx = platform().ctx;
+  ctx.isa = &isa_;
+  ctx.program = &program;
+  ctx.state = &state_->machine;
+  ctx.dram = &state_->dram;
+  ctx.timing_only = options.timing_only;
+  ctx.poison = options.poison;
+  ctx.record_trace = options.trace;
+  ctx.quantum_cycles = options.quantum_cycles;
+  ctx.base_cycle = timeToCycles(sc_core::sc_time_stamp());
+  for (auto& q : ctx.queues) q.reset();
+  for (auto& row : ctx.tokens)
+    for (auto& f : row) f.cycles.clear();
+  for (auto& st : ctx.status) st = UnitStatus{.local_cycle = ctx.base_cycle};
+  ctx.channel.clear();
+  ctx.trace.clear();
+  ctx.fault.reset();
+  ctx.stats = Stats{};
+  ctx.stats.isa = p.name;
+  ctx.stats.clock_mhz = p.clock_mhz;
+  ctx.stats.array_pes = p.array_rows * p.array_cols;
+  for (const auto& d : isa_.instructions()) ctx.stats.by_opcode.emplace_back(d.name, 0);
+
+  ctx.start_run.notify(sc_core::SC_ZERO_TIME);
+  sc_core::sc_start();
+
+  if (!ctx.fault) {
+    // Every unit that has not finished is blocked: on a token nobody will push, or (for the
+    // controller's sake) behind one. Report the first instruction waiting for a token.
+    for (int u = 0; u < isa::kNumUnits; ++u) {
+      const UnitStatus& st = ctx.status[u];
+      if (st.done || st.waiting_instruction < 0) continue;
+      ctx.raise(static_cast<uint32_t>(st.waiting_instruction),
+                "deadlock: the " + std::string(isa::unitName(static_cast<isa::Unit>(u))) + " queue waits for a token from the " +
+                    std::string(isa::unitName(static_cast<isa::Unit>(st.waiting_for))) + " queue that is never pushed");
+      break;
+    }
+    if (!ctx.fault)
+      for (int u = 0; u < isa::kNumUnits; ++u)
+        if (!ctx.status[u].done)
+          ctx.fault.emplace("the " + std::string(isa::unitName(static_cast<isa::Unit>(u))) + " queue never drained");
+    if (ctx.fault) sc_core::sc_start();  // let the blocked threads see the fault and return
+  }
+  if (ctx.fault) throw *ctx.fault;
+
+  uint64_t end = ctx.base_cycle;
+  for (const auto& st : ctx.status) end = std::max(end, st.local_cycle);
+  ctx.stats.cycles = end - ctx.base_cycle;
+  SimResult result;
+  result.stats = ctx.stats;
+  if (options.trace) result.trace_json = ctx.trace.toJson(isa_, program);
+  return result;
+}
+
+}  // namespace systole::sim

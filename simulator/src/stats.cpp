@@ -1,0 +1,77 @@
+#include "systole/sim/stats.h"
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <iomanip>
+
+namespace systole::sim {
+
+std::string_view resourceName(Resource r) {
+  switch (r) {
+    case Resource::LoadDma: return "load_dma";
+    case Resource::Array: return "array";
+    case Resource::Vector: return "vector";
+    case Resource::StoreDma: return "store_dma";
+  }
+  return "?";
+}
+
+std::string_view stallCauseName(StallCause c) {
+  switch (c) {
+    case StallCause::Token: return "token";
+    case StallCause::QueueFull: return "queue_full";
+    case StallCause::DramBandwidth: return "dram_bandwidth";
+    case StallCause::BankConflict: return "bank_conflict";
+  }
+  return "?";
+}
+
+std::string Stats::toJson() const {
+  nlohmann::ordered_json j;
+  j["isa"] = isa;
+  j["cycles"] = cycles;
+  j["time_us"] = clock_mhz ? static_cast<double>(cycles) / static_cast<double>(clock_mhz) : 0.0;
+  j["instructions"] = instructions;
+  j["macs"] = macs;
+  j["mac_utilization"] = macUtilization();
+  auto& units = j["units"];
+  for (int r = 0; r < kNumResources; ++r) {
+    const auto res = static_cast<Resource>(r);
+    units[std::string(resourceName(res))] = {{"busy_cycles", busy_cycles[static_cast<size_t>(r)]},
+                                             {"utilization", utilization(res)}};
+  }
+  auto& stalls = j["stall_cycles"];
+  for (int q = 0; q < isa::kNumUnits; ++q) {
+    nlohmann::ordered_json causes;
+    for (int c = 0; c < kNumStallCauses; ++c)
+      causes[std::string(stallCauseName(static_cast<StallCause>(c)))] = stall_cycles[static_cast<size_t>(q)][static_cast<size_t>(c)];
+    stalls[std::string(isa::unitName(static_cast<isa::Unit>(q)))] = causes;
+  }
+  j["dma"] = {{"bytes_read", dram_bytes_read}, {"bytes_written", dram_bytes_written}};
+  auto& ops = j["instructions_by_opcode"];
+  ops = nlohmann::ordered_json::object();
+  for (const auto& [name, count] : by_opcode) ops[name] = count;
+  return j.dump(2) + "\n";
+}
+
+std::string Stats::summary() const {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(1);
+  out << "cycles: " << cycles << " (" << (clock_mhz ? static_cast<double>(cycles) / static_cast<double>(clock_mhz) : 0.0)
+      << " us at " << clock_mhz << " MHz), instructions: " << instructions << ", MACs: " << macs << "\n";
+  out << "MAC utilization: " << 100.0 * macUtilization() << "%\n";
+  out << "busy:";
+  for (int r = 0; r < kNumResources; ++r)
+    out << " " << resourceName(static_cast<Resource>(r)) << " " << 100.0 * utilization(static_cast<Resource>(r)) << "%";
+  out << "\nstalls (cycles):";
+  for (int q = 0; q < isa::kNumUnits; ++q) {
+    out << " " << isa::unitName(static_cast<isa::Unit>(q)) << "[";
+    for (int c = 0; c < kNumStallCauses; ++c)
+      out << (c ? " " : "") << stallCauseName(static_cast<StallCause>(c)) << "=" << stall_cycles[static_cast<size_t>(q)][static_cast<size_t>(c)];
+    out << "]";
+  }
+  out << "\nDRAM bytes: read " << dram_bytes_read << ", written " << dram_bytes_written << "\n";
+  return out.str();
+}
+
+}  // namespace systole::sim

@@ -1,0 +1,21 @@
+// Binding a program's tensors to .npy files: NAME=FILE.npy inputs (checked against the tensor
+// table), seeded random inputs for the rest, and writing outputs to a directory.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "systole/isa/npy.h"
+#include "systole/isa/program.h"
+
+namespace systole::tools {
+
+/// Parses NAME=FILE.npy arguments and fills in seeded random values for inputs not given.
+std::map<std::string, std::vector<uint8_t>> bindInputs(const isa::Program& program,
+                                                       const std::vector<std::string>& args, uint64_t seed);
+
+/// Writes each tensor as DIR/NAME.npy (creating DIR).
+void writeOutputs(const std::string& dir, const std::vector<std::pair<isa::TensorInfo, std::vector<uint8_t>>>& tensors);
+
+}  // namespace systole::tools
