@@ -128,8 +128,10 @@ class ConfigLoader {
     if (ec != std::errc() || ptr != digits.data() + digits.size() || digits.empty())
       throw Error(at(n), "'" + what + "' must be an integer" + std::string(sizes ? " (optionally with KiB, MiB or GiB)" : "") +
                              ", got '" + n.Scalar() + "'");
-    // Compare before scaling (no overflow), and report the limits whichever side is exceeded.
-    if (value > hi / scale || value < lo / scale - 1 || value * scale < lo || value * scale > hi)
+    // Compare before scaling, so that no value overflows when the suffix is applied.
+    if (scale > 1 && value > hi / scale)
+      throw Error(at(n), "'" + what + "' is too large: " + n.Scalar() + " (at most " + std::to_string(hi) + ")");
+    if (value < lo / scale - 1 || value * scale < lo || value * scale > hi)
       throw Error(at(n), "'" + what + "' must be between " + std::to_string(lo) + " and " + std::to_string(hi) +
                              ", got " + n.Scalar());
     return value * scale;

@@ -17,7 +17,7 @@ int64_t ceilDiv(int64_t a, int64_t b) {
 
 int64_t log2Ceil(int64_t a) {
   int64_t bits = 0;
-  while ((int64_t{1} << bits) < a && bits < 62) ++bits;
+  while (bits < 63 && (int64_t{1} << bits) < a) ++bits;  // every a > 2^62 needs 63
   return bits;
 }
 
@@ -187,6 +187,10 @@ class ExprParser {
       fold(*k);
       allConstant = allConstant && k->op == Op::Push;
     }
+    // A divisor that folds to zero fails for every field value: report it now, not at evaluation.
+    if ((n.op == Op::Div || n.op == Op::Mod || n.op == Op::CeilDiv) && n.kids[1]->op == Op::Push &&
+        n.kids[1]->arg == 0)
+      fail(n.pos, "division by zero");
     if (!allConstant) return;
     std::vector<int64_t> args;
     for (auto& k : n.kids) args.push_back(k->arg);

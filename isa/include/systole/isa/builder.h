@@ -1,0 +1,41 @@
+// Building programs by semantics class rather than by mnemonic, so code that generates programs
+// (the compiler's codegen, tests, benchmarks) works on every config: the builder picks the
+// config's instruction for each class and places operands by the class's operand order.
+#pragma once
+
+#include <initializer_list>
+#include <vector>
+
+#include "systole/isa/encoding.h"
+#include "systole/isa/program.h"
+
+namespace systole::isa {
+
+class ProgramBuilder {
+ public:
+  explicit ProgramBuilder(const IsaConfig& isa) : isa_(isa) {}
+
+  /// Appends the config's instruction for `s` with `operands` in the class's operand order
+  /// (see semantics.h). Throws Error if the config has no such instruction or an operand does not
+  /// fit its field.
+  Instruction& emit(Semantics s, std::initializer_list<int64_t> operands, uint8_t tokens = 0);
+  bool has(Semantics s) const { return isa_.bySemantics(s) >= 0; }
+
+  void addTensor(TensorInfo t) { tensors_.push_back(std::move(t)); }
+  void addData(uint64_t dram_addr, std::vector<uint8_t> bytes) { data_.push_back({dram_addr, std::move(bytes)}); }
+
+  const std::vector<Instruction>& instructions() const { return code_; }
+  std::vector<Instruction>& instructions() { return code_; }
+  const std::vector<DataSegment>& data() const { return data_; }
+
+  /// The encoded program with its tensor table and data.
+  Program build() const;
+
+ private:
+  const IsaConfig& isa_;
+  std::vector<Instruction> code_;
+  std::vector<DataSegment> data_;
+  std::vector<TensorInfo> tensors_;
+};
+
+}  // namespace systole::isa
