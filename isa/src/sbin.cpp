@@ -243,8 +243,9 @@ void checkProgramMatches(const Program& p, const IsaConfig& isa, const std::stri
   if (p.isa_name != isa.params().name || p.isa_hash != isa.hash()) {
     std::ostringstream msg;
     msg << "program was built for ISA '" << p.isa_name << "' (config hash " << std::hex << p.isa_hash
-        << ") but the config is '" << isa.params().name << "' (hash " << isa.hash()
-        << "); recompile or reassemble it for this config";
+        << ") but the config is '" << isa.params().name << "' (hash " << isa.hash() << "): the "
+        << (p.isa_name == isa.params().name ? "config hash differs, so its content changed" : "ISA differs")
+        << "; recompile or reassemble it for this config";
     throw Error(where, msg.str());
   }
   if (p.instr_bytes != static_cast<uint32_t>(isa.params().instr_bytes))

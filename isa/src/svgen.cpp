@@ -22,12 +22,14 @@ std::string generateSvPackage(const IsaConfig& isa, const std::string& sourceNam
   std::ostringstream out;
   out << "// Generated from " << sourceName << " by `systole isa svpkg`. Do not edit.\n";
   out << "// ISA '" << p.name << "', config hash 0x" << std::hex << isa.hash() << std::dec << ".\n";
+  out << "// Every block imports this one package and uses only some of it.\n";
+  out << "/* verilator lint_off UNUSEDPARAM */\n";
   out << "package systole_pkg;\n";
   out << "  localparam string ISA_NAME = \"" << p.name << "\";\n";
   out << "  localparam int DATAFLOW_OUTPUT_STATIONARY = " << (p.dataflow == Dataflow::OutputStationary) << ";\n";
   for (const auto& e : parameterTable(p))
     if (e.value <= INT32_MAX) out << "  localparam int " << svName(e.name) << " = " << e.value << ";\n";
-    else out << "  localparam longint " << svName(e.name) << " = " << e.value << ";\n";
+    else out << "  localparam longint " << svName(e.name) << " = 64'd" << e.value << ";\n";
   out << "  localparam int TOKEN_LSB = " << p.token_lsb << ";\n";
   for (const auto& d : isa.instructions()) {
     out << "  // " << d.name << " (" << semanticsInfo(d.semantics).name << ")\n";
@@ -38,6 +40,7 @@ std::string generateSvPackage(const IsaConfig& isa, const std::string& sourceNam
     }
   }
   out << "endpackage\n";
+  out << "/* verilator lint_on UNUSEDPARAM */\n";
   return out.str();
 }
 

@@ -1,24 +1,15 @@
-// Algorithm: walk the busy intervals from the last one starting at or before the request, moving
-// the candidate start past each interval it overlaps; insert the granted interval and merge it
-// with neighbours it touches, so a saturated channel stays a single interval.
+// Algorithm: walk the busy intervals from the request cycle, taking each gap between them until
+// the transfer's cycles are covered; record the taken pieces, merging intervals that touch so a
+// saturated channel stays one interval.
 #include "systole/sim/dram_channel.h"
+
+#include <algorithm>
+#include <iterator>
+#include <vector>
 
 namespace systole::sim {
 
-uint64_t DramChannel::reserve(uint64_t at, uint64_t cycles) {
-  if (cycles == 0) return at;
-  uint64_t start = at;
-  auto it = busy_.upper_bound(start);
-  if (it != busy_.begin()) {
-    auto prev = std::prev(it);
-    if (prev->second > start) start = prev->second;
-  }
-  while (it != busy_.end() && it->first < start + cycles) {
-    start = std::max(start, it->second);
-    ++it;
-  }
-  uint64_t end = start + cycles;
-  // Merge with a neighbour that ends exactly at start and with one that begins exactly at end.
+void DramChannel::occupy(uint64_t start, uint64_t end) {
   auto next = busy_.lower_bound(start);
   if (next != busy_.end() && next->first == end) {
     end = next->second;
@@ -28,11 +19,33 @@ uint64_t DramChannel::reserve(uint64_t at, uint64_t cycles) {
     auto prev = std::prev(next);
     if (prev->second == start) {
       prev->second = end;
-      return start;
+      return;
     }
   }
   busy_.emplace(start, end);
-  return start;
+}
+
+uint64_t DramChannel::reserve(uint64_t at, uint64_t cycles) {
+  if (cycles == 0) return at;
+  uint64_t cursor = at, remaining = cycles;
+  auto it = busy_.upper_bound(cursor);
+  if (it != busy_.begin() && std::prev(it)->second > cursor) cursor = std::prev(it)->second;
+  std::vector<std::pair<uint64_t, uint64_t>> pieces;
+  while (remaining > 0) {
+    const uint64_t gapEnd = it == busy_.end() ? UINT64_MAX : it->first;
+    const uint64_t take = std::min(remaining, gapEnd - cursor);
+    if (take > 0) {
+      pieces.emplace_back(cursor, cursor + take);
+      remaining -= take;
+      cursor += take;
+    }
+    if (remaining > 0) {
+      cursor = it->second;
+      ++it;
+    }
+  }
+  for (const auto& [s, e] : pieces) occupy(s, e);
+  return cursor;
 }
 
 void DramChannel::retire(uint64_t cycle) {

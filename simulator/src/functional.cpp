@@ -13,20 +13,40 @@ namespace arith = isa::arith;
 
 namespace {
 
-void matmul(const isa::Params& p, MachineState& m, int64_t aRow, int64_t accRow, int64_t rows, bool accumulate) {
-  const int64_t K = p.array_rows, N = p.array_cols;
-  const int8_t* w = m.weights.data();
+/// acc rows (+)= activation rows x W, for an array `cols` wide (a compile-time constant when
+/// kCols > 0, so the lane loop unrolls and vectorises; 0 means "read it at run time").
+template <int64_t kCols>
+void matmulRows(MachineState& m, int64_t K, int64_t runtimeCols, int64_t aRow, int64_t accRow, int64_t rows,
+                bool accumulate) {
+  const int64_t N = kCols > 0 ? kCols : runtimeCols;
+  const int8_t* __restrict w = m.weights.data();
   for (int64_t i = 0; i < rows; ++i) {
-    const int8_t* a = m.spad.row(aRow + i);
+    const int8_t* __restrict a = m.spad.row(aRow + i);
     // Unsigned lanes: the accumulator wraps modulo 2^32 (isa-semantics.md), without signed overflow.
-    auto* out = reinterpret_cast<uint32_t*>(m.acc.row(accRow + i));
-    if (!accumulate) std::memset(out, 0, static_cast<size_t>(N) * sizeof(uint32_t));
+    uint32_t sum[kCols > 0 ? kCols : 256];
+    for (int64_t n = 0; n < N; ++n) sum[n] = 0;
     for (int64_t k = 0; k < K; ++k) {
       const int32_t av = a[k];
-      if (av == 0) continue;
-      const int8_t* wk = w + k * N;
-      for (int64_t n = 0; n < N; ++n) out[n] += static_cast<uint32_t>(av * int32_t{wk[n]});
+      const int8_t* __restrict wk = w + k * N;
+      for (int64_t n = 0; n < N; ++n) sum[n] += static_cast<uint32_t>(av * int32_t{wk[n]});
     }
+    auto* __restrict out = reinterpret_cast<uint32_t*>(m.acc.row(accRow + i));
+    if (accumulate)
+      for (int64_t n = 0; n < N; ++n) out[n] += sum[n];
+    else
+      for (int64_t n = 0; n < N; ++n) out[n] = sum[n];
+  }
+}
+
+void matmul(const isa::Params& p, MachineState& m, int64_t aRow, int64_t accRow, int64_t rows, bool accumulate) {
+  const int64_t K = p.array_rows, N = p.array_cols;
+  switch (N) {  // the widths of common arrays get an unrolled kernel; any other width works too
+    case 4: return matmulRows<4>(m, K, N, aRow, accRow, rows, accumulate);
+    case 8: return matmulRows<8>(m, K, N, aRow, accRow, rows, accumulate);
+    case 16: return matmulRows<16>(m, K, N, aRow, accRow, rows, accumulate);
+    case 32: return matmulRows<32>(m, K, N, aRow, accRow, rows, accumulate);
+    case 64: return matmulRows<64>(m, K, N, aRow, accRow, rows, accumulate);
+    default: return matmulRows<0>(m, K, N, aRow, accRow, rows, accumulate);
   }
 }
 

@@ -17,6 +17,12 @@ void PagedDram::checkRange(uint64_t addr, uint64_t len) const {
                      ") out of range: the DRAM has " + std::to_string(size_) + " bytes"};
 }
 
+uint8_t* PagedDram::page(uint64_t addr) {
+  auto& pg = pages_[addr >> kPageBits];
+  if (!pg) pg = std::make_unique<Page>(Page{});
+  return pg->data();
+}
+
 void PagedDram::read(uint64_t addr, uint8_t* out, uint64_t len) const {
   checkRange(addr, len);
   while (len > 0) {

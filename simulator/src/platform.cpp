@@ -8,6 +8,8 @@
 // or when a quantum ahead.
 #include "platform.h"
 
+#include <cstring>
+
 #include "systole/isa/assembler.h"
 #include "systole/sim/functional.h"
 
@@ -29,27 +31,44 @@ void RunContext::raise(uint32_t index, const std::string& cause) {
 
 // ---------------------------------------------------------------------------------------------
 DramTarget::DramTarget(sc_core::sc_module_name name, RunContext& ctx) : sc_module(name), ctx_(ctx) {
-  load_port.register_b_transport(this, &DramTarget::b_transport);
-  store_port.register_b_transport(this, &DramTarget::b_transport);
+  for (auto* port : {&load_port, &store_port}) {
+    port->register_b_transport(this, &DramTarget::b_transport);
+    port->register_get_direct_mem_ptr(this, &DramTarget::get_direct_mem_ptr);
+  }
 }
 
 void DramTarget::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
   const uint64_t len = payload.get_data_length();
-  try {
-    ctx_.dram->checkRange(payload.get_address(), len);
-  } catch (const FaultCause&) {
-    payload.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
-    return;
+  if (payload.get_command() != tlm::TLM_IGNORE_COMMAND) {
+    try {
+      if (payload.is_read()) ctx_.dram->read(payload.get_address(), payload.get_data_ptr(), len);
+      else ctx_.dram->write(payload.get_address(), payload.get_data_ptr(), len);
+    } catch (const FaultCause&) {
+      payload.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+      return;
+    }
   }
-  if (payload.is_read()) ctx_.dram->read(payload.get_address(), payload.get_data_ptr(), len);
-  else if (payload.is_write()) ctx_.dram->write(payload.get_address(), payload.get_data_ptr(), len);
-  // Channel occupancy follows from the DRAM's bandwidth; a busy channel delays the access.
-  const uint64_t bandwidth = static_cast<uint64_t>(ctx_.params().dram_bytes_per_cycle);
-  const RequestCycle* stamp = payload.get_extension<RequestCycle>();
-  const uint64_t request = stamp ? stamp->cycle : timeToCycles(sc_core::sc_time_stamp() + delay);
-  const uint64_t granted = ctx_.channel.reserve(request, (len + bandwidth - 1) / bandwidth);
-  delay += cyclesToTime(granted - request);
+  // The channel is busy for each row's bytes at the DRAM's bandwidth.
+  const auto bandwidth = static_cast<uint64_t>(ctx_.params().dram_bytes_per_cycle);
+  const DmaTiming* dma = payload.get_extension<DmaTiming>();
+  const uint64_t request = dma ? dma->cycle : timeToCycles(sc_core::sc_time_stamp() + delay);
+  const uint64_t occupancy = dma ? dma->rows * ((dma->row_bytes + bandwidth - 1) / bandwidth) : (len + bandwidth - 1) / bandwidth;
+  const uint64_t done = ctx_.channel.reserve(request, occupancy);
+  delay += cyclesToTime(done - request - occupancy);
   payload.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+bool DramTarget::get_direct_mem_ptr(tlm::tlm_generic_payload& payload, tlm::tlm_dmi& dmi) {
+  const uint64_t addr = payload.get_address();
+  if (addr >= ctx_.dram->size()) return false;
+  const uint64_t base = addr & ~(PagedDram::kPageSize - 1);
+  dmi.set_dmi_ptr(ctx_.dram->page(addr));
+  dmi.set_start_address(base);
+  dmi.set_end_address(std::min(base + PagedDram::kPageSize, ctx_.dram->size()) - 1);
+  dmi.allow_read_write();
+  dmi.set_read_latency(sc_core::SC_ZERO_TIME);
+  dmi.set_write_latency(sc_core::SC_ZERO_TIME);
+  return true;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -99,8 +118,8 @@ void Controller::runProgram() {
 QueueUnit::QueueUnit(sc_core::sc_module_name name, RunContext& ctx, Unit unit)
     : sc_module(name), ctx_(ctx), unit_(unit), me_(static_cast<int>(unit)) {
   if (unit != Unit::Compute) dram = std::make_unique<tlm_utils::simple_initiator_socket<QueueUnit>>("dram");
-  requestCycle_ = new RequestCycle;
-  payload_.set_extension(requestCycle_);
+  timing_ = new DmaTiming;
+  payload_.set_extension(timing_);
   SC_THREAD(thread);
 }
 
@@ -147,6 +166,7 @@ void QueueUnit::runProgram() {
   const auto& program = *ctx_.program;
   local_ = ctx_.base_cycle;
   st = UnitStatus{};
+  dmiValid_ = false;  // the DRAM's pages were reset for this run
   for (;;) {
     while (q.pending.empty() && !q.closed && !ctx_.fault) {
       st.local_cycle = local_;
@@ -208,37 +228,68 @@ uint64_t QueueUnit::execute(const isa::InstrDesc& d, const isa::Instruction& in,
   return base + penalty;
 }
 
+uint64_t QueueUnit::moveData(uint64_t addr, uint8_t* buffer, uint64_t len, bool toDram) {
+  uint64_t delayed = 0;
+  while (len > 0) {
+    if (!dmiValid_ || addr < dmi_.get_start_address() || addr > dmi_.get_end_address()) {
+      payload_.set_address(addr);
+      payload_.set_command(toDram ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+      dmi_.init();
+      dmiValid_ = (*dram)->get_direct_mem_ptr(payload_, dmi_) && (toDram ? dmi_.is_write_allowed() : dmi_.is_read_allowed());
+    }
+    if (!dmiValid_) {  // a memory model without DMI: move the bytes with a transaction
+      sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+      payload_.set_command(toDram ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+      payload_.set_address(addr);
+      payload_.set_data_ptr(buffer);
+      payload_.set_data_length(static_cast<unsigned>(len));
+      payload_.set_streaming_width(static_cast<unsigned>(len));
+      payload_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+      timing_->rows = 0;
+      (*dram)->b_transport(payload_, delay);
+      if (payload_.is_response_error()) throw FaultCause{"DRAM rejected the access at address " + std::to_string(addr)};
+      return delayed + timeToCycles(delay);
+    }
+    const uint64_t chunk = std::min<uint64_t>(len, dmi_.get_end_address() - addr + 1);
+    uint8_t* mem = dmi_.get_dmi_ptr() + (addr - dmi_.get_start_address());
+    if (toDram) std::memcpy(mem, buffer, chunk);
+    else std::memcpy(buffer, mem, chunk);
+    addr += chunk;
+    buffer += chunk;
+    len -= chunk;
+  }
+  return delayed;
+}
+
 uint64_t QueueUnit::executeDma(const isa::InstrDesc& d, const isa::Instruction& in, uint64_t start) {
   const DmaTransfer t = dmaTransfer(d, in);
-  if (!ctx_.timing_only) checkDma(t, *ctx_.state, ctx_.dram->size(), ctx_.poison);
-  const uint64_t bandwidth = static_cast<uint64_t>(ctx_.params().dram_bytes_per_cycle);
-  const uint64_t rowCycles = (static_cast<uint64_t>(t.bytes) + bandwidth - 1) / bandwidth;
-  rowBuffer_.resize(static_cast<size_t>(t.bytes));
-  const sc_core::sc_time now = sc_core::sc_time_stamp();
-  const uint64_t nowCycles = timeToCycles(now);
   uint64_t stall = 0;
-  for (int64_t i = 0; i < t.rows; ++i) {
-    // Row i asks for the channel when the rows before it have streamed (plus any stall so far).
-    const uint64_t request = start + static_cast<uint64_t>(i) * rowCycles + stall;
-    sc_core::sc_time delay = cyclesToTime(request > nowCycles ? request - nowCycles : 0);
-    const sc_core::sc_time issued = delay;
-    requestCycle_->cycle = request;
-    if (t.to_dram && !ctx_.timing_only) dmaRowOut(t, i, rowBuffer_.data(), *ctx_.state);
-    payload_.set_command(ctx_.timing_only ? tlm::TLM_IGNORE_COMMAND : t.to_dram ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
-    payload_.set_address(t.rowAddress(i));
-    payload_.set_data_ptr(rowBuffer_.data());
-    payload_.set_data_length(static_cast<unsigned>(t.bytes));
-    payload_.set_streaming_width(static_cast<unsigned>(t.bytes));
-    payload_.set_byte_enable_ptr(nullptr);
-    payload_.set_dmi_allowed(false);
-    payload_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    (*dram)->b_transport(payload_, delay);
-    if (payload_.is_response_error())
-      throw FaultCause{"DRAM rejected the access at address " + std::to_string(t.rowAddress(i)) + " (" +
-                       payload_.get_response_string() + ")"};
-    if (!t.to_dram && !ctx_.timing_only) dmaRowIn(t, i, rowBuffer_.data(), *ctx_.state);
-    stall += timeToCycles(delay - issued);
+  if (!ctx_.timing_only) {
+    checkDma(t, *ctx_.state, ctx_.dram->size(), ctx_.poison);
+    rowBuffer_.resize(static_cast<size_t>(t.bytes));
+    for (int64_t i = 0; i < t.rows; ++i) {
+      if (t.to_dram) dmaRowOut(t, i, rowBuffer_.data(), *ctx_.state);
+      stall += moveData(t.rowAddress(i), rowBuffer_.data(), static_cast<uint64_t>(t.bytes), t.to_dram);
+      if (!t.to_dram) dmaRowIn(t, i, rowBuffer_.data(), *ctx_.state);
+    }
   }
+  // The instruction's use of the shared channel, as one timed transaction.
+  const uint64_t nowCycles = timeToCycles(sc_core::sc_time_stamp());
+  sc_core::sc_time delay = cyclesToTime(start > nowCycles ? start - nowCycles : 0);
+  const sc_core::sc_time issued = delay;
+  timing_->cycle = start;
+  timing_->rows = static_cast<uint64_t>(t.rows);
+  timing_->row_bytes = static_cast<uint64_t>(t.bytes);
+  payload_.set_command(tlm::TLM_IGNORE_COMMAND);
+  payload_.set_address(t.dram_addr);
+  payload_.set_data_ptr(nullptr);
+  payload_.set_data_length(static_cast<unsigned>(t.totalBytes()));
+  payload_.set_streaming_width(static_cast<unsigned>(t.totalBytes()));
+  payload_.set_byte_enable_ptr(nullptr);
+  payload_.set_dmi_allowed(false);
+  payload_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  (*dram)->b_transport(payload_, delay);
+  stall += timeToCycles(delay - issued);
   (t.to_dram ? ctx_.stats.dram_bytes_written : ctx_.stats.dram_bytes_read) += t.totalBytes();
   // Neither DMA unit can ask for the channel before its current cycle any more.
   const uint64_t other = ctx_.status[unit_ == Unit::Load ? static_cast<int>(Unit::Store) : static_cast<int>(Unit::Load)].local_cycle;

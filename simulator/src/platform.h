@@ -13,22 +13,21 @@
 
 namespace systole::sim {
 
-/// Extension carrying the absolute cycle at which a DMA asks for DRAM. A decoupled unit woken by a
-/// token may be behind SystemC time, where a (non-negative) delay annotation cannot express it.
-struct RequestCycle : tlm::tlm_extension<RequestCycle> {
-  uint64_t cycle = 0;
-  tlm::tlm_extension_base* clone() const override {
-    auto* e = new RequestCycle;
-    e->cycle = cycle;
-    return e;
-  }
-  void copy_from(const tlm::tlm_extension_base& other) override { cycle = static_cast<const RequestCycle&>(other).cycle; }
+/// Extension describing a DMA instruction's use of the DRAM channel: the absolute cycle it starts
+/// (a decoupled unit woken by a token may be behind SystemC time, which a non-negative delay
+/// annotation cannot express) and its shape, `rows` rows of `row_bytes` bytes.
+struct DmaTiming : tlm::tlm_extension<DmaTiming> {
+  uint64_t cycle = 0, rows = 0, row_bytes = 0;
+  tlm::tlm_extension_base* clone() const override { return new DmaTiming(*this); }
+  void copy_from(const tlm::tlm_extension_base& other) override { *this = static_cast<const DmaTiming&>(other); }
 };
 
-/// DRAM as a loosely-timed TLM-2.0 target. It annotates only the wait for the shared data channel
-/// (contention); the access latency and transfer time are in the DMA instructions' YAML timing.
-/// Another TLM-2.0 memory model can be bound in its place; whatever delay it annotates is counted
-/// as DRAM stall.
+/// DRAM as a loosely-timed TLM-2.0 target. Data moves through direct memory interface (DMI)
+/// pointers, one per 64 KiB page; b_transport accounts the time. It annotates only the wait for the
+/// shared data channel (contention): the access latency and the transfer time are already in the
+/// DMA instructions' YAML timing. Another TLM-2.0 memory model can be bound in its place; the
+/// DMA units fall back to b_transport for data when DMI is refused, and whatever delay the model
+/// annotates is counted as DRAM stall.
 class DramTarget : public sc_core::sc_module {
  public:
   tlm_utils::simple_target_socket<DramTarget> load_port{"load_port"};
@@ -38,6 +37,7 @@ class DramTarget : public sc_core::sc_module {
 
  private:
   void b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+  bool get_direct_mem_ptr(tlm::tlm_generic_payload& payload, tlm::tlm_dmi& dmi);
   RunContext& ctx_;
 };
 
@@ -61,6 +61,9 @@ class QueueUnit : public sc_core::sc_module {
   /// modelled contention). Throws FaultCause.
   uint64_t execute(const isa::InstrDesc& d, const isa::Instruction& in, uint64_t start);
   uint64_t executeDma(const isa::InstrDesc& d, const isa::Instruction& in, uint64_t start);
+  /// Moves `len` bytes between DRAM at `addr` and `buffer` (untimed: the time is accounted per
+  /// instruction). Returns any delay a memory model without DMI annotated, in cycles.
+  uint64_t moveData(uint64_t addr, uint8_t* buffer, uint64_t len, bool toDram);
   void syncIfAhead();
 
   RunContext& ctx_;
@@ -68,7 +71,9 @@ class QueueUnit : public sc_core::sc_module {
   int me_;
   uint64_t local_ = 0;
   tlm::tlm_generic_payload payload_;
-  RequestCycle* requestCycle_;  // owned by payload_
+  DmaTiming* timing_;  // owned by payload_
+  tlm::tlm_dmi dmi_;   // the last DMI region granted
+  bool dmiValid_ = false;
   std::vector<uint8_t> rowBuffer_;
 };
 

@@ -1,19 +1,20 @@
-// Occupancy of the DRAM data channel shared by every DMA stream. A transfer asks for the channel
-// at a cycle for some number of cycles; it gets the earliest free slot at or after that cycle.
-// Because the units run temporally decoupled, requests may arrive out of time order; a calendar
-// of busy intervals (rather than a single "busy until") keeps them from delaying each other
-// spuriously.
+// Occupancy of the DRAM data channel shared by every DMA stream. A transfer that needs the channel
+// for N cycles from some cycle on takes the free slots from that cycle, possibly in several pieces
+// (the channel interleaves requests from different DMA engines); it completes when its last piece
+// does. Because the units run temporally decoupled, requests may arrive out of time order; a
+// calendar of busy intervals (not a single "busy until") keeps that from adding spurious waits.
 #pragma once
 
-#include <cstdint>
 #include <cstddef>
+#include <cstdint>
 #include <map>
 
 namespace systole::sim {
 
 class DramChannel {
  public:
-  /// Reserves `cycles` cycles of the channel at or after `at`; returns the start cycle granted.
+  /// Occupies `cycles` free cycles of the channel at or after `at`; returns the cycle after the
+  /// last one occupied (at + cycles when the channel was idle).
   uint64_t reserve(uint64_t at, uint64_t cycles);
   /// Forgets intervals that end at or before `cycle` (no request can come before it any more).
   void retire(uint64_t cycle);
@@ -21,7 +22,8 @@ class DramChannel {
   size_t intervals() const { return busy_.size(); }
 
  private:
-  std::map<uint64_t, uint64_t> busy_;  // start -> end (exclusive), disjoint, merged when touching
+  void occupy(uint64_t start, uint64_t end);
+  std::map<uint64_t, uint64_t> busy_;  // start -> end (exclusive); disjoint, touching ones merged
 };
 
 }  // namespace systole::sim

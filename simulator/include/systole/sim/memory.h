@@ -24,9 +24,12 @@ class PagedDram {
   void write(uint64_t addr, const uint8_t* in, uint64_t len);
   void checkRange(uint64_t addr, uint64_t len) const;
 
- private:
   static constexpr uint64_t kPageBits = 16;
   static constexpr uint64_t kPageSize = uint64_t{1} << kPageBits;
+  /// The page holding `addr` (allocated, zeroed, if new), for direct memory access.
+  uint8_t* page(uint64_t addr);
+
+ private:
   using Page = std::array<uint8_t, kPageSize>;
   uint64_t size_;
   std::vector<std::unique_ptr<Page>> pages_;
