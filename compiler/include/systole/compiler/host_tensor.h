@@ -1,0 +1,34 @@
+// A tensor's contents on the host: element type, shape and row-major little-endian bytes. Inputs,
+// outputs and intermediate results of the reference interpreter and the runtime use it.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "systole/compiler/graph.h"
+
+namespace systole::compiler {
+
+struct HostTensor {
+  ElemType type = ElemType::Float32;
+  std::vector<int64_t> shape;
+  std::vector<uint8_t> bytes;
+
+  HostTensor() = default;
+  HostTensor(ElemType t, std::vector<int64_t> s) : type(t), shape(std::move(s)) {
+    bytes.resize(static_cast<size_t>(elements() * elemTypeBytes(type)));
+  }
+  int64_t elements() const {
+    int64_t n = 1;
+    for (int64_t d : shape) n *= d;
+    return n;
+  }
+  template <typename T>
+  T* data() { return reinterpret_cast<T*>(bytes.data()); }
+  template <typename T>
+  const T* data() const { return reinterpret_cast<const T*>(bytes.data()); }
+  bool operator==(const HostTensor&) const = default;
+};
+
+}  // namespace systole::compiler
