@@ -2,7 +2,7 @@
 
 namespace systole::isa {
 
-Instruction& ProgramBuilder::emit(Semantics s, std::initializer_list<int64_t> operands, uint8_t tokens) {
+Instruction& ProgramBuilder::emit(Semantics s, std::span<const int64_t> operands, uint8_t tokens) {
   const int index = isa_.bySemantics(s);
   const SemanticsInfo& info = semanticsInfo(s);
   if (index < 0) throw Error("ISA '" + isa_.params().name + "' has no instruction with semantics '" + std::string(info.name) + "'");

@@ -273,7 +273,10 @@ uint64_t QueueUnit::executeDma(const isa::InstrDesc& d, const isa::Instruction& 
       if (!t.to_dram) dmaRowIn(t, i, rowBuffer_.data(), *ctx_.state);
     }
   }
-  // The instruction's use of the shared channel, as one timed transaction.
+  // The instruction's use of the shared channel, as one timed transaction. Ask for the channel at
+  // the SystemC time of the start cycle, so both DMA units ask in cycle order (first come, first
+  // served) however far ahead either has run.
+  if (const uint64_t now = timeToCycles(sc_core::sc_time_stamp()); start > now) wait(cyclesToTime(start - now));
   const uint64_t nowCycles = timeToCycles(sc_core::sc_time_stamp());
   sc_core::sc_time delay = cyclesToTime(start > nowCycles ? start - nowCycles : 0);
   const sc_core::sc_time issued = delay;

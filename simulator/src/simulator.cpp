@@ -91,7 +91,7 @@ SimResult Simulator::runDecoded(const std::vector<isa::Instruction>& program, co
   ctx.dram = &state_->dram;
   ctx.timing_only = options.timing_only;
   ctx.poison = options.poison;
-  ctx.record_trace = options.trace;
+  ctx.record_trace = options.trace || options.timeline;
   ctx.quantum_cycles = options.quantum_cycles;
   ctx.base_cycle = timeToCycles(sc_core::sc_time_stamp());
   for (auto& q : ctx.queues) q.reset();
@@ -135,6 +135,7 @@ SimResult Simulator::runDecoded(const std::vector<isa::Instruction>& program, co
   SimResult result;
   result.stats = ctx.stats;
   if (options.trace) result.trace_json = ctx.trace.toJson(isa_, program);
+  if (options.trace || options.timeline) result.timeline = ctx.trace.slices();
   return result;
 }
 

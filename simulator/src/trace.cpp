@@ -1,6 +1,7 @@
 #include "systole/sim/trace.h"
 
 #include <algorithm>
+#include <tuple>
 #include <nlohmann/json.hpp>
 
 #include "systole/isa/assembler.h"
@@ -14,7 +15,11 @@ std::string Trace::toJson(const isa::IsaConfig& isa, const std::vector<isa::Inst
     events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", u},
                       {"args", {{"name", std::string(isa::unitName(static_cast<isa::Unit>(u)))}}}});
   auto sorted = slices_;
-  std::stable_sort(sorted.begin(), sorted.end(), [](const TraceSlice& a, const TraceSlice& b) { return a.start < b.start; });
+  // Slices starting in the same cycle are ordered by track and index, not by the order the host
+  // happened to run the units in, so the trace depends only on the simulated timeline.
+  std::sort(sorted.begin(), sorted.end(), [](const TraceSlice& a, const TraceSlice& b) {
+    return std::tie(a.start, a.track, a.instruction) < std::tie(b.start, b.track, b.instruction);
+  });
   for (const auto& s : sorted)
     events.push_back({{"name", isa::formatInstruction(isa, program[s.instruction])},
                       {"ph", "X"},

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <initializer_list>
+#include <span>
 #include <vector>
 
 #include "systole/isa/encoding.h"
@@ -18,7 +19,11 @@ class ProgramBuilder {
   /// Appends the config's instruction for `s` with `operands` in the class's operand order
   /// (see semantics.h). Throws Error if the config has no such instruction or an operand does not
   /// fit its field.
-  Instruction& emit(Semantics s, std::initializer_list<int64_t> operands, uint8_t tokens = 0);
+  Instruction& emit(Semantics s, std::span<const int64_t> operands, uint8_t tokens = 0);
+  Instruction& emit(Semantics s, std::initializer_list<int64_t> operands, uint8_t tokens = 0) {
+    return emit(s, std::span<const int64_t>(operands.begin(), operands.size()), tokens);
+  }
+  const IsaConfig& isa() const { return isa_; }
   bool has(Semantics s) const { return isa_.bySemantics(s) >= 0; }
 
   void addTensor(TensorInfo t) { tensors_.push_back(std::move(t)); }

@@ -13,13 +13,15 @@
 #include "systole/isa/program.h"
 #include "systole/sim/fault.h"
 #include "systole/sim/stats.h"
+#include "systole/sim/trace.h"
 
 namespace systole::sim {
 
 struct SimOptions {
   bool timing_only = false;       // same cycles and stats, no data computed or moved
   bool poison = false;            // fault on reads of never-written scratchpad/accumulator rows
-  bool trace = false;             // record a timeline (SimResult::trace_json)
+  bool trace = false;             // write a Chrome trace (SimResult::trace_json); implies timeline
+  bool timeline = false;          // record each instruction's cycles (SimResult::timeline)
   uint64_t quantum_cycles = 1000; // how far a unit may run ahead of SystemC time
 };
 
@@ -33,6 +35,7 @@ struct SimResult {
   Stats stats;
   std::vector<TensorValue> outputs;  // the program's output tensors (empty in timing-only mode)
   std::string trace_json;            // Chrome trace-event JSON when SimOptions::trace
+  std::vector<TraceSlice> timeline;  // every executed instruction's cycles when SimOptions::trace
 };
 
 class Simulator {

@@ -1,0 +1,45 @@
+// The back end: lowers a quantized graph's NPU part to a program for one ISA config. Tiling,
+// instruction selection, memory planning and scheduling all read the config: capacities, operand
+// field limits and timing expressions.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "systole/compiler/graph.h"
+#include "systole/isa/program.h"
+
+namespace systole::compiler {
+
+/// One lowered operator: its instructions, work and the compiler's prediction of its cycles.
+struct LayerReport {
+  std::string name, op;
+  uint32_t first_instruction = 0, end_instruction = 0;  // [first, end) in the program
+  int64_t macs = 0;
+  int64_t min_dram_bytes = 0;       // weights + inputs + outputs, each moved once
+  int64_t predicted_cycles = 0;     // the cost model: the busiest queue's summed timing expressions
+  int64_t roofline_cycles = 0;      // max(macs / PEs, min_dram_bytes / dram.bytes_per_cycle)
+};
+
+/// How a program tensor relates to a graph value: NPU tensors are NHWC in DRAM.
+struct BoundaryTensor {
+  std::string value;                 // graph value name
+  std::vector<int64_t> graph_shape;  // as in the graph (NCHW)
+  bool nhwc = false;                 // the program stores it transposed to NHWC
+};
+
+struct CompiledProgram {
+  isa::Program program;
+  std::vector<LayerReport> layers;
+  std::vector<BoundaryTensor> inputs, outputs;
+  int64_t dram_constant_bytes = 0, dram_activation_bytes = 0;  // peak activation footprint
+  int64_t spad_rows_used = 0, acc_rows_used = 0;
+  int64_t chunk_rows = 0;            // activation rows per tile (the main tiling parameter)
+  std::string tiles;                 // human-readable tiling plan (--emit=tiles)
+};
+
+/// Lowers every operator between the graph's QuantizeLinear inputs and DequantizeLinear outputs.
+/// Throws systole::Error naming the node, its op and the reason for anything it cannot lower.
+CompiledProgram lowerToProgram(const Graph& quantized, const isa::IsaConfig& isa);
+
+}  // namespace systole::compiler

@@ -1,0 +1,71 @@
+// Running a compiled model: the runtime binds float inputs to the program's tensors (quantizing
+// them and turning NCHW into the NPU's NHWC), runs the program on the simulator, and turns the
+// outputs back into float tensors. With a reference graph it also checks every NPU output,
+// element for element, against the reference interpreter.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "systole/compiler/backend.h"
+#include "systole/compiler/graph.h"
+#include "systole/compiler/host_tensor.h"
+#include "systole/isa/config.h"
+#include "systole/sim/simulator.h"
+
+namespace systole::runtime {
+
+struct LayerTiming {
+  compiler::LayerReport report;
+  uint64_t simulated_cycles = 0;  // first start to last end of the layer's instructions
+};
+
+/// The first element where the NPU and the reference disagree.
+struct Mismatch {
+  std::string tensor;
+  std::vector<int64_t> index;      // in the graph's (NCHW) coordinates
+  int npu = 0, reference = 0;
+  int64_t instruction = -1;        // the last store that wrote the element, or -1
+  std::string disassembly, layer;
+
+  std::string describe() const;
+};
+
+struct RunOptions {
+  bool check = false;          // compare with the reference interpreter (needs the quantized graph)
+  bool timing_only = false;
+  bool trace = false;
+};
+
+struct RunResult {
+  std::map<std::string, compiler::HostTensor> outputs;      // float, by graph output name
+  std::map<std::string, compiler::HostTensor> npu_outputs;  // int8 NCHW, by value name
+  sim::SimResult sim;
+  std::vector<LayerTiming> layers;
+  std::optional<Mismatch> mismatch;                          // set when a check failed
+  bool checked = false;
+};
+
+class Session {
+ public:
+  /// `quantized` is the graph the program was lowered from; the session keeps a reference to it.
+  Session(const isa::IsaConfig& isa, compiler::CompiledProgram compiled, const compiler::Graph& quantized);
+
+  /// Float inputs by graph-input name (NCHW as the model declares them).
+  RunResult run(const std::map<std::string, compiler::HostTensor>& inputs, const RunOptions& options = {});
+
+  const compiler::CompiledProgram& compiled() const { return compiled_; }
+
+ private:
+  const isa::IsaConfig& isa_;
+  compiler::CompiledProgram compiled_;
+  const compiler::Graph& graph_;
+  sim::Simulator simulator_;
+};
+
+/// Seeded random float inputs for every graph input of `g` (uniform in [-1, 1]).
+std::map<std::string, compiler::HostTensor> randomInputs(const compiler::Graph& g, uint64_t seed);
+
+}  // namespace systole::runtime
