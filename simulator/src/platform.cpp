@@ -276,7 +276,11 @@ uint64_t QueueUnit::executeDma(const isa::InstrDesc& d, const isa::Instruction& 
   // The instruction's use of the shared channel, as one timed transaction. Ask for the channel at
   // the SystemC time of the start cycle, so both DMA units ask in cycle order (first come, first
   // served) however far ahead either has run.
-  if (const uint64_t now = timeToCycles(sc_core::sc_time_stamp()); start > now) wait(cyclesToTime(start - now));
+  // Only needed while the other DMA unit could still ask for an earlier cycle: its next request
+  // starts no earlier than its own current cycle, and a finished unit asks for nothing.
+  const UnitStatus& peer = ctx_.status[unit_ == Unit::Load ? static_cast<int>(Unit::Store) : static_cast<int>(Unit::Load)];
+  if (!peer.done && peer.local_cycle < start)
+    if (const uint64_t now = timeToCycles(sc_core::sc_time_stamp()); start > now) wait(cyclesToTime(start - now));
   const uint64_t nowCycles = timeToCycles(sc_core::sc_time_stamp());
   sc_core::sc_time delay = cyclesToTime(start > nowCycles ? start - nowCycles : 0);
   const sc_core::sc_time issued = delay;
@@ -295,8 +299,7 @@ uint64_t QueueUnit::executeDma(const isa::InstrDesc& d, const isa::Instruction& 
   stall += timeToCycles(delay - issued);
   (t.to_dram ? ctx_.stats.dram_bytes_written : ctx_.stats.dram_bytes_read) += t.totalBytes();
   // Neither DMA unit can ask for the channel before its current cycle any more.
-  const uint64_t other = ctx_.status[unit_ == Unit::Load ? static_cast<int>(Unit::Store) : static_cast<int>(Unit::Load)].local_cycle;
-  ctx_.channel.retire(std::min(start, other));
+  ctx_.channel.retire(std::min(start, peer.local_cycle));
   return stall;
 }
 
