@@ -30,12 +30,24 @@ std::vector<uint8_t> toNhwc(const HostTensor& t) {
   return out;
 }
 
-HostTensor fromNhwc(const std::vector<uint8_t>& bytes, const std::vector<int64_t>& nchw) {
-  HostTensor t(ElemType::Int8, nchw);
-  const int64_t C = nchw[1], H = nchw[2], W = nchw[3];
+/// Offset of element (c, y, x) in an NHWC buffer with `halo` padding pixels on each side.
+int64_t nhwcOffset(const std::vector<int64_t>& nchw, int64_t halo, int64_t c, int64_t y, int64_t x) {
+  const int64_t C = nchw[1], W = nchw[3] + 2 * halo;
+  return ((y + halo) * W + (x + halo)) * C + c;
+}
+
+/// The program's bytes of a boundary tensor, as the graph's int8 tensor (NCHW, no halo).
+HostTensor fromProgram(const std::vector<uint8_t>& bytes, const compiler::BoundaryTensor& b) {
+  HostTensor t(ElemType::Int8, b.graph_shape);
+  if (!b.nhwc) {
+    t.bytes = bytes;
+    return t;
+  }
+  const int64_t C = b.graph_shape[1], H = b.graph_shape[2], W = b.graph_shape[3];
   for (int64_t c = 0; c < C; ++c)
     for (int64_t y = 0; y < H; ++y)
-      for (int64_t x = 0; x < W; ++x) t.bytes[static_cast<size_t>((c * H + y) * W + x)] = bytes[static_cast<size_t>((y * W + x) * C + c)];
+      for (int64_t x = 0; x < W; ++x)
+        t.bytes[static_cast<size_t>((c * H + y) * W + x)] = bytes[static_cast<size_t>(nhwcOffset(b.graph_shape, b.halo, c, y, x))];
   return t;
 }
 
@@ -124,13 +136,9 @@ RunResult Session::run(const std::map<std::string, HostTensor>& inputs, const Ru
   }
   if (options.timing_only) return result;
 
-  for (size_t i = 0; i < compiled_.outputs.size(); ++i) {
-    const auto& b = compiled_.outputs[i];
-    const auto& bytes = result.sim.outputs.at(i).bytes;
-    HostTensor t = b.nhwc ? fromNhwc(bytes, b.graph_shape) : HostTensor(ElemType::Int8, b.graph_shape);
-    if (!b.nhwc) t.bytes = bytes;
-    result.npu_outputs[b.value] = std::move(t);
-  }
+  std::map<std::string, const sim::TensorValue*> fromSim;
+  for (const auto& t : result.sim.outputs) fromSim[t.info.name] = &t;
+  for (const auto& b : compiled_.outputs) result.npu_outputs[b.value] = fromProgram(fromSim.at(b.value)->bytes, b);
   // Host: dequantize into the graph's float outputs.
   for (const auto& n : g.nodes) {
     if (n.dead || n.op != "DequantizeLinear") continue;
@@ -143,23 +151,20 @@ RunResult Session::run(const std::map<std::string, HostTensor>& inputs, const Ru
   result.checked = true;
   const auto reference = compiler::interpret(g, inputs, true);
   const auto code = isa::decodeAll(isa_, compiled_.program.code);
-  for (size_t i = 0; i < compiled_.outputs.size() && !result.mismatch; ++i) {
-    const auto& b = compiled_.outputs[i];
-    const HostTensor& npu = result.npu_outputs.at(b.value);
-    const HostTensor& ref = reference.at(b.value);
-    for (int64_t e = 0; e < npu.elements(); ++e) {
+  // Intermediates first (in order), so the first differing value is the one reported.
+  std::vector<const compiler::BoundaryTensor*> checked;
+  for (const auto& b : compiled_.intermediates) checked.push_back(&b);
+  for (const auto& b : compiled_.outputs) checked.push_back(&b);
+  for (const compiler::BoundaryTensor* b : checked) {
+    const sim::TensorValue& sv = *fromSim.at(b->value);
+    const HostTensor npu = fromProgram(sv.bytes, *b);
+    const HostTensor& ref = reference.at(b->value);
+    for (int64_t e = 0; e < npu.elements() && !result.mismatch; ++e) {
       const auto a = npu.data<int8_t>()[e], r = ref.data<int8_t>()[e];
       if (a == r) continue;
-      Mismatch m{b.value, unravel(e, b.graph_shape), a, r, -1, "", ""};
-      // The element's DRAM address in the program's layout.
-      const auto& info = result.sim.outputs.at(i).info;
-      uint64_t offset = static_cast<uint64_t>(e);
-      if (b.nhwc) {
-        const int64_t C = b.graph_shape[1], H = b.graph_shape[2], W = b.graph_shape[3];
-        offset = static_cast<uint64_t>((m.index[2] * W + m.index[3]) * C + m.index[1]);
-        (void)H;
-      }
-      const uint64_t addr = info.dram_addr + offset;
+      Mismatch m{b->value, unravel(e, b->graph_shape), a, r, -1, "", ""};
+      const uint64_t addr = sv.info.dram_addr +
+                            static_cast<uint64_t>(b->nhwc ? nhwcOffset(b->graph_shape, b->halo, m.index[1], m.index[2], m.index[3]) : e);
       for (size_t k = code.size(); k-- > 0 && m.instruction < 0;) {
         const auto& d = isa_.instr(code[k].desc);
         if (d.semantics != isa::Semantics::DmaStore) continue;
@@ -177,8 +182,8 @@ RunResult Session::run(const std::map<std::string, HostTensor>& inputs, const Ru
         }
       }
       result.mismatch = m;
-      break;
     }
+    if (result.mismatch) break;
   }
   return result;
 }

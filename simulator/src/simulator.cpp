@@ -59,7 +59,7 @@ SimResult Simulator::run(const isa::Program& program, const std::map<std::string
   SimResult result = runDecoded(isa::decodeAll(isa_, program.code), image, options);
   if (!options.timing_only)
     for (const auto& t : program.tensors) {
-      if (t.kind != isa::TensorKind::Output) continue;
+      if (t.kind != isa::TensorKind::Output && t.kind != isa::TensorKind::Intermediate) continue;
       TensorValue v{t, std::vector<uint8_t>(static_cast<size_t>(t.bytes()))};
       state_->dram.read(t.dram_addr, v.bytes.data(), v.bytes.size());
       result.outputs.push_back(std::move(v));

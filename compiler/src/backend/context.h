@@ -83,6 +83,6 @@ void emitRescale(Lowering& L, const ActBuffer& in, int64_t inC0, const ActBuffer
                  int32_t zIn, int32_t M, int32_t S, int32_t zOut, int32_t lo, int32_t hi);
 
 /// Loads one pair of scale rows (multiplier, shift per lane) into the accumulator at `row`.
-void loadScales(Lowering& L, const std::vector<int32_t>& multipliers, const std::vector<int32_t>& shifts, int64_t row);
+void loadScales(Lowering& L, std::vector<int32_t> multipliers, std::vector<int32_t> shifts, int64_t row);
 
 }  // namespace systole::compiler

@@ -36,9 +36,14 @@ std::vector<uint8_t> bytesOf(const std::vector<T>& v) {
 
 }  // namespace
 
-void loadScales(Lowering& L, const std::vector<int32_t>& multipliers, const std::vector<int32_t>& shifts, int64_t row) {
-  // One (multiplier row, shift row) pair per tile of `vector.lanes` channels.
+void loadScales(Lowering& L, std::vector<int32_t> multipliers, std::vector<int32_t> shifts, int64_t row) {
+  // One (multiplier row, shift row) pair per tile of `vector.lanes` channels; a per-tensor scale
+  // is the same in every lane.
   const int64_t lanes = L.p.acc_row_elems;
+  if (multipliers.size() == 1) {
+    multipliers.assign(static_cast<size_t>(lanes), multipliers[0]);
+    shifts.assign(static_cast<size_t>(lanes), shifts[0]);
+  }
   const int64_t tiles = (static_cast<int64_t>(multipliers.size()) + lanes - 1) / lanes;
   std::vector<int32_t> rows(static_cast<size_t>(2 * tiles * lanes), 0);
   for (size_t c = 0; c < multipliers.size(); ++c) {

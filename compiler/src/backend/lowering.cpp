@@ -95,7 +95,7 @@ class DramAllocator {
 
 }  // namespace
 
-CompiledProgram lowerToProgram(const Graph& g, const isa::IsaConfig& isa) {
+CompiledProgram lowerToProgram(const Graph& g, const isa::IsaConfig& isa, const LowerOptions& options) {
   Lowering L(g, isa);
   const isa::Params& p = isa.params();
   const auto users = g.users();
@@ -217,9 +217,9 @@ CompiledProgram lowerToProgram(const Graph& g, const isa::IsaConfig& isa) {
   auto tensorFor = [&](int v, isa::TensorKind kind) {
     const Value& val = g.values[static_cast<size_t>(v)];
     const ActBuffer& b = L.buffers.at(v);
-    std::vector<int64_t> shape = val.shape.size() == 4 ? std::vector<int64_t>{1, b.H, b.W, b.C} : val.shape;
+    std::vector<int64_t> shape = val.shape.size() == 4 ? std::vector<int64_t>{1, b.paddedH(), b.paddedW(), b.C} : val.shape;
     L.builder.addTensor({val.name, kind, isa::DType::Int8, shape, b.addr, val.quant->scale.at(0), val.quant->zero_point.at(0)});
-    return BoundaryTensor{val.name, val.shape, val.shape.size() == 4};
+    return BoundaryTensor{val.name, val.shape, val.shape.size() == 4, b.halo};
   };
   std::vector<std::pair<int, int>> inputCopies;  // (program input, padded copy)
   for (int v : npuInputs) {
@@ -250,6 +250,8 @@ CompiledProgram lowerToProgram(const Graph& g, const isa::IsaConfig& isa) {
       if (v >= 0 && !g.values[static_cast<size_t>(v)].is_constant) lastUse[root(v)] = i;
   for (int v : npuOutputs) lastUse[root(v)] = SIZE_MAX;
   for (int v : npuInputs) lastUse[root(v)] = SIZE_MAX;  // the host's input region stays intact
+  if (options.keep_intermediates)
+    for (auto& [v, last] : lastUse) last = SIZE_MAX;
 
   // 5. Lower.
   auto begin = [&](const std::string& name, const std::string& op) {
@@ -306,6 +308,12 @@ CompiledProgram lowerToProgram(const Graph& g, const isa::IsaConfig& isa) {
   }
   L.emit.finish();
   for (int v : npuOutputs) result.outputs.push_back(tensorFor(v, isa::TensorKind::Output));
+  if (options.keep_intermediates)
+    for (int id : order) {
+      const int v = g.nodes[static_cast<size_t>(id)].outputs[0];
+      if (std::find(npuOutputs.begin(), npuOutputs.end(), v) != npuOutputs.end()) continue;
+      result.intermediates.push_back(tensorFor(v, isa::TensorKind::Intermediate));
+    }
 
   if (L.constantTop > static_cast<uint64_t>(p.dram_size) / 2) throw Error("the model's constants do not fit in half of the DRAM");
   result.program = L.builder.build();

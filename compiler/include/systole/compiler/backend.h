@@ -26,12 +26,20 @@ struct BoundaryTensor {
   std::string value;                 // graph value name
   std::vector<int64_t> graph_shape;  // as in the graph (NCHW)
   bool nhwc = false;                 // the program stores it transposed to NHWC
+  int64_t halo = 0;                  // NHWC with this many padding pixels on each side
+};
+
+struct LowerOptions {
+  /// Keep every NPU value in its own DRAM buffer and list it in the tensor table (kind
+  /// intermediate), so a check can find the first value that differs.
+  bool keep_intermediates = false;
 };
 
 struct CompiledProgram {
   isa::Program program;
   std::vector<LayerReport> layers;
   std::vector<BoundaryTensor> inputs, outputs;
+  std::vector<BoundaryTensor> intermediates;  // with LowerOptions::keep_intermediates, in order
   int64_t dram_constant_bytes = 0, dram_activation_bytes = 0;  // peak activation footprint
   int64_t spad_rows_used = 0, acc_rows_used = 0;
   int64_t chunk_rows = 0;            // activation rows per tile (the main tiling parameter)
@@ -40,6 +48,6 @@ struct CompiledProgram {
 
 /// Lowers every operator between the graph's QuantizeLinear inputs and DequantizeLinear outputs.
 /// Throws systole::Error naming the node, its op and the reason for anything it cannot lower.
-CompiledProgram lowerToProgram(const Graph& quantized, const isa::IsaConfig& isa);
+CompiledProgram lowerToProgram(const Graph& quantized, const isa::IsaConfig& isa, const LowerOptions& options = {});
 
 }  // namespace systole::compiler

@@ -33,7 +33,7 @@ struct TensorValue {
 
 struct SimResult {
   Stats stats;
-  std::vector<TensorValue> outputs;  // the program's output tensors (empty in timing-only mode)
+  std::vector<TensorValue> outputs;  // output and intermediate tensors, in table order (none in timing-only mode)
   std::string trace_json;            // Chrome trace-event JSON when SimOptions::trace
   std::vector<TraceSlice> timeline;  // every executed instruction's cycles when SimOptions::trace
 };

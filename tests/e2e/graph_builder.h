@@ -1,0 +1,141 @@
+// Builds small float graphs for the end-to-end tests with the compiler's Graph API, the way the
+// ONNX importer and the optimizer leave them (Conv/Gemm with a fused "activation" attribute).
+#pragma once
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "systole/compiler/graph.h"
+
+namespace systole::testing {
+
+class FloatGraphBuilder {
+ public:
+  explicit FloatGraphBuilder(uint64_t seed) : rng_(seed) { g_.opset = 14; }
+
+  int input(const std::string& name, std::vector<int64_t> shape) {
+    const int v = value(name, std::move(shape));
+    g_.inputs.push_back(v);
+    return v;
+  }
+
+  int constant(std::vector<int64_t> shape, float scale) {
+    compiler::Value v;
+    v.name = "c" + std::to_string(counter_++);
+    v.shape = std::move(shape);
+    v.is_constant = true;
+    std::uniform_real_distribution<float> u(-scale, scale);
+    std::vector<float> data(static_cast<size_t>(v.elements()));
+    for (auto& x : data) x = u(rng_);
+    v.data.resize(data.size() * 4);
+    std::memcpy(v.data.data(), data.data(), v.data.size());
+    return g_.addValue(std::move(v));
+  }
+
+  int conv(int x, int64_t oc, int64_t k, int64_t stride, int64_t pad, int64_t group, bool relu) {
+    const auto s = shape(x);
+    const int64_t ic = s[1];
+    const int64_t oh = (s[2] + 2 * pad - k) / stride + 1, ow = (s[3] + 2 * pad - k) / stride + 1;
+    const int w = constant({oc, ic / group, k, k}, 1.0f / static_cast<float>(std::sqrt(static_cast<double>(ic / group * k * k))));
+    const int b = constant({oc}, 0.1f);
+    compiler::Node n = node("Conv", {x, w, b}, {1, oc, oh, ow});
+    n.attrs["kernel_shape"] = std::vector<int64_t>{k, k};
+    n.attrs["strides"] = std::vector<int64_t>{stride, stride};
+    n.attrs["pads"] = std::vector<int64_t>{pad, pad, pad, pad};
+    n.attrs["dilations"] = std::vector<int64_t>{1, 1};
+    n.attrs["group"] = group;
+    if (relu) n.attrs["activation"] = std::string("relu");
+    return add(std::move(n));
+  }
+
+  int gemm(int x, int64_t n_out, bool relu) {
+    const auto s = shape(x);
+    const int w = constant({n_out, s[1]}, 1.0f / static_cast<float>(std::sqrt(static_cast<double>(s[1]))));
+    const int b = constant({n_out}, 0.1f);
+    compiler::Node n = node("Gemm", {x, w, b}, {s[0], n_out});
+    n.attrs["transB"] = int64_t{1};
+    if (relu) n.attrs["activation"] = std::string("relu");
+    return add(std::move(n));
+  }
+
+  int addOp(int a, int b, bool relu) {
+    compiler::Node n = node("Add", {a, b}, shape(a));
+    if (relu) n.attrs["activation"] = std::string("relu");
+    return add(std::move(n));
+  }
+
+  int maxPool(int x, int64_t k, int64_t stride, int64_t pad) {
+    const auto s = shape(x);
+    compiler::Node n = node("MaxPool", {x}, {1, s[1], (s[2] + 2 * pad - k) / stride + 1, (s[3] + 2 * pad - k) / stride + 1});
+    n.attrs["kernel_shape"] = std::vector<int64_t>{k, k};
+    n.attrs["strides"] = std::vector<int64_t>{stride, stride};
+    n.attrs["pads"] = std::vector<int64_t>{pad, pad, pad, pad};
+    return add(std::move(n));
+  }
+
+  int averagePool(int x, int64_t k, int64_t stride) {
+    const auto s = shape(x);
+    compiler::Node n = node("AveragePool", {x}, {1, s[1], (s[2] - k) / stride + 1, (s[3] - k) / stride + 1});
+    n.attrs["kernel_shape"] = std::vector<int64_t>{k, k};
+    n.attrs["strides"] = std::vector<int64_t>{stride, stride};
+    return add(std::move(n));
+  }
+
+  int globalAveragePool(int x) {
+    const auto s = shape(x);
+    return add(node("GlobalAveragePool", {x}, {1, s[1], 1, 1}));
+  }
+
+  int flatten(int x) {
+    const auto s = shape(x);
+    compiler::Node n = node("Flatten", {x}, {1, s[1] * s[2] * s[3]});
+    n.attrs["axis"] = int64_t{1};
+    return add(std::move(n));
+  }
+
+  int concat(int a, int b) {
+    const auto s = shape(a);
+    compiler::Node n = node("Concat", {a, b}, {1, s[1] + shape(b)[1], s[2], s[3]});
+    n.attrs["axis"] = int64_t{1};
+    return add(std::move(n));
+  }
+
+  compiler::Graph finish(int output) {
+    g_.outputs.push_back(output);
+    g_.verify();
+    return std::move(g_);
+  }
+
+  const std::vector<int64_t>& shape(int v) const { return g_.values[static_cast<size_t>(v)].shape; }
+  std::mt19937_64& rng() { return rng_; }
+
+ private:
+  int value(const std::string& name, std::vector<int64_t> shape) {
+    compiler::Value v;
+    v.name = name;
+    v.shape = std::move(shape);
+    return g_.addValue(std::move(v));
+  }
+  compiler::Node node(const std::string& op, std::vector<int> inputs, std::vector<int64_t> outShape) {
+    compiler::Node n;
+    n.op = op;
+    n.name = op + "_" + std::to_string(counter_++);
+    n.inputs = std::move(inputs);
+    n.outputs = {value(n.name + "_out", std::move(outShape))};
+    return n;
+  }
+  int add(compiler::Node n) {
+    const int out = n.outputs[0];
+    g_.addNode(std::move(n));
+    return out;
+  }
+
+  compiler::Graph g_;
+  std::mt19937_64 rng_;
+  int counter_ = 0;
+};
+
+}  // namespace systole::testing

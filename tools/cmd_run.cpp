@@ -1,0 +1,102 @@
+// systole run: compile an ONNX model for a config (or take a compiled .sbin), run it on the
+// simulator and report cycles, utilization, where the cycles went per layer, and with --check
+// whether every NPU output equals the reference interpreter bit for bit.
+#include <cstdio>
+#include <iostream>
+
+#include "commands.h"
+#include "systole/compiler/pipeline.h"
+#include "systole/isa/file_io.h"
+#include "systole/runtime/session.h"
+#include "tensor_io.h"
+
+namespace systole::tools {
+
+namespace {
+
+void printLayers(const std::vector<runtime::LayerTiming>& layers, int64_t pes) {
+  std::printf("%-28s %-18s %12s %12s %12s %8s\n", "layer", "op", "MACs", "predicted", "simulated", "util");
+  int64_t predicted = 0, simulated = 0, roofline = 0;
+  for (const auto& l : layers) {
+    const double util = l.simulated_cycles ? static_cast<double>(l.report.macs) / (static_cast<double>(l.simulated_cycles) * static_cast<double>(pes)) : 0.0;
+    std::printf("%-28.28s %-18.18s %12lld %12lld %12llu %7.1f%%\n", l.report.name.c_str(), l.report.op.c_str(),
+                static_cast<long long>(l.report.macs), static_cast<long long>(l.report.predicted_cycles),
+                static_cast<unsigned long long>(l.simulated_cycles), 100.0 * util);
+    predicted += l.report.predicted_cycles;
+    simulated += static_cast<int64_t>(l.simulated_cycles);
+    roofline += l.report.roofline_cycles;
+  }
+  std::printf("%-28s %-18s %12s %12lld %12lld   (roofline bound %lld)\n", "total", "", "", static_cast<long long>(predicted),
+              static_cast<long long>(simulated), static_cast<long long>(roofline));
+}
+
+}  // namespace
+
+void registerRun(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actions) {
+  struct RunArgs {
+    std::string model, isa = "default", outputDir, stats, trace;
+    std::vector<std::string> inputs;
+    bool check = false, layers = false, timingOnly = false;
+    uint64_t seed = 1;
+  };
+  static RunArgs a;
+  auto* cmd = app.add_subcommand("run", "Compile an ONNX model for a config, simulate it and report cycles (exit 1 if --check fails)");
+  cmd->add_option("MODEL", a.model, "model.onnx")->required();
+  cmd->add_option("--isa", a.isa, "ISA config (path or shipped name)")->default_val("default");
+  cmd->add_option("--input", a.inputs, "NAME=FILE.npy for a float32 model input (others get seeded random values)");
+  cmd->add_option("--seed", a.seed, "seed for random inputs")->default_val(1);
+  cmd->add_option("--output-dir", a.outputDir, "write each model output as DIR/NAME.npy");
+  cmd->add_option("--stats", a.stats, "write simulator statistics as JSON");
+  cmd->add_option("--trace", a.trace, "write a Chrome/Perfetto trace-event JSON timeline");
+  cmd->add_flag("--check", a.check, "compare every NPU output with the reference interpreter, bit for bit");
+  cmd->add_flag("--layers", a.layers, "print predicted and simulated cycles per layer");
+  cmd->add_flag("--timing-only", a.timingOnly, "cycles and statistics only, no data computed");
+  actions.emplace_back(cmd, [] {
+    const auto config = loadConfig(a.isa);
+    compiler::PipelineOptions options;
+    options.seed = a.seed;
+    auto compiled = compiler::runPipeline(a.model, config, options, compiler::Stage::Program);
+    runtime::Session session(config, *compiled.compiled, compiled.graph);
+    auto inputs = runtime::randomInputs(compiled.graph, a.seed);
+    for (const auto& arg : a.inputs) {
+      const size_t eq = arg.find('=');
+      if (eq == std::string::npos) throw Error("--input expects NAME=FILE.npy, got '" + arg + "'");
+      const std::string name = arg.substr(0, eq);
+      auto it = inputs.find(name);
+      if (it == inputs.end()) throw Error("--input " + name + ": the model has no input named '" + name + "'");
+      NpyArray npy = readNpy(arg.substr(eq + 1));
+      if (npy.dtype != isa::DType::Float32 || npy.shape != it->second.shape)
+        throw Error(SourceLocation{arg.substr(eq + 1), 0, 0}, "input '" + name + "' must be float32 with the model's shape");
+      it->second.bytes = std::move(npy.bytes);
+    }
+    runtime::RunOptions runOptions;
+    runOptions.check = a.check;
+    runOptions.timing_only = a.timingOnly;
+    runOptions.trace = !a.trace.empty();
+    const auto result = session.run(inputs, runOptions);
+    if (!a.stats.empty()) writeFileAtomic(a.stats, result.sim.stats.toJson());
+    if (!a.trace.empty()) writeFileAtomic(a.trace, result.sim.trace_json);
+    if (!a.outputDir.empty()) {
+      std::vector<std::pair<isa::TensorInfo, std::vector<uint8_t>>> outs;
+      for (const auto& [name, t] : result.outputs)
+        outs.emplace_back(isa::TensorInfo{name, isa::TensorKind::Output, isa::DType::Float32, t.shape, 0, 1.0f, 0}, t.bytes);
+      writeOutputs(a.outputDir, outs);
+    }
+    const auto& c = *compiled.compiled;
+    std::cout << a.model << " on ISA '" << config.params().name << "': " << c.program.instructionCount() << " instructions, "
+              << c.layers.size() << " layers, compiled in "
+              << compiled.times.import_s + compiled.times.optimize_s + compiled.times.quantize_s + compiled.times.lower_s << " s\n";
+    std::cout << result.sim.stats.summary();
+    if (a.layers) printLayers(result.layers, config.params().array_rows * config.params().array_cols);
+    if (a.check) {
+      if (result.mismatch) {
+        std::cerr << a.model << ": error: check failed: " << result.mismatch->describe() << "\n";
+        return static_cast<int>(kCheckFailed);
+      }
+      std::cout << "check: every NPU output equals the reference interpreter bit for bit\n";
+    }
+    return static_cast<int>(kOk);
+  });
+}
+
+}  // namespace systole::tools
