@@ -1,0 +1,94 @@
+// Changing the YAML changes the compiled program, with no code change: halving the scratchpad or
+// narrowing an operand field forces smaller tiles (more of them), and the program stays bit-exact.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "graph_builder.h"
+#include "systole/compiler/backend.h"
+#include "systole/compiler/quantize.h"
+#include "systole/runtime/session.h"
+
+namespace systole::testing {
+namespace {
+
+std::string defaultConfigText() {
+  std::ifstream in(std::string(SYSTOLE_SOURCE_DIR) + "/isa/configs/default.yaml");
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+compiler::Graph model() {
+  FloatGraphBuilder b(42);
+  int x = b.input("image", {1, 8, 24, 24});
+  x = b.conv(x, 24, 3, 1, 1, 1, true);
+  x = b.addOp(x, b.conv(x, 24, 3, 1, 1, 1, false), true);
+  x = b.maxPool(x, 3, 2, 1);
+  x = b.gemm(b.flatten(b.globalAveragePool(x)), 10, false);
+  compiler::Graph g = b.finish(x);
+  compiler::quantize(g, compiler::makeRandomInputs(g, 4, 1));
+  return g;
+}
+
+struct Outcome {
+  int64_t chunk;
+  size_t instructions;
+};
+
+Outcome compileAndCheck(const std::string& yaml, const compiler::Graph& g) {
+  const isa::IsaConfig isa = isa::IsaConfig::parse(yaml, "changed.yaml");
+  compiler::CompiledProgram compiled = compiler::lowerToProgram(g, isa);
+  const Outcome o{compiled.chunk_rows, compiled.program.instructionCount()};
+  runtime::Session session(isa, std::move(compiled), g);
+  runtime::RunOptions options;
+  options.check = true;
+  const auto result = session.run(runtime::randomInputs(g, 3), options);
+  EXPECT_FALSE(result.mismatch) << result.mismatch->describe();
+  return o;
+}
+
+TEST(ConfigChange, HalvingTheScratchpadMakesMoreTiles) {
+  const compiler::Graph g = model();
+  const std::string base = defaultConfigText();
+  // A scratchpad of 1 KiB rows x 16 bytes forces chunks far below the accumulator's limit.
+  const std::string small = std::regex_replace(base, std::regex("scratchpad:  \\{size: 256KiB"), "scratchpad:  {size: 2KiB");
+  ASSERT_NE(small, base);
+  const Outcome before = compileAndCheck(base, g), after = compileAndCheck(small, g);
+  EXPECT_LT(after.chunk, before.chunk);
+  EXPECT_GT(after.instructions, before.instructions);
+}
+
+TEST(ConfigChange, NarrowingTheGemmRowsFieldMakesMoreTiles) {
+  const compiler::Graph g = model();
+  const std::string base = defaultConfigText();
+  const std::string narrow = std::regex_replace(base, std::regex("\\{name: m, bits: 16\\}"), "{name: m, bits: 5}");
+  ASSERT_NE(narrow, base);
+  const Outcome before = compileAndCheck(base, g), after = compileAndCheck(narrow, g);
+  EXPECT_EQ(after.chunk, 31);  // the largest value a 5-bit field holds
+  EXPECT_GT(after.instructions, before.instructions);
+}
+
+TEST(ConfigChange, ALongerLatencyChangesPredictedAndSimulatedCycles) {
+  const compiler::Graph g = model();
+  const std::string base = defaultConfigText();
+  const std::string slow = std::regex_replace(base, std::regex("latency: 100\\}"), "latency: 400}");
+  ASSERT_NE(slow, base);
+  auto cycles = [&](const std::string& yaml) {
+    const isa::IsaConfig isa = isa::IsaConfig::parse(yaml, "changed.yaml");
+    compiler::CompiledProgram compiled = compiler::lowerToProgram(g, isa);
+    int64_t predicted = 0;
+    for (const auto& l : compiled.layers) predicted += l.predicted_cycles;
+    runtime::Session session(isa, std::move(compiled), g);
+    return std::pair{predicted, session.run(runtime::randomInputs(g, 3)).sim.stats.cycles};
+  };
+  const auto [predictedFast, simulatedFast] = cycles(base);
+  const auto [predictedSlow, simulatedSlow] = cycles(slow);
+  EXPECT_GT(predictedSlow, predictedFast);
+  EXPECT_GT(simulatedSlow, simulatedFast);
+}
+
+}  // namespace
+}  // namespace systole::testing
