@@ -36,7 +36,7 @@ void registerRun(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
   struct RunArgs {
     std::string model, isa = "default", outputDir, stats, trace;
     std::vector<std::string> inputs;
-    bool check = false, layers = false, timingOnly = false;
+    bool check = false, checkIntermediates = false, layers = false, timingOnly = false;
     uint64_t seed = 1;
   };
   static RunArgs a;
@@ -49,12 +49,16 @@ void registerRun(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
   cmd->add_option("--stats", a.stats, "write simulator statistics as JSON");
   cmd->add_option("--trace", a.trace, "write a Chrome/Perfetto trace-event JSON timeline");
   cmd->add_flag("--check", a.check, "compare every NPU output with the reference interpreter, bit for bit");
+  cmd->add_flag("--check-intermediates", a.checkIntermediates,
+                "keep every NPU value in DRAM and check them all in order, to find the first that differs");
   cmd->add_flag("--layers", a.layers, "print predicted and simulated cycles per layer");
   cmd->add_flag("--timing-only", a.timingOnly, "cycles and statistics only, no data computed");
   actions.emplace_back(cmd, [] {
     const auto config = loadConfig(a.isa);
     compiler::PipelineOptions options;
     options.seed = a.seed;
+    options.lower.keep_intermediates = a.checkIntermediates;
+    if (a.checkIntermediates) a.check = true;
     auto compiled = compiler::runPipeline(a.model, config, options, compiler::Stage::Program);
     runtime::Session session(config, *compiled.compiled, compiled.graph);
     auto inputs = runtime::randomInputs(compiled.graph, a.seed);

@@ -221,6 +221,9 @@ CompiledProgram lowerToProgram(const Graph& g, const isa::IsaConfig& isa, const 
     L.builder.addTensor({val.name, kind, isa::DType::Int8, shape, b.addr, val.quant->scale.at(0), val.quant->zero_point.at(0)});
     return BoundaryTensor{val.name, val.shape, val.shape.size() == 4, b.halo};
   };
+  // Haloed buffers first: their halo is initialised once, from the program's data, so their
+  // regions must never have belonged to another tensor.
+  for (const auto& [v, h] : halo) allocate(v);
   std::vector<std::pair<int, int>> inputCopies;  // (program input, padded copy)
   for (int v : npuInputs) {
     ActBuffer plain = shapes.at(v);
@@ -231,7 +234,6 @@ CompiledProgram lowerToProgram(const Graph& g, const isa::IsaConfig& isa, const 
       // The host writes the input unpadded; the program copies it into a haloed buffer first.
       const int copy = -2 - v;  // a private id for the unpadded program input
       L.buffers[copy] = plain;
-      allocate(v);
       inputCopies.emplace_back(copy, v);
       const Value& val = g.values[static_cast<size_t>(v)];
       L.builder.addTensor({val.name, isa::TensorKind::Input, isa::DType::Int8,
@@ -292,7 +294,7 @@ CompiledProgram lowerToProgram(const Graph& g, const isa::IsaConfig& isa, const 
       b.H = s.H, b.W = s.W, b.C = s.C;
       L.buffers[out] = b;
     } else {
-      allocate(out);
+      if (!L.buffers.count(out)) allocate(out);
       begin(n.name, n.op);
       if (n.op == "Conv" || n.op == "Gemm" || n.op == "MatMul") lowerMatmulLike(L, n);
       else if (n.op == "Add") lowerAdd(L, n);

@@ -19,6 +19,7 @@ struct PipelineOptions {
   int calibration_samples = 8;  // seeded random inputs when no calibration directory is given
   std::string calibration_dir;  // .npy files, one sample per file (single-input models)
   uint64_t seed = 0;
+  LowerOptions lower;
 };
 
 struct PipelineTimes {
