@@ -137,7 +137,8 @@ struct Window {
 Window windowOf(const Node& n) {
   const auto k = n.getInts("kernel_shape"), s = n.getInts("strides", {1, 1}), p = n.getInts("pads", {0, 0, 0, 0});
   if (k.size() != 2) throw Error("node '" + n.name + "' (" + n.op + "): only 2-D pooling windows are supported");
-  if (n.getInt("ceil_mode", 0) != 0) throw Error("node '" + n.name + "' (" + n.op + "): ceil_mode=1 is not supported on the NPU");
+  if (n.getInt("ceil_mode", 0) != 0 && n.op != "MaxPool")
+    throw Error("node '" + n.name + "' (" + n.op + "): ceil_mode=1 is not supported on the NPU");
   return {k[0], k[1], s[0], s[1], p[0], p[1]};
 }
 

@@ -152,7 +152,14 @@ CompiledProgram lowerToProgram(const Graph& g, const isa::IsaConfig& isa, const 
     const Node& n = g.nodes[static_cast<size_t>(id)];
     if (n.op != "Conv" && n.op != "MaxPool" && n.op != "AveragePool") continue;
     const auto pads = n.getInts("pads", {0, 0, 0, 0});
-    const int64_t need = *std::max_element(pads.begin(), pads.end());
+    int64_t need = *std::max_element(pads.begin(), pads.end());
+    if (n.op == "MaxPool" && n.getInt("ceil_mode", 0) != 0) {
+      // ceil_mode windows overhang the bottom and right edges: more padding that never wins.
+      const ActBuffer& in = shapes.at(n.inputs[0]);
+      const ActBuffer& out = shapes.at(n.outputs[0]);
+      const auto k = n.getInts("kernel_shape"), st = n.getInts("strides", {1, 1});
+      need = std::max({need, (out.H - 1) * st[0] + k[0] - in.H - pads[0], (out.W - 1) * st[1] + k[1] - in.W - pads[1]});
+    }
     if (need == 0) continue;
     const int v = root(n.inputs[0]);
     halo[v] = std::max(halo[v], need);
