@@ -101,29 +101,27 @@ void lowerMatmulLike(Lowering& L, const Node& n) {
   }
   const uint64_t biasAddr = L.addConstant(bytesOf(biasRows));
 
-  // Weight tiles, R rows of Cc bytes, the all-zero ones skipped.
-  struct Tile {
-    int64_t kh, kw, t;
-    uint64_t addr;
-  };
-  std::vector<std::vector<Tile>> tilesOf(static_cast<size_t>(nOc));
+  // Weight tiles, R rows of Cc bytes, stored per (output tile j, input tile t) with all taps
+  // (kh, kw) in order, so one DMA fetches the tiles of consecutive taps. A (j, t) pair whose tiles
+  // are all zero (off the block diagonal of a grouped conv) is skipped.
+  const int64_t taps = s.KH * s.KW;
+  std::vector<std::vector<std::pair<int64_t, uint64_t>>> inputTiles(static_cast<size_t>(nOc));  // (t, offset)
   std::vector<uint8_t> blob;
   for (int64_t j = 0; j < nOc; ++j)
-    for (int64_t kh = 0; kh < s.KH; ++kh)
-      for (int64_t kw = 0; kw < s.KW; ++kw)
-        for (int64_t t = 0; t < nIc; ++t) {
-          std::vector<uint8_t> tile(static_cast<size_t>(R * Cc), 0);
-          bool any = false;
-          for (int64_t k = 0; k < R && t * R + k < s.IC; ++k)
-            for (int64_t c = 0; c < Cc && j * Cc + c < s.OC; ++c) {
-              const int8_t v = weight(kh, kw, t * R + k, j * Cc + c);
-              tile[static_cast<size_t>(k * Cc + c)] = static_cast<uint8_t>(v);
-              any |= v != 0;
-            }
-          if (!any) continue;
-          tilesOf[static_cast<size_t>(j)].push_back({kh, kw, t, blob.size()});
-          blob.insert(blob.end(), tile.begin(), tile.end());
-        }
+    for (int64_t t = 0; t < nIc; ++t) {
+      std::vector<uint8_t> tiles(static_cast<size_t>(taps * R * Cc), 0);
+      bool any = false;
+      for (int64_t tap = 0; tap < taps; ++tap)
+        for (int64_t k = 0; k < R && t * R + k < s.IC; ++k)
+          for (int64_t c = 0; c < Cc && j * Cc + c < s.OC; ++c) {
+            const int8_t v = weight(tap / s.KW, tap % s.KW, t * R + k, j * Cc + c);
+            tiles[static_cast<size_t>((tap * R + k) * Cc + c)] = static_cast<uint8_t>(v);
+            any |= v != 0;
+          }
+      if (!any) continue;
+      inputTiles[static_cast<size_t>(j)].emplace_back(t, blob.size());
+      blob.insert(blob.end(), tiles.begin(), tiles.end());
+    }
   const uint64_t weightBase = L.addConstant(std::move(blob));
 
   std::vector<int32_t> mult, shift;
@@ -136,43 +134,105 @@ void lowerMatmulLike(Lowering& L, const Node& n) {
   if (static_cast<int64_t>(mult.size()) != s.OC) throw Error("node '" + n.name + "': multiplier count differs from output channels");
   const int32_t lo = static_cast<int32_t>(n.getInt("act_min", -128)), hi = static_cast<int32_t>(n.getInt("act_max", 127));
 
+  // Output pixels are computed in rows of a "virtual" width VW. For stride 1, VW is the input's
+  // padded width: then output pixel p = y * VW + x reads input pixel p + (a constant per tap), so
+  // one contiguous DMA per kernel row serves all its taps (each gemm starts kw rows further in),
+  // at the price of computing VW - OW unused pixels per row, which are never stored. Otherwise
+  // VW = OW and each output row run is fetched by its own strided DMA.
+  const bool virtualRows = s.sh == 1 && s.sw == 1;
+  const int64_t VW = virtualRows ? bx.paddedW() : s.OW;
+  const int64_t span = (s.KW - 1) * s.dw;  // extra rows a kernel row's block needs
+  const int64_t rowsPerChunk = std::min(L.chunk, L.slotRows - R - span);
+  if (rowsPerChunk < 1) throw Error("node '" + n.name + "' (" + n.op + "): the kernel does not fit the scratchpad");
+  struct Chunk {
+    int64_t first = 0, rows = 0;  // virtual pixels [first, first + rows)
+    std::vector<PixelRun> runs;   // the valid output pixels among them
+  };
+  std::vector<Chunk> chunks;
+  const int64_t total = (s.OH - 1) * VW + s.OW;
+  for (int64_t p0 = 0; p0 < total; p0 += rowsPerChunk) {
+    Chunk c{p0, std::min(rowsPerChunk, total - p0), {}};
+    for (int64_t y = p0 / VW; y * VW < p0 + c.rows; ++y) {
+      const int64_t x0 = std::max<int64_t>(0, p0 - y * VW), x1 = std::min<int64_t>(s.OW, p0 + c.rows - y * VW);
+      if (x1 > x0) c.runs.push_back({y, x0, x1 - x0, y * VW + x0 - p0});
+    }
+    chunks.push_back(std::move(c));
+  }
+  // The scratchpad rows a step holding taps [a, b) needs: their weight tiles, then activations.
+  auto activationRows = [&](int64_t a, int64_t b, int64_t rows) {
+    if (!virtualRows) return (b - a) * rows;
+    int64_t total = 0;
+    for (int64_t kh = a / s.KW; kh <= (b - 1) / s.KW; ++kh) {
+      const int64_t kw0 = kh == a / s.KW ? a % s.KW : 0, kw1 = kh == (b - 1) / s.KW ? (b - 1) % s.KW : s.KW - 1;
+      total += rows + (kw1 - kw0) * s.dw;
+    }
+    return total;
+  };
+
   bool first = true;
-  const auto chunks = pixelChunks(s.OH, s.OW, L.chunk);
+  int64_t steps = 0;
   for (int64_t j = 0; j < nOc; ++j) {
     const int64_t nc = std::min(Cc, s.OC - j * Cc);
-    const auto& tiles = tilesOf[static_cast<size_t>(j)];
-    for (const auto& chunk : chunks) {
-      const int64_t rows = chunkPixels(chunk);
+    const auto& tiles = inputTiles[static_cast<size_t>(j)];
+    for (const Chunk& chunk : chunks) {
+      const int64_t rows = chunk.rows;
       const int64_t accBase = L.accRow(static_cast<int>(L.accHalfIndex++ % 2));
-      const size_t steps = std::max<size_t>(tiles.size(), 1);
-      for (size_t idx = 0; idx < steps; ++idx) {
+      // Split each input tile's taps into groups that fit one load slot.
+      std::vector<std::tuple<int64_t, uint64_t, int64_t, int64_t>> groups;  // (t, tile offset, tap a, tap b)
+      for (const auto& [t, offset] : tiles)
+        for (int64_t a = 0; a < taps;) {
+          int64_t b = a + 1;
+          while (b < taps && (b + 1 - a) * R + activationRows(a, b + 1, rows) <= L.slotRows) ++b;
+          groups.emplace_back(t, offset, a, b);
+          a = b;
+        }
+      const size_t count = std::max<size_t>(groups.size(), 1);
+      for (size_t g = 0; g < count; ++g, ++steps) {
         const int slot = L.emit.loadSlot();
-        const int64_t wRow = L.loadSlot(slot), aRow = wRow + R;
+        const int64_t wRow = L.loadSlot(slot);
         if (first) {
           loadScales(L, mult, shift, L.scaleBase);
           first = false;
         }
-        if (idx == 0)
+        if (g == 0)
           L.emit.load(Semantics::DmaLoadAcc, {static_cast<int64_t>(biasAddr) + j * L.p.acc_row_bytes, accBase, rows,
                                               L.p.acc_row_bytes, 0});
-        if (!tiles.empty()) {
-          const Tile& tile = tiles[idx];
-          const int64_t kc = std::min(R, s.IC - tile.t * R);
-          L.emit.load(Semantics::DmaLoad, {static_cast<int64_t>(weightBase + tile.addr), wRow, R, Cc, Cc});
-          for (const PixelRun& run : chunk) {
-            const int64_t iy = run.y * s.sh + tile.kh * s.dh - s.pt + bx.halo;
-            const int64_t ix = run.x0 * s.sw + tile.kw * s.dw - s.pl + bx.halo;
-            L.emit.load(Semantics::DmaLoad, {static_cast<int64_t>(bx.padded(iy, ix)) + tile.t * R, aRow + run.offset, run.count,
-                                             kc, s.sw * bx.C});
+        if (!groups.empty()) {
+          const auto [t, offset, a, b] = groups[g];
+          const int64_t kc = std::min(R, s.IC - t * R);
+          L.emit.load(Semantics::DmaLoad, {static_cast<int64_t>(weightBase + offset) + a * R * Cc, wRow, (b - a) * R, Cc, Cc});
+          int64_t block = wRow + (b - a) * R;
+          std::vector<int64_t> tapRow(static_cast<size_t>(b - a));
+          if (virtualRows) {
+            for (int64_t kh = a / s.KW; kh <= (b - 1) / s.KW; ++kh) {
+              const int64_t kw0 = kh == a / s.KW ? a % s.KW : 0, kw1 = kh == (b - 1) / s.KW ? (b - 1) % s.KW : s.KW - 1;
+              const int64_t start = chunk.first + (kh * s.dh - s.pt + bx.halo) * VW + kw0 * s.dw - s.pl + bx.halo;
+              L.emit.load(Semantics::DmaLoad, {static_cast<int64_t>(bx.addr) + start * bx.C + t * R, block, rows + (kw1 - kw0) * s.dw,
+                                               kc, bx.C});
+              for (int64_t kw = kw0; kw <= kw1; ++kw) tapRow[static_cast<size_t>(kh * s.KW + kw - a)] = block + (kw - kw0) * s.dw;
+              block += rows + (kw1 - kw0) * s.dw;
+            }
+          } else {
+            for (int64_t tap = a; tap < b; ++tap, block += rows) {
+              for (const PixelRun& run : chunk.runs) {
+                const int64_t iy = run.y * s.sh + (tap / s.KW) * s.dh - s.pt + bx.halo;
+                const int64_t ix = run.x0 * s.sw + (tap % s.KW) * s.dw - s.pl + bx.halo;
+                L.emit.load(Semantics::DmaLoad, {static_cast<int64_t>(bx.padded(iy, ix)) + t * R, block + run.offset, run.count, kc,
+                                                 s.sw * bx.C});
+              }
+              tapRow[static_cast<size_t>(tap - a)] = block;
+            }
           }
-          L.emit.compute(Semantics::WeightPreload, {wRow});
-          L.emit.compute(Semantics::MatmulTile, {aRow, accBase, rows, 1});
+          for (int64_t tap = a; tap < b; ++tap) {
+            L.emit.compute(Semantics::WeightPreload, {wRow + (tap - a) * R});
+            L.emit.compute(Semantics::MatmulTile, {tapRow[static_cast<size_t>(tap - a)], accBase, rows, 1});
+          }
         }
-        if (idx + 1 == steps) {
+        if (g + 1 == count) {
           const int out = L.emit.outSlot();
           L.emit.compute(Semantics::Requantize, {accBase, L.outSlot(out), rows, L.scaleBase + 2 * j, zy, lo, hi});
           L.emit.writesOutput();
-          for (const PixelRun& run : chunk)
+          for (const PixelRun& run : chunk.runs)
             L.emit.store(Semantics::DmaStore, {static_cast<int64_t>(by.interior(run.y, run.x0)) + j * Cc, L.outSlot(out) + run.offset,
                                                run.count, nc, by.C});
         }
@@ -184,10 +244,9 @@ void lowerMatmulLike(Lowering& L, const Node& n) {
   r.macs = s.OH * s.OW * s.OC * ICg * s.KH * s.KW;
   r.min_dram_bytes = w.elements() + bx.H * bx.W * bx.C + by.H * by.W * by.C + 4 * s.OC;
   L.tiles += n.name + ": " + n.op + " " + std::to_string(s.OH) + "x" + std::to_string(s.OW) + "x" + std::to_string(s.OC) +
-             " <- " + std::to_string(s.IC) + " ch, " + std::to_string(s.KH) + "x" + std::to_string(s.KW) + ": " +
-             std::to_string(nOc) + " output-channel tiles x " + std::to_string(chunks.size()) + " pixel chunks of <= " +
-             std::to_string(L.chunk) + " rows x " + std::to_string(tilesOf.empty() ? 0 : tilesOf[0].size()) +
-             " weight tiles\n";
+             " <- " + std::to_string(s.IC) + " ch, " + std::to_string(s.KH) + "x" + std::to_string(s.KW) + (virtualRows ? " (virtual rows of " + std::to_string(VW) + ")" : "") +
+             ": " + std::to_string(nOc) + " output-channel tiles x " + std::to_string(chunks.size()) + " chunks of <= " +
+             std::to_string(rowsPerChunk) + " rows, " + std::to_string(steps) + " steps\n";
 }
 
 }  // namespace systole::compiler
