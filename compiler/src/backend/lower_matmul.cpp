@@ -79,13 +79,26 @@ void lowerMatmulLike(Lowering& L, const Node& n) {
   }
   s.OH = by.H, s.OW = by.W;
   const int64_t ICg = s.IC / s.group, OCg = s.OC / s.group;
-  auto weight = [&](int64_t kh, int64_t kw, int64_t ic, int64_t oc) -> int8_t {
+  const int64_t KH0 = s.KH, KW0 = s.KW;  // the model's kernel, before any repacking below
+  auto weightOf = [&](int64_t kh, int64_t kw, int64_t ic, int64_t oc) -> int8_t {
     if (!conv) return w.as<int8_t>()[ic * s.OC + oc];
     if (ic / ICg != oc / OCg) return 0;
-    return w.as<int8_t>()[((oc * ICg + ic % ICg) * s.KH + kh) * s.KW + kw];
+    return w.as<int8_t>()[((oc * ICg + ic % ICg) * KH0 + kh) * KW0 + kw];
   };
-
   const int64_t R = L.p.array_rows, Cc = L.p.array_cols;
+  const int64_t macsPerPixel = s.OC * ICg * s.KH * s.KW;
+  // Few input channels leave most of the array's reduction rows idle. The bytes of a kernel row's
+  // taps are contiguous in NHWC (pixels x..x+KW-1, all channels), so fold kw into the reduction:
+  // a 1 x (KW * IC) kernel over the same pixels.
+  const bool packed = conv && s.group == 1 && s.dw == 1 && s.KW > 1 && s.IC < R;
+  const int64_t IC0 = s.IC;
+  if (packed) {
+    s.IC = s.KW * IC0;
+    s.KW = 1;
+  }
+  auto weight = [&](int64_t kh, int64_t kw, int64_t ic, int64_t oc) -> int8_t {
+    return packed ? weightOf(kh, ic / IC0, ic % IC0, oc) : weightOf(kh, kw, ic, oc);
+  };
   const int64_t nOc = (s.OC + Cc - 1) / Cc, nIc = (s.IC + R - 1) / R;
   const int32_t zx = x.quant->zero_point.at(0), zy = y.quant->zero_point.at(0);
 
@@ -139,9 +152,10 @@ void lowerMatmulLike(Lowering& L, const Node& n) {
   // one contiguous DMA per kernel row serves all its taps (each gemm starts kw rows further in),
   // at the price of computing VW - OW unused pixels per row, which are never stored. Otherwise
   // VW = OW and each output row run is fetched by its own strided DMA.
-  const bool virtualRows = s.sh == 1 && s.sw == 1;
+  const bool virtualRows = s.sh == s.sw;  // one stride for rows and columns
+  const bool shiftedTaps = virtualRows && s.sw == 1;  // taps of a kernel row share one block
   const int64_t VW = virtualRows ? bx.paddedW() : s.OW;
-  const int64_t span = (s.KW - 1) * s.dw;  // extra rows a kernel row's block needs
+  const int64_t span = shiftedTaps ? (s.KW - 1) * s.dw : 0;  // extra rows a kernel row's block needs
   const int64_t rowsPerChunk = std::min(L.chunk, L.slotRows - R - span);
   if (rowsPerChunk < 1) throw Error("node '" + n.name + "' (" + n.op + "): the kernel does not fit the scratchpad");
   struct Chunk {
@@ -160,7 +174,7 @@ void lowerMatmulLike(Lowering& L, const Node& n) {
   }
   // The scratchpad rows a step holding taps [a, b) needs: their weight tiles, then activations.
   auto activationRows = [&](int64_t a, int64_t b, int64_t rows) {
-    if (!virtualRows) return (b - a) * rows;
+    if (!shiftedTaps) return (b - a) * rows;
     int64_t total = 0;
     for (int64_t kh = a / s.KW; kh <= (b - 1) / s.KW; ++kh) {
       const int64_t kw0 = kh == a / s.KW ? a % s.KW : 0, kw1 = kh == (b - 1) / s.KW ? (b - 1) % s.KW : s.KW - 1;
@@ -203,7 +217,7 @@ void lowerMatmulLike(Lowering& L, const Node& n) {
           L.emit.load(Semantics::DmaLoad, {static_cast<int64_t>(weightBase + offset) + a * R * Cc, wRow, (b - a) * R, Cc, Cc});
           int64_t block = wRow + (b - a) * R;
           std::vector<int64_t> tapRow(static_cast<size_t>(b - a));
-          if (virtualRows) {
+          if (shiftedTaps) {
             for (int64_t kh = a / s.KW; kh <= (b - 1) / s.KW; ++kh) {
               const int64_t kw0 = kh == a / s.KW ? a % s.KW : 0, kw1 = kh == (b - 1) / s.KW ? (b - 1) % s.KW : s.KW - 1;
               const int64_t start = chunk.first + (kh * s.dh - s.pt + bx.halo) * VW + kw0 * s.dw - s.pl + bx.halo;
@@ -211,6 +225,12 @@ void lowerMatmulLike(Lowering& L, const Node& n) {
                                                kc, bx.C});
               for (int64_t kw = kw0; kw <= kw1; ++kw) tapRow[static_cast<size_t>(kh * s.KW + kw - a)] = block + (kw - kw0) * s.dw;
               block += rows + (kw1 - kw0) * s.dw;
+            }
+          } else if (virtualRows) {
+            for (int64_t tap = a; tap < b; ++tap, block += rows) {
+              const int64_t start = s.sw * chunk.first + ((tap / s.KW) * s.dh - s.pt + bx.halo) * VW + (tap % s.KW) * s.dw - s.pl + bx.halo;
+              L.emit.load(Semantics::DmaLoad, {static_cast<int64_t>(bx.addr) + start * bx.C + t * R, block, rows, kc, s.sw * bx.C});
+              tapRow[static_cast<size_t>(tap - a)] = block;
             }
           } else {
             for (int64_t tap = a; tap < b; ++tap, block += rows) {
@@ -241,10 +261,10 @@ void lowerMatmulLike(Lowering& L, const Node& n) {
     }
   }
   LayerReport& r = L.layers.back();
-  r.macs = s.OH * s.OW * s.OC * ICg * s.KH * s.KW;
+  r.macs = s.OH * s.OW * macsPerPixel;
   r.min_dram_bytes = w.elements() + bx.H * bx.W * bx.C + by.H * by.W * by.C + 4 * s.OC;
   L.tiles += n.name + ": " + n.op + " " + std::to_string(s.OH) + "x" + std::to_string(s.OW) + "x" + std::to_string(s.OC) +
-             " <- " + std::to_string(s.IC) + " ch, " + std::to_string(s.KH) + "x" + std::to_string(s.KW) + (virtualRows ? " (virtual rows of " + std::to_string(VW) + ")" : "") +
+             " <- " + std::to_string(s.IC) + " ch, " + std::to_string(s.KH) + "x" + std::to_string(s.KW) + (virtualRows ? " (virtual rows of " + std::to_string(VW) + ")" : "") + (packed ? " (kw packed into channels)" : "") +
              ": " + std::to_string(nOc) + " output-channel tiles x " + std::to_string(chunks.size()) + " chunks of <= " +
              std::to_string(rowsPerChunk) + " rows, " + std::to_string(steps) + " steps\n";
 }
