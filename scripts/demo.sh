@@ -1,14 +1,9 @@
 #!/usr/bin/env bash
-# The main job on the bundled default: validate the default ISA config, assemble the bundled
-# example program for it, and print the program back with its derived parameters.
+# The main job on the bundled default: compile the bundled ONNX model for the default NPU config,
+# simulate it with --check (every NPU output compared bit for bit with the reference
+# interpreter), and print the cycle count, utilization and where the cycles went per layer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh >/dev/null
 export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1
-SYSTOLE=build/default/tools/systole
-OUT=build/default/demo
-mkdir -p "$OUT"
-$SYSTOLE isa check isa/configs/default.yaml
-$SYSTOLE asm isa/examples/gemm_relu.s --isa isa/configs/default.yaml -o "$OUT/gemm_relu.sbin"
-echo "assembled $OUT/gemm_relu.sbin ($(stat -c %s "$OUT/gemm_relu.sbin") bytes); disassembly:"
-$SYSTOLE disasm "$OUT/gemm_relu.sbin" | grep -v '^\.byte'
+build/default/tools/systole run tests/models/bundled/tiny_cnn.onnx --isa isa/configs/default.yaml --check --layers

@@ -9,6 +9,8 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   llvm-19-tools
   libsystemc-dev verilator
+  libonnx-dev libprotobuf-dev protobuf-compiler
+  python3-torch python3-torchvision python3-onnx python3-numpy
 )
 
 missing=()

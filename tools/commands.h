@@ -19,6 +19,8 @@ using Registrar = std::function<void(CLI::App& parent, std::vector<std::pair<CLI
 void registerIsa(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actions);
 void registerAsm(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actions);
 void registerSim(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actions);
+void registerCompile(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actions);
+void registerRun(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actions);
 
 /// Loads a config given as a path or as the name of a shipped config ("default", "tiny").
 isa::IsaConfig loadConfig(const std::string& pathOrName);

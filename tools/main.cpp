@@ -16,6 +16,8 @@ int main(int argc, char** argv) {
   registerIsa(app, actions);
   registerAsm(app, actions);
   registerSim(app, actions);
+  registerCompile(app, actions);
+  registerRun(app, actions);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

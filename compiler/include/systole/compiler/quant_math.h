@@ -1,0 +1,85 @@
+// The quantization arithmetic the compiler chooses parameters with: real multipliers as
+// fixed-point (M, S) pairs, int8 activation parameters from a real range, symmetric per-channel
+// int8 weights and int32 biases (docs/quantized-ops.md). The integer operations themselves live
+// in systole/isa/arith.h; this header only decides the numbers they are given.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "systole/compiler/graph.h"
+
+namespace systole::compiler {
+
+/// A real multiplier r as `M * 2^-S`: what arith::requantize takes.
+struct FixedMultiplier {
+  int32_t multiplier = 0;  // M
+  int32_t shift = 0;       // S, in [0, 63]
+  bool operator==(const FixedMultiplier&) const = default;
+};
+
+/// The one implementation of "a real multiplier r >= 0 becomes (M, S)": M = round(r * 2^S) with
+/// M in [2^30, 2^31) and S in [0, 63], so M * 2^-S is within 2^-31 (relative) of r. Outside the
+/// representable range S is clamped: r < 2^-33 gives S = 63 and a smaller M (0 once r < 2^-64);
+/// r >= 2^31 gives S = 0 and M = 2^31 - 1. r == 0 gives {0, 0}. Throws Error for r < 0 or NaN.
+FixedMultiplier quantizeMultiplier(double r);
+
+/// Round to nearest, ties to even (what QuantizeLinear uses), independent of the FP environment.
+double roundHalfToEven(double x);
+
+/// Per-tensor int8 activation parameters.
+struct ActivationQuant {
+  float scale = 1.0f;
+  int32_t zero_point = 0;
+};
+
+/// Parameters for real values in [lo, hi]: the range is first extended to contain 0 (so real 0
+/// is exact), then s = (hi - lo) / 255 and z = round(-128 - lo / s) in [-128, 127]. A range of
+/// width 0 (all zeros) gets s = 1, z = 0. Throws Error for a non-finite bound.
+ActivationQuant chooseActivationQuant(double lo, double hi);
+
+/// float -> int8 with QuantizeLinear's rounding: sat8(round_half_to_even(x / s) + z), with x / s
+/// evaluated in float as ONNX does. NaN becomes z.
+int8_t quantizeFloat(float x, float scale, int32_t zero_point);
+
+/// Symmetric per-channel int8 weights: channel c (index along `axis` of `shape`) gets
+/// s[c] = max|w[c]| / 127 (1 for an all-zero channel) and q = clamp(round_half_to_even(w / s[c]),
+/// -127, 127). The data keeps its layout.
+struct QuantizedWeights {
+  std::vector<int8_t> data;
+  std::vector<float> scale;  // one per index of `axis`
+};
+QuantizedWeights quantizeWeightsPerChannel(const float* w, const std::vector<int64_t>& shape, int axis);
+
+/// int32 bias at scale s_x * s_w[c]: q[c] = sat32(round_half_to_even(b[c] / (s_x * s_w[c]))).
+/// `b` has one value per channel (b.size() == s_w.size()).
+std::vector<int32_t> quantizeBias(const std::vector<float>& b, float s_x, const std::vector<float>& s_w);
+
+/// The int8 clamp [act_min, act_max] of a fused activation in the output's quantized domain:
+/// none -> [-128, 127]; relu -> [max(z, -128), 127]; clip(a, b) -> [sat8(z + round(a / s)),
+/// sat8(z + round(b / s))].
+struct ActivationClamp {
+  int32_t lo = -128;
+  int32_t hi = 127;
+};
+ActivationClamp reluClamp(const ActivationQuant& q);
+ActivationClamp clipClamp(const ActivationQuant& q, double a, double b);
+
+/// The sliding window of Conv, MaxPool and AveragePool over an N C [H] W tensor, with `auto_pad`
+/// resolved from the output size; a 1-D window (N C W) is the 2-D one with H = 1. Both the
+/// quantizer (eligibility) and the quantized kernels read windows through this.
+struct Window2d {
+  int64_t in_h = 1, in_w = 1, out_h = 1, out_w = 1;
+  int64_t k_h = 1, k_w = 1, stride_h = 1, stride_w = 1, dil_h = 1, dil_w = 1;
+  int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
+  /// True if every window position lies inside the padded input (no ceil_mode overhang).
+  bool windowsInsidePadded() const;
+  bool hasPadding() const { return pad_top || pad_left || pad_bottom || pad_right; }
+};
+/// `kernel` is the spatial kernel size (kernel_shape, or the weight's trailing dimensions); `in`
+/// and `out` are the full N C [H] W shapes. Reads strides, dilations, pads and auto_pad from `n`.
+/// Throws Error for a rank other than 3 or 4 or malformed attributes.
+Window2d windowOf(const Node& n, const std::vector<int64_t>& in, const std::vector<int64_t>& out,
+                  const std::vector<int64_t>& kernel);
+
+}  // namespace systole::compiler

@@ -1,0 +1,90 @@
+// Post-training quantization: calibrate per-tensor ranges by running the float reference
+// interpreter over sample inputs, then rewrite the graph so that its NPU-eligible operators work
+// on int8 tensors with the attributes of docs/quantized-ops.md. Operators that stay float run on
+// the host between a DequantizeLinear and a QuantizeLinear (systole compile --emit=quant).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "systole/compiler/graph.h"
+#include "systole/compiler/host_tensor.h"
+
+namespace systole::compiler {
+
+using TensorMap = std::map<std::string, HostTensor>;
+
+enum class CalibrationMethod : uint8_t {
+  MinMax,      // the observed minimum and maximum
+  Percentile,  // the (100 - p)th and p-th percentiles of the observed values (p = percentile)
+  Entropy,     // KL-divergence threshold on |x| (TensorRT's method), intersected with [min, max]
+};
+std::string_view calibrationMethodName(CalibrationMethod m);
+/// "minmax", "percentile", "entropy" (case-sensitive); nullopt otherwise.
+std::optional<CalibrationMethod> parseCalibrationMethod(std::string_view text);
+
+struct QuantOptions {
+  CalibrationMethod method = CalibrationMethod::MinMax;
+  double percentile = 99.99;  // Percentile only: in (50, 100]
+  int num_samples = 0;        // how many of the calibration inputs to use; 0 = all of them
+};
+
+/// The real range [lo, hi] calibration chose for one tensor (before extending it to contain 0).
+struct TensorRange {
+  double lo = 0;
+  double hi = 0;
+};
+
+/// What quantize() did, for logs and tests.
+struct QuantSummary {
+  int quantized_nodes = 0;    // operators now working on int8
+  int float_nodes = 0;        // operators left in float on the host
+  int quantize_linear = 0;    // QuantizeLinear nodes inserted
+  int dequantize_linear = 0;  // DequantizeLinear nodes inserted
+  int requant = 0;            // Requant nodes inserted (Concat inputs with another scale)
+};
+
+/// The distribution of random calibration inputs.
+enum class RandomDistribution : uint8_t { Uniform, Normal };
+
+/// `count` input sets for `g`'s graph inputs, reproducible from `seed` on every platform: float32
+/// inputs are uniform in [-1, 1) (the default) or standard normal; integer inputs are zero.
+/// Throws Error for an input with an unknown (non-positive) dimension.
+std::vector<TensorMap> makeRandomInputs(const Graph& g, int count, uint64_t seed = 0,
+                                        RandomDistribution dist = RandomDistribution::Uniform);
+
+/// Calibration samples from a directory of float32 .npy files, in file-name order:
+///  - for a single-input graph, every DIR/*.npy is one sample with the input's shape, or a stack
+///    of samples [k, d1, ...] when the input is [1, d1, ...];
+///  - for any graph, every subdirectory DIR/SAMPLE/ is one sample holding INPUT_NAME.npy for each
+///    graph input.
+/// Throws Error naming the file on a type or shape mismatch, and if DIR holds no sample.
+std::vector<TensorMap> loadCalibrationDir(const Graph& g, const std::string& dir);
+
+/// Runs the float interpreter over the calibration inputs (the first opts.num_samples of them,
+/// or all) and returns the range of every float32 non-constant value, by value name.
+/// Throws Error if there is no calibration input.
+std::map<std::string, TensorRange> calibrate(const Graph& g, const std::vector<TensorMap>& calibration,
+                                             const QuantOptions& opts = {});
+
+/// Rewrites the float graph `g` with the given ranges (every float tensor that becomes int8 needs
+/// one; a missing range throws Error). Conv, Gemm (alpha = beta = 1, transA = 0), MatMul with a
+/// constant 2-D right operand, same-shape Add, AveragePool (no padding or count_include_pad = 1,
+/// no partial windows) and GlobalAveragePool always become int8 when eligible; MaxPool, Relu,
+/// Clip, Concat and data movement (Reshape, Flatten, Transpose, Squeeze, Unsqueeze, Identity)
+/// become int8 when an input comes from an int8 operator (data movement also when it feeds one),
+/// so no QuantizeLinear/DequantizeLinear pair is added around an operator that gains nothing.
+/// Weights are int8 per output channel (Conv axis 0; Gemm/MatMul as [K][N], axis 1), biases
+/// int32. Graph inputs and outputs keep their names and stay float32 (QuantizeLinear after the
+/// inputs, DequantizeLinear before the outputs). On success the result is compacted and passes
+/// Graph::verify(); on failure `g` is unchanged.
+QuantSummary quantizeWithRanges(Graph& g, const std::map<std::string, TensorRange>& ranges);
+
+/// calibrate() then quantizeWithRanges().
+QuantSummary quantize(Graph& g, const std::vector<TensorMap>& calibration, const QuantOptions& opts = {});
+
+}  // namespace systole::compiler

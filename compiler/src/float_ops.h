@@ -1,0 +1,379 @@
+// Operator geometry shared by the shape-inference pass and the float kernels, so that a value's
+// inferred shape and the kernel that fills it can never disagree: axis normalization, numpy
+// broadcasting, convolution/pooling windows, Slice, Pad and Resize parameters, and the
+// opset-dependent places where an operator reads a parameter from an attribute or an input.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "systole/compiler/graph.h"
+#include "systole/isa/diagnostic.h"
+
+namespace systole::compiler::ops {
+
+inline std::string shapeText(const std::vector<int64_t>& s) {
+  std::string out = "[";
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? "," : "") + std::to_string(s[i]);
+  return out + "]";
+}
+
+inline int64_t product(const std::vector<int64_t>& s, size_t from = 0, size_t to = SIZE_MAX) {
+  int64_t n = 1;
+  for (size_t i = from; i < s.size() && i < to; ++i) n *= s[i];
+  return n;
+}
+
+/// An axis in [-rank, rank) as a non-negative index; throws otherwise.
+inline size_t normAxis(int64_t axis, size_t rank, const char* what = "axis") {
+  const int64_t r = static_cast<int64_t>(rank);
+  if (axis < -r || axis >= r) throw Error(std::string(what) + " " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
+  return static_cast<size_t>(axis < 0 ? axis + r : axis);
+}
+
+/// Integers from an int64 or int32 tensor's bytes.
+inline std::vector<int64_t> readInts(ElemType type, const uint8_t* data, int64_t n) {
+  std::vector<int64_t> out(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    if (type == ElemType::Int64) std::memcpy(&out[static_cast<size_t>(i)], data + 8 * i, 8);
+    else if (type == ElemType::Int32) {
+      int32_t x;
+      std::memcpy(&x, data + 4 * i, 4);
+      out[static_cast<size_t>(i)] = x;
+    } else if (type == ElemType::Float32) {
+      float f;
+      std::memcpy(&f, data + 4 * i, 4);
+      out[static_cast<size_t>(i)] = static_cast<int64_t>(f);
+    } else {
+      out[static_cast<size_t>(i)] = static_cast<int8_t>(data[i]);
+    }
+  }
+  return out;
+}
+
+inline std::vector<float> readFloats(ElemType type, const uint8_t* data, int64_t n) {
+  std::vector<float> out(static_cast<size_t>(n));
+  if (n == 0) return out;
+  if (type == ElemType::Float32) {
+    std::memcpy(out.data(), data, static_cast<size_t>(n) * 4);
+    return out;
+  }
+  auto ints = readInts(type, data, n);
+  for (size_t i = 0; i < ints.size(); ++i) out[i] = static_cast<float>(ints[i]);
+  return out;
+}
+
+/// numpy broadcasting of two shapes; throws on incompatible dimensions.
+inline std::vector<int64_t> broadcast(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
+  const size_t r = std::max(a.size(), b.size());
+  std::vector<int64_t> out(r);
+  for (size_t i = 0; i < r; ++i) {
+    const int64_t da = i < r - a.size() ? 1 : a[i - (r - a.size())];
+    const int64_t db = i < r - b.size() ? 1 : b[i - (r - b.size())];
+    if (da != db && da != 1 && db != 1)
+      throw Error("shapes " + shapeText(a) + " and " + shapeText(b) + " do not broadcast");
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+/// Strides (in elements) to read a tensor of shape `in` broadcast to `out` (0 on broadcast axes).
+inline std::vector<int64_t> broadcastStrides(const std::vector<int64_t>& in, const std::vector<int64_t>& out) {
+  std::vector<int64_t> strides(out.size(), 0);
+  int64_t s = 1;
+  for (size_t k = 0; k < in.size(); ++k) {
+    const size_t i = in.size() - 1 - k;
+    const size_t o = out.size() - 1 - k;
+    strides[o] = in[i] == 1 ? 0 : s;
+    s *= in[i];
+  }
+  return strides;
+}
+
+/// Windows of a Conv or pooling node over the spatial dimensions of `x` (shape [N, C, spatial...]).
+struct Windows {
+  std::vector<int64_t> kernel, strides, dilations, padBegin, padEnd, out;
+};
+
+inline Windows windows(const Node& n, const std::vector<int64_t>& x, const std::vector<int64_t>& kernel, bool ceilMode) {
+  const size_t sp = x.size() - 2;
+  if (kernel.size() != sp) throw Error("kernel has " + std::to_string(kernel.size()) + " dimensions, the input " + std::to_string(sp) + " spatial ones");
+  Windows w;
+  w.kernel = kernel;
+  w.strides = n.getInts("strides", std::vector<int64_t>(sp, 1));
+  w.dilations = n.getInts("dilations", std::vector<int64_t>(sp, 1));
+  std::vector<int64_t> pads = n.getInts("pads", std::vector<int64_t>(2 * sp, 0));
+  if (w.strides.size() != sp || w.dilations.size() != sp || pads.size() != 2 * sp)
+    throw Error("strides, dilations or pads do not match the " + std::to_string(sp) + " spatial dimensions");
+  const std::string autoPad = n.getString("auto_pad", "NOTSET");
+  w.padBegin.assign(pads.begin(), pads.begin() + static_cast<long>(sp));
+  w.padEnd.assign(pads.begin() + static_cast<long>(sp), pads.end());
+  for (size_t i = 0; i < sp; ++i) {
+    const int64_t in = x[i + 2];
+    const int64_t s = w.strides[i], d = w.dilations[i], k = kernel[i];
+    if (s <= 0 || d <= 0 || k <= 0) throw Error("kernel, strides and dilations must be positive");
+    const int64_t span = (k - 1) * d + 1;
+    if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+      const int64_t out = (in + s - 1) / s;
+      const int64_t total = std::max<int64_t>(0, (out - 1) * s + span - in);
+      w.padBegin[i] = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      w.padEnd[i] = total - w.padBegin[i];
+    } else if (autoPad == "VALID") {
+      w.padBegin[i] = w.padEnd[i] = 0;
+    } else if (autoPad != "NOTSET") {
+      throw Error("auto_pad '" + autoPad + "' is not supported");
+    }
+    const int64_t padded = in + w.padBegin[i] + w.padEnd[i] - span;
+    if (padded < 0) throw Error("the window (" + std::to_string(span) + ") is larger than the padded input (" + std::to_string(in + w.padBegin[i] + w.padEnd[i]) + ")");
+    int64_t out = ceilMode ? (padded + s - 1) / s + 1 : padded / s + 1;
+    w.out.push_back(out);
+  }
+  return w;
+}
+
+/// Resolved Slice parameters per axis of the input: first index, step and count.
+struct SliceAxis {
+  int64_t start = 0, step = 1, count = 0;
+};
+
+inline std::vector<SliceAxis> sliceAxes(const std::vector<int64_t>& shape, const std::vector<int64_t>& starts,
+                                        const std::vector<int64_t>& ends, std::vector<int64_t> axes, std::vector<int64_t> steps) {
+  std::vector<SliceAxis> r(shape.size());
+  for (size_t i = 0; i < shape.size(); ++i) r[i] = {0, 1, shape[i]};
+  if (axes.empty())
+    for (size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
+  if (steps.empty()) steps.assign(starts.size(), 1);
+  if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size())
+    throw Error("starts, ends, axes and steps have different lengths");
+  for (size_t k = 0; k < starts.size(); ++k) {
+    const size_t a = normAxis(axes[k], shape.size());
+    const int64_t dim = shape[a], step = steps[k];
+    if (step == 0) throw Error("a Slice step is 0");
+    int64_t s = starts[k], e = ends[k];
+    if (s < 0) s += dim;
+    if (e < 0 && e > std::numeric_limits<int64_t>::min() / 2) e += dim;
+    if (step > 0) {
+      s = std::clamp<int64_t>(s, 0, dim);
+      e = std::clamp<int64_t>(e, 0, dim);
+      r[a] = {s, step, e > s ? (e - s + step - 1) / step : 0};
+    } else {
+      s = std::clamp<int64_t>(s, 0, dim - 1);
+      e = std::clamp<int64_t>(e, -1, dim - 1);
+      r[a] = {s, step, s > e ? (s - e + (-step) - 1) / (-step) : 0};
+    }
+  }
+  return r;
+}
+
+/// Resize/Upsample output shape from `sizes` (if given) or `scales`.
+inline std::vector<int64_t> resizeShape(const std::vector<int64_t>& in, const std::vector<float>& scales,
+                                        const std::vector<int64_t>& sizes) {
+  if (!sizes.empty()) {
+    if (sizes.size() != in.size()) throw Error("Resize sizes have " + std::to_string(sizes.size()) + " entries for rank " + std::to_string(in.size()));
+    return sizes;
+  }
+  if (scales.size() != in.size()) throw Error("Resize scales have " + std::to_string(scales.size()) + " entries for rank " + std::to_string(in.size()));
+  std::vector<int64_t> out(in.size());
+  for (size_t i = 0; i < in.size(); ++i) out[i] = static_cast<int64_t>(std::floor(static_cast<double>(in[i]) * static_cast<double>(scales[i])));
+  return out;
+}
+
+/// Clip bounds: attributes before opset 11, optional inputs 1 and 2 from then on. `readInput(k)`
+/// returns the scalar value of input k or nullopt when it is omitted.
+template <typename ReadScalar>
+inline std::pair<float, float> clipBounds(const Node& n, int64_t opset, ReadScalar readInput) {
+  float lo = std::numeric_limits<float>::lowest(), hi = std::numeric_limits<float>::max();
+  if (opset < 11) {
+    lo = static_cast<float>(n.getFloat("min", lo));
+    hi = static_cast<float>(n.getFloat("max", hi));
+  } else {
+    if (auto v = readInput(1)) lo = *v;
+    if (auto v = readInput(2)) hi = *v;
+  }
+  return {lo, hi};
+}
+
+/// One input of a node as the shape functions and kernels see it: type, shape and, when known
+/// (a constant, or any tensor at run time), its bytes.
+struct Operand {
+  bool present = false;  // false for an omitted optional input
+  ElemType type = ElemType::Float32;
+  std::vector<int64_t> shape;
+  const uint8_t* data = nullptr;
+  int64_t elements() const { return product(shape); }
+};
+
+/// Thrown when a parameter lives in an input whose contents are not known (not a constant yet).
+struct NeedsData {};
+
+inline bool present(const std::vector<Operand>& in, size_t k) { return k < in.size() && in[k].present; }
+
+inline std::optional<std::vector<int64_t>> intsInput(const std::vector<Operand>& in, size_t k) {
+  if (!present(in, k)) return std::nullopt;
+  if (!in[k].data) throw NeedsData{};
+  return readInts(in[k].type, in[k].data, in[k].elements());
+}
+
+inline std::optional<std::vector<float>> floatsInput(const std::vector<Operand>& in, size_t k) {
+  if (!present(in, k)) return std::nullopt;
+  if (!in[k].data) throw NeedsData{};
+  return readFloats(in[k].type, in[k].data, in[k].elements());
+}
+
+inline std::optional<float> scalarInput(const std::vector<Operand>& in, size_t k) {
+  auto v = floatsInput(in, k);
+  if (!v) return std::nullopt;
+  if (v->size() != 1) throw Error("input " + std::to_string(k) + " must hold one value, not " + std::to_string(v->size()));
+  return (*v)[0];
+}
+
+inline std::pair<float, float> clipBounds(const Node& n, int64_t opset, const std::vector<Operand>& in) {
+  return clipBounds(n, opset, [&](size_t k) { return scalarInput(in, k); });
+}
+
+inline std::vector<SliceAxis> sliceParams(const Node& n, int64_t opset, const std::vector<Operand>& in) {
+  const auto& shape = in.at(0).shape;
+  if (opset < 10)
+    return sliceAxes(shape, n.getInts("starts"), n.getInts("ends"), n.getInts("axes"), {});
+  auto starts = intsInput(in, 1), ends = intsInput(in, 2);
+  if (!starts || !ends) throw Error("Slice needs starts and ends");
+  return sliceAxes(shape, *starts, *ends, intsInput(in, 3).value_or(std::vector<int64_t>{}),
+                   intsInput(in, 4).value_or(std::vector<int64_t>{}));
+}
+
+/// Unsqueeze/Squeeze axes: an attribute before opset 13, an optional input from then on.
+inline std::vector<int64_t> axesParam(const Node& n, int64_t opset, const std::vector<Operand>& in) {
+  if (opset < 13) return n.getInts("axes");
+  return intsInput(in, 1).value_or(std::vector<int64_t>{});
+}
+
+/// Pad: pads (begin values for every axis, then end values) and the constant fill value.
+struct PadParams {
+  std::vector<int64_t> pads;
+  float value = 0.f;
+  std::string mode;
+};
+
+inline PadParams padParams(const Node& n, int64_t opset, const std::vector<Operand>& in) {
+  PadParams p;
+  p.mode = n.getString("mode", "constant");
+  if (opset < 11) {
+    p.pads = n.getInts("pads");
+    p.value = static_cast<float>(n.getFloat("value", 0.0));
+  } else {
+    auto pads = intsInput(in, 1);
+    if (!pads) throw Error("Pad needs pads");
+    p.pads = *pads;
+    if (auto v = scalarInput(in, 2)) p.value = *v;
+  }
+  if (p.pads.size() != 2 * in.at(0).shape.size())
+    throw Error("Pad has " + std::to_string(p.pads.size()) + " pads for rank " + std::to_string(in.at(0).shape.size()));
+  if (p.mode != "constant" && p.mode != "reflect" && p.mode != "edge") throw Error("Pad mode '" + p.mode + "' is not supported");
+  return p;
+}
+
+/// Resize (opset 10: X, scales; 11+: X, roi, scales, sizes) and Upsample (X, scales).
+inline std::vector<int64_t> resizeOutput(const Node& n, int64_t opset, const std::vector<Operand>& in) {
+  const auto& shape = in.at(0).shape;
+  if (n.op == "Upsample" || opset < 11) {
+    auto scales = floatsInput(in, 1);
+    if (!scales) throw Error(n.op + " needs scales");
+    return resizeShape(shape, *scales, {});
+  }
+  auto sizes = intsInput(in, 3);
+  if (sizes && !sizes->empty()) return resizeShape(shape, {}, *sizes);
+  auto scales = floatsInput(in, 2);
+  if (!scales || scales->empty()) throw Error("Resize needs scales or sizes");
+  return resizeShape(shape, *scales, {});
+}
+
+/// Reshape's target shape: 0 copies the input's dimension (unless allowzero), -1 is inferred.
+inline std::vector<int64_t> reshapeTarget(const Node& n, const std::vector<Operand>& in) {
+  const auto& shape = in.at(0).shape;
+  auto target = intsInput(in, 1);
+  if (!target) throw Error("Reshape needs a shape");
+  std::vector<int64_t> out = *target;
+  const bool allowZero = n.getInt("allowzero", 0) != 0;
+  int64_t known = 1;
+  int inferred = -1;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (out[i] == 0 && !allowZero) {
+      if (i >= shape.size()) throw Error("Reshape copies dimension " + std::to_string(i) + " of a rank-" + std::to_string(shape.size()) + " input");
+      out[i] = shape[i];
+    }
+    if (out[i] == -1) {
+      if (inferred >= 0) throw Error("Reshape shape has two -1 entries");
+      inferred = static_cast<int>(i);
+    } else if (out[i] < 0) {
+      throw Error("Reshape shape has a negative entry");
+    } else {
+      known *= out[i];
+    }
+  }
+  const int64_t total = product(shape);
+  if (inferred >= 0) {
+    if (known == 0 || total % known != 0)
+      throw Error("cannot reshape " + shapeText(shape) + " to " + shapeText(*target));
+    out[static_cast<size_t>(inferred)] = total / known;
+  } else if (known != total) {
+    throw Error("cannot reshape " + shapeText(shape) + " (" + std::to_string(total) + " elements) to " + shapeText(out));
+  }
+  return out;
+}
+
+/// ReduceMean axes (an attribute through opset 17), normalized and sorted; all axes when absent.
+inline std::vector<size_t> reduceAxes(const Node& n, size_t rank) {
+  std::vector<size_t> axes;
+  auto a = n.getInts("axes");
+  if (a.empty())
+    for (size_t i = 0; i < rank; ++i) axes.push_back(i);
+  for (int64_t x : a) axes.push_back(normAxis(x, rank));
+  std::sort(axes.begin(), axes.end());
+  axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
+  return axes;
+}
+
+/// Split's output sizes along `axis`: the `split` attribute before opset 13, an optional input from
+/// then on; equal parts when absent.
+inline std::vector<int64_t> splitSizes(const Node& n, int64_t opset, const std::vector<Operand>& in, size_t outputs) {
+  const auto& shape = in.at(0).shape;
+  const size_t axis = normAxis(n.getInt("axis", 0), shape.size());
+  std::vector<int64_t> sizes = opset < 13 ? n.getInts("split") : intsInput(in, 1).value_or(std::vector<int64_t>{});
+  if (sizes.empty()) {
+    if (outputs == 0 || shape[axis] % static_cast<int64_t>(outputs) != 0)
+      throw Error("Split cannot divide dimension " + std::to_string(shape[axis]) + " into " + std::to_string(outputs) + " equal parts");
+    sizes.assign(outputs, shape[axis] / static_cast<int64_t>(outputs));
+  }
+  int64_t total = 0;
+  for (int64_t s : sizes) {
+    if (s < 0) throw Error("Split has a negative size");
+    total += s;
+  }
+  if (sizes.size() != outputs || total != shape[axis])
+    throw Error("Split sizes " + shapeText(sizes) + " do not cover dimension " + std::to_string(shape[axis]) + " with " +
+                std::to_string(outputs) + " outputs");
+  return sizes;
+}
+
+/// Transpose's permutation (reversed axes by default), checked.
+inline std::vector<int64_t> transposePerm(const Node& n, size_t rank) {
+  std::vector<int64_t> perm = n.getInts("perm");
+  if (perm.empty())
+    for (size_t i = 0; i < rank; ++i) perm.push_back(static_cast<int64_t>(rank - 1 - i));
+  if (perm.size() != rank) throw Error("perm has " + std::to_string(perm.size()) + " entries for rank " + std::to_string(rank));
+  std::vector<bool> seen(rank, false);
+  for (int64_t& p : perm) {
+    p = static_cast<int64_t>(normAxis(p, rank, "perm entry"));
+    if (seen[static_cast<size_t>(p)]) throw Error("perm repeats an axis");
+    seen[static_cast<size_t>(p)] = true;
+  }
+  return perm;
+}
+
+}  // namespace systole::compiler::ops

@@ -1,0 +1,412 @@
+// Algorithm: parse the file into onnx::ModelProto; check the IR version, the default-domain opset
+// (9..17) and, node by node in file order, that each operator is supported and each input is
+// defined earlier (so a missing initializer names its reader); bind symbolic input dimensions to 1;
+// run onnx::checker::check_model, then onnx::shape_inference::InferShapes (strict, with data
+// propagation); finally convert initializers and Constant nodes to constant values and every other
+// node to a Graph node, taking each value's type and shape from the inferred value_info (a dimension
+// ONNX could not infer is -1; an unknown rank is the one-dimension shape [-1]).
+#include "systole/compiler/onnx_import.h"
+
+#include <onnx/checker.h>
+#include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <memory>
+#include <regex>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "systole/isa/diagnostic.h"
+
+namespace systole::compiler {
+
+const std::vector<std::string>& supportedOps() {
+  static const std::vector<std::string> ops = {
+      "Add",        "AveragePool", "BatchNormalization", "Cast",      "Clip",     "Concat",
+      "Constant",   "Conv",        "Div",                "Dropout",   "Erf",      "Exp",
+      "Flatten",    "Gather",      "Gemm",               "GlobalAveragePool",   "HardSigmoid",
+      "HardSwish",  "Identity",    "LayerNormalization", "LeakyRelu", "MatMul",   "Max",
+      "MaxPool",    "Min",         "Mul",                "Neg",       "Pad",      "Pow",
+      "ReduceMean", "Relu",        "Reshape",            "Resize",    "Shape",    "Sigmoid",
+      "Slice",      "Softmax",     "Split",              "Sqrt",      "Squeeze",  "Sub",      "Tanh",
+      "Transpose",  "Unsqueeze",   "Upsample"};
+  return ops;
+}
+
+bool isSupportedOp(std::string_view op) {
+  const auto& ops = supportedOps();
+  return std::find(ops.begin(), ops.end(), op) != ops.end();
+}
+
+namespace {
+
+std::string quote(const std::string& s) { return "'" + s + "'"; }
+
+std::string nodeLabel(const onnx::NodeProto& n, int index) {
+  const std::string name = n.name().empty() ? n.op_type() + "_" + std::to_string(index) : n.name();
+  return "node " + quote(name) + " (" + n.op_type() + ")";
+}
+
+/// Collapses ONNX's multi-line messages (checker context, aggregated inference errors) to one line.
+std::string oneLine(std::string text) {
+  for (char& c : text)
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  std::string out;
+  for (char c : text)
+    if (!(c == ' ' && (out.empty() || out.back() == ' '))) out += c;
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
+std::string stripTag(std::string text) {
+  static const std::string tags[] = {"[ShapeInferenceError] ", "[TypeInferenceError] "};
+  for (bool again = true; again;) {
+    again = false;
+    for (const auto& t : tags)
+      for (size_t p; (p = text.find(t)) != std::string::npos; again = true) text.erase(p, t.size());
+  }
+  return text;
+}
+
+/// ONNX names a failing node as "(op_type:Add, node name: add0): reason"; rewrite that as the
+/// compiler's "node 'add0' (Add): reason".
+std::string describeInferenceError(const std::string& what) {
+  std::string msg = oneLine(stripTag(what));
+  static const std::regex nodeRe(R"(\(op_type:([^,]*), node name: ([^)]*)\): (.*))");
+  std::smatch m;
+  if (std::regex_search(msg, m, nodeRe)) {
+    std::string reason = m[3].str();
+    // Several errors are joined on one line; keep the first.
+    if (auto next = reason.find(" (op_type:"); next != std::string::npos) reason.resize(next);
+    return "node " + quote(m[2].str()) + " (" + m[1].str() + "): inconsistent shapes or types: " + reason;
+  }
+  return "shape inference failed: " + msg;
+}
+
+std::string describeCheckerError(const std::string& what) {
+  const std::string msg = oneLine(what);
+  static const std::regex ctxRe(R"((.*) ==> Context: Bad node spec for node\. Name: (.*) OpType: (\S+)$)");
+  std::smatch m;
+  if (std::regex_match(msg, m, ctxRe))
+    return "node " + quote(m[2].str()) + " (" + m[3].str() + "): " + m[1].str();
+  return "invalid ONNX model: " + msg;
+}
+
+std::optional<ElemType> elemTypeOf(int32_t onnxType) {
+  switch (onnxType) {
+    case onnx::TensorProto::FLOAT: return ElemType::Float32;
+    case onnx::TensorProto::INT8: return ElemType::Int8;
+    case onnx::TensorProto::INT32: return ElemType::Int32;
+    case onnx::TensorProto::INT64: return ElemType::Int64;
+    default: return std::nullopt;
+  }
+}
+
+std::string onnxTypeName(int32_t t) {
+  if (onnx::TensorProto_DataType_IsValid(t))
+    return onnx::TensorProto_DataType_Name(static_cast<onnx::TensorProto_DataType>(t));
+  return "type " + std::to_string(t);
+}
+
+/// Converts an initializer or a Constant node's tensor into a constant value.
+Value tensorToValue(const onnx::TensorProto& t, const std::string& valueName, const std::string& who) {
+  Value v;
+  v.name = valueName;
+  v.is_constant = true;
+  auto type = elemTypeOf(t.data_type());
+  if (!type) throw Error(who + ": tensor " + quote(t.name()) + " has element type " + onnxTypeName(t.data_type()) + ", which is not supported");
+  v.type = *type;
+  if (t.data_location() == onnx::TensorProto::EXTERNAL)
+    throw Error(who + ": tensor " + quote(t.name()) + " keeps its data in an external file, which is not supported");
+  for (int64_t d : t.dims()) {
+    if (d < 0) throw Error(who + ": tensor " + quote(t.name()) + " has a negative dimension");
+    v.shape.push_back(d);
+  }
+  const int64_t n = v.elements();
+  const size_t bytes = static_cast<size_t>(n) * static_cast<size_t>(elemTypeBytes(v.type));
+  auto sizeError = [&](size_t have) {
+    return Error(who + ": tensor " + quote(t.name()) + " holds " + std::to_string(have) + " elements' worth of data, its shape needs " +
+                 std::to_string(n));
+  };
+  if (t.has_raw_data()) {
+    if (t.raw_data().size() != bytes) throw sizeError(t.raw_data().size() / static_cast<size_t>(elemTypeBytes(v.type)));
+    v.data.resize(bytes);
+    if (bytes) std::memcpy(v.data.data(), t.raw_data().data(), bytes);
+    return v;
+  }
+  v.data.resize(bytes);
+  auto fill = [&](const auto& field, auto convert) {
+    if (static_cast<int64_t>(field.size()) != n) throw sizeError(static_cast<size_t>(field.size()));
+    for (int64_t i = 0; i < n; ++i) {
+      auto x = convert(field.Get(static_cast<int>(i)));
+      std::memcpy(v.data.data() + static_cast<size_t>(i) * sizeof(x), &x, sizeof(x));
+    }
+  };
+  switch (v.type) {
+    case ElemType::Float32: fill(t.float_data(), [](float x) { return x; }); break;
+    case ElemType::Int64: fill(t.int64_data(), [](int64_t x) { return x; }); break;
+    case ElemType::Int32: fill(t.int32_data(), [](int32_t x) { return x; }); break;
+    case ElemType::Int8: fill(t.int32_data(), [](int32_t x) { return static_cast<int8_t>(x); }); break;
+  }
+  return v;
+}
+
+/// A Constant node's value attribute (value, value_float(s), value_int(s)) as a tensor.
+onnx::TensorProto constantTensor(const onnx::NodeProto& n, const std::string& who) {
+  for (const auto& a : n.attribute()) {
+    onnx::TensorProto t;
+    if (a.name() == "value") return a.t();
+    if (a.name() == "value_float") {
+      t.set_data_type(onnx::TensorProto::FLOAT);
+      t.add_float_data(a.f());
+      return t;
+    }
+    if (a.name() == "value_floats") {
+      t.set_data_type(onnx::TensorProto::FLOAT);
+      t.add_dims(a.floats_size());
+      for (float f : a.floats()) t.add_float_data(f);
+      return t;
+    }
+    if (a.name() == "value_int") {
+      t.set_data_type(onnx::TensorProto::INT64);
+      t.add_int64_data(a.i());
+      return t;
+    }
+    if (a.name() == "value_ints") {
+      t.set_data_type(onnx::TensorProto::INT64);
+      t.add_dims(a.ints_size());
+      for (int64_t i : a.ints()) t.add_int64_data(i);
+      return t;
+    }
+    throw Error(who + ": Constant attribute " + quote(a.name()) + " is not supported");
+  }
+  throw Error(who + ": Constant without a value");
+}
+
+std::vector<int64_t> shapeOf(const onnx::TypeProto& type) {
+  if (!type.tensor_type().has_shape()) return {-1};  // unknown rank
+  std::vector<int64_t> shape;
+  for (const auto& d : type.tensor_type().shape().dim()) shape.push_back(d.has_dim_value() ? d.dim_value() : -1);
+  return shape;
+}
+
+class Importer {
+ public:
+  explicit Importer(std::string name) : file_(std::move(name)) {}
+
+  Graph run(onnx::ModelProto& model) {
+    try {
+      checkHeader(model);
+      checkNodes(model.graph());
+      bindInputs(*model.mutable_graph());
+      runChecker(model);
+      runShapeInference(model);
+      return convert(model);
+    } catch (const Error& e) {
+      if (e.where().file.empty()) throw Error(SourceLocation{file_}, e.message());
+      throw;
+    }
+  }
+
+ private:
+  void checkHeader(const onnx::ModelProto& model) {
+    if (model.ir_version() <= 0 || !model.has_graph())
+      throw Error("not an ONNX model (no IR version or no graph)");
+    bool found = false;
+    for (const auto& imp : model.opset_import()) {
+      if (imp.domain() != "" && imp.domain() != "ai.onnx") continue;
+      found = true;
+      opset_ = imp.version();
+    }
+    if (!found) throw Error("the model imports no opset of the default ONNX domain");
+    if (opset_ < kMinOpset || opset_ > kMaxOpset)
+      throw Error("opset " + std::to_string(opset_) + " is not supported (supported: " + std::to_string(kMinOpset) + " to " +
+                  std::to_string(kMaxOpset) + ")");
+  }
+
+  /// Unsupported operators and undefined inputs, named by node, before ONNX's checker words them.
+  void checkNodes(const onnx::GraphProto& g) {
+    std::unordered_set<std::string> defined;
+    for (const auto& t : g.initializer()) {
+      if (t.data_location() == onnx::TensorProto::EXTERNAL)
+        throw Error("initializer " + quote(t.name()) + " keeps its data in an external file, which is not supported");
+      defined.insert(t.name());
+    }
+    for (const auto& in : g.input()) defined.insert(in.name());
+    for (int i = 0; i < g.node_size(); ++i) {
+      const auto& n = g.node(i);
+      const bool defaultDomain = n.domain().empty() || n.domain() == "ai.onnx";
+      if (!defaultDomain || !isSupportedOp(n.op_type()))
+        throw Error(nodeLabel(n, i) + ": unsupported operator" + (defaultDomain ? "" : " (domain " + quote(n.domain()) + ")"));
+      for (const auto& in : n.input())
+        if (!in.empty() && !defined.count(in))
+          throw Error(nodeLabel(n, i) + ": input " + quote(in) +
+                      " is neither a graph input, an initializer nor an earlier node's output (missing initializer?)");
+      for (const auto& out : n.output()) defined.insert(out);
+    }
+    for (const auto& out : g.output())
+      if (!defined.count(out.name())) throw Error("graph output " + quote(out.name()) + " is never computed");
+  }
+
+  void bindInputs(onnx::GraphProto& g) {
+    std::unordered_set<std::string> inits;
+    for (const auto& t : g.initializer()) inits.insert(t.name());
+    for (auto& in : *g.mutable_input()) {
+      if (inits.count(in.name())) continue;
+      const auto& tt = in.type().tensor_type();
+      if (!in.type().has_tensor_type()) throw Error("graph input " + quote(in.name()) + " is not a tensor");
+      if (tt.elem_type() != onnx::TensorProto::FLOAT)
+        throw Error("graph input " + quote(in.name()) + " has element type " + onnxTypeName(tt.elem_type()) +
+                    "; only float32 models are supported");
+      if (!tt.has_shape()) throw Error("graph input " + quote(in.name()) + " has no shape");
+      for (auto& d : *in.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim())
+        if (!d.has_dim_value() || d.dim_value() <= 0) d.set_dim_value(1);
+    }
+  }
+
+  void runChecker(const onnx::ModelProto& model) {
+    try {
+      onnx::checker::check_model(model);
+    } catch (const std::exception& e) {
+      throw Error(describeCheckerError(e.what()));
+    }
+  }
+
+  void runShapeInference(onnx::ModelProto& model) {
+    try {
+      onnx::ShapeInferenceOptions options(/*check_type=*/true, /*error_mode=*/1, /*enable_data_propagation=*/true);
+      onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), options);
+    } catch (const std::exception& e) {
+      throw Error(describeInferenceError(e.what()));
+    }
+  }
+
+  int valueId(const std::string& name) const {
+    auto it = ids_.find(name);
+    return it == ids_.end() ? -1 : it->second;
+  }
+
+  int define(Graph& g, Value v) {
+    const std::string name = v.name;
+    const int id = g.addValue(std::move(v));
+    ids_[name] = id;
+    return id;
+  }
+
+  Graph convert(onnx::ModelProto& model) {
+    Graph g;
+    g.opset = opset_;
+    auto& gp = *model.mutable_graph();
+    std::unordered_map<std::string, const onnx::TypeProto*> types;
+    for (const auto& vi : gp.value_info()) types[vi.name()] = &vi.type();
+    for (const auto& vi : gp.output()) types[vi.name()] = &vi.type();
+    for (const auto& vi : gp.input()) types[vi.name()] = &vi.type();
+    std::unordered_set<std::string> used;  // values something reads (an unread Dropout mask may be bool)
+    for (const auto& n : gp.node())
+      for (const auto& in : n.input()) used.insert(in);
+    for (const auto& out : gp.output()) used.insert(out.name());
+
+    for (auto& t : *gp.mutable_initializer()) {
+      define(g, tensorToValue(t, t.name(), "initializer " + quote(t.name())));
+      t.clear_raw_data();  // the bytes live in the graph now
+    }
+    for (const auto& in : gp.input()) {
+      if (ids_.count(in.name())) continue;  // an initializer listed as input (IR < 4)
+      Value v;
+      v.name = in.name();
+      v.shape = shapeOf(in.type());
+      g.inputs.push_back(define(g, std::move(v)));
+    }
+    for (int i = 0; i < gp.node_size(); ++i) {
+      const auto& n = gp.node(i);
+      const std::string who = nodeLabel(n, i);
+      if (n.op_type() == "Constant") {
+        if (n.output_size() != 1) throw Error(who + ": a Constant has one output");
+        define(g, tensorToValue(constantTensor(n, who), n.output(0), who));
+        continue;
+      }
+      Node node;
+      node.name = n.name().empty() ? n.op_type() + "_" + std::to_string(i) : n.name();
+      node.op = n.op_type();
+      for (const auto& in : n.input()) node.inputs.push_back(in.empty() ? -1 : valueId(in));
+      for (const auto& a : n.attribute()) convertAttribute(node, a, who);
+      for (int k = 0; k < n.output_size(); ++k) {
+        Value v;
+        v.name = n.output(k).empty() ? node.name + ":" + std::to_string(k) : n.output(k);
+        if (auto it = types.find(n.output(k)); it != types.end() && !n.output(k).empty()) {
+          const auto* type = it->second;
+          if (type->tensor_type().elem_type() != 0) {
+            auto et = elemTypeOf(type->tensor_type().elem_type());
+            if (!et && !used.count(n.output(k))) et = ElemType::Float32;
+            if (!et)
+              throw Error(who + ": output " + quote(v.name) + " has element type " + onnxTypeName(type->tensor_type().elem_type()) +
+                          ", which is not supported");
+            v.type = *et;
+          }
+          v.shape = shapeOf(*type);
+        } else {
+          v.shape = {-1};
+        }
+        node.outputs.push_back(define(g, std::move(v)));
+      }
+      g.addNode(std::move(node));
+    }
+    for (const auto& out : gp.output()) g.outputs.push_back(valueId(out.name()));
+    return g;
+  }
+
+  static void convertAttribute(Node& node, const onnx::AttributeProto& a, const std::string& who) {
+    switch (a.type()) {
+      case onnx::AttributeProto::INT: node.attrs[a.name()] = static_cast<int64_t>(a.i()); break;
+      case onnx::AttributeProto::FLOAT: node.attrs[a.name()] = static_cast<double>(a.f()); break;
+      case onnx::AttributeProto::STRING: node.attrs[a.name()] = a.s(); break;
+      case onnx::AttributeProto::INTS: node.attrs[a.name()] = std::vector<int64_t>(a.ints().begin(), a.ints().end()); break;
+      case onnx::AttributeProto::FLOATS: {
+        std::vector<double> f(a.floats().begin(), a.floats().end());
+        node.attrs[a.name()] = std::move(f);
+        break;
+      }
+      default:
+        throw Error(who + ": attribute " + quote(a.name()) + " has a type the compiler does not support");
+    }
+  }
+
+  std::string file_;
+  int64_t opset_ = 0;
+  std::unordered_map<std::string, int> ids_;
+};
+
+}  // namespace
+
+Graph importOnnxBytes(const std::string& bytes, const std::string& name) {
+  onnx::ModelProto model;
+  if (!model.ParseFromString(bytes))
+    throw Error(SourceLocation{name}, "not an ONNX model: the protobuf does not parse (truncated file or another format)");
+  return Importer(name).run(model);
+}
+
+Graph importOnnx(const std::string& path) {
+  onnx::ModelProto model;
+  {
+    std::ifstream in(path, std::ios::binary);
+    if (!in || std::filesystem::is_directory(path)) throw Error(SourceLocation{path}, "cannot open file");
+    in.seekg(0, std::ios::end);
+    const auto size = static_cast<size_t>(in.tellg());
+    std::unique_ptr<char[]> bytes(new char[std::max<size_t>(size, 1)]);  // not zero-filled: read overwrites it
+    in.seekg(0);
+    in.read(bytes.get(), static_cast<std::streamsize>(size));
+    if (!in) throw Error(SourceLocation{path}, "cannot read file");
+    if (size > static_cast<size_t>(std::numeric_limits<int>::max()))
+      throw Error(SourceLocation{path}, "the model is larger than 2 GiB, protobuf's limit (external data is not supported)");
+    if (!model.ParseFromArray(bytes.get(), static_cast<int>(size)))
+      throw Error(SourceLocation{path}, "not an ONNX model: the protobuf does not parse (truncated file or another format)");
+  }  // the file's bytes are freed before conversion: peak memory is about twice the model
+  return Importer(path).run(model);
+}
+
+}  // namespace systole::compiler

@@ -1,0 +1,120 @@
+// Algorithm: for each inference BatchNormalization whose input comes from a Conv or Gemm that has
+// no other reader, with constant weights and BN parameters: per output channel c,
+//   s[c] = gamma[c] / sqrt(var[c] + eps),  W'[c, ...] = W[c, ...] * s[c],
+//   b'[c] = (b[c] - mean[c]) * s[c] + beta[c]   (b = 0 when the Conv has no bias).
+// For Gemm the channel is column n of the output: B's column n (row n with transB) is scaled,
+// and C' = (beta_gemm * C - mean) * s + beta_bn with beta_gemm set to 1; a C that is neither a
+// scalar nor per-column is left alone. The folded node takes over the BN's output; the new weights
+// are new constants (the old ones may be shared and are dropped by compaction when unused).
+#include <cmath>
+
+#include "passes/pass_util.h"
+
+namespace systole::compiler {
+
+namespace {
+
+using passes::val;
+
+struct BnParams {
+  std::vector<float> scale, shift;  // y = x * scale + shift per channel
+  std::vector<float> mean, gamma, beta, s;
+};
+
+std::optional<BnParams> bnParams(const Graph& g, const Node& bn) {
+  if (bn.inputs.size() < 5 || bn.outputs.size() != 1) return std::nullopt;  // training-mode outputs
+  if (bn.getInt("training_mode", 0) != 0 || bn.getInt("spatial", 1) != 1) return std::nullopt;
+  for (size_t k = 1; k < 5; ++k)
+    if (!passes::isFloatConst(g, bn.inputs[k])) return std::nullopt;
+  BnParams p;
+  p.gamma = passes::floats(g, bn.inputs[1]);
+  p.beta = passes::floats(g, bn.inputs[2]);
+  p.mean = passes::floats(g, bn.inputs[3]);
+  const auto var = passes::floats(g, bn.inputs[4]);
+  const double eps = bn.getFloat("epsilon", 1e-5);
+  for (size_t c = 0; c < var.size(); ++c)
+    p.s.push_back(static_cast<float>(p.gamma[c] / std::sqrt(static_cast<double>(var[c]) + eps)));
+  return p;
+}
+
+bool foldIntoConv(Graph& g, int convId, int bnId, const BnParams& p) {
+  Node& conv = g.nodes[static_cast<size_t>(convId)];
+  const int w = conv.inputs[1];
+  const int b = conv.inputs.size() > 2 ? conv.inputs[2] : -1;
+  if (!passes::isFloatConst(g, w) || (b >= 0 && !passes::isFloatConst(g, b))) return false;
+  const Value& wv = val(g, w);
+  const int64_t M = wv.shape[0];
+  if (static_cast<int64_t>(p.s.size()) != M) return false;
+  std::vector<float> weights = passes::floats(g, w);
+  const int64_t per = wv.elements() / M;
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t i = 0; i < per; ++i) weights[static_cast<size_t>(m * per + i)] *= p.s[static_cast<size_t>(m)];
+  std::vector<float> bias = b >= 0 ? passes::floats(g, b) : std::vector<float>(static_cast<size_t>(M), 0.f);
+  for (size_t m = 0; m < bias.size(); ++m) bias[m] = (bias[m] - p.mean[m]) * p.s[m] + p.beta[m];
+  const std::vector<int64_t> wShape = wv.shape;
+  const std::string base = val(g, w).name;
+  const int newW = passes::addFloatConstant(g, base + ".bn", wShape, weights);
+  const int newB = passes::addFloatConstant(g, base + ".bn_bias", {M}, bias);
+  Node& c = g.nodes[static_cast<size_t>(convId)];
+  c.inputs.resize(3);
+  c.inputs[1] = newW;
+  c.inputs[2] = newB;
+  passes::absorb(g, convId, bnId);
+  return true;
+}
+
+bool foldIntoGemm(Graph& g, int gemmId, int bnId, const BnParams& p) {
+  Node& gemm = g.nodes[static_cast<size_t>(gemmId)];
+  const int bIn = gemm.inputs[1];
+  const int cIn = gemm.inputs.size() > 2 ? gemm.inputs[2] : -1;
+  if (!passes::isFloatConst(g, bIn) || (cIn >= 0 && !passes::isFloatConst(g, cIn))) return false;
+  const bool transB = gemm.getInt("transB", 0) != 0;
+  const Value& bv = val(g, bIn);
+  const int64_t N = transB ? bv.shape[0] : bv.shape[1];
+  const int64_t K = transB ? bv.shape[1] : bv.shape[0];
+  if (static_cast<int64_t>(p.s.size()) != N) return false;
+  std::vector<float> c(static_cast<size_t>(N), 0.f);
+  if (cIn >= 0) {
+    const auto cv = passes::floats(g, cIn);
+    if (cv.size() != 1 && static_cast<int64_t>(cv.size()) != N) return false;
+    const float beta = static_cast<float>(gemm.getFloat("beta", 1.0));
+    for (int64_t n = 0; n < N; ++n) c[static_cast<size_t>(n)] = beta * cv[cv.size() == 1 ? 0 : static_cast<size_t>(n)];
+  }
+  std::vector<float> weights = passes::floats(g, bIn);
+  for (int64_t k = 0; k < K; ++k)
+    for (int64_t n = 0; n < N; ++n) weights[static_cast<size_t>(transB ? n * K + k : k * N + n)] *= p.s[static_cast<size_t>(n)];
+  for (size_t n = 0; n < c.size(); ++n) c[n] = (c[n] - p.mean[n]) * p.s[n] + p.beta[n];
+  const std::vector<int64_t> bShape = bv.shape;
+  const std::string base = bv.name;
+  const int newB = passes::addFloatConstant(g, base + ".bn", bShape, weights);
+  const int newC = passes::addFloatConstant(g, base + ".bn_bias", {N}, c);
+  Node& gm = g.nodes[static_cast<size_t>(gemmId)];
+  gm.inputs.resize(3);
+  gm.inputs[1] = newB;
+  gm.inputs[2] = newC;
+  gm.attrs["beta"] = 1.0;
+  passes::absorb(g, gemmId, bnId);
+  return true;
+}
+
+}  // namespace
+
+void foldBatchNorm(Graph& g) {
+  passes::Uses uses(g);
+  for (int id : g.topoOrder()) {
+    const Node& bn = g.nodes[static_cast<size_t>(id)];
+    if (bn.op != "BatchNormalization" || bn.dead) continue;
+    const int x = bn.inputs[0];
+    const int producer = passes::producerOp(g, x);
+    if (producer < 0 || uses.single(x) != id) continue;
+    const std::string& op = g.nodes[static_cast<size_t>(producer)].op;
+    if (op != "Conv" && op != "Gemm") continue;
+    if (g.nodes[static_cast<size_t>(producer)].has("activation")) continue;
+    const auto p = bnParams(g, bn);
+    if (!p) continue;
+    const bool done = op == "Conv" ? foldIntoConv(g, producer, id, *p) : foldIntoGemm(g, producer, id, *p);
+    if (done) uses.refresh();
+  }
+}
+
+}  // namespace systole::compiler

@@ -1,0 +1,57 @@
+// Algorithm: a Relu, or a Clip with constant bounds, whose input comes from a Conv, Gemm, MatMul
+// or Add (float, read by nothing else, not fused yet) folds into that node as the attribute
+// activation = "relu", or "clip" with clip_min/clip_max (a Clip with min 0 and no max is a relu).
+// The producer then writes the activation's output. Run after fuse-bias, so the chain
+// Conv -> Add(bias) -> Relu becomes one node.
+#include <limits>
+
+#include "float_ops.h"
+#include "passes/pass_util.h"
+
+namespace systole::compiler {
+
+namespace {
+
+/// The Clip's bounds if they are known at compile time.
+std::optional<std::pair<float, float>> clipBounds(const Graph& g, const Node& clip) {
+  for (size_t k = 1; k < clip.inputs.size(); ++k)
+    if (clip.inputs[k] >= 0 && !passes::scalar(g, clip.inputs[k])) return std::nullopt;
+  return ops::clipBounds(clip, g.opset, [&](size_t k) -> std::optional<float> {
+    if (k >= clip.inputs.size() || clip.inputs[k] < 0) return std::nullopt;
+    return passes::scalar(g, clip.inputs[k]);
+  });
+}
+
+}  // namespace
+
+void fuseActivations(Graph& g) {
+  passes::Uses uses(g);
+  for (int id : g.topoOrder()) {
+    const Node& act = g.nodes[static_cast<size_t>(id)];
+    if ((act.op != "Relu" && act.op != "Clip") || act.dead || act.inputs.empty()) continue;
+    const int x = act.inputs[0];
+    const int p = passes::producerOp(g, x);
+    if (p < 0 || uses.single(x) != id || passes::val(g, x).type != ElemType::Float32) continue;
+    Node& prod = g.nodes[static_cast<size_t>(p)];
+    if (prod.op != "Conv" && prod.op != "Gemm" && prod.op != "MatMul" && prod.op != "Add") continue;
+    if (prod.has("activation") || prod.outputs.size() != 1) continue;
+    if (act.op == "Relu") {
+      prod.attrs["activation"] = std::string("relu");
+    } else {
+      const auto bounds = clipBounds(g, act);
+      if (!bounds) continue;
+      const auto [lo, hi] = *bounds;
+      if (lo == 0.f && hi == std::numeric_limits<float>::max()) {
+        prod.attrs["activation"] = std::string("relu");
+      } else {
+        prod.attrs["activation"] = std::string("clip");
+        prod.attrs["clip_min"] = static_cast<double>(lo);
+        prod.attrs["clip_max"] = static_cast<double>(hi);
+      }
+    }
+    passes::absorb(g, p, id);
+    uses.refresh();
+  }
+}
+
+}  // namespace systole::compiler

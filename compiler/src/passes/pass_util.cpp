@@ -1,0 +1,84 @@
+// Algorithm: the rewriting primitives of pass_util.h. Readers are found by scanning the live nodes
+// (graphs here have at most a few thousand nodes, and passes refresh their Uses after rewrites).
+#include "passes/pass_util.h"
+
+#include <algorithm>
+#include <unordered_set>
+
+namespace systole::compiler::passes {
+
+std::string uniqueName(const Graph& g, const std::string& base) {
+  std::unordered_set<std::string> names;
+  for (const auto& v : g.values) names.insert(v.name);
+  if (!names.count(base)) return base;
+  for (int i = 1;; ++i) {
+    std::string candidate = base + "." + std::to_string(i);
+    if (!names.count(candidate)) return candidate;
+  }
+}
+
+int addFloatConstant(Graph& g, const std::string& baseName, std::vector<int64_t> shape, const std::vector<float>& data) {
+  Value v;
+  v.name = uniqueName(g, baseName);
+  v.type = ElemType::Float32;
+  v.shape = std::move(shape);
+  v.is_constant = true;
+  v.data.resize(data.size() * sizeof(float));
+  std::memcpy(v.data.data(), data.data(), v.data.size());
+  return g.addValue(std::move(v));
+}
+
+void replaceUses(Graph& g, int from, int to) {
+  for (auto& n : g.nodes) {
+    if (n.dead) continue;
+    for (int& in : n.inputs)
+      if (in == from) in = to;
+  }
+  for (int& o : g.outputs)
+    if (o == from) o = to;
+}
+
+bool bypass(Graph& g, int n, int from, int to) {
+  const bool fromIsOutput = std::find(g.outputs.begin(), g.outputs.end(), from) != g.outputs.end();
+  if (!fromIsOutput) {
+    node(g, n).dead = true;
+    replaceUses(g, from, to);
+    return true;
+  }
+  const bool toIsInput = std::find(g.inputs.begin(), g.inputs.end(), to) != g.inputs.end();
+  const bool toIsOutput = std::find(g.outputs.begin(), g.outputs.end(), to) != g.outputs.end();
+  if (toIsInput || toIsOutput) return false;
+  node(g, n).dead = true;
+  Value& out = val(g, from);
+  if (val(g, to).is_constant) {
+    out.is_constant = true;
+    out.data = val(g, to).data;
+    out.type = val(g, to).type;
+    out.shape = val(g, to).shape;
+    out.producer = -1;
+    return true;
+  }
+  const int p = producerOp(g, to);
+  if (p < 0) {
+    node(g, n).dead = false;
+    return false;
+  }
+  for (int& o : node(g, p).outputs)
+    if (o == to) o = from;
+  out.producer = p;
+  replaceUses(g, to, from);
+  val(g, to).producer = -1;
+  return true;
+}
+
+void absorb(Graph& g, int keeper, int absorbed) {
+  Node& k = node(g, keeper);
+  Node& a = node(g, absorbed);
+  const int result = a.outputs.at(0);
+  val(g, k.outputs.at(0)).producer = -1;  // the intermediate value is orphaned
+  k.outputs.at(0) = result;
+  val(g, result).producer = keeper;
+  a.dead = true;
+}
+
+}  // namespace systole::compiler::passes

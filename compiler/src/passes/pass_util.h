@@ -1,0 +1,107 @@
+// Small graph-rewriting helpers shared by the passes: who reads a value, constants in and out,
+// removing a node while its readers move to another value, one node taking over another's output.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "systole/compiler/graph.h"
+#include "systole/compiler/passes.h"
+
+namespace systole::compiler::passes {
+
+/// Live readers of every value and which values are graph outputs; refresh() after rewrites.
+class Uses {
+ public:
+  explicit Uses(const Graph& g) : g_(g) { refresh(); }
+  void refresh() {
+    users_ = g_.users();
+    isOutput_.assign(g_.values.size(), false);
+    for (int v : g_.outputs) isOutput_[static_cast<size_t>(v)] = true;
+  }
+  const std::vector<int>& of(int v) const { return users_[static_cast<size_t>(v)]; }
+  bool isGraphOutput(int v) const { return isOutput_[static_cast<size_t>(v)]; }
+  /// The one live node reading `v` (counting a node once), if `v` is not also a graph output.
+  int single(int v) const {
+    const auto& u = of(v);
+    if (u.empty() || isGraphOutput(v)) return -1;
+    for (int n : u)
+      if (n != u[0]) return -1;
+    return u[0];
+  }
+
+ private:
+  const Graph& g_;
+  std::vector<std::vector<int>> users_;
+  std::vector<bool> isOutput_;
+};
+
+inline Value& val(Graph& g, int v) { return g.values[static_cast<size_t>(v)]; }
+inline const Value& val(const Graph& g, int v) { return g.values[static_cast<size_t>(v)]; }
+inline Node& node(Graph& g, int n) { return g.nodes[static_cast<size_t>(n)]; }
+
+inline bool isConst(const Graph& g, int v) { return v >= 0 && val(g, v).is_constant; }
+inline bool isFloatConst(const Graph& g, int v) { return isConst(g, v) && val(g, v).type == ElemType::Float32; }
+
+/// The live node producing `v` if its op is `op` (any op when empty), else -1.
+inline int producerOp(const Graph& g, int v, const std::string& op = "") {
+  if (v < 0) return -1;
+  const int p = val(g, v).producer;
+  if (p < 0 || g.nodes[static_cast<size_t>(p)].dead) return -1;
+  if (!op.empty() && g.nodes[static_cast<size_t>(p)].op != op) return -1;
+  return p;
+}
+
+/// A float constant's values.
+inline std::vector<float> floats(const Graph& g, int v) {
+  const Value& c = val(g, v);
+  std::vector<float> out(static_cast<size_t>(c.elements()));
+  std::memcpy(out.data(), c.data.data(), out.size() * sizeof(float));
+  return out;
+}
+
+/// The value of a float constant holding exactly one element.
+inline std::optional<float> scalar(const Graph& g, int v) {
+  if (!isFloatConst(g, v) || val(g, v).elements() != 1) return std::nullopt;
+  return floats(g, v)[0];
+}
+
+inline bool near(std::optional<float> x, double target, double tol = 1e-4) {
+  return x && std::abs(static_cast<double>(*x) - target) <= tol * std::max(1.0, std::abs(target));
+}
+
+/// A value name not used yet, derived from `base`.
+std::string uniqueName(const Graph& g, const std::string& base);
+
+/// Adds a float constant.
+int addFloatConstant(Graph& g, const std::string& baseName, std::vector<int64_t> shape, const std::vector<float>& data);
+
+/// Every live reader of `from` (and the graph outputs) reads `to` instead.
+void replaceUses(Graph& g, int from, int to);
+
+/// Removes node `n`, a pass-through from value `to` (its input) to `from` (its output), so that the
+/// readers of `from` read `to`. A graph output keeps its name: then `to`'s producer writes `from`
+/// directly, or `from` becomes a copy of constant `to`. Returns false (and leaves the graph alone)
+/// when that is impossible: `to` is a graph input or also a graph output.
+bool bypass(Graph& g, int n, int from, int to);
+
+/// Node `keeper` takes over output 0 of `absorbed` (which reads keeper's output 0, its only reader)
+/// and `absorbed` is removed: the fused node writes the final value under its original name.
+void absorb(Graph& g, int keeper, int absorbed);
+
+/// Recomputes node `n`'s output shapes and types (shape inference, src/passes/shape_inference.cpp);
+/// throws Error naming the node on inconsistent shapes. False when not computable yet.
+bool updateShapes(Graph& g, int n);
+
+/// Derives a new node name from `like` (a "/scope/Op" name keeps its scope).
+inline std::string nameLike(const std::string& like, const std::string& op) {
+  const auto slash = like.rfind('/');
+  if (slash != std::string::npos && slash + 1 < like.size()) return like.substr(0, slash + 1) + op;
+  return like + "." + op;
+}
+
+}  // namespace systole::compiler::passes

@@ -1,0 +1,186 @@
+// Algorithm: quantizeMultiplier splits r with frexp (r = f * 2^e, f in [0.5, 1)), takes
+// M = round(f * 2^31) and S = 31 - e, renormalises the one rounding case M = 2^31, then clamps S
+// into [0, 63]. The other functions are the textbook affine / symmetric int8 formulas of
+// docs/quantized-ops.md, evaluated in double from the float scales that the graph stores (so the
+// numbers derived later from a stored scale match the ones chosen here).
+#include "systole/compiler/quant_math.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "systole/isa/diagnostic.h"
+
+namespace systole::compiler {
+
+FixedMultiplier quantizeMultiplier(double r) {
+  if (std::isnan(r) || r < 0) throw Error("quantizeMultiplier: the real multiplier must be >= 0");
+  constexpr int64_t kMaxM = (int64_t{1} << 31) - 1;
+  if (r == 0) return {0, 0};
+  if (std::isinf(r)) return {static_cast<int32_t>(kMaxM), 0};
+  int e = 0;
+  const double f = std::frexp(r, &e);  // r = f * 2^e, f in [0.5, 1)
+  int64_t m = std::llround(std::ldexp(f, 31));
+  int s = 31 - e;
+  if (m == (int64_t{1} << 31)) {  // f rounded up to 1.0
+    m = int64_t{1} << 30;
+    --s;
+  }
+  if (s > 63) {  // r < 2^-33: the largest shift, a multiplier below 2^30 (possibly 0)
+    s = 63;
+    m = std::llround(std::ldexp(r, 63));
+  } else if (s < 0) {  // r >= 2^31 (after rounding): saturate
+    s = 0;
+    m = kMaxM;
+  }
+  return {static_cast<int32_t>(m), static_cast<int32_t>(s)};
+}
+
+double roundHalfToEven(double x) {
+  const double f = std::floor(x);
+  const double d = x - f;
+  if (d > 0.5) return f + 1;
+  if (d < 0.5) return f;
+  return std::fmod(f, 2.0) == 0 ? f : f + 1;
+}
+
+ActivationQuant chooseActivationQuant(double lo, double hi) {
+  if (!std::isfinite(lo) || !std::isfinite(hi)) throw Error("activation range must be finite");
+  lo = std::min(lo, 0.0);
+  hi = std::max(hi, 0.0);
+  if (hi - lo == 0) return {1.0f, 0};
+  const double width = (hi - lo) / 255.0;
+  const float s = static_cast<float>(
+      std::clamp(width, double{std::numeric_limits<float>::min()}, double{std::numeric_limits<float>::max()}));
+  const double z = std::round(-128.0 - lo / static_cast<double>(s));
+  return {s, static_cast<int32_t>(std::clamp(z, -128.0, 127.0))};
+}
+
+int8_t quantizeFloat(float x, float scale, int32_t zero_point) {
+  const float v = x / scale;
+  if (std::isnan(v)) return static_cast<int8_t>(std::clamp(zero_point, -128, 127));
+  const double q = roundHalfToEven(static_cast<double>(v)) + zero_point;
+  return static_cast<int8_t>(std::clamp(q, -128.0, 127.0));
+}
+
+QuantizedWeights quantizeWeightsPerChannel(const float* w, const std::vector<int64_t>& shape, int axis) {
+  if (axis < 0 || axis >= static_cast<int>(shape.size())) throw Error("weight quantization axis out of range");
+  int64_t total = 1;
+  for (int64_t d : shape) total *= d;
+  const int64_t channels = shape[static_cast<size_t>(axis)];
+  int64_t inner = 1;
+  for (size_t d = static_cast<size_t>(axis) + 1; d < shape.size(); ++d) inner *= shape[d];
+  auto channelOf = [&](int64_t i) { return static_cast<size_t>((i / inner) % channels); };
+
+  std::vector<double> absMax(static_cast<size_t>(channels), 0.0);
+  for (int64_t i = 0; i < total; ++i) {
+    const double a = std::fabs(static_cast<double>(w[i]));
+    if (!std::isfinite(a)) throw Error("weight quantization: a weight is not finite");
+    absMax[channelOf(i)] = std::max(absMax[channelOf(i)], a);
+  }
+  QuantizedWeights q;
+  q.scale.resize(static_cast<size_t>(channels));
+  for (size_t c = 0; c < q.scale.size(); ++c) {
+    const double s = absMax[c] / 127.0;
+    q.scale[c] = s > 0 ? std::max(static_cast<float>(s), std::numeric_limits<float>::min()) : 1.0f;
+  }
+  q.data.resize(static_cast<size_t>(total));
+  for (int64_t i = 0; i < total; ++i) {
+    const double v = roundHalfToEven(static_cast<double>(w[i]) / static_cast<double>(q.scale[channelOf(i)]));
+    q.data[static_cast<size_t>(i)] = static_cast<int8_t>(std::clamp(v, -127.0, 127.0));
+  }
+  return q;
+}
+
+std::vector<int32_t> quantizeBias(const std::vector<float>& b, float s_x, const std::vector<float>& s_w) {
+  if (b.size() != s_w.size()) throw Error("bias quantization: one bias per weight channel expected");
+  std::vector<int32_t> q(b.size());
+  for (size_t c = 0; c < b.size(); ++c) {
+    const double scale = static_cast<double>(s_x) * static_cast<double>(s_w[c]);
+    const double v = roundHalfToEven(static_cast<double>(b[c]) / scale);
+    if (std::isnan(v)) throw Error("bias quantization: a bias is not finite");
+    q[c] = static_cast<int32_t>(std::clamp(v, double{std::numeric_limits<int32_t>::min()},
+                                           double{std::numeric_limits<int32_t>::max()}));
+  }
+  return q;
+}
+
+namespace {
+int32_t sat8Round(const ActivationQuant& q, double real) {
+  const double v = q.zero_point + roundHalfToEven(real / static_cast<double>(q.scale));
+  return static_cast<int32_t>(std::clamp(v, -128.0, 127.0));  // also maps +-inf
+}
+}  // namespace
+
+ActivationClamp reluClamp(const ActivationQuant& q) { return {std::max(q.zero_point, -128), 127}; }
+
+ActivationClamp clipClamp(const ActivationQuant& q, double a, double b) {
+  ActivationClamp c;
+  if (!std::isnan(a)) c.lo = sat8Round(q, a);
+  if (!std::isnan(b)) c.hi = sat8Round(q, b);
+  return c;
+}
+
+bool Window2d::windowsInsidePadded() const {
+  return (out_h - 1) * stride_h + (k_h - 1) * dil_h + 1 <= in_h + pad_top + pad_bottom &&
+         (out_w - 1) * stride_w + (k_w - 1) * dil_w + 1 <= in_w + pad_left + pad_right;
+}
+
+Window2d windowOf(const Node& n, const std::vector<int64_t>& in, const std::vector<int64_t>& out,
+                  const std::vector<int64_t>& kernel) {
+  const size_t rank = in.size();
+  if ((rank != 3 && rank != 4) || out.size() != rank) throw Error("only 1-D and 2-D windows are supported");
+  const size_t sp = rank - 2;
+  if (kernel.size() != sp) throw Error("kernel shape does not match the input's spatial rank");
+  auto spatial = [&](const char* attr, int64_t fallback) {
+    std::vector<int64_t> v = n.getInts(attr, std::vector<int64_t>(sp, fallback));
+    if (v.size() != sp) throw Error(std::string("attribute '") + attr + "' has the wrong length");
+    for (int64_t x : v)
+      if (x < 1) throw Error(std::string("attribute '") + attr + "' must be positive");
+    return v;
+  };
+  const std::vector<int64_t> strides = spatial("strides", 1);
+  const std::vector<int64_t> dils = spatial("dilations", 1);
+  std::vector<int64_t> begin(sp, 0), end(sp, 0);
+  const std::string autoPad = n.getString("auto_pad", "NOTSET");
+  if (autoPad == "NOTSET") {
+    const std::vector<int64_t> pads = n.getInts("pads", std::vector<int64_t>(2 * sp, 0));
+    if (pads.size() != 2 * sp) throw Error("attribute 'pads' has the wrong length");
+    for (size_t d = 0; d < sp; ++d) {
+      begin[d] = pads[d];
+      end[d] = pads[d + sp];
+      if (begin[d] < 0 || end[d] < 0) throw Error("negative pads are not supported");
+    }
+  } else if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+    for (size_t d = 0; d < sp; ++d) {
+      const int64_t total =
+          std::max<int64_t>(0, (out[2 + d] - 1) * strides[d] + (kernel[d] - 1) * dils[d] + 1 - in[2 + d]);
+      const int64_t small = total / 2;
+      begin[d] = autoPad == "SAME_UPPER" ? small : total - small;
+      end[d] = total - begin[d];
+    }
+  } else if (autoPad != "VALID") {
+    throw Error("unknown auto_pad '" + autoPad + "'");
+  }
+  Window2d w;
+  const size_t h = sp == 2 ? 0 : sp, x = sp - 1;  // h == sp marks "no H dimension"
+  w.in_w = in[2 + x];
+  w.out_w = out[2 + x];
+  w.k_w = kernel[x];
+  w.stride_w = strides[x];
+  w.dil_w = dils[x];
+  w.pad_left = begin[x];
+  w.pad_right = end[x];
+  if (h < sp) {
+    w.in_h = in[2 + h];
+    w.out_h = out[2 + h];
+    w.k_h = kernel[h];
+    w.stride_h = strides[h];
+    w.dil_h = dils[h];
+    w.pad_top = begin[h];
+    w.pad_bottom = end[h];
+  }
+  return w;
+}
+
+}  // namespace systole::compiler

@@ -1,0 +1,597 @@
+// Algorithm: the quantization rewrite, in three steps over the float graph.
+//  1. Classify every node: which NPU-eligible form it has (Conv, Gemm, MatMul with a constant
+//     right operand, same-shape Add, pools, Relu/Clip, data movement, Concat), checking the
+//     conditions of docs/quantized-ops.md; anything else stays float.
+//  2. Decide which eligible nodes become int8. Compute operators (Conv, Gemm, MatMul, Add,
+//     AveragePool, GlobalAveragePool) always do. Operators that keep their input's scale (MaxPool,
+//     Relu, Clip, data movement) and Concat follow their input: they become int8 when an input is
+//     produced by an int8 node; single-input data movement also becomes int8 when it feeds an int8
+//     node (quantizing before or after moving data is the same). So no QuantizeLinear /
+//     DequantizeLinear pair is inserted around an operator that gains nothing from int8.
+//  3. Walk the nodes in topological order. An int8 node gets int8 versions of its inputs (a
+//     QuantizeLinear for a float tensor, a quantized copy of a constant, a Requant where Concat
+//     needs another scale), per-channel int8 weights and int32 biases, its output retyped to int8
+//     with the calibrated (or inherited) Quant, and the attributes multiplier/shift/act_min/
+//     act_max/a_multiplier/b_multiplier. A float node reading an int8 tensor gets a shared
+//     DequantizeLinear. Graph outputs that became int8 get a DequantizeLinear that takes over the
+//     output's name, so the quantized graph has the float graph's interface.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <set>
+
+#include "systole/compiler/quant_math.h"
+#include "systole/compiler/quantize.h"
+#include "systole/isa/diagnostic.h"
+
+namespace systole::compiler {
+namespace {
+
+enum class Kind : uint8_t {
+  Float, Conv, Gemm, MatMul, Add, AveragePool, GlobalAveragePool, MaxPool, Relu, Clip, Move, Concat
+};
+
+bool isCompute(Kind k) {
+  return k == Kind::Conv || k == Kind::Gemm || k == Kind::MatMul || k == Kind::Add || k == Kind::AveragePool ||
+         k == Kind::GlobalAveragePool;
+}
+
+/// Log2 of the larger Add input's widen multiplier (|m| < 2^15 is the ISA's limit).
+constexpr int kAddMultiplierBits = 14;
+
+std::vector<float> floatsOf(const Value& v) {
+  std::vector<float> out(static_cast<size_t>(v.elements()));
+  if (v.data.size() != out.size() * sizeof(float)) throw Error("constant '" + v.name + "' has the wrong size");
+  std::memcpy(out.data(), v.data.data(), v.data.size());
+  return out;
+}
+
+template <typename T>
+std::vector<uint8_t> bytesOf(const std::vector<T>& v) {
+  std::vector<uint8_t> out(v.size() * sizeof(T));
+  std::memcpy(out.data(), v.data(), out.size());
+  return out;
+}
+
+Quant perTensor(const ActivationQuant& q) { return Quant{{q.scale}, {q.zero_point}, -1}; }
+ActivationQuant activationOf(const Quant& q) { return {q.scale.at(0), q.zero_point.at(0)}; }
+
+// ---- step 1: classification ----
+
+class Classifier {
+ public:
+  explicit Classifier(const Graph& g) : g_(g) {}
+
+  Kind classify(const Node& n) const {
+    if (n.outputs.size() != 1 || !isFloat(n.outputs[0])) return Kind::Float;
+    const std::string& op = n.op;
+    if (op == "Conv") return conv(n) ? Kind::Conv : Kind::Float;
+    if (op == "Gemm") return gemm(n) ? Kind::Gemm : Kind::Float;
+    if (op == "MatMul") return matmul(n) ? Kind::MatMul : Kind::Float;
+    if (op == "Add") return add(n) ? Kind::Add : Kind::Float;
+    if (op == "MaxPool") return pool(n, true) ? Kind::MaxPool : Kind::Float;
+    if (op == "AveragePool") return pool(n, false) ? Kind::AveragePool : Kind::Float;
+    if (op == "GlobalAveragePool")
+      return n.inputs.size() == 1 && isActivation(n.inputs[0]) && shape(n.inputs[0]).size() >= 3 ? Kind::GlobalAveragePool
+                                                                                                : Kind::Float;
+    if (op == "Relu") return n.inputs.size() == 1 && isActivation(n.inputs[0]) ? Kind::Relu : Kind::Float;
+    if (op == "Clip") return clip(n) ? Kind::Clip : Kind::Float;
+    if (op == "Reshape" || op == "Flatten" || op == "Transpose" || op == "Squeeze" || op == "Unsqueeze" ||
+        op == "Identity")
+      return !n.inputs.empty() && isActivation(n.inputs[0]) ? Kind::Move : Kind::Float;
+    if (op == "Concat") return concat(n) ? Kind::Concat : Kind::Float;
+    return Kind::Float;
+  }
+
+  /// The fused activation is one the requantize clamp can express.
+  static bool fusableActivation(const Node& n, bool allowClip = true) {
+    const std::string a = n.getString("activation", "");
+    return a.empty() || a == "none" || a == "relu" || (allowClip && a == "clip");
+  }
+
+ private:
+  const Value& val(int id) const { return g_.values[static_cast<size_t>(id)]; }
+  const std::vector<int64_t>& shape(int id) const { return val(id).shape; }
+  bool isFloat(int id) const { return id >= 0 && val(id).type == ElemType::Float32; }
+  bool isActivation(int id) const { return isFloat(id) && !val(id).is_constant; }
+  bool isConstFloat(int id) const { return isFloat(id) && val(id).is_constant; }
+  bool optionalConst(const Node& n, size_t i, int64_t elements) const {
+    if (n.inputs.size() <= i || n.inputs[i] < 0) return true;
+    return isConstFloat(n.inputs[i]) && val(n.inputs[i]).elements() == elements;
+  }
+
+  bool conv(const Node& n) const {
+    if (n.inputs.size() < 2 || n.inputs.size() > 3 || !isActivation(n.inputs[0]) || !isConstFloat(n.inputs[1]))
+      return false;
+    const auto& x = shape(n.inputs[0]);
+    const auto& w = shape(n.inputs[1]);
+    if ((x.size() != 3 && x.size() != 4) || w.size() != x.size() || !fusableActivation(n)) return false;
+    const int64_t group = n.getInt("group", 1);
+    if (group < 1 || x[1] != w[1] * group || w[0] % group != 0) return false;
+    if (!optionalConst(n, 2, w[0])) return false;
+    return windowOk(n, x, shape(n.outputs[0]), {w.begin() + 2, w.end()});
+  }
+
+  bool gemm(const Node& n) const {
+    if (n.inputs.size() < 2 || n.inputs.size() > 3 || !isActivation(n.inputs[0]) || !isConstFloat(n.inputs[1]))
+      return false;
+    if (n.getFloat("alpha", 1.0) != 1.0 || n.getInt("transA", 0) != 0 || !fusableActivation(n)) return false;
+    const auto& a = shape(n.inputs[0]);
+    const auto& b = shape(n.inputs[1]);
+    if (a.size() != 2 || b.size() != 2) return false;
+    const bool transB = n.getInt("transB", 0) != 0;
+    const int64_t K = transB ? b[1] : b[0], N = transB ? b[0] : b[1];
+    if (a[1] != K) return false;
+    const bool hasC = n.inputs.size() > 2 && n.inputs[2] >= 0;
+    if (hasC && (n.getFloat("beta", 1.0) != 1.0 || !isConstFloat(n.inputs[2]))) return false;
+    if (!hasC || val(n.inputs[2]).elements() == 1) return true;
+    // C must broadcast along M: [N] or [1, N].
+    const auto& c = shape(n.inputs[2]);
+    return !c.empty() && c.back() == N && val(n.inputs[2]).elements() == N;
+  }
+
+  bool matmul(const Node& n) const {
+    if (n.inputs.size() < 2 || n.inputs.size() > 3 || !isActivation(n.inputs[0]) || !isConstFloat(n.inputs[1]))
+      return false;
+    const auto& a = shape(n.inputs[0]);
+    const auto& b = shape(n.inputs[1]);
+    return !a.empty() && b.size() == 2 && a.back() == b[0] && fusableActivation(n) && optionalConst(n, 2, b[1]);
+  }
+
+  bool add(const Node& n) const {
+    if (n.inputs.size() != 2 || !isFloat(n.inputs[0]) || !isFloat(n.inputs[1])) return false;
+    if (val(n.inputs[0]).is_constant && val(n.inputs[1]).is_constant) return false;
+    const auto& y = shape(n.outputs[0]);
+    return shape(n.inputs[0]) == y && shape(n.inputs[1]) == y && fusableActivation(n);
+  }
+
+  bool pool(const Node& n, bool isMax) const {
+    if (n.inputs.size() != 1 || !isActivation(n.inputs[0])) return false;
+    const auto& x = shape(n.inputs[0]);
+    const std::vector<int64_t> k = n.getInts("kernel_shape");
+    if ((x.size() != 3 && x.size() != 4) || k.size() + 2 != x.size()) return false;
+    if (isMax) return n.getInt("storage_order", 0) == 0 && windowOk(n, x, shape(n.outputs[0]), k);
+    try {
+      const Window2d w = windowOf(n, x, shape(n.outputs[0]), k);
+      // The divisor must be the kernel size for every window.
+      return w.windowsInsidePadded() && (!w.hasPadding() || n.getInt("count_include_pad", 0) == 1);
+    } catch (const Error&) {
+      return false;
+    }
+  }
+
+  bool clip(const Node& n) const {
+    if (n.inputs.empty() || !isActivation(n.inputs[0])) return false;
+    for (size_t i = 1; i < n.inputs.size(); ++i)
+      if (n.inputs[i] >= 0 && !(isConstFloat(n.inputs[i]) && val(n.inputs[i]).elements() == 1)) return false;
+    return true;
+  }
+
+  bool concat(const Node& n) const {
+    if (n.inputs.empty()) return false;
+    bool anyActivation = false;
+    for (int v : n.inputs) {
+      if (!isFloat(v)) return false;
+      anyActivation |= !val(v).is_constant;
+    }
+    return anyActivation;
+  }
+
+  static bool windowOk(const Node& n, const std::vector<int64_t>& x, const std::vector<int64_t>& y,
+                       const std::vector<int64_t>& k) {
+    try {
+      windowOf(n, x, y, k);
+      return true;
+    } catch (const Error&) {
+      return false;
+    }
+  }
+
+  const Graph& g_;
+};
+
+// ---- steps 2 and 3 ----
+
+class Rewriter {
+ public:
+  Rewriter(Graph& g, const std::map<std::string, TensorRange>& ranges) : g_(g), ranges_(ranges) {
+    for (const Value& v : g_.values) names_.insert(v.name);
+    for (const Node& n : g_.nodes) names_.insert(n.name);
+    const size_t nv = g_.values.size();
+    int8_.assign(nv, false);
+    dequantized_.assign(nv, -1);
+    originalValues_ = nv;
+  }
+
+  QuantSummary run() {
+    const Classifier classifier(g_);
+    std::vector<Kind> kind(g_.nodes.size(), Kind::Float);
+    for (size_t i = 0; i < g_.nodes.size(); ++i)
+      if (!g_.nodes[i].dead) kind[i] = classifier.classify(g_.nodes[i]);
+    const std::vector<bool> quantized = decide(kind);
+
+    for (int id : g_.topoOrder()) {
+      if (quantized[static_cast<size_t>(id)]) {
+        rewrite(id, kind[static_cast<size_t>(id)]);
+        ++summary_.quantized_nodes;
+      } else {
+        std::vector<int> inputs = g_.nodes[static_cast<size_t>(id)].inputs;
+        for (int& v : inputs)
+          if (isInt8(v)) v = dequantized(v);  // may add nodes: no reference into g_.nodes is held
+        g_.nodes[static_cast<size_t>(id)].inputs = std::move(inputs);
+        ++summary_.float_nodes;
+      }
+    }
+    std::set<int> renamed;  // a value may be listed as an output twice
+    for (int& out : g_.outputs) {
+      if (!isInt8(out)) continue;
+      const int f = dequantized(out);
+      if (renamed.insert(out).second) {
+        const std::string name = g_.values[static_cast<size_t>(out)].name;
+        g_.values[static_cast<size_t>(out)].name = uniqueName(name + "_q");
+        g_.values[static_cast<size_t>(f)].name = name;
+      }
+      out = f;
+    }
+    g_.compact();
+    g_.verify();
+    return summary_;
+  }
+
+ private:
+  std::vector<bool> decide(const std::vector<Kind>& kind) const {
+    const std::vector<int> order = g_.topoOrder();
+    const auto users = g_.users();
+    std::vector<bool> q(kind.size(), false);
+    for (size_t i = 0; i < kind.size(); ++i) q[i] = isCompute(kind[i]);
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {  // data movement feeding int8 nodes
+      const size_t id = static_cast<size_t>(*it);
+      if (kind[id] != Kind::Move || q[id]) continue;
+      for (int u : users[static_cast<size_t>(g_.nodes[id].outputs[0])]) q[id] = q[id] || q[static_cast<size_t>(u)];
+    }
+    for (int idInt : order) {  // scale-keeping operators and Concat after int8 nodes
+      const size_t id = static_cast<size_t>(idInt);
+      if (kind[id] == Kind::Float || q[id]) continue;
+      const Node& n = g_.nodes[id];
+      const size_t dataInputs = kind[id] == Kind::Concat ? n.inputs.size() : 1;
+      for (size_t i = 0; i < dataInputs; ++i) {
+        const int p = g_.values[static_cast<size_t>(n.inputs[i])].producer;
+        if (p >= 0 && q[static_cast<size_t>(p)]) q[id] = true;
+      }
+    }
+    return q;
+  }
+
+  // -- values --
+
+  bool isInt8(int v) const { return v >= 0 && static_cast<size_t>(v) < originalValues_ && int8_[static_cast<size_t>(v)]; }
+
+  std::string uniqueName(const std::string& base) {
+    std::string name = base;
+    for (int i = 1; names_.count(name); ++i) name = base + "_" + std::to_string(i);
+    names_.insert(name);
+    return name;
+  }
+
+  int newValue(const std::string& base, ElemType type, std::vector<int64_t> shape, std::optional<Quant> quant) {
+    Value v;
+    v.name = uniqueName(base);
+    v.type = type;
+    v.shape = std::move(shape);
+    v.quant = std::move(quant);
+    return g_.addValue(std::move(v));
+  }
+
+  int newConstant(const std::string& base, ElemType type, std::vector<int64_t> shape, Quant quant,
+                  std::vector<uint8_t> data) {
+    const int id = newValue(base, type, std::move(shape), std::move(quant));
+    g_.values[static_cast<size_t>(id)].is_constant = true;
+    g_.values[static_cast<size_t>(id)].data = std::move(data);
+    return id;
+  }
+
+  int newNode(const std::string& base, const std::string& op, std::vector<int> inputs, int output,
+              std::map<std::string, AttrValue> attrs = {}) {
+    Node n;
+    n.name = uniqueName(base);
+    n.op = op;
+    n.inputs = std::move(inputs);
+    n.outputs = {output};
+    n.attrs = std::move(attrs);
+    return g_.addNode(std::move(n));
+  }
+
+  Quant calibrated(int v) const {
+    const std::string& name = g_.values[static_cast<size_t>(v)].name;
+    auto it = ranges_.find(name);
+    if (it == ranges_.end()) throw Error("quantize: no calibration range for tensor '" + name + "'");
+    return perTensor(chooseActivationQuant(it->second.lo, it->second.hi));
+  }
+
+  static Quant constantQuant(const Value& v) {
+    const std::vector<float> d = floatsOf(v);
+    double lo = 0, hi = 0;
+    for (float x : d)
+      if (std::isfinite(x)) {
+        lo = std::min(lo, double{x});
+        hi = std::max(hi, double{x});
+      }
+    return perTensor(chooseActivationQuant(lo, hi));
+  }
+
+  /// The int8 form of value `v` (an original value id), with Quant `target` if given.
+  int int8Input(int v, const std::optional<Quant>& target = std::nullopt) {
+    if (isInt8(v)) {
+      const Quant& have = *g_.values[static_cast<size_t>(v)].quant;
+      return target && have != *target ? requantized(v, *target) : v;
+    }
+    const Value& src = g_.values[static_cast<size_t>(v)];  // copied from below: adding values moves it
+    const bool constant = src.is_constant;
+    const std::string name = src.name;
+    const std::vector<int64_t> shape = src.shape;
+    const Quant q = target ? *target : constant ? constantQuant(src) : calibrated(v);
+    for (const Cached& c : quantized_)
+      if (c.value == v && c.quant == q) return c.id;
+    int id;
+    if (constant) {
+      const std::vector<float> d = floatsOf(src);
+      std::vector<int8_t> qd(d.size());
+      for (size_t i = 0; i < d.size(); ++i) qd[i] = quantizeFloat(d[i], q.scale[0], q.zero_point[0]);
+      id = newConstant(name + "_q", ElemType::Int8, shape, q, bytesOf(qd));
+    } else {
+      id = newValue(name + "_q", ElemType::Int8, shape, q);
+      newNode(name + "_quantize", "QuantizeLinear", {v}, id);
+      ++summary_.quantize_linear;
+    }
+    quantized_.push_back({v, q, id});
+    return id;
+  }
+
+  int requantized(int v, const Quant& target) {
+    for (const Cached& c : requantized_)
+      if (c.value == v && c.quant == target) return c.id;
+    const std::string name = g_.values[static_cast<size_t>(v)].name;
+    const std::vector<int64_t> shape = g_.values[static_cast<size_t>(v)].shape;
+    const FixedMultiplier m = quantizeMultiplier(static_cast<double>(g_.values[static_cast<size_t>(v)].quant->scale.at(0)) /
+                                                 static_cast<double>(target.scale.at(0)));
+    const int id = newValue(name + "_rq", ElemType::Int8, shape, target);
+    newNode(name + "_requant", "Requant", {v}, id,
+            {{"multiplier", std::vector<int64_t>{m.multiplier}}, {"shift", std::vector<int64_t>{m.shift}}});
+    ++summary_.requant;
+    requantized_.push_back({v, target, id});
+    return id;
+  }
+
+  /// The float form of an int8 value (a shared DequantizeLinear).
+  int dequantized(int v) {
+    if (dequantized_[static_cast<size_t>(v)] >= 0) return dequantized_[static_cast<size_t>(v)];
+    const std::string name = g_.values[static_cast<size_t>(v)].name;
+    const std::vector<int64_t> shape = g_.values[static_cast<size_t>(v)].shape;
+    const int id = newValue(name + "_dq", ElemType::Float32, shape, std::nullopt);
+    newNode(name + "_dequantize", "DequantizeLinear", {v}, id);
+    ++summary_.dequantize_linear;
+    dequantized_[static_cast<size_t>(v)] = id;
+    return id;
+  }
+
+  void retypeOutput(int y, const Quant& q) {
+    Value& v = g_.values[static_cast<size_t>(y)];
+    v.type = ElemType::Int8;
+    v.quant = q;
+    int8_[static_cast<size_t>(y)] = true;
+  }
+
+  // -- nodes --
+
+  static void setRequantize(Node& n, const std::vector<FixedMultiplier>& m) {
+    std::vector<int64_t> mult, shift;
+    for (const FixedMultiplier& f : m) {
+      mult.push_back(f.multiplier);
+      shift.push_back(f.shift);
+    }
+    n.attrs["multiplier"] = std::move(mult);
+    n.attrs["shift"] = std::move(shift);
+  }
+
+  static void setClamp(Node& n, const ActivationClamp& c) {
+    n.attrs["act_min"] = int64_t{c.lo};
+    n.attrs["act_max"] = int64_t{c.hi};
+  }
+
+  /// The clamp of the node's fused activation, in the output's quantized domain; removes the
+  /// float description of it.
+  static ActivationClamp fusedClamp(Node& n, const Quant& qy) {
+    const std::string a = n.getString("activation", "");
+    ActivationClamp c;
+    if (a == "relu") c = reluClamp(activationOf(qy));
+    if (a == "clip")
+      c = clipClamp(activationOf(qy), n.getFloat("clip_min", -std::numeric_limits<double>::infinity()),
+                    n.getFloat("clip_max", std::numeric_limits<double>::infinity()));
+    n.attrs.erase("activation");
+    n.attrs.erase("clip_min");
+    n.attrs.erase("clip_max");
+    return c;
+  }
+
+  /// Conv / Gemm / MatMul: x int8, weights per channel, bias int32, per-channel requantize.
+  void rewriteMatrix(Node& n, const std::vector<float>& weights, const std::vector<int64_t>& wShape, int axis,
+                     std::string wName, std::optional<std::vector<float>> bias) {
+    n.inputs[0] = int8Input(n.inputs[0]);
+    const float sx = g_.values[static_cast<size_t>(n.inputs[0])].quant->scale.at(0);
+    const int y = n.outputs[0];
+    const Quant qy = calibrated(y);
+    const QuantizedWeights qw = quantizeWeightsPerChannel(weights.data(), wShape, axis);
+    const size_t channels = qw.scale.size();
+    n.inputs[1] = newConstant(wName + "_q", ElemType::Int8, wShape,
+                              Quant{qw.scale, std::vector<int32_t>(channels, 0), axis},
+                              bytesOf(qw.data));
+    if (bias) {
+      std::vector<float> biasScale(channels);
+      for (size_t c = 0; c < channels; ++c) biasScale[c] = sx * qw.scale[c];
+      const std::string bName = n.inputs.size() > 2 && n.inputs[2] >= 0 ? g_.values[static_cast<size_t>(n.inputs[2])].name
+                                                                        : n.name + "_bias";
+      const int b = newConstant(bName + "_q", ElemType::Int32, {static_cast<int64_t>(channels)},
+                                Quant{biasScale, std::vector<int32_t>(channels, 0), 0},
+                                bytesOf(quantizeBias(*bias, sx, qw.scale)));
+      n.inputs.resize(3);
+      n.inputs[2] = b;
+    }
+    std::vector<FixedMultiplier> m;
+    for (size_t c = 0; c < channels; ++c)
+      m.push_back(quantizeMultiplier(double{sx} * double{qw.scale[c]} / double{qy.scale[0]}));
+    setRequantize(n, m);
+    setClamp(n, fusedClamp(n, qy));
+    retypeOutput(y, qy);
+  }
+
+  std::optional<std::vector<float>> biasOf(const Node& n, int64_t channels) const {
+    if (n.inputs.size() <= 2 || n.inputs[2] < 0) return std::nullopt;
+    std::vector<float> b = floatsOf(g_.values[static_cast<size_t>(n.inputs[2])]);
+    if (b.size() == 1) b.assign(static_cast<size_t>(channels), b[0]);  // Gemm's broadcast scalar C
+    return b;
+  }
+
+  void rewrite(int id, Kind kind) {
+    Node n = g_.nodes[static_cast<size_t>(id)];  // a copy: adding nodes moves g_.nodes
+    const int y = n.outputs[0];
+    switch (kind) {
+      case Kind::Conv: {
+        const Value& w = g_.values[static_cast<size_t>(n.inputs[1])];
+        const std::vector<int64_t> shape = w.shape;
+        const std::string wName = w.name;
+        const std::vector<float> data = floatsOf(w);
+        auto bias = biasOf(n, shape[0]);
+        rewriteMatrix(n, data, shape, 0, wName, std::move(bias));
+        break;
+      }
+      case Kind::Gemm:
+      case Kind::MatMul: {
+        const Value& w = g_.values[static_cast<size_t>(n.inputs[1])];
+        const std::string wName = w.name;
+        std::vector<float> data = floatsOf(w);
+        int64_t K = w.shape[0], N = w.shape[1];
+        if (kind == Kind::Gemm && n.getInt("transB", 0) != 0) {  // fold transB: [N][K] -> [K][N]
+          std::swap(K, N);
+          std::vector<float> t(data.size());
+          for (int64_t k = 0; k < K; ++k)
+            for (int64_t j = 0; j < N; ++j) t[static_cast<size_t>(k * N + j)] = data[static_cast<size_t>(j * K + k)];
+          data = std::move(t);
+        }
+        auto bias = biasOf(n, N);
+        n.attrs.erase("transA");
+        n.attrs.erase("transB");
+        n.attrs.erase("alpha");
+        n.attrs.erase("beta");
+        rewriteMatrix(n, data, {K, N}, 1, wName, std::move(bias));
+        break;
+      }
+      case Kind::Add: {
+        n.inputs[0] = int8Input(n.inputs[0]);
+        n.inputs[1] = int8Input(n.inputs[1]);
+        const double sa = g_.values[static_cast<size_t>(n.inputs[0])].quant->scale.at(0);
+        const double sb = g_.values[static_cast<size_t>(n.inputs[1])].quant->scale.at(0);
+        const Quant qy = calibrated(y);
+        const double smax = std::max(sa, sb), unit = std::ldexp(1.0, kAddMultiplierBits);
+        n.attrs["a_multiplier"] = static_cast<int64_t>(std::llround(sa / smax * unit));
+        n.attrs["b_multiplier"] = static_cast<int64_t>(std::llround(sb / smax * unit));
+        setRequantize(n, {quantizeMultiplier(smax / (unit * double{qy.scale[0]}))});
+        setClamp(n, fusedClamp(n, qy));
+        retypeOutput(y, qy);
+        break;
+      }
+      case Kind::AveragePool:
+      case Kind::GlobalAveragePool: {
+        n.inputs[0] = int8Input(n.inputs[0]);
+        const Value& x = g_.values[static_cast<size_t>(n.inputs[0])];
+        int64_t window = 1;
+        if (kind == Kind::AveragePool)
+          for (int64_t k : n.getInts("kernel_shape")) window *= k;
+        else
+          for (size_t d = 2; d < x.shape.size(); ++d) window *= x.shape[d];
+        const Quant qy = calibrated(y);
+        setRequantize(n, {quantizeMultiplier(double{x.quant->scale.at(0)} /
+                                             (double{qy.scale[0]} * static_cast<double>(window)))});
+        retypeOutput(y, qy);
+        break;
+      }
+      case Kind::MaxPool:
+      case Kind::Move:
+        n.inputs[0] = int8Input(n.inputs[0]);
+        retypeOutput(y, *g_.values[static_cast<size_t>(n.inputs[0])].quant);
+        break;
+      case Kind::Relu:
+      case Kind::Clip: {
+        n.inputs[0] = int8Input(n.inputs[0]);
+        const Quant q = *g_.values[static_cast<size_t>(n.inputs[0])].quant;
+        if (kind == Kind::Relu) {
+          setClamp(n, reluClamp(activationOf(q)));
+        } else {
+          double lo = n.getFloat("min", -std::numeric_limits<double>::infinity());
+          double hi = n.getFloat("max", std::numeric_limits<double>::infinity());
+          if (n.inputs.size() > 1 && n.inputs[1] >= 0) lo = floatsOf(g_.values[static_cast<size_t>(n.inputs[1])])[0];
+          if (n.inputs.size() > 2 && n.inputs[2] >= 0) hi = floatsOf(g_.values[static_cast<size_t>(n.inputs[2])])[0];
+          setClamp(n, clipClamp(activationOf(q), lo, hi));
+          n.inputs.resize(1);
+          n.attrs.erase("min");
+          n.attrs.erase("max");
+        }
+        retypeOutput(y, q);
+        break;
+      }
+      case Kind::Concat: {
+        // One scale for all inputs: theirs if they already agree, else the output's own.
+        std::optional<Quant> common;
+        bool agree = true;
+        for (int v : n.inputs) {
+          if (!isInt8(v)) {
+            agree = false;
+            break;
+          }
+          const Quant& q = *g_.values[static_cast<size_t>(v)].quant;
+          if (!common) common = q;
+          agree = agree && *common == q;
+        }
+        const Quant qy = agree && common ? *common : calibrated(y);
+        for (int& v : n.inputs) v = int8Input(v, qy);
+        retypeOutput(y, qy);
+        break;
+      }
+      case Kind::Float: throw Error("quantize: internal error: float node '" + n.name + "' marked int8");
+    }
+    g_.nodes[static_cast<size_t>(id)] = std::move(n);
+  }
+
+  struct Cached {
+    int value;
+    Quant quant;
+    int id;
+  };
+
+  Graph& g_;
+  const std::map<std::string, TensorRange>& ranges_;
+  std::set<std::string> names_;
+  size_t originalValues_ = 0;
+  std::vector<bool> int8_;        // original value id -> produced by an int8 node (retyped in place)
+  std::vector<int> dequantized_;  // original value id -> its DequantizeLinear output
+  std::vector<Cached> quantized_, requantized_;
+  QuantSummary summary_;
+};
+
+}  // namespace
+
+QuantSummary quantizeWithRanges(Graph& g, const std::map<std::string, TensorRange>& ranges) {
+  g.verify();
+  for (const Value& v : g.values)
+    if (v.type == ElemType::Int8 || v.quant) throw Error("quantize: the graph is already quantized ('" + v.name + "')");
+  Graph work = g;  // g stays as it was if quantization fails half-way
+  const QuantSummary summary = Rewriter(work, ranges).run();
+  g = std::move(work);
+  return summary;
+}
+
+QuantSummary quantize(Graph& g, const std::vector<TensorMap>& calibration, const QuantOptions& opts) {
+  return quantizeWithRanges(g, calibrate(g, calibration, opts));
+}
+
+}  // namespace systole::compiler

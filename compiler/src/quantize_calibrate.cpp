@@ -1,0 +1,334 @@
+// Algorithm: calibration runs the float reference interpreter on each sample with every
+// intermediate value kept and folds each float32 tensor into per-tensor statistics. MinMax needs
+// one pass. Percentile and Entropy take a second pass that fills a fixed-width histogram over the
+// first pass's [min, max] (Percentile) or [0, max|x|] (Entropy), then choose the range from it:
+// Percentile walks the cumulative counts from both ends; Entropy is TensorRT's KL-divergence
+// threshold search (the reference distribution with the clipped tail folded into its last bin,
+// against its requantization to the int8 levels available on that side; both smoothed as MXNet
+// does, the zero bin's spike flattened as pytorch-quantization does), intersected with
+// [min, max]. Non-finite elements are ignored.
+//
+// Random calibration inputs come from a SplitMix64 stream (fully specified, so the same seed gives
+// the same tensors with every standard library); normals use Box-Muller.
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <numbers>
+
+#include "systole/compiler/interpreter.h"
+#include "systole/compiler/quantize.h"
+#include "systole/isa/diagnostic.h"
+#include "systole/isa/npy.h"
+
+namespace systole::compiler {
+
+std::string_view calibrationMethodName(CalibrationMethod m) {
+  switch (m) {
+    case CalibrationMethod::MinMax: return "minmax";
+    case CalibrationMethod::Percentile: return "percentile";
+    case CalibrationMethod::Entropy: return "entropy";
+  }
+  return "?";
+}
+
+std::optional<CalibrationMethod> parseCalibrationMethod(std::string_view text) {
+  for (CalibrationMethod m : {CalibrationMethod::MinMax, CalibrationMethod::Percentile, CalibrationMethod::Entropy})
+    if (text == calibrationMethodName(m)) return m;
+  return std::nullopt;
+}
+
+namespace {
+
+class SplitMix64 {
+ public:
+  explicit SplitMix64(uint64_t seed) : state_(seed) {}
+  uint64_t next() {
+    uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  /// Uniform in [0, 1) with 53 random bits.
+  double unit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+
+ private:
+  uint64_t state_;
+};
+
+constexpr int kPercentileBins = 8192;
+constexpr int kEntropyBins = 2048;
+
+struct Stats {
+  double lo = std::numeric_limits<double>::infinity();
+  double hi = -std::numeric_limits<double>::infinity();
+  std::vector<uint64_t> hist;  // second pass
+  bool seen() const { return lo <= hi; }
+};
+
+void forFinite(const HostTensor& t, auto&& fn) {
+  const float* d = t.data<float>();
+  for (int64_t i = 0; i < t.elements(); ++i)
+    if (std::isfinite(d[i])) fn(static_cast<double>(d[i]));
+}
+
+/// Bin of v in `bins` equal bins over [lo, hi] (the last bin includes hi).
+int binOf(double v, double lo, double hi, int bins) {
+  if (hi <= lo) return 0;
+  const double b = std::floor((v - lo) / (hi - lo) * bins);
+  return static_cast<int>(std::clamp(b, 0.0, static_cast<double>(bins - 1)));
+}
+
+TensorRange percentileRange(const Stats& s, double p) {
+  const int bins = static_cast<int>(s.hist.size());
+  uint64_t total = 0;
+  for (uint64_t c : s.hist) total += c;
+  if (total == 0 || s.hi <= s.lo) return {s.lo, s.hi};
+  // The number of elements allowed outside the range on each side.
+  const auto keep = static_cast<uint64_t>(std::ceil(static_cast<double>(total) * p / 100.0));
+  const uint64_t tail = total - std::min(total, keep);
+  const double width = (s.hi - s.lo) / bins;
+  TensorRange r{s.lo, s.hi};
+  uint64_t cum = 0;
+  for (int b = bins - 1; b > 0; --b) {  // drop top bins while they hold at most `tail` elements
+    if (cum + s.hist[static_cast<size_t>(b)] > tail) break;
+    cum += s.hist[static_cast<size_t>(b)];
+    r.hi = s.lo + width * b;
+  }
+  cum = 0;
+  for (int b = 0; b < bins - 1; ++b) {
+    if (cum + s.hist[static_cast<size_t>(b)] > tail) break;
+    cum += s.hist[static_cast<size_t>(b)];
+    r.lo = s.lo + width * (b + 1);
+  }
+  if (r.lo > r.hi) r = {s.lo, s.hi};
+  return r;
+}
+
+/// MXNet's _smooth_distribution: every zero bin gets eps, taken evenly from the non-zero ones, so
+/// the divergence stays finite where one distribution has an empty bin. False if all are zero.
+bool smooth(std::vector<double>& d, double eps = 1e-4) {
+  size_t zeros = 0;
+  for (double v : d) zeros += v == 0;
+  if (zeros == d.size()) return false;
+  const double take = eps * static_cast<double>(zeros) / static_cast<double>(d.size() - zeros);
+  for (double& v : d) v = v == 0 ? eps : v - take;
+  return true;
+}
+
+double klDivergence(std::vector<double> p, std::vector<double> q) {
+  if (!smooth(p) || !smooth(q)) return std::numeric_limits<double>::infinity();
+  double pSum = 0, qSum = 0;
+  for (size_t i = 0; i < p.size(); ++i) {
+    pSum += p[i];
+    qSum += q[i];
+  }
+  double kl = 0;
+  for (size_t i = 0; i < p.size(); ++i)
+    if (p[i] > 0 && q[i] > 0) kl += (p[i] / pSum) * std::log((p[i] / pSum) / (q[i] / qSum));
+  return kl;
+}
+
+/// TensorRT's entropy calibration over the |x| histogram: the threshold (in units of bins) whose
+/// clipped-and-quantized distribution diverges least from the clipped reference.
+TensorRange entropyRange(Stats s) {
+  const double absMax = std::max(std::fabs(s.lo), std::fabs(s.hi));
+  const int bins = static_cast<int>(s.hist.size());
+  if (absMax == 0) return {s.lo, s.hi};
+  // The bin at 0 holds every exact zero (half of a ReLU output); as NVIDIA's
+  // pytorch-quantization does, replace it by its neighbour so the spike does not decide.
+  s.hist[0] = s.hist[1];
+  // Levels on one side of zero: 255 if the tensor has one sign (the zero point moves to the
+  // end), else 128.
+  const int levels = (s.lo >= 0 || s.hi <= 0) ? 255 : 128;
+  int best = bins;
+  double bestKl = std::numeric_limits<double>::infinity();
+  std::vector<double> p, q;
+  for (int i = levels; i <= bins; ++i) {
+    p.assign(s.hist.begin(), s.hist.begin() + i);
+    double outliers = 0;
+    for (int j = i; j < bins; ++j) outliers += static_cast<double>(s.hist[static_cast<size_t>(j)]);
+    p.back() += outliers;
+    // Merge the i reference bins into `levels` quantized bins, then spread each back evenly
+    // over the reference bins it covers that are non-zero.
+    q.assign(static_cast<size_t>(i), 0.0);
+    const double per = static_cast<double>(i) / levels;
+    for (int l = 0; l < levels; ++l) {
+      const int start = static_cast<int>(std::floor(l * per));
+      const int stop = l == levels - 1 ? i : static_cast<int>(std::floor((l + 1) * per));
+      double sum = 0;
+      int nonZero = 0;
+      for (int j = start; j < stop; ++j) {
+        sum += static_cast<double>(s.hist[static_cast<size_t>(j)]);
+        nonZero += s.hist[static_cast<size_t>(j)] != 0;
+      }
+      for (int j = start; j < stop; ++j)
+        if (s.hist[static_cast<size_t>(j)] != 0) q[static_cast<size_t>(j)] = sum / nonZero;
+    }
+    const double kl = klDivergence(p, q);
+    if (kl < bestKl) {
+      bestKl = kl;
+      best = i;
+    }
+  }
+  const double threshold = absMax * (best + 0.5) / bins;
+  return {std::max(s.lo, -threshold), std::min(s.hi, threshold)};
+}
+
+}  // namespace
+
+std::vector<TensorMap> makeRandomInputs(const Graph& g, int count, uint64_t seed, RandomDistribution dist) {
+  SplitMix64 rng(seed);
+  std::vector<TensorMap> sets;
+  for (int s = 0; s < count; ++s) {
+    TensorMap set;
+    for (int id : g.inputs) {
+      const Value& v = g.values.at(static_cast<size_t>(id));
+      for (int64_t d : v.shape)
+        if (d <= 0) throw Error("graph input '" + v.name + "' has an unknown dimension; give calibration data");
+      HostTensor t(v.type, v.shape);
+      if (v.type == ElemType::Float32) {
+        float* d = t.data<float>();
+        for (int64_t i = 0; i < t.elements(); ++i) {
+          if (dist == RandomDistribution::Uniform) {
+            d[i] = static_cast<float>(2.0 * rng.unit() - 1.0);
+          } else {
+            const double u1 = 1.0 - rng.unit();  // (0, 1]
+            const double u2 = rng.unit();
+            d[i] = static_cast<float>(std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2));
+          }
+        }
+      }
+      set.emplace(v.name, std::move(t));
+    }
+    sets.push_back(std::move(set));
+  }
+  return sets;
+}
+
+namespace {
+
+std::string shapeText(const std::vector<int64_t>& shape) {
+  std::string out = "[";
+  for (size_t i = 0; i < shape.size(); ++i) out += (i ? "," : "") + std::to_string(shape[i]);
+  return out + "]";
+}
+
+std::vector<std::filesystem::path> sortedEntries(const std::filesystem::path& dir, bool directories) {
+  std::vector<std::filesystem::path> out;
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    if (directories ? e.is_directory() : (e.is_regular_file() && e.path().extension() == ".npy")) out.push_back(e.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+/// The samples one .npy file holds for input `v`: one of v's shape, or k stacked along a leading
+/// batch dimension of 1.
+std::vector<HostTensor> samplesOf(const std::filesystem::path& file, const Value& v, bool allowStack) {
+  NpyArray a = readNpy(file.string());
+  if (a.dtype != isa::DType::Float32 || v.type != ElemType::Float32)
+    throw Error(SourceLocation{file.string()}, "calibration data for input '" + v.name + "' must be float32");
+  if (a.shape == v.shape) {
+    HostTensor t(ElemType::Float32, v.shape);
+    t.bytes = std::move(a.bytes);
+    return {std::move(t)};
+  }
+  const bool stacked = allowStack && !v.shape.empty() && v.shape[0] == 1 && a.shape.size() == v.shape.size() &&
+                       std::equal(a.shape.begin() + 1, a.shape.end(), v.shape.begin() + 1);
+  if (!stacked)
+    throw Error(SourceLocation{file.string()}, "shape " + shapeText(a.shape) + " does not match input '" + v.name + "' " +
+                                                   shapeText(v.shape));
+  std::vector<HostTensor> out;
+  const size_t bytes = a.bytes.size() / static_cast<size_t>(std::max<int64_t>(a.shape[0], 1));
+  for (int64_t k = 0; k < a.shape[0]; ++k) {
+    HostTensor t(ElemType::Float32, v.shape);
+    std::copy_n(a.bytes.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(k) * bytes), bytes, t.bytes.begin());
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<TensorMap> loadCalibrationDir(const Graph& g, const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw Error(SourceLocation{dir}, "not a directory of calibration .npy files");
+  std::vector<TensorMap> samples;
+  const auto files = sortedEntries(dir, false);
+  if (!files.empty()) {
+    if (g.inputs.size() != 1)
+      throw Error(SourceLocation{dir}, "the model has " + std::to_string(g.inputs.size()) +
+                                           " inputs: give one subdirectory per sample with INPUT_NAME.npy files");
+    const Value& in = g.values[static_cast<size_t>(g.inputs[0])];
+    for (const auto& f : files)
+      for (HostTensor& t : samplesOf(f, in, true)) samples.push_back({{in.name, std::move(t)}});
+  } else {
+    for (const auto& sub : sortedEntries(dir, true)) {
+      TensorMap sample;
+      for (int id : g.inputs) {
+        const Value& in = g.values[static_cast<size_t>(id)];
+        const fs::path f = sub / (in.name + ".npy");
+        if (!fs::exists(f)) throw Error(SourceLocation{f.string()}, "missing calibration data for input '" + in.name + "'");
+        sample.emplace(in.name, std::move(samplesOf(f, in, false).front()));
+      }
+      samples.push_back(std::move(sample));
+    }
+  }
+  if (samples.empty()) throw Error(SourceLocation{dir}, "no calibration samples (.npy files or sample subdirectories)");
+  return samples;
+}
+
+std::map<std::string, TensorRange> calibrate(const Graph& g, const std::vector<TensorMap>& calibration,
+                                             const QuantOptions& opts) {
+  size_t n = calibration.size();
+  if (opts.num_samples > 0) n = std::min(n, static_cast<size_t>(opts.num_samples));
+  if (n == 0) throw Error("quantization needs at least one calibration input");
+  if (opts.method == CalibrationMethod::Percentile && !(opts.percentile > 50 && opts.percentile <= 100))
+    throw Error("the calibration percentile must be in (50, 100]");
+
+  std::map<std::string, Stats> stats;
+  for (size_t i = 0; i < n; ++i)
+    for (const auto& [name, t] : interpret(g, calibration[i], /*keepAll=*/true)) {
+      if (t.type != ElemType::Float32) continue;
+      Stats& s = stats[name];
+      forFinite(t, [&](double v) {
+        s.lo = std::min(s.lo, v);
+        s.hi = std::max(s.hi, v);
+      });
+    }
+
+  if (opts.method != CalibrationMethod::MinMax) {
+    const bool entropy = opts.method == CalibrationMethod::Entropy;
+    for (auto& [name, s] : stats) s.hist.assign(entropy ? kEntropyBins : kPercentileBins, 0);
+    for (size_t i = 0; i < n; ++i)
+      for (const auto& [name, t] : interpret(g, calibration[i], /*keepAll=*/true)) {
+        auto it = stats.find(name);
+        if (t.type != ElemType::Float32 || it == stats.end() || !it->second.seen()) continue;
+        Stats& s = it->second;
+        const int bins = static_cast<int>(s.hist.size());
+        if (entropy) {
+          const double absMax = std::max(std::fabs(s.lo), std::fabs(s.hi));
+          forFinite(t, [&](double v) { ++s.hist[static_cast<size_t>(binOf(std::fabs(v), 0, absMax, bins))]; });
+        } else {
+          forFinite(t, [&](double v) { ++s.hist[static_cast<size_t>(binOf(v, s.lo, s.hi, bins))]; });
+        }
+      }
+  }
+
+  std::map<std::string, TensorRange> ranges;
+  for (const auto& [name, s] : stats) {
+    if (!s.seen()) {
+      ranges[name] = {0, 0};  // nothing finite was observed
+      continue;
+    }
+    switch (opts.method) {
+      case CalibrationMethod::MinMax: ranges[name] = {s.lo, s.hi}; break;
+      case CalibrationMethod::Percentile: ranges[name] = percentileRange(s, opts.percentile); break;
+      case CalibrationMethod::Entropy: ranges[name] = entropyRange(s); break;
+    }
+  }
+  return ranges;
+}
+
+}  // namespace systole::compiler

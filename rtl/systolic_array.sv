@@ -1,0 +1,469 @@
+// The PE grid of the systolic array, in the dataflow the config chooses
+// (systole_pkg::DATAFLOW_OUTPUT_STATIONARY). Every size comes from the generated package; there are
+// no module parameters. The arithmetic is that of matmul_tile (docs/isa-semantics.md):
+//   out[i][n] = wrap32((accumulate ? acc_init[i][n] : 0) + sum_k int8 a[i][k] * int8 W[k][n]).
+// Each PE adds one int8 x int8 product to an int32 with a plain 32-bit adder, which wraps exactly
+// as systole::isa::arith::mac does.
+//
+// Interface (both dataflows)
+//   Command: cmd_valid_i / cmd_ready_o. cmd_preload_i = 1 starts a weight_preload, 0 a matmul_tile
+//   of cmd_m_i rows (1 <= m; m <= ARRAY_ROWS for output-stationary) with cmd_accumulate_i.
+//   Input rows: the controller presents the operation's first row in the cycle the command is
+//   accepted and the remaining rows on the following consecutive cycles, each with in_valid_i:
+//     weight_preload  ARRAY_ROWS rows: scratchpad row spad_row + k -> W[k][0..ARRAY_COLS)
+//     matmul_tile     m rows: activation row a_row + i (elements 0..ARRAY_ROWS) in in_row_i, and
+//                     the accumulator row acc_row + i in in_acc_i.
+//   Accumulate choice: the initial accumulator values are PROVIDED to the array (in_acc_i, read by
+//   the controller together with the activation row) and added inside it, so out_data_o is the
+//   final value to write back; for accumulate = 0, in_acc_i is ignored. The write-back is a plain
+//   write.
+//   Output rows: out_valid_o with out_row_o = i (0..m-1, in order), out_last_o on row m-1. The
+//   row is to be captured by the accumulator write port at the end of that cycle.
+//   Occupancy: an operation accepted in cycle t0 keeps cmd_ready_o low until t0 + C, where C is
+//   the YAML timing of the instruction (the first output, if any, appears before that):
+//     weight_preload                 C = ARRAY_ROWS
+//     matmul_tile, weight-stationary C = m + ARRAY_ROWS + ARRAY_COLS - 2
+//     matmul_tile, output-stationary C = ARRAY_ROWS + ARRAY_COLS + 2 * m - 2
+//
+// Weight-stationary micro-architecture (R = ARRAY_ROWS, N = ARRAY_COLS)
+//   PE(k, n) holds W[k][n]. Preload shifts weight rows into the bottom PE row and up one row per
+//   cycle, so after R cycles the row presented first sits in PE row 0 (R cycles, no more).
+//   Activation element k of row i passes a k-deep skew register and enters PE(k, 0) in cycle i + k;
+//   it moves one PE right per cycle, reaching PE(k, n) in cycle i + k + n. The partial sum of
+//   (i, n) starts at the top of column n in cycle i + n (the initial value, skewed by n
+//   registers), moves down one PE per cycle and leaves the adder of PE(R-1, n) in cycle
+//   i + R - 1 + n. Column n is delayed by N - 1 - n de-skew registers, so row i leaves the
+//   array complete in cycle i + R + N - 2; the last row leaves in cycle m - 1 + R + N - 2, which
+//   is the last cycle of the operation: m + R + N - 2 cycles of fill, stream and drain.
+//
+// Output-stationary micro-architecture
+//   PE(i, n) accumulates out[i][n] in place. Preload shifts the weight rows into a weight buffer at
+//   the top edge (R cycles). Activation row i is presented in cycle i: element 0 enters PE(i, 0)
+//   at once, the rest wait in that row's left buffer and follow one per cycle, so a[i][k] reaches
+//   PE(i, n) in cycle i + k + n; that is also the cycle the PE's accumulator is set to its initial
+//   value (n = 0: set and added together; n > 0: set before the first product arrives). The
+//   weight buffer rotates once per cycle for R cycles; column n is skewed by n registers and
+//   weights move down one PE per cycle, so W[k][n] meets a[i][k] in PE(i, n) in cycle i + k + n.
+//   The last product, a[m-1][R-1] * W[R-1][N-1], is added in cycle m + R + N - 3 (R + m + N - 2
+//   cycles of fill and compute). The accumulators then shift up one PE row per cycle and leave at
+//   the top edge, row 0 first: m drain cycles. Total R + N + 2m - 2.
+module systolic_array
+  import systole_pkg::*;
+#(
+  // Not a parameter: the width of m and of the output row index, derived from the package.
+  localparam int M_W = $clog2(((DATAFLOW_OUTPUT_STATIONARY != 0) ? ARRAY_ROWS : ACCUMULATOR_ROWS) + 1)
+) (
+  input  logic                                  clk_i,
+  // rst_ni also disables the assertions (disable iff), which Verilator counts as a synchronous use.
+  /* verilator lint_off SYNCASYNCNET */
+  input  logic                                  rst_ni,
+  /* verilator lint_on SYNCASYNCNET */
+
+  input  logic                                  cmd_valid_i,
+  output logic                                  cmd_ready_o,
+  input  logic                                  cmd_preload_i,
+  input  logic [M_W-1:0] cmd_m_i,
+  input  logic                                  cmd_accumulate_i,
+
+  input  logic                                  in_valid_i,
+  input  logic [SCRATCHPAD_ROW_BYTES-1:0][7:0]  in_row_i,
+  input  logic [ARRAY_COLS-1:0][31:0]           in_acc_i,
+
+  output logic                                  out_valid_o,
+  output logic                                  out_last_o,
+  output logic [M_W-1:0] out_row_o,
+  output logic [ARRAY_COLS-1:0][31:0]           out_data_o
+);
+
+  localparam int R = ARRAY_ROWS;
+  localparam int N = ARRAY_COLS;
+  localparam bit OS = DATAFLOW_OUTPUT_STATIONARY != 0;
+  localparam int M_MAX = OS ? R : ACCUMULATOR_ROWS;
+  localparam int CNT_MAX = (M_MAX > R) ? M_MAX : R;
+  localparam int CNT_W = $clog2(CNT_MAX + 1);
+
+  // Elaboration-time checks of the configuration this block supports.
+  if (R < 2 || N < 2) begin : g_bad_size
+    $error("systolic_array needs ARRAY_ROWS >= 2 and ARRAY_COLS >= 2");
+  end
+  if (SCRATCHPAD_ROW_BYTES < R || SCRATCHPAD_ROW_BYTES < N) begin : g_bad_row
+    $error("a scratchpad row must hold an activation row and a weight row");
+  end
+
+  // ---------------------------------------------------------------------------------------------
+  // Control shared by both dataflows: command acceptance, input row sequencing, occupancy.
+  // ---------------------------------------------------------------------------------------------
+  logic             accept;
+  logic             busy_q, busy_d;
+  logic             in_phase_q, in_phase_d;   // more input rows are expected after this cycle
+  logic             preload_q;
+  logic             accumulate_q;
+  logic [M_W-1:0]   m_q;
+  logic [CNT_W-1:0] in_cnt_q, in_cnt_d;       // index of the input row expected next
+
+  // The operation as seen in the current cycle (the accept cycle reads the command directly).
+  logic             op_preload, op_accumulate;
+  logic [M_W-1:0]   op_m;
+  logic [CNT_W-1:0] in_idx, in_rows;
+  logic             in_expected, in_fire, in_last, act_fire, wgt_fire;
+  logic             op_done;
+
+  assign cmd_ready_o   = ~busy_q;
+  assign accept        = cmd_valid_i & cmd_ready_o;
+  assign op_preload    = accept ? cmd_preload_i : preload_q;
+  assign op_accumulate = accept ? cmd_accumulate_i : accumulate_q;
+  assign op_m          = accept ? cmd_m_i : m_q;
+  assign in_idx        = accept ? '0 : in_cnt_q;
+  assign in_rows       = op_preload ? CNT_W'(R) : CNT_W'(op_m);
+  assign in_expected   = accept | in_phase_q;
+  assign in_fire       = in_valid_i & in_expected;
+  assign in_last       = in_expected & (in_idx == in_rows - CNT_W'(1));
+  assign act_fire      = in_fire & ~op_preload;
+  assign wgt_fire      = in_fire & op_preload;
+
+  // A preload ends with its last row; a matmul with its last output row.
+  assign op_done = (wgt_fire & in_last) | (out_valid_o & out_last_o);
+
+  always_comb begin
+    busy_d     = busy_q | accept;
+    in_phase_d = in_phase_q;
+    in_cnt_d   = in_cnt_q;
+    if (accept) begin
+      in_phase_d = 1'b1;
+      in_cnt_d   = '0;
+    end
+    if (in_fire) begin
+      in_cnt_d = in_idx + CNT_W'(1);
+      if (in_last) in_phase_d = 1'b0;
+    end
+    if (op_done) busy_d = 1'b0;
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      busy_q       <= 1'b0;
+      in_phase_q   <= 1'b0;
+      in_cnt_q     <= '0;
+      preload_q    <= 1'b0;
+      accumulate_q <= 1'b0;
+      m_q          <= '0;
+    end else begin
+      busy_q     <= busy_d;
+      in_phase_q <= in_phase_d;
+      in_cnt_q   <= in_cnt_d;
+      if (accept) begin
+        preload_q    <= cmd_preload_i;
+        accumulate_q <= cmd_accumulate_i;
+        m_q          <= cmd_m_i;
+      end
+    end
+  end
+
+  // One PE's product, sign-extended to the accumulator width.
+  function automatic logic [31:0] pe_product(logic [7:0] a, logic [7:0] w);
+    logic signed [15:0] p;
+    p = $signed(a) * $signed(w);
+    return {{16{p[15]}}, p};
+  endfunction
+
+  if (!OS) begin : g_ws
+    // -------------------------------------------------------------------------------------------
+    // Weight-stationary datapath.
+    // -------------------------------------------------------------------------------------------
+    logic [7:0]  w_q      [R][N];   // W[k][n], stationary
+    logic [7:0]  act_left [R];      // activation entering PE(k, 0) this cycle
+    logic [31:0] seed_top [N];      // partial-sum seed entering PE(0, n) this cycle
+    logic [7:0]  a_in     [R][N];   // activation at PE(k, n) this cycle
+    logic [7:0]  a_q      [R][N-1]; // activation forwarded to PE(k, n + 1)
+    logic [31:0] psum_d   [R][N];   // partial sum leaving PE(k, n)'s adder
+    logic [31:0] psum_q   [R-1][N]; // partial sum forwarded to PE(k + 1, n)
+
+    // Weight preload: rows enter the bottom PE row and shift up. W is zero until the first
+    // preload (isa-semantics.md), hence the reset.
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        for (int k = 0; k < R; k++) for (int n = 0; n < N; n++) w_q[k][n] <= '0;
+      end else if (wgt_fire) begin
+        for (int k = 0; k < R - 1; k++) w_q[k] <= w_q[k + 1];
+        for (int n = 0; n < N; n++) w_q[R - 1][n] <= in_row_i[n];
+      end
+    end
+
+    // Input skew: activation element k waits k cycles, the seed of column n waits n cycles.
+    for (genvar k = 0; k < R; k++) begin : g_act_skew
+      if (k == 0) begin : g_direct
+        assign act_left[0] = in_row_i[0];
+      end else begin : g_delay
+        logic [7:0] skew_q [k];
+        always_ff @(posedge clk_i) begin
+          skew_q[0] <= in_row_i[k];
+          for (int j = 1; j < k; j++) skew_q[j] <= skew_q[j - 1];
+        end
+        assign act_left[k] = skew_q[k - 1];
+      end
+    end
+    for (genvar n = 0; n < N; n++) begin : g_seed_skew
+      logic [31:0] seed_in;
+      assign seed_in = op_accumulate ? in_acc_i[n] : '0;
+      if (n == 0) begin : g_direct
+        assign seed_top[0] = seed_in;
+      end else begin : g_delay
+        logic [31:0] skew_q [n];
+        always_ff @(posedge clk_i) begin
+          skew_q[0] <= seed_in;
+          for (int j = 1; j < n; j++) skew_q[j] <= skew_q[j - 1];
+        end
+        assign seed_top[n] = skew_q[n - 1];
+      end
+    end
+
+    // The PE grid.
+    for (genvar k = 0; k < R; k++) begin : g_row
+      for (genvar n = 0; n < N; n++) begin : g_col
+        logic [31:0] psum_in;
+        if (n == 0) begin : g_a_edge
+          assign a_in[k][0] = act_left[k];
+        end else begin : g_a_inner
+          assign a_in[k][n] = a_q[k][n - 1];
+        end
+        if (k == 0) begin : g_p_edge
+          assign psum_in = seed_top[n];
+        end else begin : g_p_inner
+          assign psum_in = psum_q[k - 1][n];
+        end
+        assign psum_d[k][n] = psum_in + pe_product(a_in[k][n], w_q[k][n]);
+        if (n < N - 1) begin : g_a_fwd
+          always_ff @(posedge clk_i) a_q[k][n] <= a_in[k][n];
+        end
+        if (k < R - 1) begin : g_p_fwd
+          always_ff @(posedge clk_i) psum_q[k][n] <= psum_d[k][n];
+        end
+      end
+    end
+
+    // De-skew: column n waits N - 1 - n cycles so a whole output row leaves together.
+    for (genvar n = 0; n < N; n++) begin : g_deskew
+      if (n == N - 1) begin : g_direct
+        assign out_data_o[n] = psum_d[R - 1][n];
+      end else begin : g_delay
+        logic [31:0] skew_q [N - 1 - n];
+        always_ff @(posedge clk_i) begin
+          skew_q[0] <= psum_d[R - 1][n];
+          for (int j = 1; j < N - 1 - n; j++) skew_q[j] <= skew_q[j - 1];
+        end
+        assign out_data_o[n] = skew_q[N - 2 - n];
+      end
+    end
+
+    // Row valid/last tags travel with the data: R + N - 2 stages, the path of activation element
+    // R - 1 through the skew registers and along the bottom PE row.
+    localparam int D = R + N - 2;
+    logic [D-1:0] tag_valid_q, tag_last_q;
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        tag_valid_q <= '0;
+        tag_last_q  <= '0;
+      end else begin
+        tag_valid_q <= {tag_valid_q[D-2:0], act_fire};
+        tag_last_q  <= {tag_last_q[D-2:0], act_fire & in_last};
+      end
+    end
+
+    logic [M_W-1:0] out_cnt_q;
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) out_cnt_q <= '0;
+      else if (accept) out_cnt_q <= '0;
+      else if (out_valid_o) out_cnt_q <= out_cnt_q + M_W'(1);
+    end
+
+    assign out_valid_o = tag_valid_q[D-1];
+    assign out_last_o  = tag_last_q[D-1];
+    assign out_row_o   = out_cnt_q;
+
+  end else begin : g_os
+    // -------------------------------------------------------------------------------------------
+    // Output-stationary datapath.
+    // -------------------------------------------------------------------------------------------
+    logic [7:0]  wbuf_q  [R][N];    // weight buffer at the top edge: W[k][n]
+    logic [7:0]  w_top   [N];       // weight entering PE(0, n) this cycle
+    logic [7:0]  w_in    [R][N];    // weight at PE(i, n) this cycle
+    logic [7:0]  w_q     [R-1][N];  // weight forwarded to PE(i + 1, n)
+    logic [7:0]  a_in    [R][N];    // activation at PE(i, n) this cycle, with valid and last tags
+    logic        av_in   [R][N];
+    logic        al_in   [R][N];
+    logic [7:0]  a_q     [R][N-1];  // forwarded to PE(i, n + 1)
+    logic        av_q    [R][N-1];
+    logic        al_q    [R][N-1];
+    logic [31:0] acc_q   [R][N];    // the stationary outputs
+    logic [R-1:0] done_row;         // PE(i, N-1) adds the operation's last product this cycle
+    logic        compute_done;
+    logic        rot_q;             // the weight buffer is rotating (matmul cycles 1 .. R-1)
+    logic [CNT_W-1:0] rot_cnt_q;
+    logic        rot_en;
+    logic        drain_q;
+    logic [M_W-1:0] drain_cnt_q;
+
+    // Weight buffer: preload shifts rows in at the bottom; a matmul rotates it once per cycle for R
+    // cycles (head = W[k] in cycle k), which leaves it as it was.
+    // W is zero until the first preload (isa-semantics.md), hence the reset.
+    assign rot_en = (accept & ~cmd_preload_i) | rot_q;
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        for (int k = 0; k < R; k++) for (int n = 0; n < N; n++) wbuf_q[k][n] <= '0;
+      end else if (wgt_fire) begin
+        for (int k = 0; k < R - 1; k++) wbuf_q[k] <= wbuf_q[k + 1];
+        for (int n = 0; n < N; n++) wbuf_q[R - 1][n] <= in_row_i[n];
+      end else if (rot_en) begin
+        for (int k = 0; k < R - 1; k++) wbuf_q[k] <= wbuf_q[k + 1];
+        wbuf_q[R - 1] <= wbuf_q[0];
+      end
+    end
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        rot_q     <= 1'b0;
+        rot_cnt_q <= '0;
+      end else if (rot_en) begin
+        // rotation steps 0 .. R-1; step 0 is the accept cycle
+        rot_cnt_q <= rot_q ? rot_cnt_q + CNT_W'(1) : CNT_W'(1);
+        rot_q     <= rot_q ? (rot_cnt_q != CNT_W'(R - 1)) : 1'b1;
+      end
+    end
+
+    // Column skew of the weights: column n waits n cycles.
+    for (genvar n = 0; n < N; n++) begin : g_w_skew
+      if (n == 0) begin : g_direct
+        assign w_top[0] = wbuf_q[0][0];
+      end else begin : g_delay
+        logic [7:0] skew_q [n];
+        always_ff @(posedge clk_i) begin
+          skew_q[0] <= wbuf_q[0][n];
+          for (int j = 1; j < n; j++) skew_q[j] <= skew_q[j - 1];
+        end
+        assign w_top[n] = skew_q[n - 1];
+      end
+    end
+
+    // Left buffers: row i is loaded in the cycle it is presented (element 0 goes straight into
+    // PE(i, 0)) and shifts one element per cycle into the array.
+    for (genvar i = 0; i < R; i++) begin : g_left
+      logic       load;
+      logic [7:0] lbuf_q [R-1];
+      logic       lv_q   [R-1];
+      logic       ll_q   [R-1];
+      assign load = act_fire & (in_idx == CNT_W'(i));
+      always_ff @(posedge clk_i) begin
+        for (int j = 0; j < R - 2; j++) lbuf_q[j] <= load ? in_row_i[j + 1] : lbuf_q[j + 1];
+        lbuf_q[R - 2] <= in_row_i[R - 1];  // don't-care unless loaded: lv_q tags validity
+      end
+      always_ff @(posedge clk_i or negedge rst_ni) begin
+        if (!rst_ni) begin
+          for (int j = 0; j < R - 1; j++) begin
+            lv_q[j] <= 1'b0;
+            ll_q[j] <= 1'b0;
+          end
+        end else begin
+          for (int j = 0; j < R - 2; j++) begin
+            lv_q[j] <= load | lv_q[j + 1];
+            ll_q[j] <= load ? 1'b0 : ll_q[j + 1];
+          end
+          lv_q[R - 2] <= load;
+          ll_q[R - 2] <= load & in_last;
+        end
+      end
+      assign a_in[i][0]  = load ? in_row_i[0] : lbuf_q[0];
+      assign av_in[i][0] = load | lv_q[0];
+      assign al_in[i][0] = ~load & ll_q[0];
+    end
+
+    // The PE grid.
+    for (genvar i = 0; i < R; i++) begin : g_row
+      for (genvar n = 0; n < N; n++) begin : g_col
+        logic        init;
+        logic [31:0] base, below;
+        if (n > 0) begin : g_a_inner
+          assign a_in[i][n]  = a_q[i][n - 1];
+          assign av_in[i][n] = av_q[i][n - 1];
+          assign al_in[i][n] = al_q[i][n - 1];
+        end
+        if (i == 0) begin : g_w_edge
+          assign w_in[0][n] = w_top[n];
+        end else begin : g_w_inner
+          assign w_in[i][n] = w_q[i - 1][n];
+        end
+        if (n < N - 1) begin : g_a_fwd
+          always_ff @(posedge clk_i) a_q[i][n] <= a_in[i][n];
+          always_ff @(posedge clk_i or negedge rst_ni) begin
+            if (!rst_ni) begin
+              av_q[i][n] <= 1'b0;
+              al_q[i][n] <= 1'b0;
+            end else begin
+              av_q[i][n] <= av_in[i][n];
+              al_q[i][n] <= al_in[i][n];
+            end
+          end
+        end
+        if (i < R - 1) begin : g_w_fwd
+          always_ff @(posedge clk_i) w_q[i][n] <= w_in[i][n];
+        end
+        // The accumulator starts from the initial value in the cycle row i is presented.
+        assign init = act_fire & (in_idx == CNT_W'(i));
+        assign base = init ? (op_accumulate ? in_acc_i[n] : '0) : acc_q[i][n];
+        // During the drain the accumulators shift up one row per cycle.
+        if (i < R - 1) begin : g_from_below
+          assign below = acc_q[i + 1][n];
+        end else begin : g_bottom
+          assign below = '0;
+        end
+        always_ff @(posedge clk_i) begin
+          if (drain_q) acc_q[i][n] <= below;
+          else if (init || av_in[i][n]) acc_q[i][n] <= base + (av_in[i][n] ? pe_product(a_in[i][n], w_in[i][n]) : '0);
+        end
+      end
+      assign done_row[i] = av_in[i][N - 1] & al_in[i][N - 1];
+    end
+    assign compute_done = |done_row;
+
+    // Drain: m rows leave at the top edge, one per cycle, after the last product.
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        drain_q     <= 1'b0;
+        drain_cnt_q <= '0;
+      end else if (compute_done) begin
+        drain_q     <= 1'b1;
+        drain_cnt_q <= '0;
+      end else if (drain_q) begin
+        drain_q     <= ~out_last_o;
+        drain_cnt_q <= drain_cnt_q + M_W'(1);
+      end
+    end
+
+    for (genvar n = 0; n < N; n++) begin : g_out
+      assign out_data_o[n] = acc_q[0][n];
+    end
+    assign out_valid_o = drain_q;
+    assign out_last_o  = drain_q & (drain_cnt_q == m_q - M_W'(1));
+    assign out_row_o   = drain_cnt_q;
+  end
+
+  // ---------------------------------------------------------------------------------------------
+  // Protocol assertions.
+  // ---------------------------------------------------------------------------------------------
+`ifndef SYNTHESIS
+  // Rows arrive exactly in the cycles the operation expects them.
+  assert property (@(posedge clk_i) disable iff (!rst_ni) in_valid_i == in_expected)
+    else $error("in_valid_i must be high exactly from the accept cycle for the operation's rows");
+  // matmul_tile needs 1 <= m (<= ARRAY_ROWS when output-stationary).
+  assert property (@(posedge clk_i) disable iff (!rst_ni)
+                   (accept & ~cmd_preload_i) |-> (cmd_m_i != '0 && int'(cmd_m_i) <= M_MAX))
+    else $error("matmul_tile m = %0d out of range [1, %0d]", cmd_m_i, M_MAX);
+  // Outputs only belong to a running matmul, in order, and the last one is row m - 1.
+  assert property (@(posedge clk_i) disable iff (!rst_ni) out_valid_o |-> (busy_q & ~preload_q))
+    else $error("output row outside a matmul_tile");
+  assert property (@(posedge clk_i) disable iff (!rst_ni) out_valid_o |-> (out_last_o == (out_row_o == m_q - M_W'(1))))
+    else $error("out_last_o must mark exactly row m - 1");
+  // A matmul's outputs only start after all its input rows went in (no overlap of phases in OS).
+  assert property (@(posedge clk_i) disable iff (!rst_ni) (OS && out_valid_o) |-> !in_phase_q)
+    else $error("output-stationary drain overlaps the input phase");
+`endif
+
+endmodule

@@ -1,0 +1,469 @@
+// Each graph pass on small hand-built graphs: the rewrite happens (or, where a precondition fails,
+// does not), the graph stays valid (verification after every pass is on), output names survive,
+// and the optimized graph computes what the original did (run both through the interpreter).
+#include <gtest/gtest.h>
+
+#include "compiler_test_util.h"
+#include "systole/isa/diagnostic.h"
+
+namespace systole::testing {
+namespace {
+
+class Builder {
+ public:
+  Builder() { g.opset = 14; }
+  Graph g;
+
+  int input(const std::string& name, Shape shape) {
+    const int v = value(name, std::move(shape));
+    g.inputs.push_back(v);
+    return v;
+  }
+  int constant(Shape shape, uint64_t seed, float lo = -1.f, float hi = 1.f) {
+    const HostTensor t = randomTensor(shape, seed, lo, hi);
+    return constantFrom(t);
+  }
+  int scalar(float x) { return constantFrom(floatTensor({}, {x})); }
+  int ints(std::vector<int64_t> v) { return constantFrom(intTensor({static_cast<int64_t>(v.size())}, v)); }
+  int constantFrom(const HostTensor& t) {
+    Value v;
+    v.name = "c" + std::to_string(counter_++);
+    v.type = t.type;
+    v.shape = t.shape;
+    v.is_constant = true;
+    v.data = t.bytes;
+    return g.addValue(std::move(v));
+  }
+  int op(const std::string& type, std::vector<int> inputs, std::map<std::string, AttrValue> attrs = {}, const std::string& out = "") {
+    Node n;
+    n.name = type + "_" + std::to_string(counter_);
+    n.op = type;
+    n.inputs = std::move(inputs);
+    n.attrs = std::move(attrs);
+    const int v = value(out.empty() ? "v" + std::to_string(counter_++) : out, {-1});
+    n.outputs = {v};
+    g.addNode(std::move(n));
+    return v;
+  }
+  void output(int v) { g.outputs.push_back(v); }
+
+  /// Shapes filled in, ready to interpret.
+  Graph done() {
+    Graph copy = g;
+    compiler::inferShapes(copy);
+    return copy;
+  }
+
+ private:
+  int value(const std::string& name, Shape shape) {
+    Value v;
+    v.name = name;
+    v.shape = std::move(shape);
+    return g.addValue(std::move(v));
+  }
+  int counter_ = 0;
+};
+
+std::map<std::string, int> opCounts(const Graph& g) {
+  std::map<std::string, int> c;
+  for (const auto& n : g.nodes)
+    if (!n.dead) ++c[n.op];
+  return c;
+}
+
+const Node& onlyNode(const Graph& g, const std::string& op) {
+  for (const auto& n : g.nodes)
+    if (!n.dead && n.op == op) return n;
+  throw std::runtime_error("no " + op + " node");
+}
+
+compiler::PassOptions verifying() {
+  compiler::PassOptions o;
+  o.verify = true;
+  return o;
+}
+
+Graph optimized(Graph g, const std::vector<std::string>& pipeline = compiler::defaultPipeline()) {
+  compiler::runPasses(g, pipeline, verifying());
+  return g;
+}
+
+/// The original and the optimized graph give the same outputs (same names) on seeded inputs.
+void expectSameResults(const Graph& before, const Graph& after, double tol = 1e-5) {
+  const auto inputs = randomInputs(before, 7);
+  const auto want = compiler::interpret(before, inputs);
+  const auto got = compiler::interpret(after, inputs);
+  ASSERT_EQ(want.size(), got.size());
+  for (const auto& [name, t] : want) {
+    ASSERT_TRUE(got.count(name)) << "output " << name << " lost its name";
+    EXPECT_LE(maxAbsDiff(got.at(name), t), tol * std::max(1.0, maxAbs(t))) << name;
+  }
+}
+
+// ---- remove-identity, dce, cse -----------------------------------------------------------------
+
+TEST(RemoveIdentity, IdentityAndDropoutVanishOutputNamesStay) {
+  Builder b;
+  const int x = b.input("x", {2, 3});
+  const int i1 = b.op("Identity", {x});
+  const int r = b.op("Relu", {i1});
+  const int d = b.op("Dropout", {r}, {{"ratio", 0.5}});
+  const int y = b.op("Identity", {d}, {}, "y");
+  b.output(y);
+  const Graph before = b.done();
+  const Graph after = optimized(before, {"infer-shapes", "remove-identity"});
+  EXPECT_EQ(opCounts(after), (std::map<std::string, int>{{"Relu", 1}}));
+  EXPECT_EQ(after.values[static_cast<size_t>(after.outputs[0])].name, "y");
+  expectSameResults(before, after);
+}
+
+TEST(RemoveIdentity, InputToOutputIdentityStays) {
+  Builder b;
+  const int x = b.input("x", {2});
+  b.output(b.op("Identity", {x}, {}, "y"));
+  const Graph after = optimized(b.done());
+  EXPECT_EQ(opCounts(after), (std::map<std::string, int>{{"Identity", 1}}));
+}
+
+TEST(DeadCode, UnusedBranchesGo) {
+  Builder b;
+  const int x = b.input("x", {4});
+  b.op("Sigmoid", {b.op("Exp", {x})});  // nobody reads it
+  b.output(b.op("Relu", {x}, {}, "y"));
+  const Graph after = optimized(b.done(), {"dce"});
+  EXPECT_EQ(opCounts(after), (std::map<std::string, int>{{"Relu", 1}}));
+}
+
+TEST(CommonSubexpressions, DuplicateNodesAndConstantsMerge) {
+  Builder b;
+  const int x = b.input("x", {2, 3});
+  const int c1 = b.scalar(0.5f), c2 = b.scalar(0.5f);
+  const int m1 = b.op("Mul", {x, c1});
+  const int m2 = b.op("Mul", {x, c2});  // same once the constants merge
+  const int r1 = b.op("Relu", {m1});
+  const int r2 = b.op("Relu", {m2});
+  b.output(b.op("Sub", {r1, r2}, {}, "y"));
+  const Graph before = b.done();
+  const Graph after = optimized(before, {"cse", "dce"});
+  EXPECT_EQ(opCounts(after), (std::map<std::string, int>{{"Mul", 1}, {"Relu", 1}, {"Sub", 1}}));
+  expectSameResults(before, after);
+}
+
+TEST(CommonSubexpressions, DifferentAttributesStayApart) {
+  Builder b;
+  const int x = b.input("x", {2, 3});
+  const int a = b.op("LeakyRelu", {x}, {{"alpha", 0.1}});
+  const int c = b.op("LeakyRelu", {x}, {{"alpha", 0.2}});
+  b.output(b.op("Add", {a, c}, {}, "y"));
+  EXPECT_EQ(opCounts(optimized(b.done(), {"cse", "dce"})).at("LeakyRelu"), 2);
+}
+
+// ---- fold-constants ----------------------------------------------------------------------------
+
+TEST(ConstantFolding, ShapeGatherUnsqueezeConcatChainFeedsReshape) {
+  // What torch exports for x.reshape(x.size(0), -1).
+  Builder b;
+  const int x = b.input("x", {2, 3, 4});
+  const int shape = b.op("Shape", {x});
+  const int dim0 = b.op("Gather", {shape, b.constantFrom(intTensor({}, {0}))}, {{"axis", int64_t{0}}});
+  const int un = b.op("Unsqueeze", {dim0, b.ints({0})});
+  const int cat = b.op("Concat", {un, b.ints({-1})}, {{"axis", int64_t{0}}});
+  b.output(b.op("Reshape", {x, cat}, {}, "y"));
+  Graph g = b.g;
+  compiler::inferShapes(g);  // Reshape's shape is not known yet
+  EXPECT_FALSE(compiler::hasStaticShape(g.values[static_cast<size_t>(g.outputs[0])]));
+  const Graph after = optimized(b.g);
+  EXPECT_EQ(opCounts(after), (std::map<std::string, int>{{"Reshape", 1}}));
+  const Value& y = after.values[static_cast<size_t>(after.outputs[0])];
+  EXPECT_EQ(y.shape, (Shape{2, 12}));
+  const Node& reshape = onlyNode(after, "Reshape");
+  const Value& target = after.values[static_cast<size_t>(reshape.inputs[1])];
+  ASSERT_TRUE(target.is_constant);
+  EXPECT_EQ(std::vector<int64_t>(target.as<int64_t>(), target.as<int64_t>() + 2), (Shape{2, -1}));
+  const HostTensor in = randomTensor({2, 3, 4}, 1);
+  const auto out = compiler::interpret(after, {{"x", in}});
+  EXPECT_EQ(values(out.at("y")), values(in));
+}
+
+TEST(ConstantFolding, WeightOnlyComputationsFold) {
+  Builder b;
+  const int x = b.input("x", {3, 4});
+  const int w = b.op("Transpose", {b.constant({5, 4}, 2)}, {{"perm", Shape{1, 0}}});
+  const int scaled = b.op("Mul", {w, b.scalar(2.f)});
+  b.output(b.op("MatMul", {x, scaled}, {}, "y"));
+  const Graph before = b.done();
+  const Graph after = optimized(before);
+  EXPECT_EQ(opCounts(after), (std::map<std::string, int>{{"MatMul", 1}}));
+  expectSameResults(before, after);
+}
+
+// ---- fold-batchnorm ----------------------------------------------------------------------------
+
+int batchNorm(Builder& b, int x, int64_t c, uint64_t seed) {
+  return b.op("BatchNormalization", {x, b.constant({c}, seed, 0.5f, 1.5f), b.constant({c}, seed + 1), b.constant({c}, seed + 2),
+                                     b.constant({c}, seed + 3, 0.2f, 2.f)},
+              {{"epsilon", 1e-3}});
+}
+
+TEST(FoldBatchNorm, IntoConvWithAndWithoutBiasAndGroups) {
+  for (int withBias = 0; withBias < 2; ++withBias)
+    for (int64_t group : {1, 4}) {
+      Builder b;
+      const int x = b.input("x", {1, 4, 6, 6});
+      std::vector<int> in = {x, b.constant({8, 4 / group, 3, 3}, 10)};
+      if (withBias) in.push_back(b.constant({8}, 11));
+      const int conv = b.op("Conv", in, {{"pads", Shape{1, 1, 1, 1}}, {"group", group}});
+      b.output(batchNorm(b, conv, 8, 20));
+      const Graph before = b.done();
+      const Graph after = optimized(before);
+      EXPECT_EQ(opCounts(after), (std::map<std::string, int>{{"Conv", 1}})) << withBias << group;
+      expectSameResults(before, after);
+    }
+}
+
+TEST(FoldBatchNorm, IntoGemmBothLayoutsAndCForms) {
+  for (int transB = 0; transB < 2; ++transB)
+    for (int cForm = 0; cForm < 3; ++cForm) {
+      Builder b;
+      const int x = b.input("x", {3, 5});
+      std::vector<int> in = {x, b.constant(transB ? Shape{6, 5} : Shape{5, 6}, 30)};
+      if (cForm == 1) in.push_back(b.constant({6}, 31));
+      if (cForm == 2) in.push_back(b.constant({1}, 32));
+      const int gemm = b.op("Gemm", in, {{"transB", int64_t{transB}}, {"beta", 0.5}});
+      b.output(batchNorm(b, gemm, 6, 40));
+      const Graph before = b.done();
+      const Graph after = optimized(before);
+      EXPECT_EQ(opCounts(after), (std::map<std::string, int>{{"Gemm", 1}}));
+      expectSameResults(before, after);
+    }
+}
+
+TEST(FoldBatchNorm, SharedConvOutputIsNotFolded) {
+  Builder b;
+  const int x = b.input("x", {1, 2, 4, 4});
+  const int conv = b.op("Conv", {x, b.constant({2, 2, 1, 1}, 50)});
+  const int bn = batchNorm(b, conv, 2, 60);
+  b.output(b.op("Add", {bn, conv}, {}, "y"));
+  const Graph before = b.done();
+  const Graph after = optimized(before);
+  EXPECT_EQ(opCounts(after).count("BatchNormalization"), 1u);
+  expectSameResults(before, after);
+}
+
+// ---- fuse-bias, fuse-activation ----------------------------------------------------------------
+
+TEST(Fusion, ConvBiasAddRelu) {
+  Builder b;
+  const int x = b.input("x", {1, 3, 5, 5});
+  const int conv = b.op("Conv", {x, b.constant({4, 3, 3, 3}, 70), b.constant({4}, 71)});
+  const int add = b.op("Add", {b.constant({4, 1, 1}, 72), conv});
+  b.output(b.op("Relu", {add}, {}, "y"));
+  const Graph before = b.done();
+  const Graph after = optimized(before);
+  ASSERT_EQ(opCounts(after), (std::map<std::string, int>{{"Conv", 1}}));
+  const Node& c = onlyNode(after, "Conv");
+  EXPECT_EQ(c.getString("activation", ""), "relu");
+  EXPECT_EQ(after.values[static_cast<size_t>(c.outputs[0])].name, "y");
+  expectSameResults(before, after);
+}
+
+TEST(Fusion, GemmBiasClipFromConstantInputs) {
+  Builder b;
+  const int x = b.input("x", {2, 4});
+  const int gemm = b.op("Gemm", {x, b.constant({3, 4}, 80)}, {{"transB", int64_t{1}}});
+  const int add = b.op("Add", {gemm, b.constant({1, 3}, 81)});
+  b.output(b.op("Clip", {add, b.scalar(0.f), b.scalar(6.f)}, {}, "y"));
+  const Graph before = b.done();
+  const Graph after = optimized(before);
+  ASSERT_EQ(opCounts(after), (std::map<std::string, int>{{"Gemm", 1}}));
+  const Node& gm = onlyNode(after, "Gemm");
+  EXPECT_EQ(gm.getString("activation", ""), "clip");
+  EXPECT_EQ(gm.getFloat("clip_min", -1), 0.0);
+  EXPECT_EQ(gm.getFloat("clip_max", -1), 6.0);
+  expectSameResults(before, after);
+}
+
+TEST(Fusion, LegacyClipAttributesAndClipWithoutMaxIsRelu) {
+  Builder b;
+  b.g.opset = 9;
+  const int x = b.input("x", {1, 2, 4, 4});
+  const int c1 = b.op("Conv", {x, b.constant({2, 2, 1, 1}, 90)});
+  const int r1 = b.op("Clip", {c1}, {{"min", -1.0}, {"max", 1.0}});
+  const int c2 = b.op("Conv", {r1, b.constant({2, 2, 1, 1}, 91)});
+  b.output(b.op("Clip", {c2}, {{"min", 0.0}}, "y"));
+  const Graph before = b.done();
+  const Graph after = optimized(before);
+  ASSERT_EQ(opCounts(after), (std::map<std::string, int>{{"Conv", 2}}));
+  std::vector<std::string> acts;
+  for (const auto& n : after.nodes) acts.push_back(n.getString("activation", ""));
+  EXPECT_EQ(acts, (std::vector<std::string>{"clip", "relu"}));
+  expectSameResults(before, after);
+}
+
+TEST(Fusion, MatMulBiasBecomesThirdInput) {
+  Builder b;
+  const int x = b.input("x", {2, 3, 4});
+  const int mm = b.op("MatMul", {x, b.constant({4, 5}, 100)});
+  b.output(b.op("Relu", {b.op("Add", {b.constant({5}, 101), mm})}, {}, "y"));
+  const Graph before = b.done();
+  const Graph after = optimized(before);
+  ASSERT_EQ(opCounts(after), (std::map<std::string, int>{{"MatMul", 1}}));
+  const Node& m = onlyNode(after, "MatMul");
+  EXPECT_EQ(m.inputs.size(), 3u);
+  EXPECT_EQ(m.getString("activation", ""), "relu");
+  expectSameResults(before, after);
+}
+
+TEST(Fusion, ResidualAddRelu) {
+  Builder b;
+  const int x = b.input("x", {1, 2, 3, 3});
+  const int conv = b.op("Conv", {x, b.constant({2, 2, 1, 1}, 110)});
+  b.output(b.op("Relu", {b.op("Add", {x, conv})}, {}, "y"));
+  const Graph before = b.done();
+  const Graph after = optimized(before);
+  ASSERT_EQ(opCounts(after), (std::map<std::string, int>{{"Add", 1}, {"Conv", 1}}));
+  EXPECT_EQ(onlyNode(after, "Add").getString("activation", ""), "relu");
+  EXPECT_FALSE(onlyNode(after, "Conv").has("activation"));
+  expectSameResults(before, after);
+}
+
+TEST(Fusion, NotWhenTheIntermediateHasOtherReaders) {
+  Builder b;
+  const int x = b.input("x", {1, 2, 3, 3});
+  const int conv = b.op("Conv", {x, b.constant({2, 2, 1, 1}, 120)});
+  const int relu = b.op("Relu", {conv});
+  b.output(b.op("Add", {relu, conv}, {}, "y"));
+  const Graph after = optimized(b.done());
+  EXPECT_EQ(opCounts(after).count("Relu"), 1u);
+  EXPECT_FALSE(onlyNode(after, "Conv").has("activation"));
+}
+
+TEST(Fusion, NonChannelBiasIsNotFolded) {
+  Builder b;
+  const int x = b.input("x", {1, 2, 3, 3});
+  const int conv = b.op("Conv", {x, b.constant({2, 2, 1, 1}, 130)});
+  b.output(b.op("Add", {conv, b.constant({3}, 131)}, {}, "y"));  // broadcasts along W, not channels
+  const Graph before = b.done();
+  const Graph after = optimized(before);
+  EXPECT_EQ(opCounts(after).count("Add"), 1u);
+  expectSameResults(before, after);
+}
+
+// ---- recognize-layernorm, recognize-gelu -------------------------------------------------------
+
+int decomposedLayerNorm(Builder& b, int x, bool affine) {
+  const int mean = b.op("ReduceMean", {x}, {{"axes", Shape{-1}}});
+  const int d = b.op("Sub", {x, mean});
+  const int var = b.op("ReduceMean", {b.op("Pow", {d, b.scalar(2.f)})}, {{"axes", Shape{-1}}});
+  const int sd = b.op("Sqrt", {b.op("Add", {var, b.scalar(1e-5f)})});
+  const int n = b.op("Div", {d, sd});
+  if (!affine) return n;
+  return b.op("Add", {b.op("Mul", {n, b.constant({8}, 140)}), b.constant({8}, 141)});
+}
+
+TEST(RecognizeLayerNorm, TorchDecompositionBecomesOneNode) {
+  for (bool affine : {true, false}) {
+    Builder b;
+    const int x = b.input("x", {2, 3, 8});
+    const int ln = decomposedLayerNorm(b, x, affine);
+    b.output(b.op("Identity", {ln}, {}, "y"));
+    const Graph before = b.done();
+    const Graph after = optimized(before);
+    ASSERT_EQ(opCounts(after), (std::map<std::string, int>{{"LayerNormalization", 1}})) << affine;
+    const Node& n = onlyNode(after, "LayerNormalization");
+    EXPECT_EQ(n.getInt("axis", 0), -1);
+    EXPECT_NEAR(n.getFloat("epsilon", 0), 1e-5, 1e-12);
+    EXPECT_EQ(n.inputs.size(), affine ? 3u : 2u);
+    expectSameResults(before, after, 1e-5);
+  }
+}
+
+TEST(RecognizeLayerNorm, WrongAxesOrExponentDoNotMatch) {
+  Builder b;
+  const int x = b.input("x", {2, 8});
+  const int mean = b.op("ReduceMean", {x}, {{"axes", Shape{0}}});  // not the trailing axis
+  const int d = b.op("Sub", {x, mean});
+  const int var = b.op("ReduceMean", {b.op("Pow", {d, b.scalar(2.f)})}, {{"axes", Shape{0}}});
+  b.output(b.op("Div", {d, b.op("Sqrt", {b.op("Add", {var, b.scalar(1e-5f)})})}, {}, "y"));
+  const Graph after = optimized(b.done());
+  EXPECT_EQ(opCounts(after).count("LayerNormalization"), 0u);
+}
+
+TEST(RecognizeGelu, AllThreeGroupings) {
+  for (int variant = 0; variant < 3; ++variant) {
+    Builder b;
+    const int x = b.input("x", {2, 16});
+    const int t = variant == 1 ? b.op("Mul", {x, b.scalar(0.70710678f)}) : b.op("Div", {x, b.scalar(1.41421356f)});
+    const int a = b.op("Add", {b.scalar(1.f), b.op("Erf", {t})});
+    int y;
+    if (variant == 0) y = b.op("Mul", {b.op("Mul", {x, a}), b.scalar(0.5f)});
+    else if (variant == 1) y = b.op("Mul", {b.op("Mul", {x, b.scalar(0.5f)}), a});
+    else y = b.op("Mul", {x, b.op("Mul", {a, b.scalar(0.5f)})});
+    b.output(b.op("Identity", {y}, {}, "y"));
+    const Graph before = b.done();
+    const Graph after = optimized(before);
+    EXPECT_EQ(opCounts(after), (std::map<std::string, int>{{"Gelu", 1}})) << variant;
+    expectSameResults(before, after);
+  }
+}
+
+TEST(RecognizeGelu, WrongConstantDoesNotMatch) {
+  Builder b;
+  const int x = b.input("x", {4});
+  const int a = b.op("Add", {b.op("Erf", {b.op("Div", {x, b.scalar(2.f)})}), b.scalar(1.f)});
+  b.output(b.op("Mul", {b.op("Mul", {x, a}), b.scalar(0.5f)}, {}, "y"));
+  EXPECT_EQ(opCounts(optimized(b.done())).count("Gelu"), 0u);
+}
+
+// ---- infer-shapes and the pipeline -------------------------------------------------------------
+
+TEST(ShapeInference, InconsistentDeclaredShapeNamesTheNode) {
+  Builder b;
+  const int x = b.input("x", {2, 4});
+  const int y = b.op("MatMul", {x, b.constant({4, 3}, 150)}, {}, "y");
+  b.g.values[static_cast<size_t>(y)].shape = {2, 5};
+  b.output(y);
+  try {
+    compiler::inferShapes(b.g);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(e.message().find("node 'MatMul_"), std::string::npos) << e.message();
+    EXPECT_NE(e.message().find("(MatMul): inconsistent shapes"), std::string::npos) << e.message();
+  }
+}
+
+TEST(ShapeInference, FillsUnknownDimensionsAndRanks) {
+  Builder b;
+  const int x = b.input("x", {1, 3, 8, 8});
+  const int p = b.op("MaxPool", {x}, {{"kernel_shape", Shape{3, 3}}, {"strides", Shape{2, 2}}, {"ceil_mode", int64_t{1}}});
+  b.g.values[static_cast<size_t>(p)].shape = {1, -1, -1, 4};
+  b.output(p);
+  compiler::inferShapes(b.g);
+  EXPECT_EQ(b.g.values[static_cast<size_t>(p)].shape, (Shape{1, 3, 4, 4}));
+}
+
+TEST(Pipeline, UnknownPassIsAnError) {
+  Graph g;
+  EXPECT_THROW(compiler::runPasses(g, {"no-such-pass"}), Error);
+  EXPECT_NE(compiler::findPass("fold-constants"), nullptr);
+  EXPECT_EQ(compiler::defaultPipeline().front(), "infer-shapes");
+}
+
+TEST(Pipeline, HookSeesEveryPassAndVerifierCatchesBrokenGraphs) {
+  Builder b;
+  const int x = b.input("x", {2});
+  b.output(b.op("Relu", {x}, {}, "y"));
+  Graph g = b.done();
+  std::vector<std::string> seen;
+  compiler::PassOptions o = verifying();
+  o.afterPass = [&](const compiler::PassInfo& p, const Graph&, double) { seen.emplace_back(p.name); };
+  compiler::runPasses(g, compiler::defaultPipeline(), o);
+  EXPECT_EQ(seen, compiler::defaultPipeline());
+
+  Graph broken = b.done();
+  broken.nodes[0].inputs[0] = 99;  // dangling id
+  EXPECT_THROW(compiler::runPasses(broken, {"dce"}, verifying()), Error);
+}
+
+}  // namespace
+}  // namespace systole::testing

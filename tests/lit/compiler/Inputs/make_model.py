@@ -1,0 +1,294 @@
+#!/usr/bin/python3
+"""Small ONNX models for the compiler's lit tests, built with onnx.helper (no torch, so lit stays
+fast). Usage: make_model.py NAME OUT.onnx  (make_model.py --list prints the names).
+
+Each model exercises one front-end behaviour; the bad_* ones are rejected by the importer.
+Weights are seeded, so the printed IR is stable.
+"""
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto as T
+from onnx import helper as h
+from onnx import numpy_helper as nh
+
+RNG = np.random.default_rng(0)
+MODELS = {}
+
+
+def model(fn):
+    MODELS[fn.__name__] = fn
+    return fn
+
+
+def f32(name, shape, lo=-1.0, hi=1.0):
+    return nh.from_array(RNG.uniform(lo, hi, size=shape).astype(np.float32), name)
+
+
+def i64(name, values):
+    return nh.from_array(np.array(values, dtype=np.int64), name)
+
+
+def scalar(name, value):
+    return nh.from_array(np.array(value, dtype=np.float32), name)
+
+
+def const_node(out, array):
+    return h.make_node("Constant", [], [out], name=out + "_const", value=nh.from_array(np.asarray(array), out))
+
+
+def vi(name, shape, elem=T.FLOAT):
+    return h.make_tensor_value_info(name, elem, shape)
+
+
+def build(nodes, inputs, outputs, inits=(), opset=14, value_info=()):
+    g = h.make_graph(nodes, "lit", inputs, outputs, list(inits), value_info=list(value_info))
+    m = h.make_model(g, opset_imports=[h.make_opsetid("", opset)], producer_name="systole-lit")
+    m.ir_version = 7
+    return m
+
+
+# ---- passes --------------------------------------------------------------------------------------
+
+@model
+def identity():
+    nodes = [h.make_node("Identity", ["x"], ["a"], name="id0"), h.make_node("Relu", ["a"], ["b"], name="relu"),
+             h.make_node("Dropout", ["b"], ["c", "mask"], name="drop"), h.make_node("Identity", ["c"], ["y"], name="id1")]
+    return build(nodes, [vi("x", [1, 8])], [vi("y", [1, 8])])
+
+
+@model
+def shape_chain():
+    # y = x.reshape(x.size(1) // 2, -1), as torch exports it: ONNX's own shape inference gives up.
+    nodes = [h.make_node("Shape", ["x"], ["s"], name="shape"),
+             h.make_node("Gather", ["s", "i1"], ["d1"], name="gather", axis=0),
+             h.make_node("Div", ["d1", "two"], ["half"], name="div"),
+             h.make_node("Unsqueeze", ["half", "axes0"], ["hu"], name="unsqueeze"),
+             h.make_node("Concat", ["hu", "minus1"], ["target"], name="concat", axis=0),
+             h.make_node("Reshape", ["x", "target"], ["y"], name="reshape")]
+    inits = [i64("i1", 1), i64("two", 2), i64("axes0", [0]), i64("minus1", [-1])]
+    return build(nodes, [vi("x", [2, 6, 4])], [vi("y", [None, None])], inits)
+
+
+@model
+def shape_chain_bad():
+    # The shape computation yields [6 // 4, 5] = [1, 5] for 48 elements: only visible once folded.
+    nodes = [h.make_node("Shape", ["x"], ["s"], name="shape"),
+             h.make_node("Gather", ["s", "i1"], ["d1"], name="gather", axis=0),
+             h.make_node("Div", ["d1", "four"], ["q"], name="div"),
+             h.make_node("Unsqueeze", ["q", "axes0"], ["qu"], name="unsqueeze"),
+             h.make_node("Concat", ["qu", "five"], ["target"], name="concat", axis=0),
+             h.make_node("Reshape", ["x", "target"], ["y"], name="reshape")]
+    inits = [i64("i1", 1), i64("four", 4), i64("axes0", [0]), i64("five", [5])]
+    return build(nodes, [vi("x", [2, 6, 4])], [vi("y", [None, None])], inits)
+
+
+@model
+def weight_math():
+    # A weight computed from constants (Transpose, Mul) folds into one constant.
+    nodes = [h.make_node("Transpose", ["w"], ["wt"], name="wt", perm=[1, 0]),
+             h.make_node("Mul", ["wt", "k"], ["ws"], name="scale"),
+             h.make_node("MatMul", ["x", "ws"], ["y"], name="mm")]
+    return build(nodes, [vi("x", [2, 4])], [vi("y", [2, 3])], [f32("w", [3, 4]), scalar("k", 2.0)])
+
+
+@model
+def cse():
+    nodes = [const_node("half_a", np.float32(0.5)), const_node("half_b", np.float32(0.5)),
+             h.make_node("Mul", ["x", "half_a"], ["m1"], name="mul1"), h.make_node("Mul", ["x", "half_b"], ["m2"], name="mul2"),
+             h.make_node("Sigmoid", ["m1"], ["s1"], name="sig1"), h.make_node("Sigmoid", ["m2"], ["s2"], name="sig2"),
+             h.make_node("Add", ["s1", "s2"], ["y"], name="sum")]
+    return build(nodes, [vi("x", [4])], [vi("y", [4])])
+
+
+@model
+def dce():
+    nodes = [h.make_node("Exp", ["x"], ["unused"], name="exp_unused"),
+             h.make_node("Sigmoid", ["unused"], ["unused2"], name="sig_unused"),
+             h.make_node("Relu", ["x"], ["y"], name="relu")]
+    return build(nodes, [vi("x", [4])], [vi("y", [4])])
+
+
+def bn_nodes(x, out, c, prefix):
+    inits = [f32(prefix + "_gamma", [c], 0.5, 1.5), f32(prefix + "_beta", [c]), f32(prefix + "_mean", [c]),
+             f32(prefix + "_var", [c], 0.5, 2.0)]
+    node = h.make_node("BatchNormalization", [x] + [i.name for i in inits], [out], name=prefix, epsilon=1e-3)
+    return node, inits
+
+
+@model
+def bn_conv():
+    bn, inits = bn_nodes("c", "y", 4, "bn")
+    nodes = [h.make_node("Conv", ["x", "w"], ["c"], name="conv", pads=[1, 1, 1, 1]), bn]
+    return build(nodes, [vi("x", [1, 3, 8, 8])], [vi("y", [1, 4, 8, 8])], [f32("w", [4, 3, 3, 3])] + inits)
+
+
+@model
+def bn_gemm():
+    bn, inits = bn_nodes("g", "y", 6, "bn")
+    nodes = [h.make_node("Gemm", ["x", "w", "b"], ["g"], name="fc", transB=1), bn]
+    return build(nodes, [vi("x", [2, 5])], [vi("y", [2, 6])], [f32("w", [6, 5]), f32("b", [6])] + inits)
+
+
+@model
+def fuse_conv():
+    nodes = [h.make_node("Conv", ["x", "w"], ["c"], name="conv", pads=[1, 1, 1, 1]),
+             h.make_node("Add", ["bias", "c"], ["a"], name="bias_add"),
+             h.make_node("Relu", ["a"], ["y"], name="relu")]
+    return build(nodes, [vi("x", [1, 3, 8, 8])], [vi("y", [1, 4, 8, 8])], [f32("w", [4, 3, 3, 3]), f32("bias", [4, 1, 1])])
+
+
+@model
+def fuse_gemm_clip():
+    # ReLU6 as torch exports it: Clip with min and max from Constant nodes.
+    nodes = [h.make_node("Gemm", ["x", "w"], ["g"], name="fc", transB=1),
+             h.make_node("Add", ["g", "bias"], ["a"], name="bias_add"),
+             const_node("lo", np.float32(0.0)), const_node("hi", np.float32(6.0)),
+             h.make_node("Clip", ["a", "lo", "hi"], ["y"], name="relu6")]
+    return build(nodes, [vi("x", [2, 5])], [vi("y", [2, 3])], [f32("w", [3, 5]), f32("bias", [1, 3])])
+
+
+@model
+def fuse_matmul():
+    nodes = [h.make_node("MatMul", ["x", "w"], ["m"], name="mm"),
+             h.make_node("Add", ["m", "bias"], ["a"], name="bias_add"),
+             h.make_node("Relu", ["a"], ["y"], name="relu")]
+    return build(nodes, [vi("x", [1, 16, 8])], [vi("y", [1, 16, 4])], [f32("w", [8, 4]), f32("bias", [4])])
+
+
+@model
+def fuse_add_relu():
+    nodes = [h.make_node("Conv", ["x", "w"], ["c"], name="conv"),
+             h.make_node("Add", ["x", "c"], ["a"], name="residual"),
+             h.make_node("Relu", ["a"], ["y"], name="relu")]
+    return build(nodes, [vi("x", [1, 4, 5, 5])], [vi("y", [1, 4, 5, 5])], [f32("w", [4, 4, 1, 1])])
+
+
+@model
+def fuse_blocked():
+    # The Conv's output has a second reader: nothing fuses into it.
+    nodes = [h.make_node("Conv", ["x", "w"], ["c"], name="conv"),
+             h.make_node("Relu", ["c"], ["r"], name="relu"),
+             h.make_node("Add", ["r", "c"], ["y"], name="sum")]
+    return build(nodes, [vi("x", [1, 2, 3, 3])], [vi("y", [1, 2, 3, 3])], [f32("w", [2, 2, 1, 1])])
+
+
+@model
+def clip_opset9():
+    nodes = [h.make_node("Conv", ["x", "w", "b"], ["c"], name="conv"),
+             h.make_node("Clip", ["c"], ["y"], name="clip", min=-1.0, max=1.0)]
+    return build(nodes, [vi("x", [1, 2, 3, 3])], [vi("y", [1, 2, 3, 3])], [f32("w", [2, 2, 1, 1]), f32("b", [2])], opset=9)
+
+
+@model
+def layernorm():
+    nodes = [h.make_node("ReduceMean", ["x"], ["mean"], name="ln/ReduceMean", axes=[-1]),
+             h.make_node("Sub", ["x", "mean"], ["d"], name="ln/Sub"),
+             const_node("two", np.float32(2.0)),
+             h.make_node("Pow", ["d", "two"], ["sq"], name="ln/Pow"),
+             h.make_node("ReduceMean", ["sq"], ["var"], name="ln/ReduceMean_1", axes=[-1]),
+             const_node("eps", np.float32(1e-5)),
+             h.make_node("Add", ["var", "eps"], ["ve"], name="ln/Add"),
+             h.make_node("Sqrt", ["ve"], ["sd"], name="ln/Sqrt"),
+             h.make_node("Div", ["d", "sd"], ["n"], name="ln/Div"),
+             h.make_node("Mul", ["n", "gamma"], ["s"], name="ln/Mul"),
+             h.make_node("Add", ["s", "beta"], ["y"], name="ln/Add_1")]
+    return build(nodes, [vi("x", [1, 16, 32])], [vi("y", [1, 16, 32])], [f32("gamma", [32]), f32("beta", [32])])
+
+
+@model
+def gelu():
+    nodes = [const_node("sqrt2", np.float32(1.4142135)), const_node("one", np.float32(1.0)), const_node("half", np.float32(0.5)),
+             h.make_node("Div", ["x", "sqrt2"], ["t"], name="act/Div"),
+             h.make_node("Erf", ["t"], ["e"], name="act/Erf"),
+             h.make_node("Add", ["e", "one"], ["a"], name="act/Add"),
+             h.make_node("Mul", ["x", "a"], ["m"], name="act/Mul"),
+             h.make_node("Mul", ["m", "half"], ["y"], name="act/Mul_1")]
+    return build(nodes, [vi("x", [1, 16, 32])], [vi("y", [1, 16, 32])])
+
+
+# ---- import --------------------------------------------------------------------------------------
+
+@model
+def constant_weights():
+    # Weights in a Constant node (not an initializer), typed (not raw) data, a symbolic batch.
+    w = h.make_tensor("w", T.FLOAT, [3, 2], [1, 2, 3, 4, 5, 6])
+    nodes = [h.make_node("Constant", [], ["w"], name="weights", value=w), h.make_node("MatMul", ["x", "w"], ["y"], name="mm")]
+    return build(nodes, [vi("x", ["batch", 3])], [vi("y", ["batch", 2])])
+
+
+@model
+def nhwc():
+    # An NHWC model keeps its shapes: the Transpose to NCHW stays a Transpose.
+    nodes = [h.make_node("Transpose", ["x"], ["t"], name="to_nchw", perm=[0, 3, 1, 2]),
+             h.make_node("Conv", ["t", "w"], ["y"], name="conv")]
+    return build(nodes, [vi("x", [1, 8, 8, 3])], [vi("y", [1, 4, 8, 8])], [f32("w", [4, 3, 1, 1])])
+
+
+@model
+def opset17_layernorm():
+    nodes = [h.make_node("LayerNormalization", ["x", "g", "b"], ["y"], name="ln", axis=-1, epsilon=1e-5)]
+    return build(nodes, [vi("x", [2, 8])], [vi("y", [2, 8])], [f32("g", [8]), f32("b", [8])], opset=17)
+
+
+# ---- rejected --------------------------------------------------------------------------------------
+
+@model
+def bad_unsupported_op():
+    nodes = [h.make_node("Relu", ["x"], ["r"], name="relu"), h.make_node("TopK", ["r", "k"], ["y", "idx"], name="topk")]
+    return build(nodes, [vi("x", [1, 8])], [vi("y", [1, 2]), vi("idx", [1, 2], T.INT64)], [i64("k", [2])])
+
+
+@model
+def bad_missing_initializer():
+    nodes = [h.make_node("Conv", ["x", "conv1.weight"], ["y"], name="conv1")]
+    return build(nodes, [vi("x", [1, 3, 8, 8])], [vi("y", [1, 4, 8, 8])])
+
+
+@model
+def bad_inconsistent_shapes():
+    nodes = [h.make_node("Gemm", ["x", "w"], ["g"], name="fc", transB=1), h.make_node("Add", ["g", "b"], ["y"], name="bias_add")]
+    return build(nodes, [vi("x", [2, 5])], [vi("y", [2, 3])], [f32("w", [3, 5]), f32("b", [4])])
+
+
+@model
+def bad_declared_shape():
+    nodes = [h.make_node("MatMul", ["x", "w"], ["y"], name="mm")]
+    return build(nodes, [vi("x", [2, 4])], [vi("y", [2, 5])], [f32("w", [4, 3])])
+
+
+@model
+def bad_reshape():
+    nodes = [h.make_node("Reshape", ["x", "s"], ["y"], name="reshape")]
+    return build(nodes, [vi("x", [2, 6])], [vi("y", [None, None])], [i64("s", [5, -1])])
+
+
+@model
+def bad_opset8():
+    return build([h.make_node("Relu", ["x"], ["y"], name="relu")], [vi("x", [4])], [vi("y", [4])], opset=8)
+
+
+@model
+def bad_opset18():
+    return build([h.make_node("Relu", ["x"], ["y"], name="relu")], [vi("x", [4])], [vi("y", [4])], opset=18)
+
+
+@model
+def bad_int_input():
+    return build([h.make_node("Relu", ["x"], ["y"], name="relu")], [vi("x", [4], T.INT32)], [vi("y", [4], T.INT32)])
+
+
+def main():
+    if len(sys.argv) == 2 and sys.argv[1] == "--list":
+        print("\n".join(MODELS))
+        return 0
+    if len(sys.argv) != 3 or sys.argv[1] not in MODELS:
+        sys.stderr.write(f"usage: {sys.argv[0]} NAME OUT.onnx  (--list for the names)\n")
+        return 2
+    onnx.save(MODELS[sys.argv[1]](), sys.argv[2])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

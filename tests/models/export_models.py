@@ -1,0 +1,165 @@
+#!/usr/bin/python3
+"""Export the models Systole's end-to-end tests compile, with a seeded input and PyTorch's output.
+
+Run with Debian's interpreter (python3-torch, python3-torchvision, python3-onnx):
+
+    /usr/bin/python3 tests/models/export_models.py --out build/default/models   # every model
+    /usr/bin/python3 tests/models/export_models.py --bundled                     # tests/models/bundled/
+
+For each model NAME it writes NAME.onnx, NAME.input.npy (float32, seeded) and NAME.output.npy
+(PyTorch's output for that input). Offline: torchvision architectures with weights=None and
+torch.manual_seed(0). A model whose three files already exist is skipped (the CMake fixture runs
+this once per build tree); files are written to a temporary name and renamed, so an interrupted
+run never leaves a half-written model behind.
+"""
+import argparse
+import os
+import sys
+import tempfile
+
+import numpy as np
+import torch
+import torch.nn as nn
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BUNDLED_DIR = os.path.join(HERE, "bundled")
+
+
+class TinyCnn(nn.Module):
+    """Conv 3x3 + BN + ReLU, MaxPool, Conv 3x3 + BN, residual Add + ReLU, GlobalAveragePool,
+    Flatten, Gemm: every front-end fusion in a few kilobytes (input 1x3x16x16)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 8, 3, padding=1, bias=False)
+        self.bn1 = nn.BatchNorm2d(8)
+        self.pool = nn.MaxPool2d(2)
+        self.conv2 = nn.Conv2d(8, 8, 3, padding=1)
+        self.bn2 = nn.BatchNorm2d(8)
+        self.fc = nn.Linear(8, 10)
+
+    def forward(self, x):
+        x = self.pool(torch.relu(self.bn1(self.conv1(x))))
+        x = torch.relu(x + self.bn2(self.conv2(x)))
+        x = nn.functional.adaptive_avg_pool2d(x, 1)
+        return self.fc(torch.flatten(x, 1))
+
+
+def mlp():
+    return nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 64), nn.ReLU(), nn.Linear(64, 10))
+
+
+def transformer():
+    return nn.TransformerEncoderLayer(d_model=64, nhead=4, dim_feedforward=128, batch_first=True, activation="gelu")
+
+
+def vision(name):
+    import torchvision
+
+    return getattr(torchvision.models, name)(weights=None)
+
+
+def settle_batchnorm(model, shape, batches=4):
+    """Run a few train-mode batches so BatchNorm's running statistics are the data's (an untrained
+    mobilenet_v2 with the initial statistics outputs ~0)."""
+    bns = [m for m in model.modules() if isinstance(m, nn.modules.batchnorm._BatchNorm)]
+    for bn in bns:
+        bn.reset_running_stats()
+        bn.momentum = None  # cumulative average over the batches below
+    model.train()
+    gen = torch.Generator().manual_seed(1234)
+    with torch.no_grad():
+        for _ in range(batches):
+            model(torch.randn(shape, generator=gen))
+    for bn in bns:
+        bn.momentum = 0.1
+
+
+# name -> (constructor, input shape, keep BatchNormalization nodes in the export, settle BN[, opset])
+MODELS = {
+    "mlp": (mlp, (2, 64), False, False),
+    "squeezenet1_1": (lambda: vision("squeezenet1_1"), (1, 3, 224, 224), False, False),
+    "resnet18": (lambda: vision("resnet18"), (1, 3, 224, 224), False, False),
+    "mobilenet_v2": (lambda: vision("mobilenet_v2"), (1, 3, 224, 224), True, True),
+    "resnet50": (lambda: vision("resnet50"), (1, 3, 224, 224), False, False),
+    "transformer": (transformer, (1, 16, 64), False, False),
+    # The oldest and newest opsets the importer takes (attribute-style Split/Clip/Slice/Unsqueeze at
+    # 9; native LayerNormalization at 17).
+    "tiny_cnn_opset9": (TinyCnn, (1, 3, 16, 16), True, True, 9),
+    "transformer_opset9": (transformer, (1, 16, 64), False, False, 9),
+    "transformer_opset17": (transformer, (1, 16, 64), False, False, 17),
+}
+BUNDLED = {"tiny_cnn": (TinyCnn, (1, 3, 16, 16), True, True)}
+
+
+def save_atomic(path, write):
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-")
+    os.close(fd)
+    try:
+        write(tmp)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def export(name, spec, out_dir, opset, force):
+    ctor, shape, keep_bn, settle = spec[:4]
+    if len(spec) > 4:
+        opset = spec[4]
+    paths = {k: os.path.join(out_dir, f"{name}{k}") for k in (".onnx", ".input.npy", ".output.npy")}
+    if not force and all(os.path.exists(p) for p in paths.values()):
+        print(f"{name}: up to date")
+        return
+    torch.manual_seed(0)
+    model = ctor()
+    if settle:
+        batch = (4,) + tuple(shape[1:])
+        settle_batchnorm(model, batch)
+    model.eval()
+    x = torch.randn(shape, generator=torch.Generator().manual_seed(0))
+    with torch.no_grad():
+        y = model(x)
+    mode = torch.onnx.TrainingMode.PRESERVE if keep_bn else torch.onnx.TrainingMode.EVAL
+
+    def write_onnx(tmp):
+        torch.onnx.export(model, x, tmp, opset_version=opset, training=mode, input_names=["input"], output_names=["output"],
+                          do_constant_folding=True)
+        if opset >= 17 and "transformer" in name:
+            import onnx
+            ops = {n.op_type for n in onnx.load(tmp).graph.node}
+            print(f"{name}: LayerNormalization {'exported natively' if 'LayerNormalization' in ops else 'decomposed'}")
+
+    save_atomic(paths[".onnx"], write_onnx)
+    for key, tensor in ((".input.npy", x), (".output.npy", y)):
+        array = tensor.detach().numpy().astype(np.float32)
+        save_atomic(paths[key], lambda tmp, a=array: np.save(open(tmp, "wb"), a))
+    print(f"{name}: {os.path.getsize(paths['.onnx'])} bytes, output {tuple(y.shape)}, max |y| {y.abs().max().item():.4g}")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--out", default=None, help="output directory (default: tests/models/bundled with --bundled)")
+    p.add_argument("--bundled", action="store_true", help="export the small bundled model(s) instead")
+    p.add_argument("--opset", type=int, default=14)
+    p.add_argument("--force", action="store_true", help="re-export even if the files exist")
+    p.add_argument("models", nargs="*", help="names to export (default: all)")
+    args = p.parse_args()
+    table = BUNDLED if args.bundled else MODELS
+    out = args.out or (BUNDLED_DIR if args.bundled else None)
+    if out is None:
+        p.error("--out is required unless --bundled")
+    os.makedirs(out, exist_ok=True)
+    names = args.models or list(table)
+    for n in names:
+        if n not in table:
+            p.error(f"unknown model '{n}' (known: {', '.join(table)})")
+    torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
+    for n in names:
+        export(n, table[n], out, args.opset, args.force)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,45 @@
+# cmake -DCHECK=exe -DCONFIG=in.yaml -DOUT=out.yaml -DANCHOR=text -DFROM=text -DTO=text
+#       -DEXPECT=regex -P expect_failure.cmake
+# Writes CONFIG with the first FROM after ANCHOR replaced by TO to OUT (FROM empty: an unchanged
+# copy), runs CHECK --config OUT and passes only if the check FAILS (non-zero exit) and its output
+# matches EXPECT. A mutation that does not apply is an error, not a pass.
+foreach(var CHECK CONFIG OUT EXPECT)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "expect_failure.cmake: -D${var}=... is required")
+  endif()
+endforeach()
+
+file(READ ${CONFIG} text)
+if(NOT "${FROM}" STREQUAL "")
+  string(REPLACE "\\n" "\n" ANCHOR "${ANCHOR}")
+  string(FIND "${text}" "${ANCHOR}" anchor_at)
+  if(anchor_at EQUAL -1)
+    message(FATAL_ERROR "mutation does not apply: '${ANCHOR}' not found in ${CONFIG}")
+  endif()
+  string(SUBSTRING "${text}" 0 ${anchor_at} head)
+  string(SUBSTRING "${text}" ${anchor_at} -1 tail)
+  string(FIND "${tail}" "${FROM}" from_at)
+  if(from_at EQUAL -1)
+    message(FATAL_ERROR "mutation does not apply: '${FROM}' not found after '${ANCHOR}' in ${CONFIG}")
+  endif()
+  string(LENGTH "${FROM}" from_len)
+  string(SUBSTRING "${tail}" 0 ${from_at} before)
+  math(EXPR after_at "${from_at} + ${from_len}")
+  string(SUBSTRING "${tail}" ${after_at} -1 after)
+  set(text "${head}${before}${TO}${after}")
+  message(STATUS "mutated ${CONFIG}: '${FROM}' -> '${TO}' (after '${ANCHOR}')")
+endif()
+get_filename_component(out_dir ${OUT} DIRECTORY)
+file(MAKE_DIRECTORY ${out_dir})
+file(WRITE ${OUT} "${text}")
+
+execute_process(COMMAND ${CHECK} --config ${OUT}
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+message(STATUS "${CHECK} --config ${OUT} exited with ${rc}:\n${out}${err}")
+if(rc EQUAL 0)
+  message(FATAL_ERROR "the check PASSED on a config that should make it fail")
+endif()
+if(NOT "${out}${err}" MATCHES "${EXPECT}")
+  message(FATAL_ERROR "the check failed, but not with the expected '${EXPECT}'")
+endif()
+message(STATUS "failed as expected ('${EXPECT}')")

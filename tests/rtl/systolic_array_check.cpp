@@ -1,0 +1,324 @@
+// Verilator check of rtl/systolic_array.sv against matmul_tile / weight_preload: the model is the
+// ISA's arithmetic, arith::mac per product in k order from the initial accumulator (the sum wraps
+// modulo 2^32, so the order is irrelevant, as isa-semantics.md says), with W zero before the first
+// preload. Every operation's occupancy must equal the instruction's YAML timing expression
+// evaluated on the config file named by --config.
+#include <algorithm>
+#include <array>
+#include <climits>
+#include <string>
+#include <vector>
+
+#include "Vtb_systolic_array.h"
+#include "rtl_check.h"
+#include "systole/isa/arith.h"
+
+namespace {
+
+using namespace systole;
+using rtlcheck::Clocked;
+using rtlcheck::getBits;
+using rtlcheck::putBits;
+using rtlcheck::Report;
+using rtlcheck::Timing;
+using rtlcheck::uniform;
+using Tb = Vtb_systolic_array;
+
+using Row8 = std::vector<int8_t>;
+using Row32 = std::vector<int32_t>;
+using Operands = std::vector<std::pair<const char*, int64_t>>;
+
+struct OpResult {
+  bool ok = true;          // protocol-level problems are reported through the Report
+  int64_t cycles = 0;      // accept cycle .. the cycle before cmd_ready_o is high again
+  std::vector<Row32> rows; // output rows in the order they left
+  std::vector<int> index;  // their out_row_o
+  std::vector<bool> last;
+  int64_t lastOutputCycle = -1;  // relative to the accept cycle
+};
+
+enum class Pattern { Uniform, Edges, AllMin, AllMax, Sparse };
+
+int8_t pickInt8(std::mt19937_64& rng, Pattern p) {
+  static constexpr std::array<int8_t, 7> kEdges = {-128, 127, -127, 0, 1, -1, 64};
+  switch (p) {
+    case Pattern::Uniform: return static_cast<int8_t>(uniform(rng, -128, 127));
+    case Pattern::Edges: return kEdges[rng() % kEdges.size()];
+    case Pattern::AllMin: return -128;
+    case Pattern::AllMax: return 127;
+    case Pattern::Sparse: return (rng() % 4 == 0) ? static_cast<int8_t>(uniform(rng, -128, 127)) : int8_t{0};
+  }
+  return 0;
+}
+
+Pattern pickPattern(std::mt19937_64& rng) {
+  const uint64_t r = rng() % 10;
+  if (r < 4) return Pattern::Uniform;
+  if (r < 7) return Pattern::Edges;
+  if (r == 7) return Pattern::AllMin;
+  if (r == 8) return Pattern::AllMax;
+  return Pattern::Sparse;
+}
+
+int32_t pickAcc(std::mt19937_64& rng) {
+  // Values next to the int32 limits make the 32-bit accumulation wrap.
+  static constexpr std::array<int32_t, 8> kEdges = {INT32_MIN, INT32_MAX, INT32_MAX - 100000, INT32_MIN + 100000,
+                                                    0, -1, 1, INT32_MAX - 16383};
+  if (rng() & 1) return kEdges[rng() % kEdges.size()];
+  return static_cast<int32_t>(static_cast<uint32_t>(rng()));
+}
+
+class ArrayCheck {
+ public:
+  ArrayCheck(const isa::IsaConfig& isa, Clocked<Tb>& sim, Report& report, std::mt19937_64& rng)
+      : isa_(isa), p_(isa.params()), sim_(sim), t_(sim.top()), r_(report), rng_(rng),
+        preload_(isa, isa::Semantics::WeightPreload), matmul_(isa, isa::Semantics::MatmulTile),
+        R_(static_cast<int>(p_.array_rows)), N_(static_cast<int>(p_.array_cols)),
+        E_(static_cast<int>(p_.spad_row_bytes)), W_(static_cast<size_t>(R_), Row8(static_cast<size_t>(N_), 0)) {}
+
+  bool packageMatches() {
+    sim_.settle();
+    bool ok = rtlcheck::samePackage(r_, "ARRAY_ROWS", t_.pkg_array_rows_o, p_.array_rows);
+    ok &= rtlcheck::samePackage(r_, "ARRAY_COLS", t_.pkg_array_cols_o, p_.array_cols);
+    ok &= rtlcheck::samePackage(r_, "DATAFLOW_OUTPUT_STATIONARY", t_.pkg_output_stationary_o,
+                                p_.dataflow == isa::Dataflow::OutputStationary);
+    ok &= rtlcheck::samePackage(r_, "SCRATCHPAD_ROW_BYTES", t_.pkg_row_bytes_o, p_.spad_row_bytes);
+    if (!preload_.present() || !matmul_.present()) {
+      r_.fail("the config has no weight_preload or matmul_tile instruction");
+      ok = false;
+    }
+    return ok;
+  }
+
+  /// Random fields for the parts of an instruction the array does not see (rows in memories).
+  int64_t fieldValue(const Timing& t, const char* field, int64_t cap) {
+    const int k = t.desc().fieldIndex(field);
+    const int64_t lim = std::min<int64_t>(t.desc().fields[static_cast<size_t>(k)].limit(), cap);
+    return uniform(rng_, 0, std::max<int64_t>(lim, 0));
+  }
+
+  void preload(const std::vector<Row8>& spadRows) {
+    OpResult res = run(true, 0, false, spadRows, {});
+    if (!res.ok) return;
+    r_.expect(res.rows.empty(), "weight_preload produced output rows");
+    const Operands ops = {{"spad_row", fieldValue(preload_, "spad_row", p_.spad_rows - p_.array_rows)}};
+    preload_.check(r_, ops, res.cycles);
+    for (int k = 0; k < R_; ++k)
+      for (int n = 0; n < N_; ++n) W_[static_cast<size_t>(k)][static_cast<size_t>(n)] = spadRows[static_cast<size_t>(k)][static_cast<size_t>(n)];
+    ++preloads_;
+  }
+
+  void matmul(const std::vector<Row8>& act, const std::vector<Row32>& acc, bool accumulate) {
+    const int m = static_cast<int>(act.size());
+    OpResult res = run(false, m, accumulate, act, acc);
+    if (!res.ok) return;
+    ++matmuls_;
+    // Outputs: rows 0..m-1 in order, the last one flagged and leaving in the last cycle.
+    if (!r_.expect(static_cast<int>(res.rows.size()) == m, "matmul_tile m=" + std::to_string(m) + " produced " +
+                                                              std::to_string(res.rows.size()) + " output rows"))
+      return;
+    for (int i = 0; i < m; ++i) {
+      r_.expect(res.index[static_cast<size_t>(i)] == i && res.last[static_cast<size_t>(i)] == (i == m - 1),
+                "output row " + std::to_string(i) + " of " + std::to_string(m) + " came as row " +
+                    std::to_string(res.index[static_cast<size_t>(i)]) + (res.last[static_cast<size_t>(i)] ? " (last)" : ""));
+      for (int n = 0; n < N_; ++n) {
+        int32_t want = accumulate ? acc[static_cast<size_t>(i)][static_cast<size_t>(n)] : 0;
+        for (int k = 0; k < R_; ++k)
+          want = isa::arith::mac(want, act[static_cast<size_t>(i)][static_cast<size_t>(k)], W_[static_cast<size_t>(k)][static_cast<size_t>(n)]);
+        const int32_t got = res.rows[static_cast<size_t>(i)][static_cast<size_t>(n)];
+        if (got != want) {
+          std::string a;
+          for (int k = 0; k < R_; ++k) a += (k ? "," : "") + std::to_string(act[static_cast<size_t>(i)][static_cast<size_t>(k)]);
+          r_.fail("DATA MISMATCH matmul_tile m=" + std::to_string(m) + " accumulate=" + std::to_string(accumulate) +
+                  " out[" + std::to_string(i) + "][" + std::to_string(n) + "]: model " + std::to_string(want) + ", RTL " +
+                  std::to_string(got) + " (a row = [" + a + "], initial = " +
+                  std::to_string(accumulate ? acc[static_cast<size_t>(i)][static_cast<size_t>(n)] : 0) + ")");
+        } else {
+          r_.pass();
+        }
+      }
+    }
+    valuesCompared_ += static_cast<int64_t>(m) * N_;
+    r_.expect(res.lastOutputCycle == res.cycles - 1,
+              "the last output row left in cycle " + std::to_string(res.lastOutputCycle) +
+                  " of the operation, not its last cycle " + std::to_string(res.cycles - 1));
+    const Operands ops = {{"a_row", fieldValue(matmul_, "a_row", p_.spad_rows - m)},
+                          {"acc_row", fieldValue(matmul_, "acc_row", p_.acc_rows - m)},
+                          {"m", m},
+                          {"accumulate", accumulate ? 1 : 0}};
+    matmul_.check(r_, ops, res.cycles);
+  }
+
+  /// Idle cycles with random garbage on the data inputs.
+  void idle(int cycles) {
+    for (int c = 0; c < cycles; ++c) {
+      t_.cmd_valid_i = 0;
+      t_.in_valid_i = 0;
+      garbageInputs();
+      sim_.settle();
+      r_.expect(!t_.out_valid_o, "output row while idle");
+      sim_.tick();
+    }
+  }
+
+  int64_t largestM() const {
+    const int k = matmul_.desc().fieldIndex("m");
+    return std::min<int64_t>(matmul_.desc().fields[static_cast<size_t>(k)].limit(), p_.acc_rows);
+  }
+
+  std::vector<Row8> randomRows(int count, int width) {
+    const Pattern pat = pickPattern(rng_);
+    std::vector<Row8> rows(static_cast<size_t>(count), Row8(static_cast<size_t>(width)));
+    for (auto& row : rows)
+      for (auto& v : row) v = pickInt8(rng_, pat);
+    return rows;
+  }
+  std::vector<Row32> randomAcc(int count) {
+    std::vector<Row32> rows(static_cast<size_t>(count), Row32(static_cast<size_t>(N_)));
+    for (auto& row : rows)
+      for (auto& v : row) v = pickAcc(rng_);
+    return rows;
+  }
+
+  /// Presents one extra input row after an operation's last one (an assertion must fire).
+  void injectExtraRow() {
+    t_.cmd_valid_i = 1;
+    t_.cmd_preload_i = 1;
+    t_.in_valid_i = 1;
+    for (int c = 0; c <= R_; ++c) {
+      sim_.settle();
+      sim_.tick();
+      t_.cmd_valid_i = 0;
+    }
+    t_.in_valid_i = 0;
+    sim_.settle();
+  }
+
+  int64_t preloads() const { return preloads_; }
+  int64_t matmuls() const { return matmuls_; }
+  int64_t valuesCompared() const { return valuesCompared_; }
+
+ private:
+  void garbageInputs() {
+    for (int e = 0; e < E_; ++e) putBits(t_.in_row_i, 8 * e, 8, rng_());
+    for (int n = 0; n < N_; ++n) putBits(t_.in_acc_i, 32 * n, 32, rng_());
+  }
+
+  OpResult run(bool isPreload, int m, bool accumulate, const std::vector<Row8>& rows, const std::vector<Row32>& acc) {
+    OpResult res;
+    sim_.settle();
+    if (!r_.expect(t_.cmd_ready_o, "cmd_ready_o low while idle")) {
+      res.ok = false;
+      return res;
+    }
+    const int nrows = static_cast<int>(rows.size());
+    constexpr int kTimeout = 100000;
+    for (int c = 0;; ++c) {
+      t_.cmd_valid_i = c == 0;
+      t_.cmd_preload_i = isPreload;
+      rtlcheck::set(t_.cmd_m_i, c == 0 ? m : static_cast<int>(rng_() & ((1u << t_.pkg_m_bits_o) - 1)));  // inputs must fit their width
+      t_.cmd_accumulate_i = c == 0 ? accumulate : (rng_() & 1);
+      t_.in_valid_i = c < nrows;
+      garbageInputs();
+      if (c < nrows) {
+        const Row8& row = rows[static_cast<size_t>(c)];
+        for (size_t e = 0; e < row.size(); ++e) putBits(t_.in_row_i, 8 * static_cast<int>(e), 8, static_cast<uint8_t>(row[e]));
+        if (accumulate)
+          for (int n = 0; n < N_; ++n)
+            putBits(t_.in_acc_i, 32 * n, 32, static_cast<uint32_t>(acc[static_cast<size_t>(c)][static_cast<size_t>(n)]));
+      }
+      sim_.settle();
+      if (c > 0 && t_.cmd_ready_o) {
+        res.cycles = c;
+        break;
+      }
+      if (t_.out_valid_o) {
+        Row32 out(static_cast<size_t>(N_));
+        for (int n = 0; n < N_; ++n) out[static_cast<size_t>(n)] = static_cast<int32_t>(getBits(t_.out_data_o, 32 * n, 32));
+        res.rows.push_back(std::move(out));
+        res.index.push_back(static_cast<int>(t_.out_row_o));
+        res.last.push_back(t_.out_last_o);
+        res.lastOutputCycle = c;
+      }
+      sim_.tick();
+      if (sim_.assertionFailed()) {
+        r_.fail("ASSERTION failed in the RTL (see above) during " + std::string(isPreload ? "weight_preload" : "matmul_tile") +
+                " m=" + std::to_string(m));
+        res.ok = false;
+        break;
+      }
+      if (c > kTimeout) {
+        r_.fail("TIMEOUT: the operation did not finish in " + std::to_string(kTimeout) + " cycles");
+        res.ok = false;
+        break;
+      }
+    }
+    t_.cmd_valid_i = 0;
+    t_.in_valid_i = 0;
+    return res;
+  }
+
+  const isa::IsaConfig& isa_;
+  const isa::Params& p_;
+  Clocked<Tb>& sim_;
+  Tb& t_;
+  Report& r_;
+  std::mt19937_64& rng_;
+  Timing preload_, matmul_;
+  int R_, N_, E_;
+  std::vector<Row8> W_;  // the model's weights
+  int64_t preloads_ = 0, matmuls_ = 0, valuesCompared_ = 0;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const auto opt = rtlcheck::parseOptions(argc, argv, "systolic_array_check --config FILE.yaml [--seed N] [--cases N] [--inject extra-row]");
+  return rtlcheck::runCheck("systolic_array", [&] {
+    const auto isa = isa::IsaConfig::load(opt.config);
+    Report report("systolic_array[" + isa.params().name + "]");
+    const uint64_t seed = rtlcheck::seedFor(opt, isa);
+    Clocked<Tb> sim(seed);
+    sim.reset();
+    std::mt19937_64 rng(seed);
+    ArrayCheck check(isa, sim, report, rng);
+    if (!check.packageMatches()) return report.finish("package does not match the config");
+    if (opt.inject == "extra-row") {
+      check.injectExtraRow();
+      report.expect(!sim.assertionFailed(), "ASSERTION failed in the RTL (see above) after an injected extra row");
+      return report.finish("protocol violation injected");
+    }
+
+    const int R = static_cast<int>(isa.params().array_rows);
+    const int E = static_cast<int>(isa.params().spad_row_bytes);
+    const int64_t mMax = check.largestM();
+    const int64_t mCap = std::min<int64_t>(mMax, 3 * R);  // keeps the run short; m = mMax is tried too
+    const int rounds = opt.cases > 0 ? opt.cases : 300;
+
+    // Before any preload W is zero: the result is the initial accumulator (or zero).
+    check.matmul(check.randomRows(2, R), check.randomAcc(2), true);
+    check.matmul(check.randomRows(1, R), check.randomAcc(1), false);
+
+    for (int round = 0; round < rounds; ++round) {
+      if (sim.assertionFailed()) break;  // reported once; the state is no longer meaningful
+      check.idle(static_cast<int>(rng() % 3));
+      check.preload(check.randomRows(R, E));
+      const int matmuls = 1 + static_cast<int>(rng() % 6);
+      for (int j = 0; j < matmuls; ++j) {
+        int64_t m;
+        switch (rng() % 6) {
+          case 0: m = 1; break;
+          case 1: m = mCap; break;
+          case 2: m = std::min<int64_t>(R, mCap); break;
+          default: m = uniform(rng, 1, mCap);
+        }
+        if (round == 0 && j == 0) m = mMax;  // the largest tile the instruction allows, once
+        const bool accumulate = rng() & 1;
+        check.idle(static_cast<int>(rng() % 2));
+        check.matmul(check.randomRows(static_cast<int>(m), R), check.randomAcc(static_cast<int>(m)), accumulate);
+      }
+    }
+    return report.finish("seed " + std::to_string(seed) + ": " + std::to_string(check.preloads()) + " weight_preload, " + std::to_string(check.matmuls()) +
+                         " matmul_tile, " + std::to_string(check.valuesCompared()) + " int32 outputs compared");
+  });
+}

@@ -1,0 +1,36 @@
+// Top-level model for the systolic_array check: the block, plus the package values it was built
+// with, so the C++ harness can refuse a config file that does not match the Verilated package.
+module tb_systolic_array
+  import systole_pkg::*;
+#(
+  localparam int M_W = $clog2(((DATAFLOW_OUTPUT_STATIONARY != 0) ? ARRAY_ROWS : ACCUMULATOR_ROWS) + 1)
+) (
+  input  logic                                 clk_i,
+  input  logic                                 rst_ni,
+  input  logic                                 cmd_valid_i,
+  output logic                                 cmd_ready_o,
+  input  logic                                 cmd_preload_i,
+  input  logic [M_W-1:0]                       cmd_m_i,
+  input  logic                                 cmd_accumulate_i,
+  input  logic                                 in_valid_i,
+  input  logic [SCRATCHPAD_ROW_BYTES-1:0][7:0] in_row_i,
+  input  logic [ARRAY_COLS-1:0][31:0]          in_acc_i,
+  output logic                                 out_valid_o,
+  output logic                                 out_last_o,
+  output logic [M_W-1:0]                       out_row_o,
+  output logic [ARRAY_COLS-1:0][31:0]          out_data_o,
+
+  output logic [31:0]                          pkg_array_rows_o,
+  output logic [31:0]                          pkg_array_cols_o,
+  output logic [31:0]                          pkg_output_stationary_o,
+  output logic [31:0]                          pkg_row_bytes_o,
+  output logic [31:0]                          pkg_m_bits_o
+);
+  systolic_array u_dut (.*);
+
+  assign pkg_array_rows_o        = 32'(ARRAY_ROWS);
+  assign pkg_array_cols_o        = 32'(ARRAY_COLS);
+  assign pkg_output_stationary_o = 32'(DATAFLOW_OUTPUT_STATIONARY);
+  assign pkg_row_bytes_o         = 32'(SCRATCHPAD_ROW_BYTES);
+  assign pkg_m_bits_o            = 32'(M_W);
+endmodule
