@@ -1,6 +1,7 @@
 // systole run: compile an ONNX model for a config (or take a compiled .sbin), run it on the
 // simulator and report cycles, utilization, where the cycles went per layer, and with --check
 // whether every NPU output equals the reference interpreter bit for bit.
+#include <chrono>
 #include <cstdio>
 #include <iostream>
 
@@ -26,8 +27,13 @@ void printLayers(const std::vector<runtime::LayerTiming>& layers, int64_t pes) {
     simulated += static_cast<int64_t>(l.simulated_cycles);
     roofline += l.report.roofline_cycles;
   }
-  std::printf("%-28s %-18s %12s %12lld %12lld   (roofline bound %lld)\n", "total", "", "", static_cast<long long>(predicted),
-              static_cast<long long>(simulated), static_cast<long long>(roofline));
+  int64_t macs = 0;
+  for (const auto& l : layers) macs += l.report.macs;
+  std::printf("%-28s %-18s %12lld %12lld %12lld   (roofline bound %lld)\n", "total", "", static_cast<long long>(macs),
+              static_cast<long long>(predicted), static_cast<long long>(simulated), static_cast<long long>(roofline));
+  std::printf("model MAC utilization: %.1f%% (model MACs / (layer cycles x %lld PEs))\n",
+              simulated ? 100.0 * static_cast<double>(macs) / (static_cast<double>(simulated) * static_cast<double>(pes)) : 0.0,
+              static_cast<long long>(pes));
 }
 
 }  // namespace
@@ -77,7 +83,9 @@ void registerRun(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
     runOptions.check = a.check;
     runOptions.timing_only = a.timingOnly;
     runOptions.trace = !a.trace.empty();
+    const auto simStart = std::chrono::steady_clock::now();
     const auto result = session.run(inputs, runOptions);
+    const double runSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - simStart).count();
     if (!a.stats.empty()) writeFileAtomic(a.stats, result.sim.stats.toJson());
     if (!a.trace.empty()) writeFileAtomic(a.trace, result.sim.trace_json);
     if (!a.outputDir.empty()) {
@@ -89,7 +97,10 @@ void registerRun(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
     const auto& c = *compiled.compiled;
     std::cout << a.model << " on ISA '" << config.params().name << "': " << c.program.instructionCount() << " instructions, "
               << c.layers.size() << " layers, compiled in "
-              << compiled.times.import_s + compiled.times.optimize_s + compiled.times.quantize_s + compiled.times.lower_s << " s\n";
+              << compiled.times.import_s + compiled.times.optimize_s + compiled.times.quantize_s + compiled.times.lower_s
+              << " s (import " << compiled.times.import_s << ", optimize " << compiled.times.optimize_s << ", quantize "
+              << compiled.times.quantize_s << ", lower " << compiled.times.lower_s << "), run in " << runSeconds << " s"
+              << (a.check ? " including the reference check" : "") << "\n";
     std::cout << result.sim.stats.summary();
     if (a.layers) printLayers(result.layers, config.params().array_rows * config.params().array_cols);
     if (a.check) {

@@ -274,6 +274,7 @@ void conv(const Ctx& c) {
   const float* bias = c.has(2) ? c.f(2) : nullptr;
   float* y = c.fo();
   const int64_t inPlane = g.H * g.W, outPlane = g.OH * g.OW;
+  const bool pointwise = g.KH == 1 && g.KW == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 && inPlane == outPlane;
   for (int64_t n = 0; n < N; ++n)
     for (int64_t m = 0; m < M; ++m) {
       float* yp = y + (n * M + m) * outPlane;
@@ -282,6 +283,11 @@ void conv(const Ctx& c) {
       for (int64_t icl = 0; icl < cg; ++icl) {
         const float* xp = x + (n * C + grp * cg + icl) * inPlane;
         const float* wp = w + (m * cg + icl) * g.KH * g.KW;
+        if (pointwise) {  // 1x1, stride 1, no padding: the planes are contiguous vectors
+          const float wv = wp[0];
+          for (int64_t i = 0; i < outPlane; ++i) yp[i] += wv * xp[i];
+          continue;
+        }
         for (int64_t kh = 0; kh < g.KH; ++kh)
           for (int64_t kw = 0; kw < g.KW; ++kw) {
             const float wv = wp[kh * g.KW + kw];
