@@ -94,9 +94,15 @@ void registerRun(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
         outs.emplace_back(isa::TensorInfo{name, isa::TensorKind::Output, isa::DType::Float32, t.shape, 0, 1.0f, 0}, t.bytes);
       writeOutputs(a.outputDir, outs);
     }
-    const auto& c = *compiled.compiled;
-    std::cout << a.model << " on ISA '" << config.params().name << "': " << c.program.instructionCount() << " instructions, "
-              << c.layers.size() << " layers, compiled in "
+    size_t instructions = 0, layers = 0;
+    for (const auto& item : compiled.compiled->schedule)
+      if (item.npu) {
+        instructions += item.npu->program.instructionCount();
+        layers += item.npu->layers.size();
+      }
+    std::cout << a.model << " on ISA '" << config.params().name << "': " << result.programs << " NPU program(s), "
+              << instructions << " instructions, " << layers << " NPU layers, " << result.host_operators
+              << " host operators; compiled in "
               << compiled.times.import_s + compiled.times.optimize_s + compiled.times.quantize_s + compiled.times.lower_s
               << " s (import " << compiled.times.import_s << ", optimize " << compiled.times.optimize_s << ", quantize "
               << compiled.times.quantize_s << ", lower " << compiled.times.lower_s << "), run in " << runSeconds << " s"

@@ -42,7 +42,7 @@ PipelineResult runPipeline(const std::string& modelPath, const isa::IsaConfig& i
   if (last == Stage::Quant) return r;
 
   t = std::chrono::steady_clock::now();
-  r.compiled = lowerToProgram(r.graph, isa, options.lower);
+  r.compiled = compileModel(r.graph, isa, options.lower);
   r.times.lower_s = since(t);
   return r;
 }

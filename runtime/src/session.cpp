@@ -51,28 +51,34 @@ HostTensor fromProgram(const std::vector<uint8_t>& bytes, const compiler::Bounda
   return t;
 }
 
-/// Runs one host node with the interpreter's kernels.
-std::vector<HostTensor> runHostNode(const compiler::Graph& g, const compiler::Node& n, const HostTensor& first) {
+/// Runs one host node with the interpreter's kernels; inputs come from `env` or are constants.
+void runHostNode(const compiler::Graph& g, const compiler::Node& n, std::map<int, HostTensor>& env) {
   std::vector<HostTensor> constants;
   constants.reserve(n.inputs.size());
-  std::vector<const HostTensor*> in = {&first};
-  for (size_t i = 1; i < n.inputs.size(); ++i) {
-    if (n.inputs[i] < 0) {
+  std::vector<const HostTensor*> in;
+  for (int v : n.inputs) {
+    if (v < 0) {
       in.push_back(nullptr);
       continue;
     }
-    const compiler::Value& v = g.values[static_cast<size_t>(n.inputs[i])];
-    HostTensor t(v.type, v.shape);
-    t.bytes = v.data;
-    constants.push_back(std::move(t));
-    in.push_back(&constants.back());
+    const compiler::Value& val = g.values[static_cast<size_t>(v)];
+    if (val.is_constant) {
+      HostTensor t(val.type, val.shape);
+      t.bytes = val.data;
+      constants.push_back(std::move(t));
+      in.push_back(&constants.back());
+      continue;
+    }
+    auto it = env.find(v);
+    if (it == env.end()) throw Error("host operator '" + n.name + "': input '" + val.name + "' has no value");
+    in.push_back(&it->second);
   }
   std::vector<HostTensor> results;
   for (int v : n.outputs) results.emplace_back(g.values[static_cast<size_t>(v)].type, g.values[static_cast<size_t>(v)].shape);
   std::vector<HostTensor*> out;
   for (auto& r : results) out.push_back(&r);
   if (!compiler::runQuantizedKernel(g, n, in, out)) compiler::runFloatKernel(g, n, in, out);
-  return results;
+  for (size_t i = 0; i < n.outputs.size(); ++i) env[n.outputs[i]] = std::move(results[i]);
 }
 
 std::vector<int64_t> unravel(int64_t flat, const std::vector<int64_t>& shape) {
@@ -96,94 +102,139 @@ std::string Mismatch::describe() const {
   return out.str();
 }
 
-Session::Session(const isa::IsaConfig& isa, compiler::CompiledProgram compiled, const compiler::Graph& quantized)
-    : isa_(isa), compiled_(std::move(compiled)), graph_(quantized), simulator_(isa) {}
+Session::Session(const isa::IsaConfig& isa, compiler::CompiledModel model, const compiler::Graph& quantized)
+    : isa_(isa), model_(std::move(model)), graph_(quantized), simulator_(isa) {}
+
+namespace {
+
+compiler::CompiledModel aroundHostNodes(const compiler::Graph& g, compiler::CompiledProgram program) {
+  compiler::CompiledModel m;
+  std::vector<compiler::ScheduleItem> after;
+  for (int id : g.topoOrder()) {
+    const std::string& op = g.nodes[static_cast<size_t>(id)].op;
+    if (op == "QuantizeLinear") m.schedule.push_back({id, std::nullopt});
+    if (op == "DequantizeLinear") after.push_back({id, std::nullopt});
+  }
+  m.schedule.push_back({-1, std::move(program)});
+  for (auto& item : after) m.schedule.push_back(std::move(item));
+  return m;
+}
+
+/// The first element of `b` where the program's bytes differ from the reference, with the last
+/// store instruction that wrote it.
+std::optional<Mismatch> compareTensor(const isa::IsaConfig& isa, const compiler::CompiledProgram& program,
+                                      const std::vector<isa::Instruction>& code, const compiler::BoundaryTensor& b,
+                                      const sim::TensorValue& sv, const HostTensor& ref) {
+  const HostTensor npu = fromProgram(sv.bytes, b);
+  for (int64_t e = 0; e < npu.elements(); ++e) {
+    const auto a = npu.data<int8_t>()[e], r = ref.data<int8_t>()[e];
+    if (a == r) continue;
+    Mismatch m{b.value, unravel(e, b.graph_shape), a, r, -1, "", ""};
+    const uint64_t addr =
+        sv.info.dram_addr + static_cast<uint64_t>(b.nhwc ? nhwcOffset(b.graph_shape, b.halo, m.index[1], m.index[2], m.index[3]) : e);
+    for (size_t k = code.size(); k-- > 0 && m.instruction < 0;) {
+      const auto& d = isa.instr(code[k].desc);
+      if (d.semantics != isa::Semantics::DmaStore) continue;
+      const uint64_t base = static_cast<uint64_t>(code[k].operand(d, 0));
+      const int64_t rows = code[k].operand(d, 2), bytes = code[k].operand(d, 3), stride = code[k].operand(d, 4);
+      for (int64_t row = 0; row < rows; ++row) {
+        const uint64_t start = base + static_cast<uint64_t>(row * stride);
+        if (addr >= start && addr < start + static_cast<uint64_t>(bytes)) {
+          m.instruction = static_cast<int64_t>(k);
+          m.disassembly = isa::formatInstruction(isa, code[k]);
+          for (const auto& l : program.layers)
+            if (k >= l.first_instruction && k < l.end_instruction) m.layer = l.name;
+          break;
+        }
+      }
+    }
+    return m;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Session::Session(const isa::IsaConfig& isa, compiler::CompiledProgram program, const compiler::Graph& quantized)
+    : Session(isa, aroundHostNodes(quantized, std::move(program)), quantized) {}
 
 RunResult Session::run(const std::map<std::string, HostTensor>& inputs, const RunOptions& options) {
   const compiler::Graph& g = graph_;
   RunResult result;
-  // Host: quantize each graph input into its program tensor.
-  std::map<std::string, std::vector<uint8_t>> programInputs;
-  for (const auto& n : g.nodes) {
-    if (n.dead || n.op != "QuantizeLinear") continue;
-    const std::string& name = g.values[static_cast<size_t>(n.inputs[0])].name;
+  std::map<int, HostTensor> env;  // by value id
+  for (int v : g.inputs) {
+    const auto& name = g.values[static_cast<size_t>(v)].name;
     auto it = inputs.find(name);
     if (it == inputs.end()) throw Error("missing input '" + name + "'");
-    HostTensor q = runHostNode(g, n, it->second).at(0);
-    const auto& boundary = std::find_if(compiled_.inputs.begin(), compiled_.inputs.end(), [&](const compiler::BoundaryTensor& b) {
-      return b.value == g.values[static_cast<size_t>(n.outputs[0])].name;
-    });
-    if (boundary == compiled_.inputs.end()) continue;
-    programInputs[boundary->value] = boundary->nhwc ? toNhwc(q) : q.bytes;
+    env[v] = it->second;
+  }
+  std::map<std::string, HostTensor> reference;
+  if (options.check && !options.timing_only) {
+    reference = compiler::interpret(g, inputs, true);
+    result.checked = true;
   }
   sim::SimOptions simOptions;
   simOptions.timing_only = options.timing_only;
   simOptions.trace = options.trace;
   simOptions.timeline = true;
-  result.sim = simulator_.run(compiled_.program, programInputs, simOptions);
-
-  // Per-layer simulated cycles from the instructions' start and end.
-  for (const auto& report : compiled_.layers) {
-    LayerTiming t{report, 0};
-    uint64_t first = UINT64_MAX, last = 0;
-    for (const auto& s : result.sim.timeline)
-      if (s.instruction >= report.first_instruction && s.instruction < report.end_instruction) {
-        first = std::min(first, s.start);
-        last = std::max(last, s.end);
+  for (const auto& item : model_.schedule) {
+    if (!item.npu) {
+      if (options.timing_only) continue;
+      runHostNode(g, g.nodes[static_cast<size_t>(item.host_node)], env);
+      ++result.host_operators;
+      continue;
+    }
+    const compiler::CompiledProgram& program = *item.npu;
+    std::map<std::string, std::vector<uint8_t>> programInputs;
+    for (const auto& b : program.inputs) {
+      const int v = g.findValue(b.value);
+      if (options.timing_only) {
+        programInputs[b.value] = std::vector<uint8_t>(static_cast<size_t>(g.values[static_cast<size_t>(v)].elements()), 0);
+        continue;
       }
-    t.simulated_cycles = last > first ? last - first : 0;
-    result.layers.push_back(t);
-  }
-  if (options.timing_only) return result;
-
-  std::map<std::string, const sim::TensorValue*> fromSim;
-  for (const auto& t : result.sim.outputs) fromSim[t.info.name] = &t;
-  for (const auto& b : compiled_.outputs) result.npu_outputs[b.value] = fromProgram(fromSim.at(b.value)->bytes, b);
-  // Host: dequantize into the graph's float outputs.
-  for (const auto& n : g.nodes) {
-    if (n.dead || n.op != "DequantizeLinear") continue;
-    auto it = result.npu_outputs.find(g.values[static_cast<size_t>(n.inputs[0])].name);
-    if (it == result.npu_outputs.end()) continue;
-    result.outputs[g.values[static_cast<size_t>(n.outputs[0])].name] = runHostNode(g, n, it->second).at(0);
-  }
-
-  if (!options.check) return result;
-  result.checked = true;
-  const auto reference = compiler::interpret(g, inputs, true);
-  const auto code = isa::decodeAll(isa_, compiled_.program.code);
-  // Intermediates first (in order), so the first differing value is the one reported.
-  std::vector<const compiler::BoundaryTensor*> checked;
-  for (const auto& b : compiled_.intermediates) checked.push_back(&b);
-  for (const auto& b : compiled_.outputs) checked.push_back(&b);
-  for (const compiler::BoundaryTensor* b : checked) {
-    const sim::TensorValue& sv = *fromSim.at(b->value);
-    const HostTensor npu = fromProgram(sv.bytes, *b);
-    const HostTensor& ref = reference.at(b->value);
-    for (int64_t e = 0; e < npu.elements() && !result.mismatch; ++e) {
-      const auto a = npu.data<int8_t>()[e], r = ref.data<int8_t>()[e];
-      if (a == r) continue;
-      Mismatch m{b->value, unravel(e, b->graph_shape), a, r, -1, "", ""};
-      const uint64_t addr = sv.info.dram_addr +
-                            static_cast<uint64_t>(b->nhwc ? nhwcOffset(b->graph_shape, b->halo, m.index[1], m.index[2], m.index[3]) : e);
-      for (size_t k = code.size(); k-- > 0 && m.instruction < 0;) {
-        const auto& d = isa_.instr(code[k].desc);
-        if (d.semantics != isa::Semantics::DmaStore) continue;
-        const uint64_t base = static_cast<uint64_t>(code[k].operand(d, 0));
-        const int64_t rows = code[k].operand(d, 2), bytes = code[k].operand(d, 3), stride = code[k].operand(d, 4);
-        for (int64_t row = 0; row < rows; ++row) {
-          const uint64_t start = base + static_cast<uint64_t>(row * stride);
-          if (addr >= start && addr < start + static_cast<uint64_t>(bytes)) {
-            m.instruction = static_cast<int64_t>(k);
-            m.disassembly = isa::formatInstruction(isa_, code[k]);
-            for (const auto& l : compiled_.layers)
-              if (k >= l.first_instruction && k < l.end_instruction) m.layer = l.name;
-            break;
-          }
+      const HostTensor& t = env.at(v);
+      programInputs[b.value] = b.nhwc ? toNhwc(t) : t.bytes;
+    }
+    sim::SimResult sim = simulator_.run(program.program, programInputs, simOptions);
+    ++result.programs;
+    for (const auto& report : program.layers) {
+      LayerTiming t{report, 0};
+      uint64_t first = UINT64_MAX, last = 0;
+      for (const auto& s : sim.timeline)
+        if (s.instruction >= report.first_instruction && s.instruction < report.end_instruction) {
+          first = std::min(first, s.start);
+          last = std::max(last, s.end);
+        }
+      t.simulated_cycles = last > first ? last - first : 0;
+      result.layers.push_back(t);
+    }
+    result.sim.stats.accumulate(sim.stats);
+    if (!options.timing_only) {
+      std::map<std::string, const sim::TensorValue*> fromSim;
+      for (const auto& t : sim.outputs) fromSim[t.info.name] = &t;
+      if (result.checked && !result.mismatch) {
+        const auto code = isa::decodeAll(isa_, program.program.code);
+        std::vector<const compiler::BoundaryTensor*> checked;  // intermediates first: the first differing value
+        for (const auto& b : program.intermediates) checked.push_back(&b);
+        for (const auto& b : program.outputs) checked.push_back(&b);
+        for (const auto* b : checked) {
+          result.mismatch = compareTensor(isa_, program, code, *b, *fromSim.at(b->value), reference.at(b->value));
+          if (result.mismatch) break;
         }
       }
-      result.mismatch = m;
+      for (const auto& b : program.outputs) {
+        HostTensor t = fromProgram(fromSim.at(b.value)->bytes, b);
+        result.npu_outputs[b.value] = t;
+        env[g.findValue(b.value)] = std::move(t);
+      }
     }
-    if (result.mismatch) break;
+    const auto stats = result.sim.stats;
+    result.sim = std::move(sim);
+    result.sim.stats = stats;
+  }
+  for (int v : g.outputs) {
+    auto it = env.find(v);
+    if (it != env.end()) result.outputs[g.values[static_cast<size_t>(v)].name] = it->second;
   }
   return result;
 }

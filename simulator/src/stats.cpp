@@ -26,6 +26,22 @@ std::string_view stallCauseName(StallCause c) {
   return "?";
 }
 
+void Stats::accumulate(const Stats& o) {
+  if (isa.empty()) {
+    *this = o;
+    return;
+  }
+  cycles += o.cycles;
+  instructions += o.instructions;
+  for (size_t i = 0; i < by_opcode.size() && i < o.by_opcode.size(); ++i) by_opcode[i].second += o.by_opcode[i].second;
+  for (size_t r = 0; r < busy_cycles.size(); ++r) busy_cycles[r] += o.busy_cycles[r];
+  for (size_t q = 0; q < stall_cycles.size(); ++q)
+    for (size_t c = 0; c < stall_cycles[q].size(); ++c) stall_cycles[q][c] += o.stall_cycles[q][c];
+  dram_bytes_read += o.dram_bytes_read;
+  dram_bytes_written += o.dram_bytes_written;
+  macs += o.macs;
+}
+
 std::string Stats::toJson() const {
   nlohmann::ordered_json j;
   j["isa"] = isa;

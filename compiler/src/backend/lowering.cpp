@@ -93,37 +93,134 @@ class DramAllocator {
   std::map<uint64_t, uint64_t> free_, used_;
 };
 
+/// Why `n` cannot run on the NPU, or "" if it can.
+std::string npuIneligibility(const Graph& g, const Node& n) {
+  if (!kNpuOps.count(n.op) && !kAliasOps.count(n.op)) return "no NPU lowering for this operator";
+  std::vector<ActBuffer> ins, outs;
+  try {
+    for (int v : n.inputs) {
+      if (v < 0) continue;
+      const Value& val = g.values[static_cast<size_t>(v)];
+      if (val.is_constant) continue;
+      if (val.type != ElemType::Int8 || !val.quant) return "an input is not a quantized int8 tensor";
+      ins.push_back(shapeOf(val));
+    }
+    for (int v : n.outputs) {
+      const Value& val = g.values[static_cast<size_t>(v)];
+      if (val.type != ElemType::Int8 || !val.quant) return "its output is not a quantized int8 tensor";
+      outs.push_back(shapeOf(val));
+    }
+  } catch (const Error& e) {
+    return e.message();
+  }
+  if (ins.empty()) return "it reads no activation";
+  if (n.op == "Conv" || n.op == "Gemm" || n.op == "MatMul") {
+    const Value& w = g.values[static_cast<size_t>(n.inputs.at(1))];
+    if (!w.is_constant || w.type != ElemType::Int8) return "its weights are not a constant int8 tensor";
+    if (n.op != "Conv" && w.shape.size() != 2) return "its weights are not a matrix";
+    if (n.op == "Conv" && w.shape.size() != 4) return "only 2-D convolutions run on the NPU";
+  }
+  if (n.op == "Add" && (ins.size() != 2 || g.values[static_cast<size_t>(n.inputs[0])].shape != g.values[static_cast<size_t>(n.inputs[1])].shape))
+    return "broadcasting adds run on the host";
+  if (kAliasOps.count(n.op)) {
+    const ActBuffer& a = ins[0];
+    const ActBuffer& b = outs[0];
+    if (!(a.C == b.C && a.H * a.W == b.H * b.W) && !(a.H * a.W == 1 && b.H * b.W == 1 && a.C == b.C))
+      return "this reshape reorders bytes in the NHWC layout";
+  }
+  if (n.op == "Concat") {
+    const auto& shape = g.values[static_cast<size_t>(n.outputs[0])].shape;
+    const int64_t axis = n.getInt("axis", 1);
+    const int64_t channelAxis = shape.size() == 4 ? 1 : static_cast<int64_t>(shape.size()) - 1;
+    if (axis != channelAxis && axis != channelAxis - static_cast<int64_t>(shape.size())) return "only channel concatenation runs on the NPU";
+  }
+  return "";
+}
+
 }  // namespace
 
+std::vector<std::vector<int>> partition(const Graph& g) {
+  std::vector<std::vector<int>> segments;
+  bool open = false;
+  for (int id : g.topoOrder()) {
+    const Node& n = g.nodes[static_cast<size_t>(id)];
+    if (npuIneligibility(g, n).empty()) {
+      if (!open) segments.emplace_back();
+      segments.back().push_back(id);
+      open = true;
+    } else {
+      open = false;
+    }
+  }
+  return segments;
+}
+
+CompiledModel compileModel(const Graph& g, const isa::IsaConfig& isa, const LowerOptions& options) {
+  CompiledModel model;
+  const auto segments = partition(g);
+  std::vector<int> segmentOf(g.nodes.size(), -1);
+  for (size_t s = 0; s < segments.size(); ++s)
+    for (int id : segments[s]) segmentOf[static_cast<size_t>(id)] = static_cast<int>(s);
+  int emitted = -1;
+  for (int id : g.topoOrder()) {
+    const int s = segmentOf[static_cast<size_t>(id)];
+    if (s < 0) {
+      model.schedule.push_back({id, std::nullopt});
+    } else if (s != emitted) {
+      model.schedule.push_back({-1, lowerSegment(g, isa, segments[static_cast<size_t>(s)], options)});
+      emitted = s;
+    }
+  }
+  return model;
+}
+
 CompiledProgram lowerToProgram(const Graph& g, const isa::IsaConfig& isa, const LowerOptions& options) {
+  CompiledModel model = compileModel(g, isa, options);
+  std::optional<CompiledProgram> only;
+  for (auto& item : model.schedule) {
+    if (item.npu) {
+      if (only) throw Error("the model needs " + std::to_string(model.programCount()) +
+                            " NPU programs with host operators between them; a single program cannot hold it");
+      only = std::move(item.npu);
+      continue;
+    }
+    const Node& n = g.nodes[static_cast<size_t>(item.host_node)];
+    if (n.op != "QuantizeLinear" && n.op != "DequantizeLinear")
+      throw Error("node '" + n.name + "' (" + n.op + ") runs on the host between NPU operators: " + npuIneligibility(g, n));
+  }
+  if (!only) throw Error("the graph has no quantized operator the NPU can run (run quantization first)");
+  return std::move(*only);
+}
+
+size_t CompiledModel::programCount() const {
+  size_t n = 0;
+  for (const auto& item : schedule) n += item.npu.has_value();
+  return n;
+}
+
+CompiledProgram lowerSegment(const Graph& g, const isa::IsaConfig& isa, const std::vector<int>& order, const LowerOptions& options) {
   Lowering L(g, isa);
   const isa::Params& p = isa.params();
   const auto users = g.users();
 
-  // 1. Partition.
-  std::vector<int> order;
+  // 1. The segment's boundary: values it reads but does not compute, and values it computes that
+  // something outside reads (or the graph returns).
+  std::vector<bool> inside(g.nodes.size(), false);
+  for (int id : order) inside[static_cast<size_t>(id)] = true;
   std::vector<int> npuInputs, npuOutputs;
-  for (int id : g.topoOrder()) {
-    const Node& n = g.nodes[static_cast<size_t>(id)];
-    if (n.op == "QuantizeLinear") {
-      if (std::find(g.inputs.begin(), g.inputs.end(), n.inputs[0]) == g.inputs.end())
-        unsupported(n, "quantization in the middle of the graph (host operators between NPU operators are not supported yet)");
-      npuInputs.push_back(n.outputs[0]);
-      continue;
+  for (int id : order)
+    for (int v : g.nodes[static_cast<size_t>(id)].inputs) {
+      if (v < 0 || g.values[static_cast<size_t>(v)].is_constant) continue;
+      const int producer = g.values[static_cast<size_t>(v)].producer;
+      if ((producer < 0 || !inside[static_cast<size_t>(producer)]) && std::find(npuInputs.begin(), npuInputs.end(), v) == npuInputs.end())
+        npuInputs.push_back(v);
     }
-    if (n.op == "DequantizeLinear") {
-      for (int u : users[static_cast<size_t>(n.outputs[0])])
-        unsupported(g.nodes[static_cast<size_t>(u)], "it reads a dequantized value (host operators between NPU operators are not supported yet)");
-      npuOutputs.push_back(n.inputs[0]);
-      continue;
+  for (int id : order)
+    for (int v : g.nodes[static_cast<size_t>(id)].outputs) {
+      bool escapes = std::find(g.outputs.begin(), g.outputs.end(), v) != g.outputs.end();
+      for (int u : users[static_cast<size_t>(v)]) escapes |= !inside[static_cast<size_t>(u)];
+      if (escapes) npuOutputs.push_back(v);
     }
-    if (!kNpuOps.count(n.op) && !kAliasOps.count(n.op)) unsupported(n, "no NPU lowering for this operator");
-    for (int v : n.outputs)
-      if (g.values[static_cast<size_t>(v)].type != ElemType::Int8 || !g.values[static_cast<size_t>(v)].quant)
-        unsupported(n, "its output is not a quantized int8 tensor");
-    order.push_back(id);
-  }
-  if (npuInputs.empty() || npuOutputs.empty()) throw Error("the graph has no quantized NPU part (run quantization first)");
 
   // 2. Layout: shapes, aliases, halos.
   std::map<int, int> aliasOf;  // value -> the value whose buffer it shares
@@ -181,8 +278,6 @@ CompiledProgram lowerToProgram(const Graph& g, const isa::IsaConfig& isa, const 
           unsupported(c, "its padded input is also read by a convolution and is not ReLU-bounded");
       }
     }
-    if (std::find(npuOutputs.begin(), npuOutputs.end(), v) != npuOutputs.end())
-      throw Error("value '" + val.name + "' is both a program output and read with padding (not supported yet)");
   }
 
   // 3. On-chip layout.

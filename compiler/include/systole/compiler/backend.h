@@ -3,6 +3,7 @@
 // field limits and timing expressions.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,8 +47,31 @@ struct CompiledProgram {
   std::string tiles;                 // human-readable tiling plan (--emit=tiles)
 };
 
-/// Lowers every operator between the graph's QuantizeLinear inputs and DequantizeLinear outputs.
-/// Throws systole::Error naming the node, its op and the reason for anything it cannot lower.
+/// A whole model: NPU programs for the maximal runs of operators the NPU can run, and the host
+/// operators (by node id) between them, in execution order.
+struct ScheduleItem {
+  int host_node = -1;                   // a node the runtime runs with the interpreter's kernels
+  std::optional<CompiledProgram> npu;   // or an NPU program
+};
+
+struct CompiledModel {
+  std::vector<ScheduleItem> schedule;
+  size_t programCount() const;
+};
+
+/// The runs of NPU-eligible nodes, in topological order (each run becomes one program).
+std::vector<std::vector<int>> partition(const Graph& quantized);
+
+/// Lowers every NPU run of the quantized graph and schedules the host operators between them.
+CompiledModel compileModel(const Graph& quantized, const isa::IsaConfig& isa, const LowerOptions& options = {});
+
+/// Lowers one run of nodes into a program whose tensor table holds the run's inputs and outputs.
+CompiledProgram lowerSegment(const Graph& quantized, const isa::IsaConfig& isa, const std::vector<int>& nodes,
+                             const LowerOptions& options = {});
+
+/// For graphs whose only host operators are the QuantizeLinear at the inputs and the
+/// DequantizeLinear at the outputs: the one program. Throws systole::Error naming the node, its op
+/// and the reason for anything it cannot lower.
 CompiledProgram lowerToProgram(const Graph& quantized, const isa::IsaConfig& isa, const LowerOptions& options = {});
 
 }  // namespace systole::compiler

@@ -28,7 +28,7 @@ struct PipelineTimes {
 
 struct PipelineResult {
   Graph graph;                      // as imported, then optimized, then quantized, in place
-  std::optional<CompiledProgram> compiled;
+  std::optional<CompiledModel> compiled;
   QuantSummary quant;
   PipelineTimes times;
 };

@@ -42,7 +42,9 @@ struct RunOptions {
 struct RunResult {
   std::map<std::string, compiler::HostTensor> outputs;      // float, by graph output name
   std::map<std::string, compiler::HostTensor> npu_outputs;  // int8 NCHW, by value name
-  sim::SimResult sim;
+  sim::SimResult sim;               // statistics summed over the programs; outputs and trace of the last
+  size_t programs = 0;              // NPU programs run (more than one when host operators sit between)
+  size_t host_operators = 0;        // operators run on the host
   std::vector<LayerTiming> layers;
   std::optional<Mismatch> mismatch;                          // set when a check failed
   bool checked = false;
@@ -50,17 +52,20 @@ struct RunResult {
 
 class Session {
  public:
-  /// `quantized` is the graph the program was lowered from; the session keeps a reference to it.
-  Session(const isa::IsaConfig& isa, compiler::CompiledProgram compiled, const compiler::Graph& quantized);
+  /// `quantized` is the graph the model was lowered from; the session keeps a reference to it.
+  Session(const isa::IsaConfig& isa, compiler::CompiledModel model, const compiler::Graph& quantized);
+  /// A single program (lowerToProgram): the host runs the graph's QuantizeLinear and
+  /// DequantizeLinear nodes around it.
+  Session(const isa::IsaConfig& isa, compiler::CompiledProgram program, const compiler::Graph& quantized);
 
   /// Float inputs by graph-input name (NCHW as the model declares them).
   RunResult run(const std::map<std::string, compiler::HostTensor>& inputs, const RunOptions& options = {});
 
-  const compiler::CompiledProgram& compiled() const { return compiled_; }
+  const compiler::CompiledModel& model() const { return model_; }
 
  private:
   const isa::IsaConfig& isa_;
-  compiler::CompiledProgram compiled_;
+  compiler::CompiledModel model_;
   const compiler::Graph& graph_;
   sim::Simulator simulator_;
 };

@@ -42,6 +42,9 @@ struct Stats {
     return cycles && array_pes ? static_cast<double>(macs) / (static_cast<double>(cycles) * static_cast<double>(array_pes)) : 0.0;
   }
 
+  /// Adds another run's statistics, as if it ran after this one.
+  void accumulate(const Stats& other);
+
   std::string toJson() const;
   std::string summary() const;  // a few human-readable lines
 };
