@@ -170,7 +170,7 @@ void lowerMatmulLike(Lowering& L, const Node& n) {
       const int64_t x0 = std::max<int64_t>(0, p0 - y * VW), x1 = std::min<int64_t>(s.OW, p0 + c.rows - y * VW);
       if (x1 > x0) c.runs.push_back({y, x0, x1 - x0, y * VW + x0 - p0});
     }
-    chunks.push_back(std::move(c));
+    if (!c.runs.empty()) chunks.push_back(std::move(c));  // a chunk of unused columns only is skipped
   }
   // The scratchpad rows a step holding taps [a, b) needs: their weight tiles, then activations.
   auto activationRows = [&](int64_t a, int64_t b, int64_t rows) {
@@ -183,7 +183,6 @@ void lowerMatmulLike(Lowering& L, const Node& n) {
     return total;
   };
 
-  bool first = true;
   int64_t steps = 0;
   for (int64_t j = 0; j < nOc; ++j) {
     const int64_t nc = std::min(Cc, s.OC - j * Cc);
@@ -204,9 +203,12 @@ void lowerMatmulLike(Lowering& L, const Node& n) {
       for (size_t g = 0; g < count; ++g, ++steps) {
         const int slot = L.emit.loadSlot();
         const int64_t wRow = L.loadSlot(slot);
-        if (first) {
-          loadScales(L, mult, shift, L.scaleBase);
-          first = false;
+        // Scale rows alternate between two pairs by output tile: tile j + 2's load waits (by the
+        // slot-release tokens) until tile j's last requantize has run.
+        const int64_t scaleRow = L.scaleBase + 2 * (j % 2);
+        if (g == 0 && &chunk == &chunks.front()) {
+          const auto from = static_cast<ptrdiff_t>(j * Cc), to = static_cast<ptrdiff_t>(j * Cc + nc);
+          loadScales(L, {mult.begin() + from, mult.begin() + to}, {shift.begin() + from, shift.begin() + to}, scaleRow);
         }
         if (g == 0)
           L.emit.load(Semantics::DmaLoadAcc, {static_cast<int64_t>(biasAddr) + j * L.p.acc_row_bytes, accBase, rows,
@@ -250,7 +252,7 @@ void lowerMatmulLike(Lowering& L, const Node& n) {
         }
         if (g + 1 == count) {
           const int out = L.emit.outSlot();
-          L.emit.compute(Semantics::Requantize, {accBase, L.outSlot(out), rows, L.scaleBase + 2 * j, zy, lo, hi});
+          L.emit.compute(Semantics::Requantize, {accBase, L.outSlot(out), rows, scaleRow, zy, lo, hi});
           L.emit.writesOutput();
           for (const PixelRun& run : chunk.runs)
             L.emit.store(Semantics::DmaStore, {static_cast<int64_t>(by.interior(run.y, run.x0)) + j * Cc, L.outSlot(out) + run.offset,

@@ -198,7 +198,15 @@ size_t CompiledModel::programCount() const {
   return n;
 }
 
-CompiledProgram lowerSegment(const Graph& g, const isa::IsaConfig& isa, const std::vector<int>& order, const LowerOptions& options) {
+namespace {
+
+/// Thrown when the constants outgrow the DRAM below the activations; carries how much they need.
+struct ConstantsOverflow {
+  uint64_t bytes;
+};
+
+CompiledProgram lowerSegmentAt(const Graph& g, const isa::IsaConfig& isa, const std::vector<int>& order, const LowerOptions& options,
+                               uint64_t activationBase) {
   Lowering L(g, isa);
   const isa::Params& p = isa.params();
   const auto users = g.users();
@@ -281,15 +289,7 @@ CompiledProgram lowerSegment(const Graph& g, const isa::IsaConfig& isa, const st
   }
 
   // 3. On-chip layout.
-  int64_t scaleRows = 2;
-  for (int id : order) {
-    const Node& n = g.nodes[static_cast<size_t>(id)];
-    if (n.op == "Conv" || n.op == "Gemm" || n.op == "MatMul") {
-      const Value& w = g.values[static_cast<size_t>(n.inputs[1])];
-      const int64_t oc = n.op == "Conv" ? w.shape[0] : w.shape[1];
-      scaleRows = std::max(scaleRows, 2 * ((oc + p.acc_row_elems - 1) / p.acc_row_elems));
-    }
-  }
+  const int64_t scaleRows = 4;  // two (multiplier, shift) pairs, alternating by output-channel tile
   L.scaleBase = p.acc_rows - scaleRows;
   L.accHalf = L.scaleBase / 2;
   int64_t chunk = std::min(L.accHalf, (p.spad_rows - 2 * p.array_rows) / 4);
@@ -308,7 +308,7 @@ CompiledProgram lowerSegment(const Graph& g, const isa::IsaConfig& isa, const st
   if (L.slotRows < p.array_rows + chunk) throw Error("ISA '" + p.name + "': the scratchpad is too small for one weight tile and chunk");
 
   // 4. DRAM: program inputs first (so the host can write them), then activations as they appear.
-  DramAllocator acts(static_cast<uint64_t>(p.dram_size) / 2, static_cast<uint64_t>(p.dram_size));
+  DramAllocator acts(activationBase, static_cast<uint64_t>(p.dram_size));
   CompiledProgram result;
   auto allocate = [&](int v) {
     ActBuffer& b = shapes.at(v);
@@ -419,7 +419,7 @@ CompiledProgram lowerSegment(const Graph& g, const isa::IsaConfig& isa, const st
       result.intermediates.push_back(tensorFor(v, isa::TensorKind::Intermediate));
     }
 
-  if (L.constantTop > static_cast<uint64_t>(p.dram_size) / 2) throw Error("the model's constants do not fit in half of the DRAM");
+  if (L.constantTop > activationBase) throw ConstantsOverflow{L.constantTop};
   result.program = L.builder.build();
   result.layers = std::move(L.layers);
   result.dram_constant_bytes = static_cast<int64_t>(L.constantTop);
@@ -430,6 +430,24 @@ CompiledProgram lowerSegment(const Graph& g, const isa::IsaConfig& isa, const st
   result.tiles = "chunk " + std::to_string(L.chunk) + " rows, load slots " + std::to_string(L.slotRows) + " rows, accumulator halves " +
                  std::to_string(L.accHalf) + " rows, scale rows " + std::to_string(scaleRows) + "\n" + L.tiles;
   return result;
+}
+
+}  // namespace
+
+CompiledProgram lowerSegment(const Graph& g, const isa::IsaConfig& isa, const std::vector<int>& order, const LowerOptions& options) {
+  // Activations start in the middle of the DRAM unless the constants need more: then right above
+  // them (the constants do not depend on where the activations go, so a second pass fits).
+  const auto dram = static_cast<uint64_t>(isa.params().dram_size);
+  try {
+    return lowerSegmentAt(g, isa, order, options, dram / 2);
+  } catch (const ConstantsOverflow& overflow) {
+    if (overflow.bytes >= dram) throw Error("the model's constants (" + std::to_string(overflow.bytes) + " bytes) do not fit in the DRAM");
+    try {
+      return lowerSegmentAt(g, isa, order, options, (overflow.bytes + 4095) & ~uint64_t{4095});
+    } catch (const ConstantsOverflow&) {
+      throw Error("the model's constants do not fit in the DRAM");
+    }
+  }
 }
 
 }  // namespace systole::compiler
