@@ -44,6 +44,7 @@ void registerRun(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
     std::vector<std::string> inputs;
     bool check = false, checkIntermediates = false, layers = false, timingOnly = false;
     uint64_t seed = 1;
+    int64_t minNpuMacs = 0;
   };
   static RunArgs a;
   auto* cmd = app.add_subcommand("run", "Compile an ONNX model for a config, simulate it and report cycles (exit 1 if --check fails)");
@@ -57,6 +58,7 @@ void registerRun(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
   cmd->add_flag("--check", a.check, "compare every NPU output with the reference interpreter, bit for bit");
   cmd->add_flag("--check-intermediates", a.checkIntermediates,
                 "keep every NPU value in DRAM and check them all in order, to find the first that differs");
+  cmd->add_option("--min-npu-macs", a.minNpuMacs, "keep runs of NPU operators with fewer MACs on the host")->default_val(0);
   cmd->add_flag("--layers", a.layers, "print predicted and simulated cycles per layer");
   cmd->add_flag("--timing-only", a.timingOnly, "cycles and statistics only, no data computed");
   actions.emplace_back(cmd, [] {
@@ -64,6 +66,7 @@ void registerRun(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
     compiler::PipelineOptions options;
     options.seed = a.seed;
     options.lower.keep_intermediates = a.checkIntermediates;
+    options.lower.min_npu_macs = a.minNpuMacs;
     if (a.checkIntermediates) a.check = true;
     auto compiled = compiler::runPipeline(a.model, config, options, compiler::Stage::Program);
     runtime::Session session(config, *compiled.compiled, compiled.graph);

@@ -92,3 +92,46 @@ TEST(ConfigChange, ALongerLatencyChangesPredictedAndSimulatedCycles) {
 
 }  // namespace
 }  // namespace systole::testing
+
+namespace systole::testing {
+namespace {
+
+TEST(ConfigChange, DroppingAnInstructionMovesItsOperatorsToTheHost) {
+  const compiler::Graph g = model();
+  const std::string base = defaultConfigText();
+  // Remove the vmax instruction (semantics vector_max): the NPU can no longer max-pool.
+  const std::string noMax = std::regex_replace(base, std::regex("  - name: vmax\\n(    .*\\n)+?(?=  - name:)"), "");
+  ASSERT_EQ(noMax.find("vector_max"), std::string::npos);
+  const isa::IsaConfig isa = isa::IsaConfig::parse(noMax, "no-max.yaml");
+  compiler::CompiledModel compiled = compiler::compileModel(g, isa);
+  EXPECT_EQ(compiled.programCount(), 2u) << "the max pool splits the NPU part in two";
+  bool hostMaxPool = false;
+  for (const auto& item : compiled.schedule)
+    hostMaxPool |= !item.npu && g.nodes[static_cast<size_t>(item.host_node)].op == "MaxPool";
+  EXPECT_TRUE(hostMaxPool);
+  runtime::Session session(isa, std::move(compiled), g);
+  runtime::RunOptions options;
+  options.check = true;
+  const auto result = session.run(runtime::randomInputs(g, 3), options);
+  EXPECT_FALSE(result.mismatch) << result.mismatch->describe();
+  EXPECT_EQ(result.programs, 2u);
+}
+
+TEST(ConfigChange, SmallSubgraphsStayOnTheHostBelowTheThreshold) {
+  const compiler::Graph g = model();
+  const isa::IsaConfig isa = isa::IsaConfig::parse(defaultConfigText(), "default.yaml");
+  compiler::LowerOptions options;
+  EXPECT_EQ(compiler::compileModel(g, isa, options).programCount(), 1u);
+  options.min_npu_macs = int64_t{1} << 40;
+  const compiler::CompiledModel host = compiler::compileModel(g, isa, options);
+  EXPECT_EQ(host.programCount(), 0u);
+  runtime::Session session(isa, host, g);
+  runtime::RunOptions run;
+  run.check = true;
+  const auto result = session.run(runtime::randomInputs(g, 3), run);
+  EXPECT_EQ(result.programs, 0u);
+  EXPECT_FALSE(result.outputs.empty());
+}
+
+}  // namespace
+}  // namespace systole::testing

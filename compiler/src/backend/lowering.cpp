@@ -93,9 +93,24 @@ class DramAllocator {
   std::map<uint64_t, uint64_t> free_, used_;
 };
 
-/// Why `n` cannot run on the NPU, or "" if it can.
-std::string npuIneligibility(const Graph& g, const Node& n) {
+/// The semantics classes each operator's lowering selects; a config without one of them runs the
+/// operator on the host instead.
+std::vector<Semantics> semanticsNeeded(const Node& n) {
+  using S = Semantics;
+  std::vector<S> need = {S::DmaLoad, S::DmaStore, S::Requantize, S::DmaLoadAcc};
+  if (n.op == "Conv" || n.op == "Gemm" || n.op == "MatMul") need.insert(need.end(), {S::WeightPreload, S::MatmulTile});
+  else if (n.op == "MaxPool") need = {S::DmaLoad, S::DmaStore, S::VectorMax};
+  else if (n.op == "Add" || n.op == "AveragePool" || n.op == "GlobalAveragePool") need.insert(need.end(), {S::VectorWiden, S::VectorAdd});
+  else if (kAliasOps.count(n.op)) need.clear();
+  else need.push_back(S::VectorWiden);  // Relu, Clip, Requant, Concat: widen + requantize
+  return need;
+}
+
+/// Why `n` cannot run on the NPU described by `isa`, or "" if it can.
+std::string npuIneligibility(const Graph& g, const Node& n, const isa::IsaConfig& isa) {
   if (!kNpuOps.count(n.op) && !kAliasOps.count(n.op)) return "no NPU lowering for this operator";
+  for (Semantics s : semanticsNeeded(n))
+    if (isa.bySemantics(s) < 0) return "ISA '" + isa.params().name + "' has no '" + std::string(isa::semanticsInfo(s).name) + "' instruction";
   std::vector<ActBuffer> ins, outs;
   try {
     for (int v : n.inputs) {
@@ -139,12 +154,12 @@ std::string npuIneligibility(const Graph& g, const Node& n) {
 
 }  // namespace
 
-std::vector<std::vector<int>> partition(const Graph& g) {
+std::vector<std::vector<int>> partition(const Graph& g, const isa::IsaConfig& isa, const LowerOptions& options) {
   std::vector<std::vector<int>> segments;
   bool open = false;
   for (int id : g.topoOrder()) {
     const Node& n = g.nodes[static_cast<size_t>(id)];
-    if (npuIneligibility(g, n).empty()) {
+    if (npuIneligibility(g, n, isa).empty()) {
       if (!open) segments.emplace_back();
       segments.back().push_back(id);
       open = true;
@@ -152,12 +167,26 @@ std::vector<std::vector<int>> partition(const Graph& g) {
       open = false;
     }
   }
-  return segments;
+  // A run with too little work stays on the host: moving its tensors costs more than it saves.
+  std::vector<std::vector<int>> kept;
+  for (auto& seg : segments) {
+    int64_t macs = 0;
+    for (int id : seg) {
+      const Node& n = g.nodes[static_cast<size_t>(id)];
+      if (n.op == "Conv" || n.op == "Gemm" || n.op == "MatMul") {
+        const Value& w = g.values[static_cast<size_t>(n.inputs[1])];
+        macs += w.elements() * g.values[static_cast<size_t>(n.outputs[0])].elements() /
+                std::max<int64_t>(1, n.op == "Conv" ? w.shape[0] : w.shape.back());
+      }
+    }
+    if (macs >= options.min_npu_macs) kept.push_back(std::move(seg));
+  }
+  return kept;
 }
 
 CompiledModel compileModel(const Graph& g, const isa::IsaConfig& isa, const LowerOptions& options) {
   CompiledModel model;
-  const auto segments = partition(g);
+  const auto segments = partition(g, isa, options);
   std::vector<int> segmentOf(g.nodes.size(), -1);
   for (size_t s = 0; s < segments.size(); ++s)
     for (int id : segments[s]) segmentOf[static_cast<size_t>(id)] = static_cast<int>(s);
@@ -186,7 +215,7 @@ CompiledProgram lowerToProgram(const Graph& g, const isa::IsaConfig& isa, const 
     }
     const Node& n = g.nodes[static_cast<size_t>(item.host_node)];
     if (n.op != "QuantizeLinear" && n.op != "DequantizeLinear")
-      throw Error("node '" + n.name + "' (" + n.op + ") runs on the host between NPU operators: " + npuIneligibility(g, n));
+      throw Error("node '" + n.name + "' (" + n.op + ") runs on the host between NPU operators: " + npuIneligibility(g, n, isa));
   }
   if (!only) throw Error("the graph has no quantized operator the NPU can run (run quantization first)");
   return std::move(*only);
@@ -296,7 +325,7 @@ CompiledProgram lowerSegmentAt(const Graph& g, const isa::IsaConfig& isa, const 
   for (auto [s, k] : {std::pair{Semantics::MatmulTile, 2}, {Semantics::DmaLoad, 2}, {Semantics::DmaStore, 2},
                       {Semantics::DmaLoadAcc, 2}, {Semantics::Requantize, 2}, {Semantics::VectorWiden, 2},
                       {Semantics::VectorAdd, 3}, {Semantics::VectorMax, 3}})
-    chunk = std::min(chunk, L.limit(s, k));
+    if (isa.bySemantics(s) >= 0) chunk = std::min(chunk, L.limit(s, k));  // operators without it run on the host
   if (chunk < 1 || L.accHalf < 2) throw Error("ISA '" + p.name + "' has too little on-chip memory for this model");
   L.chunk = chunk;
   L.slotRows = (p.spad_rows - 2 * chunk) / 2;

@@ -31,6 +31,8 @@ struct BoundaryTensor {
 };
 
 struct LowerOptions {
+  /// A run of NPU operators with fewer multiply-accumulates than this stays on the host.
+  int64_t min_npu_macs = 0;
   /// Keep every NPU value in its own DRAM buffer and list it in the tensor table (kind
   /// intermediate), so a check can find the first value that differs.
   bool keep_intermediates = false;
@@ -59,8 +61,9 @@ struct CompiledModel {
   size_t programCount() const;
 };
 
-/// The runs of NPU-eligible nodes, in topological order (each run becomes one program).
-std::vector<std::vector<int>> partition(const Graph& quantized);
+/// The runs of nodes the config's NPU can run (each operator needs an instruction for every
+/// semantics class its lowering selects), in topological order; each run becomes one program.
+std::vector<std::vector<int>> partition(const Graph& quantized, const isa::IsaConfig& isa, const LowerOptions& options = {});
 
 /// Lowers every NPU run of the quantized graph and schedules the host operators between them.
 CompiledModel compileModel(const Graph& quantized, const isa::IsaConfig& isa, const LowerOptions& options = {});
