@@ -71,7 +71,7 @@ int32_t pickAcc(std::mt19937_64& rng) {
 class ArrayCheck {
  public:
   ArrayCheck(const isa::IsaConfig& isa, Clocked<Tb>& sim, Report& report, std::mt19937_64& rng)
-      : isa_(isa), p_(isa.params()), sim_(sim), t_(sim.top()), r_(report), rng_(rng),
+      : p_(isa.params()), sim_(sim), t_(sim.top()), r_(report), rng_(rng),
         preload_(isa, isa::Semantics::WeightPreload), matmul_(isa, isa::Semantics::MatmulTile),
         R_(static_cast<int>(p_.array_rows)), N_(static_cast<int>(p_.array_cols)),
         E_(static_cast<int>(p_.spad_row_bytes)), W_(static_cast<size_t>(R_), Row8(static_cast<size_t>(N_), 0)) {}
@@ -258,7 +258,6 @@ class ArrayCheck {
     return res;
   }
 
-  const isa::IsaConfig& isa_;
   const isa::Params& p_;
   Clocked<Tb>& sim_;
   Tb& t_;
