@@ -259,6 +259,32 @@ std::pair<int64_t, int64_t> validRange(int64_t OW, int64_t W, int64_t s, int64_t
   return {std::min(lo, OW), std::clamp<int64_t>(hi, 0, OW)};
 }
 
+/// Lowers one group of a convolution's input to a [cg * KH * KW][OH * OW] matrix (im2col), zero
+/// where a tap falls in the padding, so the convolution becomes a matrix product whose inner loop
+/// runs over the whole output plane.
+void im2col(const float* x, int64_t cg, const Geometry2D& g, float* col) {
+  const int64_t plane = g.OH * g.OW;
+  for (int64_t ic = 0; ic < cg; ++ic)
+    for (int64_t kh = 0; kh < g.KH; ++kh)
+      for (int64_t kw = 0; kw < g.KW; ++kw) {
+        float* row = col + ((ic * g.KH + kh) * g.KW + kw) * plane;
+        const float* xp = x + ic * g.H * g.W;
+        const auto [lo, hi] = validRange(g.OW, g.W, g.sw, g.pw, kw * g.dw);
+        for (int64_t oh = 0; oh < g.OH; ++oh) {
+          float* r = row + oh * g.OW;
+          const int64_t ih = oh * g.sh - g.ph + kh * g.dh;
+          if (ih < 0 || ih >= g.H) {
+            std::fill(r, r + g.OW, 0.f);
+            continue;
+          }
+          const float* src = xp + ih * g.W - g.pw + kw * g.dw;
+          std::fill(r, r + lo, 0.f);
+          for (int64_t ow = lo; ow < hi; ++ow) r[ow] = src[ow * g.sw];
+          std::fill(r + hi, r + g.OW, 0.f);
+        }
+      }
+}
+
 void conv(const Ctx& c) {
   const auto& X = c.input(0);
   const auto& Wt = c.input(1);
@@ -273,37 +299,44 @@ void conv(const Ctx& c) {
   const float* w = c.f(1);
   const float* bias = c.has(2) ? c.f(2) : nullptr;
   float* y = c.fo();
-  const int64_t inPlane = g.H * g.W, outPlane = g.OH * g.OW;
-  const bool pointwise = g.KH == 1 && g.KW == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 && inPlane == outPlane;
+  const int64_t inPlane = g.H * g.W, plane = g.OH * g.OW, K = cg * g.KH * g.KW;
+  const bool pointwise = g.KH == 1 && g.KW == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 && inPlane == plane;
+  std::vector<float> col(pointwise ? 0 : static_cast<size_t>(K * plane));
   for (int64_t n = 0; n < N; ++n)
-    for (int64_t m = 0; m < M; ++m) {
-      float* yp = y + (n * M + m) * outPlane;
-      std::fill(yp, yp + outPlane, bias ? bias[m] : 0.f);
-      const int64_t grp = m / mg;
-      for (int64_t icl = 0; icl < cg; ++icl) {
-        const float* xp = x + (n * C + grp * cg + icl) * inPlane;
-        const float* wp = w + (m * cg + icl) * g.KH * g.KW;
-        if (pointwise) {  // 1x1, stride 1, no padding: the planes are contiguous vectors
-          const float wv = wp[0];
-          for (int64_t i = 0; i < outPlane; ++i) yp[i] += wv * xp[i];
-          continue;
+    for (int64_t grp = 0; grp < group; ++grp) {
+      const float* xg = x + (n * C + grp * cg) * inPlane;
+      if (!pointwise) im2col(xg, cg, g, col.data());
+      const float* B = pointwise ? xg : col.data();  // [K][plane]
+      // Y[m][p] = bias[m] + sum_k W[m][k] * B[k][p], four output channels at a time so each row
+      // of B is read once per four outputs.
+      for (int64_t m0 = grp * mg; m0 < (grp + 1) * mg; m0 += 4) {
+        const int64_t mb = std::min<int64_t>(4, (grp + 1) * mg - m0);
+        float* yr[4];
+        for (int64_t i = 0; i < 4; ++i) {
+          yr[i] = y + (n * M + m0 + std::min(i, mb - 1)) * plane;
+          if (i < mb) std::fill(yr[i], yr[i] + plane, bias ? bias[m0 + i] : 0.f);
         }
-        for (int64_t kh = 0; kh < g.KH; ++kh)
-          for (int64_t kw = 0; kw < g.KW; ++kw) {
-            const float wv = wp[kh * g.KW + kw];
-            if (wv == 0.f) continue;
-            const auto [lo, hi] = validRange(g.OW, g.W, g.sw, g.pw, kw * g.dw);
-            for (int64_t oh = 0; oh < g.OH; ++oh) {
-              const int64_t ih = oh * g.sh - g.ph + kh * g.dh;
-              if (ih < 0 || ih >= g.H) continue;
-              const int64_t base = ih * g.W - g.pw + kw * g.dw;  // input column of ow = 0
-              float* yr = yp + oh * g.OW;
-              if (g.sw == 1)
-                for (int64_t ow = lo; ow < hi; ++ow) yr[ow] += wv * xp[base + ow];
-              else
-                for (int64_t ow = lo; ow < hi; ++ow) yr[ow] += wv * xp[base + ow * g.sw];
+        for (int64_t k = 0; k < K; ++k) {
+          const float* b = B + k * plane;
+          float a[4];
+          for (int64_t i = 0; i < 4; ++i) a[i] = i < mb ? w[(m0 + i) * K + k] : 0.f;
+          if (mb == 4) {
+            float* __restrict y0 = yr[0];
+            float* __restrict y1 = yr[1];
+            float* __restrict y2 = yr[2];
+            float* __restrict y3 = yr[3];
+            for (int64_t p = 0; p < plane; ++p) {
+              const float v = b[p];
+              y0[p] += a[0] * v;
+              y1[p] += a[1] * v;
+              y2[p] += a[2] * v;
+              y3[p] += a[3] * v;
             }
+          } else {
+            for (int64_t i = 0; i < mb; ++i)
+              for (int64_t p = 0; p < plane; ++p) yr[i][p] += a[i] * b[p];
           }
+        }
       }
     }
   applyActivation(c.n, y, Y.elements());
