@@ -192,13 +192,30 @@ void lowerMatmulLike(Lowering& L, const Node& n) {
       const int64_t accBase = L.accRow(static_cast<int>(L.accHalfIndex++ % 2));
       // Split each input tile's taps into groups that fit one load slot.
       std::vector<std::tuple<int64_t, uint64_t, int64_t, int64_t>> groups;  // (t, tile offset, tap a, tap b)
-      for (const auto& [t, offset] : tiles)
-        for (int64_t a = 0; a < taps;) {
-          int64_t b = a + 1;
-          while (b < taps && (b + 1 - a) * R + activationRows(a, b + 1, rows) <= L.slotRows) ++b;
-          groups.emplace_back(t, offset, a, b);
-          a = b;
+      std::vector<int64_t> spans;  // input tiles each group covers (more than one only for Gemm/MatMul)
+      if (!conv) {
+        // A matrix product has one tap: one step takes consecutive input tiles (their weight tiles
+        // are adjacent in DRAM), so the DRAM latency is paid per group, not per tile.
+        const int64_t actRowsPerTile = rows == 1 ? 1 : rows;
+        for (size_t i = 0; i < tiles.size();) {
+          size_t k = i + 1;
+          while (k < tiles.size() && tiles[k].first == tiles[k - 1].first + 1 &&
+                 static_cast<int64_t>(k + 1 - i) * (R + actRowsPerTile) <= L.slotRows)
+            ++k;
+          groups.emplace_back(tiles[i].first, tiles[i].second, 0, 1);
+          spans.push_back(static_cast<int64_t>(k - i));
+          i = k;
         }
+      } else {
+        for (const auto& [t, offset] : tiles)
+          for (int64_t a = 0; a < taps;) {
+            int64_t b = a + 1;
+            while (b < taps && (b + 1 - a) * R + activationRows(a, b + 1, rows) <= L.slotRows) ++b;
+            groups.emplace_back(t, offset, a, b);
+            spans.push_back(1);
+            a = b;
+          }
+      }
       const size_t count = std::max<size_t>(groups.size(), 1);
       for (size_t g = 0; g < count; ++g, ++steps) {
         const int slot = L.emit.loadSlot();
@@ -213,7 +230,24 @@ void lowerMatmulLike(Lowering& L, const Node& n) {
         if (g == 0)
           L.emit.load(Semantics::DmaLoadAcc, {static_cast<int64_t>(biasAddr) + j * L.p.acc_row_bytes, accBase, rows,
                                               L.p.acc_row_bytes, 0});
-        if (!groups.empty()) {
+        if (!groups.empty() && spans[g] > 1) {
+          // Input tiles t .. t + n - 1 of a matrix product: one weight DMA; with a single
+          // activation row, one DMA lays it out as n rows of R bytes (the last tile's extra
+          // bytes meet zero weight rows).
+          const auto [t, offset, a, b] = groups[g];
+          const int64_t n = spans[g];
+          const int64_t act = wRow + n * R;
+          const int64_t base = static_cast<int64_t>(bx.addr) + chunk.first * bx.C;
+          L.emit.load(Semantics::DmaLoad, {static_cast<int64_t>(weightBase + offset), wRow, n * R, Cc, Cc});
+          if (rows == 1) L.emit.load(Semantics::DmaLoad, {base + t * R, act, n, R, R});
+          else
+            for (int64_t i = 0; i < n; ++i)
+              L.emit.load(Semantics::DmaLoad, {base + (t + i) * R, act + i * rows, rows, std::min(R, s.IC - (t + i) * R), bx.C});
+          for (int64_t i = 0; i < n; ++i) {
+            L.emit.compute(Semantics::WeightPreload, {wRow + i * R});
+            L.emit.compute(Semantics::MatmulTile, {act + i * (rows == 1 ? 1 : rows), accBase, rows, 1});
+          }
+        } else if (!groups.empty()) {
           const auto [t, offset, a, b] = groups[g];
           const int64_t kc = std::min(R, s.IC - t * R);
           L.emit.load(Semantics::DmaLoad, {static_cast<int64_t>(weightBase + offset) + a * R * Cc, wRow, (b - a) * R, Cc, Cc});
