@@ -85,7 +85,7 @@ TEST_P(RandomGraph, CompilesAndRunsBitExact) {
 }
 
 std::vector<Case> cases() {
-  int seeds = 25;
+  int seeds = 50;
   if (const char* env = std::getenv("SYSTOLE_DIFFERENTIAL_CASES")) seeds = std::max(1, std::atoi(env));
   std::vector<Case> out;
   for (const char* c : {"tiny", "default", "large", "os16"})
