@@ -1,17 +1,21 @@
 // systole sim: run a .sbin program on the simulated NPU; print cycles and utilization, write
 // outputs (.npy), statistics (JSON) and a timeline trace (Chrome/Perfetto JSON).
 #include <iostream>
+#include <memory>
 
 #include "commands.h"
 #include "systole/isa/file_io.h"
 #include "systole/sim/simulator.h"
 #include "tensor_io.h"
+#ifdef SYSTOLE_HAVE_RTL_COSIM
+#include "systole/rtl/cosim.h"
+#endif
 
 namespace systole::tools {
 
 void registerSim(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actions) {
   struct SimArgs {
-    std::string program, isa, outputDir, stats, trace;
+    std::string program, isa, outputDir, stats, trace, rtl, vcd;
     std::vector<std::string> inputs;
     bool timingOnly = false, poison = false, quiet = false;
     uint64_t seed = 1;
@@ -28,6 +32,9 @@ void registerSim(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
   cmd->add_flag("--timing-only", a.timingOnly, "compute cycles and statistics without moving or computing data");
   cmd->add_flag("--poison", a.poison, "fault on reads of scratchpad/accumulator rows never written");
   cmd->add_flag("-q,--quiet", a.quiet, "print nothing on success");
+  cmd->add_option("--rtl", a.rtl, "co-simulate: run weight_preload and matmul_tile on the Verilated RTL array")
+      ->check(CLI::IsMember({"array"}));
+  cmd->add_option("--vcd", a.vcd, "with --rtl: write the RTL array's waveform (VCD)");
   actions.emplace_back(cmd, [] {
     const auto program = isa::readSbin(a.program);
     const auto config = loadConfig(a.isa.empty() ? shippedConfigPath(program.isa_name) : a.isa);
@@ -38,6 +45,16 @@ void registerSim(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
     options.timing_only = a.timingOnly;
     options.poison = a.poison;
     options.trace = !a.trace.empty();
+    if (!a.vcd.empty() && a.rtl.empty()) throw Error("--vcd needs --rtl=array");
+#ifdef SYSTOLE_HAVE_RTL_COSIM
+    std::unique_ptr<sim::ArrayBackend> rtlArray;
+    if (!a.rtl.empty()) {
+      rtlArray = rtl::makeRtlArray(config, {.vcd = a.vcd});
+      options.array = rtlArray.get();
+    }
+#else
+    if (!a.rtl.empty()) throw Error("--rtl: this systole was built without Verilator (no RTL co-simulation)");
+#endif
     sim::SimResult result;
     try {
       result = simulator.run(program, inputs, options);

@@ -108,8 +108,8 @@ void dmaRowOut(const DmaTransfer& t, int64_t i, uint8_t* dst, const MachineState
   std::memcpy(dst, row, static_cast<size_t>(t.bytes));
 }
 
-void executeCompute(const isa::Params& p, const isa::InstrDesc& d, const isa::Instruction& in, MachineState& m,
-                    bool poison) {
+int64_t executeCompute(const isa::Params& p, const isa::InstrDesc& d, const isa::Instruction& in, MachineState& m,
+                       bool poison, ArrayBackend* array) {
   auto op = [&](int k) { return in.operand(d, k); };
   const int64_t L = p.acc_row_elems, E = p.spad_row_elems;
   switch (d.semantics) {
@@ -119,7 +119,8 @@ void executeCompute(const isa::Params& p, const isa::InstrDesc& d, const isa::In
       if (poison) m.spad.checkWritten(src, p.array_rows, "weight");
       for (int64_t k = 0; k < p.array_rows; ++k)
         std::memcpy(m.weights.data() + k * p.array_cols, m.spad.row(src + k), static_cast<size_t>(p.array_cols));
-      return;
+      if (array) return static_cast<int64_t>(array->preload(m.spad.row(src), m.spad.lanes()));
+      return -1;
     }
     case Semantics::MatmulTile: {
       const int64_t a = op(0), acc = op(1), rows = op(2);
@@ -130,9 +131,13 @@ void executeCompute(const isa::Params& p, const isa::InstrDesc& d, const isa::In
         m.spad.checkWritten(a, rows, "activation");
         if (accumulate) m.acc.checkWritten(acc, rows, "accumulator");
       }
-      matmul(p, m, a, acc, rows, accumulate);
+      int64_t cycles = -1;
+      if (array)
+        cycles = static_cast<int64_t>(array->matmul(m.spad.row(a), m.spad.lanes(), rows, accumulate, m.acc.row(acc), m.acc.lanes()));
+      else
+        matmul(p, m, a, acc, rows, accumulate);
       m.acc.markWritten(acc, rows);
-      return;
+      return cycles;
     }
     case Semantics::Requantize: {
       const int64_t src = op(0), dst = op(1), rows = op(2), scale = op(3);
@@ -153,7 +158,7 @@ void executeCompute(const isa::Params& p, const isa::InstrDesc& d, const isa::In
         std::memset(y + L, 0, static_cast<size_t>(E - L));
       }
       m.spad.markWritten(dst, rows);
-      return;
+      return -1;
     }
     case Semantics::VectorWiden: {
       const int64_t src = op(0), dst = op(1), rows = op(2);
@@ -167,7 +172,7 @@ void executeCompute(const isa::Params& p, const isa::InstrDesc& d, const isa::In
         for (int64_t j = 0; j < L; ++j) y[j] = arith::widen(x[j], zp, mul);
       }
       m.acc.markWritten(dst, rows);
-      return;
+      return -1;
     }
     case Semantics::VectorAdd:
     case Semantics::VectorMul: {
@@ -187,7 +192,7 @@ void executeCompute(const isa::Params& p, const isa::InstrDesc& d, const isa::In
         for (int64_t j = 0; j < L; ++j) z[j] = add ? arith::add(x[j], y[j]) : arith::mul(x[j], y[j]);
       }
       m.acc.markWritten(dst, rows);
-      return;
+      return -1;
     }
     case Semantics::VectorMax: {
       const int64_t dst = op(0), a = op(1), b = op(2), rows = op(3);
@@ -205,7 +210,7 @@ void executeCompute(const isa::Params& p, const isa::InstrDesc& d, const isa::In
         for (int64_t j = 0; j < E; ++j) z[j] = std::max(x[j], y[j]);
       }
       m.spad.markWritten(dst, rows);
-      return;
+      return -1;
     }
     case Semantics::VectorLut: {
       const int64_t dst = op(0), src = op(1), rows = op(2), table = op(3);
@@ -224,7 +229,7 @@ void executeCompute(const isa::Params& p, const isa::InstrDesc& d, const isa::In
         for (int64_t j = 0; j < E; ++j) y[j] = t[arith::lutIndex(x[j])];
       }
       m.spad.markWritten(dst, rows);
-      return;
+      return -1;
     }
     case Semantics::VectorReduce: {
       const int64_t dst = op(0), src = op(1), rows = op(2);
@@ -240,9 +245,9 @@ void executeCompute(const isa::Params& p, const isa::InstrDesc& d, const isa::In
         for (int64_t j = 0; j < L; ++j) y[j] = s;
       }
       m.acc.markWritten(dst, rows);
-      return;
+      return -1;
     }
-    default: return;  // nop, finish; DMA classes run on the DMA units
+    default: return -1;  // nop, finish; DMA classes run on the DMA units
   }
 }
 

@@ -215,7 +215,12 @@ uint64_t QueueUnit::execute(const isa::InstrDesc& d, const isa::Instruction& in,
     return base + stall;
   }
   const isa::Params& p = ctx_.params();
-  if (!ctx_.timing_only) executeCompute(p, d, in, *ctx_.state, ctx_.poison);
+  if (!ctx_.timing_only) {
+    const int64_t measured = executeCompute(p, d, in, *ctx_.state, ctx_.poison, ctx_.array);
+    if (measured >= 0 && static_cast<uint64_t>(measured) != base)  // co-simulation: the RTL must keep the YAML timing
+      throw FaultCause{"the array backend took " + std::to_string(measured) + " cycles for " + d.name +
+                       " but its YAML timing `" + d.cycles.text() + "` gives " + std::to_string(base)};
+  }
   const int64_t conflicts = bankConflicts(p, d, in);
   const uint64_t penalty = static_cast<uint64_t>(
       conflicts * (d.semantics == Semantics::VectorMax ? p.spad_conflict_cycles : p.acc_conflict_cycles));

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "systole/isa/encoding.h"
+#include "systole/sim/array_backend.h"
 #include "systole/sim/dram_channel.h"
 #include "systole/sim/fault.h"
 #include "systole/sim/memory.h"
@@ -62,6 +63,7 @@ struct RunContext {
   const std::vector<isa::Instruction>* program = nullptr;
   MachineState* state = nullptr;
   PagedDram* dram = nullptr;
+  ArrayBackend* array = nullptr;  // weight_preload / matmul_tile backend; null: the C++ model
   bool timing_only = false, poison = false, record_trace = false;
   uint64_t base_cycle = 0;      // SystemC time at the start of the run
   uint64_t quantum_cycles = 0;  // how far a unit may run ahead of SystemC time

@@ -93,6 +93,8 @@ SimResult Simulator::runDecoded(const std::vector<isa::Instruction>& program, co
   ctx.poison = options.poison;
   ctx.record_trace = options.trace || options.timeline;
   ctx.quantum_cycles = options.quantum_cycles;
+  ctx.array = options.timing_only ? nullptr : options.array;
+  if (ctx.array) ctx.array->reset();
   ctx.base_cycle = timeToCycles(sc_core::sc_time_stamp());
   for (auto& q : ctx.queues) q.reset();
   for (auto& row : ctx.tokens)

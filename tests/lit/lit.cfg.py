@@ -14,6 +14,10 @@ config.environment["PATH"] = os.pathsep.join(
     [config.llvm_tools_dir, config.systole_tools_dir, config.environment.get("PATH", os.environ["PATH"])])
 config.environment["SYSTEMC_DISABLE_COPYRIGHT_MESSAGE"] = "1"
 
+# systole sim --rtl=array exists only when the build found Verilator.
+if getattr(config, "systole_rtl_cosim", False):
+    config.available_features.add("rtl-cosim")
+
 config.substitutions.append(("%systole", os.path.join(config.systole_tools_dir, "systole")))
 config.substitutions.append(("%configs", os.path.join(config.systole_src_root, "isa", "configs")))
 config.substitutions.append(("%examples", os.path.join(config.systole_src_root, "isa", "examples")))

@@ -3,14 +3,17 @@
 #pragma once
 
 #include "systole/isa/encoding.h"
+#include "systole/sim/array_backend.h"
 #include "systole/sim/memory.h"
 
 namespace systole::sim {
 
 /// Executes a compute-queue instruction (array and vector classes; nop and finish do nothing).
 /// Throws FaultCause for rows out of range, and with `poison` for reads of never-written rows.
-void executeCompute(const isa::Params& p, const isa::InstrDesc& d, const isa::Instruction& in, MachineState& m,
-                    bool poison);
+/// With an `array` backend, weight_preload and matmul_tile run on it and the cycles it measured
+/// are returned; otherwise (and for every other class) the result is -1.
+int64_t executeCompute(const isa::Params& p, const isa::InstrDesc& d, const isa::Instruction& in, MachineState& m,
+                       bool poison, ArrayBackend* array = nullptr);
 
 /// The geometry of one DMA instruction.
 struct DmaTransfer {

@@ -11,6 +11,7 @@
 
 #include "systole/isa/encoding.h"
 #include "systole/isa/program.h"
+#include "systole/sim/array_backend.h"
 #include "systole/sim/fault.h"
 #include "systole/sim/stats.h"
 #include "systole/sim/trace.h"
@@ -23,6 +24,9 @@ struct SimOptions {
   bool trace = false;             // write a Chrome trace (SimResult::trace_json); implies timeline
   bool timeline = false;          // record each instruction's cycles (SimResult::timeline)
   uint64_t quantum_cycles = 1000; // how far a unit may run ahead of SystemC time
+  ArrayBackend* array = nullptr;  // runs weight_preload / matmul_tile (e.g. Verilated RTL); null: the
+                                  // C++ model. Not owned; reset at the start of the run. Its cycle
+                                  // counts must equal the YAML timing (a fault otherwise).
 };
 
 /// A tensor's bytes as laid out in DRAM (row-major, little-endian).

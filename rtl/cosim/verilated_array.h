@@ -1,0 +1,184 @@
+// The Verilated systolic array (tb_systolic_array: the block plus its package values) driven as
+// an ArrayBackend, with the protocol of tests/rtl/systolic_array_check.cpp: the command and the
+// first input row in the accept cycle, one input row per cycle, output rows captured as they
+// leave, the operation's cycles counted until cmd_ready_o is high again. Included by the
+// generated per-config file that names the Verilated top class (Vcosim_array_<config>).
+#pragma once
+
+#include <cstring>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "systole/isa/config.h"
+#include "systole/isa/diagnostic.h"
+#include "systole/rtl/cosim.h"
+#include "systole/sim/fault.h"
+#include "verilated.h"
+#include "verilated_vcd_c.h"
+
+namespace systole::rtl {
+
+namespace detail {
+
+/// Writes n 32-bit words to a port of whatever type Verilator gave it (integral up to 64 bits,
+/// VlWide above).
+template <typename P>
+void putWords(P& port, const uint32_t* words, int n) {
+  if constexpr (std::is_integral_v<P>) {
+    uint64_t v = 0;
+    for (int i = 0; i < n; ++i) v |= uint64_t{words[i]} << (32 * i);
+    port = static_cast<P>(v);
+  } else {
+    for (int i = 0; i < n; ++i) port[i] = words[i];
+  }
+}
+
+template <typename P>
+uint32_t getWord(const P& port, int i) {
+  if constexpr (std::is_integral_v<P>) {
+    using U = std::make_unsigned_t<P>;
+    return static_cast<uint32_t>(static_cast<uint64_t>(static_cast<U>(port)) >> (32 * i));
+  } else {
+    return port[i];
+  }
+}
+
+}  // namespace detail
+
+template <typename Top>
+class VerilatedArray final : public sim::ArrayBackend {
+ public:
+  VerilatedArray(const isa::IsaConfig& isa, const RtlArrayOptions& options)
+      : name_(isa.params().name),
+        R_(static_cast<int>(isa.params().array_rows)),
+        N_(static_cast<int>(isa.params().array_cols)),
+        E_(static_cast<int>(isa.params().spad_row_bytes)),
+        ctx_(std::make_unique<VerilatedContext>()) {
+    ctx_->fatalOnError(false);  // an assertion failure becomes a simulation fault
+    ctx_->randReset(2);         // registers without reset start random, as in the checks
+    ctx_->randSeed(1);
+    if (!options.vcd.empty()) ctx_->traceEverOn(true);
+    top_ = std::make_unique<Top>(ctx_.get());
+    if (!options.vcd.empty()) {
+      vcd_ = std::make_unique<VerilatedVcdC>();
+      top_->trace(vcd_.get(), 99);
+      vcd_->open(options.vcd.c_str());
+      if (!vcd_->isOpen()) throw Error("cannot open the waveform file '" + options.vcd + "'");
+    }
+    settle();
+    const auto& p = isa.params();
+    auto same = [&](const char* what, int64_t pkg, int64_t config) {
+      if (pkg != config)
+        throw Error("the RTL array for '" + name_ + "' was Verilated with " + what + " = " + std::to_string(pkg) +
+                    " but the config says " + std::to_string(config));
+    };
+    same("ARRAY_ROWS", top_->pkg_array_rows_o, p.array_rows);
+    same("ARRAY_COLS", top_->pkg_array_cols_o, p.array_cols);
+    same("DATAFLOW_OUTPUT_STATIONARY", top_->pkg_output_stationary_o, p.dataflow == isa::Dataflow::OutputStationary);
+    same("SCRATCHPAD_ROW_BYTES", top_->pkg_row_bytes_o, p.spad_row_bytes);
+    rowWords_.resize(static_cast<size_t>((E_ + 3) / 4));
+    accWords_.resize(static_cast<size_t>(N_));
+  }
+
+  ~VerilatedArray() override {
+    top_->final();
+    if (vcd_) vcd_->close();
+  }
+
+  void reset() override {
+    // A real falling edge on rst_ni, so the asynchronous resets act before the first clock edge.
+    top_->clk_i = 0;
+    top_->rst_ni = 1;
+    top_->cmd_valid_i = 0;
+    top_->in_valid_i = 0;
+    top_->eval();
+    top_->rst_ni = 0;
+    top_->eval();
+    for (int i = 0; i < 3; ++i) tick();
+    top_->rst_ni = 1;
+    settle();
+  }
+
+  uint64_t preload(const int8_t* rows, int64_t stride) override {
+    return run(true, R_, false, rows, stride, nullptr, 0);
+  }
+
+  uint64_t matmul(const int8_t* act, int64_t actStride, int64_t m, bool accumulate, int32_t* acc,
+                  int64_t accStride) override {
+    return run(false, m, accumulate, act, actStride, acc, accStride);
+  }
+
+ private:
+  void settle() {
+    top_->clk_i = 0;
+    top_->eval();
+  }
+  void tick() {
+    top_->clk_i = 0;
+    top_->eval();
+    if (vcd_) vcd_->dump(ctx_->time());
+    ctx_->timeInc(1);
+    top_->clk_i = 1;
+    top_->eval();
+    if (vcd_) vcd_->dump(ctx_->time());
+    ctx_->timeInc(1);
+  }
+
+  [[noreturn]] void fail(const std::string& what) const {
+    throw sim::FaultCause{"RTL array (" + name_ + "): " + what};
+  }
+
+  /// One operation: `nrows` input rows (the weights for a preload, else m activation rows).
+  uint64_t run(bool isPreload, int64_t nrows, bool accumulate, const int8_t* in, int64_t inStride, int32_t* acc,
+               int64_t accStride) {
+    const int64_t m = isPreload ? 0 : nrows;
+    if (!isPreload && m == 0) fail("matmul_tile with m = 0 is rejected by the RTL (see rtl/README.md)");
+    settle();
+    if (!top_->cmd_ready_o) fail("cmd_ready_o low while idle");
+    constexpr int64_t kTimeout = 1000000;
+    int64_t outputs = 0;
+    for (int64_t c = 0;; ++c) {
+      top_->cmd_valid_i = c == 0;
+      top_->cmd_preload_i = isPreload;
+      top_->cmd_m_i = static_cast<std::remove_reference_t<decltype(top_->cmd_m_i)>>(c == 0 ? m : 0);
+      top_->cmd_accumulate_i = accumulate;
+      top_->in_valid_i = c < nrows;
+      if (c < nrows) {
+        std::memcpy(rowWords_.data(), in + c * inStride, static_cast<size_t>(E_));  // little-endian host
+        detail::putWords(top_->in_row_i, rowWords_.data(), static_cast<int>(rowWords_.size()));
+        if (accumulate) {
+          std::memcpy(accWords_.data(), acc + c * accStride, static_cast<size_t>(N_) * 4);
+          detail::putWords(top_->in_acc_i, accWords_.data(), N_);
+        }
+      }
+      settle();
+      if (c > 0 && top_->cmd_ready_o) {
+        if (outputs != m) fail("matmul_tile m=" + std::to_string(m) + " produced " + std::to_string(outputs) + " rows");
+        return static_cast<uint64_t>(c);
+      }
+      if (top_->out_valid_o) {
+        const int64_t row = static_cast<int64_t>(top_->out_row_o);
+        if (isPreload || row >= m) fail("unexpected output row " + std::to_string(row));
+        int32_t* out = acc + row * accStride;
+        for (int n = 0; n < N_; ++n) out[n] = static_cast<int32_t>(detail::getWord(top_->out_data_o, n));
+        ++outputs;
+      }
+      tick();
+      if (ctx_->gotError())
+        fail(std::string("an assertion failed during ") + (isPreload ? "weight_preload" : "matmul_tile") +
+             " m=" + std::to_string(m));
+      if (c > kTimeout) fail("the operation did not finish in " + std::to_string(kTimeout) + " cycles");
+    }
+  }
+
+  std::string name_;
+  int R_, N_, E_;
+  std::unique_ptr<VerilatedContext> ctx_;
+  std::unique_ptr<Top> top_;
+  std::unique_ptr<VerilatedVcdC> vcd_;
+  std::vector<uint32_t> rowWords_, accWords_;
+};
+
+}  // namespace systole::rtl

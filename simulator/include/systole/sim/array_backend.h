@@ -1,0 +1,28 @@
+// A replacement for the functional model of the systolic array (weight_preload and matmul_tile),
+// e.g. a Verilated RTL model for co-simulation (rtl/cosim). Plain C++: the simulator does not
+// depend on the implementation. Set through SimOptions::array; when null the C++ model runs.
+#pragma once
+
+#include <cstdint>
+
+namespace systole::sim {
+
+class ArrayBackend {
+ public:
+  virtual ~ArrayBackend() = default;
+
+  /// Returns the array to its state at power-up (weights zero); called at the start of every run.
+  virtual void reset() = 0;
+
+  /// weight_preload: `array.rows` scratchpad rows, row k at rows + k * stride (spad_row_elems
+  /// int8 each). Returns the cycles the operation took.
+  virtual uint64_t preload(const int8_t* rows, int64_t stride) = 0;
+
+  /// matmul_tile: m activation rows (row i at act + i * actStride, spad_row_elems int8 each) times
+  /// the preloaded weights, into m accumulator rows (row i at acc + i * accStride; array.cols
+  /// int32 written, added to when `accumulate`). Returns the cycles the operation took.
+  virtual uint64_t matmul(const int8_t* act, int64_t actStride, int64_t m, bool accumulate, int32_t* acc,
+                          int64_t accStride) = 0;
+};
+
+}  // namespace systole::sim

@@ -1,0 +1,211 @@
+// Co-simulation (systole sim --rtl=array): whole programs run with the Verilated systolic array in
+// place of the C++ array model must give the same outputs and the same statistics (cycles
+// included) on every shipped config: a tiled GEMM and a 3x3 convolution through strided DMA.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "gemm_program.h"
+#include "systole/isa/builder.h"
+#include "systole/isa/diagnostic.h"
+#include "systole/rtl/cosim.h"
+#include "systole/sim/simulator.h"
+
+namespace systole::testing {
+namespace {
+
+using isa::Semantics;
+
+const isa::IsaConfig& shippedConfig(const std::string& name) {
+  static std::map<std::string, isa::IsaConfig> cache;
+  auto it = cache.find(name);
+  if (it == cache.end())
+    it = cache.emplace(name, isa::IsaConfig::load(std::string(SYSTOLE_SOURCE_DIR) + "/isa/configs/" + name + ".yaml")).first;
+  return it->second;
+}
+
+std::vector<uint8_t> bytesOf(const std::vector<int8_t>& v) { return {v.begin(), v.end()}; }
+
+/// Forwards to another backend, counting the operations (and optionally misreporting cycles).
+class Counting final : public sim::ArrayBackend {
+ public:
+  explicit Counting(sim::ArrayBackend& inner, uint64_t extraCycles = 0) : inner_(inner), extra_(extraCycles) {}
+  void reset() override { inner_.reset(); }
+  uint64_t preload(const int8_t* rows, int64_t stride) override {
+    ++preloads;
+    return inner_.preload(rows, stride);
+  }
+  uint64_t matmul(const int8_t* act, int64_t actStride, int64_t m, bool accumulate, int32_t* acc,
+                  int64_t accStride) override {
+    ++matmuls;
+    return inner_.matmul(act, actStride, m, accumulate, acc, accStride) + extra_;
+  }
+  int64_t preloads = 0, matmuls = 0;
+
+ private:
+  sim::ArrayBackend& inner_;
+  uint64_t extra_;
+};
+
+/// Runs `program` with the C++ model and with the RTL array; both results must agree exactly.
+void expectSameWithRtl(const isa::IsaConfig& isa, const isa::Program& program,
+                       const std::map<std::string, std::vector<uint8_t>>& inputs) {
+  sim::Simulator simulator(isa);
+  sim::SimOptions options;
+  options.poison = true;
+  const sim::SimResult model = simulator.run(program, inputs, options);
+  auto rtl = rtl::makeRtlArray(isa);
+  Counting counting(*rtl);
+  options.array = &counting;
+  const sim::SimResult cosim = simulator.run(program, inputs, options);
+  EXPECT_GT(counting.preloads, 0);
+  EXPECT_GT(counting.matmuls, 0);
+  EXPECT_EQ(cosim.stats.cycles, model.stats.cycles);
+  EXPECT_EQ(cosim.stats.toJson(), model.stats.toJson());
+  ASSERT_EQ(cosim.outputs.size(), model.outputs.size());
+  for (size_t t = 0; t < model.outputs.size(); ++t) {
+    EXPECT_EQ(cosim.outputs[t].info.name, model.outputs[t].info.name);
+    EXPECT_TRUE(cosim.outputs[t].bytes == model.outputs[t].bytes) << "output " << model.outputs[t].info.name << " differs";
+  }
+  EXPECT_GT(model.stats.macs, 0u);
+  // The backend is reset per run: a second run gives the same again.
+  const sim::SimResult again = simulator.run(program, inputs, options);
+  EXPECT_EQ(again.stats.toJson(), model.stats.toJson());
+}
+
+class CosimOnConfig : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CosimOnConfig, GemmSameOutputsAndCycles) {
+  const auto& isa = shippedConfig(GetParam());
+  const auto& p = isa.params();
+  for (int buffers : {1, 2}) {
+    SCOPED_TRACE("buffers " + std::to_string(buffers));
+    // Ragged in every dimension: several K tiles accumulate, partial M chunks and N tiles.
+    GemmSpec spec{.M = 2 * p.array_rows + 3, .K = 2 * p.array_rows + 1, .N = p.array_cols + 5, .buffers = buffers};
+    spec.zero_point = -3;
+    const auto A = randomInt8(static_cast<size_t>(spec.M * spec.K), 11);
+    const auto B = randomInt8(static_cast<size_t>(spec.K * spec.N), 12);
+    expectSameWithRtl(isa, buildGemmProgram(isa, spec, B), {{"A", bytesOf(A)}});
+  }
+}
+
+// 3x3 convolution, stride 1, padding 1 (input pre-padded in DRAM, HWC): for each kernel offset and
+// output row one strided dma_load gathers the window rows (implicit im2col), one weight_preload
+// per offset, matmul_tile accumulating over the 9 offsets, then requantize and store.
+TEST_P(CosimOnConfig, ConvSameOutputsAndCycles) {
+  const auto& isa = shippedConfig(GetParam());
+  const auto& p = isa.params();
+  const int64_t R = p.array_rows;
+  const int64_t H = 5, W = 6, C = R - 1, OC = p.array_cols;
+  const int64_t Wp = W + 2, OH = H, OW = W;
+  isa::ProgramBuilder b(isa);
+  uint64_t next = 0x1000;
+  auto alloc = [&](size_t bytes) {
+    const uint64_t addr = next;
+    next = (next + bytes + 255) & ~uint64_t{255};
+    return addr;
+  };
+  const auto input = randomInt8(static_cast<size_t>((H + 2) * Wp * C), 21);
+  const auto weights = randomInt8(static_cast<size_t>(9 * R * OC), 22);
+  std::vector<int32_t> scale(static_cast<size_t>(2 * p.acc_row_elems));
+  for (int64_t j = 0; j < p.acc_row_elems; ++j) {
+    scale[static_cast<size_t>(j)] = 1 << 30;
+    scale[static_cast<size_t>(p.acc_row_elems + j)] = 40;
+  }
+  std::vector<uint8_t> scaleBytes(scale.size() * 4);
+  for (size_t i = 0; i < scale.size(); ++i)
+    for (size_t k = 0; k < 4; ++k) scaleBytes[i * 4 + k] = static_cast<uint8_t>(static_cast<uint32_t>(scale[i]) >> (8 * k));
+  const uint64_t inAddr = alloc(input.size()), wAddr = alloc(weights.size()), sAddr = alloc(scaleBytes.size());
+  b.addData(inAddr, bytesOf(input));
+  b.addData(wAddr, bytesOf(weights));
+  b.addData(sAddr, scaleBytes);
+  const uint64_t outAddr = alloc(static_cast<size_t>(OH * OW * OC));
+  b.addTensor({"y", isa::TensorKind::Output, isa::DType::Int8, {OH * OW * OC}, outAddr, 1.0f, 0});
+  const int64_t wRow = 0, outRow = 9 * R + 2 * OW, scaleRow = OH * OW;
+  auto winRow = [&](int64_t buf) { return 9 * R + buf * OW; };
+  b.emit(Semantics::DmaLoadAcc, {static_cast<int64_t>(sAddr), scaleRow, 2, p.acc_row_bytes, p.acc_row_bytes});
+  b.emit(Semantics::DmaLoad, {static_cast<int64_t>(wAddr), wRow, 9 * R, OC, OC}, isa::kPushNext);
+  int64_t step = 0;
+  for (int64_t o = 0; o < 9; ++o) {
+    const int64_t kh = o / 3, kw = o % 3;
+    for (int64_t oh = 0; oh < OH; ++oh, ++step) {
+      const int64_t buf = step % 2;
+      const int64_t src = static_cast<int64_t>(inAddr) + ((oh + kh) * Wp + kw) * C;
+      b.emit(Semantics::DmaLoad, {src, winRow(buf), OW, C, C},
+             static_cast<uint8_t>(isa::kPushNext | (step >= 2 ? isa::kPopNext : 0)));
+      if (oh == 0) b.emit(Semantics::WeightPreload, {wRow + o * R}, o == 0 ? isa::kPopPrev : 0);
+      b.emit(Semantics::MatmulTile, {winRow(buf), oh * OW, OW, o > 0 ? 1 : 0},
+             static_cast<uint8_t>(isa::kPopPrev | isa::kPushPrev));
+    }
+  }
+  b.emit(Semantics::Requantize, {0, outRow, OH * OW, scaleRow, 0, -128, 127}, isa::kPushNext);
+  b.emit(Semantics::DmaStore, {static_cast<int64_t>(outAddr), outRow, OH * OW, OC, OC}, isa::kPopPrev);
+  b.emit(Semantics::Finish, {});
+  expectSameWithRtl(isa, b.build(), {});
+}
+
+TEST_P(CosimOnConfig, CyclesDifferentFromTheYamlAreAFault) {
+  const auto& isa = shippedConfig(GetParam());
+  const auto& p = isa.params();
+  GemmSpec spec{.M = p.array_rows, .K = p.array_rows, .N = p.array_cols};
+  const auto A = randomInt8(static_cast<size_t>(spec.M * spec.K), 41);
+  const auto B = randomInt8(static_cast<size_t>(spec.K * spec.N), 42);
+  sim::Simulator simulator(isa);
+  auto rtl = rtl::makeRtlArray(isa);
+  Counting offByOne(*rtl, 1);
+  sim::SimOptions options;
+  options.array = &offByOne;
+  try {
+    simulator.run(buildGemmProgram(isa, spec, B), {{"A", bytesOf(A)}}, options);
+    FAIL() << "expected a fault";
+  } catch (const sim::Fault& f) {
+    EXPECT_NE(f.message().find("the array backend took"), std::string::npos) << f.message();
+    EXPECT_NE(f.message().find("YAML timing"), std::string::npos) << f.message();
+  }
+}
+
+TEST_P(CosimOnConfig, VcdIsWritten) {
+  const auto& isa = shippedConfig(GetParam());
+  const auto& p = isa.params();
+  const std::string vcd = ::testing::TempDir() + "cosim_" + GetParam() + ".vcd";
+  std::filesystem::remove(vcd);
+  {
+    GemmSpec spec{.M = p.array_rows, .K = p.array_rows, .N = p.array_cols};
+    const auto A = randomInt8(static_cast<size_t>(spec.M * spec.K), 31);
+    const auto B = randomInt8(static_cast<size_t>(spec.K * spec.N), 32);
+    sim::Simulator simulator(isa);
+    auto rtl = rtl::makeRtlArray(isa, {.vcd = vcd});
+    sim::SimOptions options;
+    options.array = rtl.get();
+    simulator.run(buildGemmProgram(isa, spec, B), {{"A", bytesOf(A)}}, options);
+  }
+  std::ifstream in(vcd);
+  ASSERT_TRUE(in.good()) << vcd;
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("$enddefinitions"), std::string::npos);
+  EXPECT_NE(text.find("cmd_ready_o"), std::string::npos);
+}
+
+INSTANTIATE_TEST_SUITE_P(ShippedConfigs, CosimOnConfig, ::testing::Values("tiny", "default", "large", "os16"));
+
+TEST(Cosim, ConfigWithoutRtlBuildIsRefused) {
+  // A config with the name of a shipped one but different contents has no Verilated model.
+  const std::string src = std::string(SYSTOLE_SOURCE_DIR) + "/isa/configs/tiny.yaml";
+  const std::string copy = ::testing::TempDir() + "cosim_tiny_changed.yaml";
+  std::filesystem::copy_file(src, copy, std::filesystem::copy_options::overwrite_existing);
+  std::ofstream(copy, std::ios::app) << "\n# changed\n";
+  const auto changed = isa::IsaConfig::load(copy);
+  try {
+    rtl::makeRtlArray(changed);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("no RTL build for config 'tiny'"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(rtl::rtlArrayConfigs().size(), 4u);
+}
+
+}  // namespace
+}  // namespace systole::testing
