@@ -1,8 +1,11 @@
-// Algorithm: bit-serial placement over a little-endian byte buffer; each field is written/read in
-// chunks of up to 8 bits, so any width and position up to the instruction width works.
+// Algorithm: encoding places each field bit-serially over a little-endian byte buffer (chunks of up
+// to 8 bits, any width and position); decoding reads the instruction as 64-bit words, extracts
+// each field with two shifts, and checks that every bit no field covers is zero.
 #include "systole/isa/encoding.h"
 
 #include <algorithm>
+#include <bit>
+#include <cstring>
 
 namespace systole::isa {
 
@@ -17,18 +20,6 @@ void putBits(std::span<uint8_t> out, int lsb, int bits, uint64_t value) {
         (out[static_cast<size_t>(bit / 8)] & ~mask) | ((static_cast<uint8_t>(value >> done) << (bit % 8)) & mask));
     done += chunk;
   }
-}
-
-uint64_t getBits(std::span<const uint8_t> in, int lsb, int bits) {
-  uint64_t value = 0;
-  for (int done = 0; done < bits;) {
-    int bit = lsb + done;
-    int chunk = std::min(8 - bit % 8, bits - done);
-    uint64_t part = (in[static_cast<size_t>(bit / 8)] >> (bit % 8)) & ((1u << chunk) - 1);
-    value |= part << done;
-    done += chunk;
-  }
-  return value;
 }
 
 }  // namespace
@@ -64,31 +55,55 @@ void encode(const IsaConfig& isa, const Instruction& in, std::span<uint8_t> out)
   }
 }
 
+namespace {
+
+/// An instruction's bits as little-endian 64-bit words (instructions are at most 512 bits).
+struct Words {
+  uint64_t w[9] = {};  // one spare word so a field's upper part can always be read
+  explicit Words(std::span<const uint8_t> bytes) { std::memcpy(w, bytes.data(), std::min<size_t>(bytes.size(), 64)); }
+  uint64_t get(int lsb, int bits) const {
+    const int word = lsb / 64, shift = lsb % 64;
+    uint64_t v = w[word] >> shift;
+    if (shift + bits > 64) v |= w[word + 1] << (64 - shift);
+    return bits == 64 ? v : v & ((uint64_t{1} << bits) - 1);
+  }
+};
+
+void setMask(uint64_t (&mask)[9], int lsb, int bits) {
+  for (int b = lsb; b < lsb + bits;) {
+    const int word = b / 64, shift = b % 64, n = std::min(bits - (b - lsb), 64 - shift);
+    mask[word] |= (n == 64 ? ~uint64_t{0} : ((uint64_t{1} << n) - 1)) << shift;
+    b += n;
+  }
+}
+
+}  // namespace
+
 Instruction decode(const IsaConfig& isa, std::span<const uint8_t> bytes) {
   const Params& p = isa.params();
+  const Words words(bytes.first(static_cast<size_t>(p.instr_bytes)));
   Instruction out;
-  const auto opcode = static_cast<uint32_t>(getBits(bytes, 0, static_cast<int>(p.opcode_bits)));
+  const auto opcode = static_cast<uint32_t>(words.get(0, static_cast<int>(p.opcode_bits)));
   out.desc = isa.byOpcode(opcode);
   if (out.desc < 0) throw Error("unknown opcode " + std::to_string(opcode));
   const InstrDesc& d = isa.instr(out.desc);
-  out.tokens = static_cast<uint8_t>(getBits(bytes, static_cast<int>(p.token_lsb), kNumTokenFlags));
+  out.tokens = static_cast<uint8_t>(words.get(static_cast<int>(p.token_lsb), kNumTokenFlags));
   if (auto msg = checkTokens(d, out.tokens); !msg.empty()) throw Error(d.name + ": " + msg);
-  // Rebuild the instruction from its fields; any bit that differs was a reserved bit set to one.
-  std::array<uint8_t, 64> check{};
-  putBits(check, 0, static_cast<int>(p.opcode_bits), opcode);
-  putBits(check, static_cast<int>(p.token_lsb), kNumTokenFlags, out.tokens);
+  // Every bit outside the opcode, the tokens and the fields is reserved and must be zero.
+  uint64_t used[9] = {};
+  setMask(used, 0, static_cast<int>(p.fields_lsb));
   for (size_t i = 0; i < d.fields.size(); ++i) {
     const FieldDesc& f = d.fields[i];
-    uint64_t raw = getBits(bytes, f.lsb, f.bits);
-    putBits(check, f.lsb, f.bits, raw);
+    const uint64_t raw = words.get(f.lsb, f.bits);
+    setMask(used, f.lsb, f.bits);
     int64_t value = static_cast<int64_t>(raw);
     if (f.is_signed && (raw >> (f.bits - 1)) & 1) value -= int64_t{1} << f.bits;
-    if (auto msg = checkFieldValue(f, value); !msg.empty()) throw Error(d.name + ": " + msg);
+    if (value < f.minValue() || value > f.limit()) throw Error(d.name + ": " + checkFieldValue(f, value));
     out.fields[i] = value;
   }
-  for (int64_t b = 0; b < p.instr_bytes; ++b)
-    if (check[static_cast<size_t>(b)] != bytes[static_cast<size_t>(b)])
-      throw Error(d.name + ": reserved bits are not zero (byte " + std::to_string(b) + ")");
+  for (int k = 0; k < 8; ++k)
+    if (words.w[k] & ~used[k])
+      throw Error(d.name + ": reserved bits are not zero (byte " + std::to_string(k * 8 + std::countr_zero(words.w[k] & ~used[k]) / 8) + ")");
   return out;
 }
 
