@@ -4,11 +4,13 @@
 // reference interpreter. SYSTOLE_DIFFERENTIAL_CASES raises the number of seeds.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "graph_builder.h"
 #include "systole/compiler/backend.h"
 #include "systole/compiler/quantize.h"
+#include "systole/isa/encoding.h"
 #include "systole/runtime/session.h"
 
 namespace systole::testing {
@@ -96,6 +98,43 @@ std::vector<Case> cases() {
 INSTANTIATE_TEST_SUITE_P(Seeds, RandomGraph, ::testing::ValuesIn(cases()), [](const auto& info) {
   return info.param.config + "_seed" + std::to_string(info.param.seed);
 });
+
+}  // namespace
+}  // namespace systole::testing
+
+namespace systole::testing {
+namespace {
+
+TEST(Check, ACorruptedProgramIsCaughtAtTheFirstDifferingValue) {
+  const isa::IsaConfig& isa = config("default");
+  compiler::Graph g = randomGraph(3);
+  compiler::quantize(g, compiler::makeRandomInputs(g, 4, 3));
+  compiler::LowerOptions options;
+  options.keep_intermediates = true;
+  compiler::CompiledProgram compiled = compiler::lowerToProgram(g, isa, options);
+  // Shift the zero point of the first requantize by one. That is the copy of the input into its
+  // haloed buffer (layer 0, not a graph value), so the first value it changes, and the one the
+  // check must report, is the stem convolution's output (layer 1).
+  auto code = isa::decodeAll(isa, compiled.program.code);
+  const auto it = std::find_if(code.begin(), code.end(), [&](const isa::Instruction& in) {
+    return isa.instr(in.desc).semantics == isa::Semantics::Requantize;
+  });
+  ASSERT_NE(it, code.end());
+  const isa::InstrDesc& d = isa.instr(it->desc);
+  int64_t& zeroPoint = it->fields[static_cast<size_t>(d.operand_field[4])];
+  zeroPoint = zeroPoint < 127 ? zeroPoint + 1 : zeroPoint - 1;
+  compiled.program.code = isa::encodeAll(isa, code);
+  ASSERT_EQ(compiled.layers.at(0).op, "Pad");
+  const std::string firstLayer = compiled.layers.at(1).name;
+  runtime::Session session(isa, std::move(compiled), g);
+  runtime::RunOptions run;
+  run.check = true;
+  const auto result = session.run(runtime::randomInputs(g, 4), run);
+  ASSERT_TRUE(result.mismatch);
+  EXPECT_EQ(result.mismatch->layer, firstLayer);
+  EXPECT_GE(result.mismatch->instruction, 0);
+  EXPECT_NE(result.mismatch->describe().find("written by instruction"), std::string::npos) << result.mismatch->describe();
+}
 
 }  // namespace
 }  // namespace systole::testing

@@ -82,6 +82,10 @@ void lowerConcat(Lowering& L, const Node& n);
 void emitRescale(Lowering& L, const ActBuffer& in, int64_t inC0, const ActBuffer& out, int64_t outC0, int64_t C,
                  int32_t zIn, int32_t M, int32_t S, int32_t zOut, int32_t lo, int32_t hi);
 
+/// Stores the chunk's pixel runs from scratchpad rows starting at `fromRow` into channels
+/// [c0, c0 + nc) of `out`, one strided DMA per run.
+void storeRuns(Lowering& L, const std::vector<PixelRun>& chunk, const ActBuffer& out, int64_t c0, int64_t nc, int64_t fromRow);
+
 /// Loads one pair of scale rows (multiplier, shift per lane) into the accumulator at `row`.
 void loadScales(Lowering& L, std::vector<int32_t> multipliers, std::vector<int32_t> shifts, int64_t row);
 

@@ -288,9 +288,7 @@ void lowerMatmulLike(Lowering& L, const Node& n) {
           const int out = L.emit.outSlot();
           L.emit.compute(Semantics::Requantize, {accBase, L.outSlot(out), rows, scaleRow, zy, lo, hi});
           L.emit.writesOutput();
-          for (const PixelRun& run : chunk.runs)
-            L.emit.store(Semantics::DmaStore, {static_cast<int64_t>(by.interior(run.y, run.x0)) + j * Cc, L.outSlot(out) + run.offset,
-                                               run.count, nc, by.C});
+          storeRuns(L, chunk.runs, by, j * Cc, nc, L.outSlot(out));
         }
         L.emit.endStep();
       }

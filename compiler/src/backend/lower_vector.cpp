@@ -18,11 +18,6 @@ namespace {
 /// Rows between two source blocks of `n` rows such that row i of each falls in different banks.
 int64_t conflictFreeStride(int64_t n, int64_t banks) { return banks > 1 && n % banks == 0 ? n + 1 : n; }
 
-void storeRuns(Lowering& L, const std::vector<PixelRun>& chunk, const ActBuffer& out, int64_t c0, int64_t nc, int64_t fromRow) {
-  for (const PixelRun& run : chunk)
-    L.emit.store(Semantics::DmaStore, {static_cast<int64_t>(out.interior(run.y, run.x0)) + c0, fromRow + run.offset, run.count, nc, out.C});
-}
-
 void loadRuns(Lowering& L, const std::vector<PixelRun>& chunk, const ActBuffer& in, int64_t c0, int64_t nc, int64_t toRow) {
   for (const PixelRun& run : chunk)
     L.emit.load(Semantics::DmaLoad, {static_cast<int64_t>(in.interior(run.y, run.x0)) + c0, toRow + run.offset, run.count, nc, in.C});
@@ -47,6 +42,11 @@ std::vector<int32_t> ints(const Node& n, const char* attr) {
 int32_t zeroPoint(const Lowering& L, int value) { return L.g.values[static_cast<size_t>(value)].quant->zero_point.at(0); }
 
 }  // namespace
+
+void storeRuns(Lowering& L, const std::vector<PixelRun>& chunk, const ActBuffer& out, int64_t c0, int64_t nc, int64_t fromRow) {
+  for (const PixelRun& run : chunk)
+    L.emit.store(Semantics::DmaStore, {static_cast<int64_t>(out.interior(run.y, run.x0)) + c0, fromRow + run.offset, run.count, nc, out.C});
+}
 
 void emitRescale(Lowering& L, const ActBuffer& in, int64_t inC0, const ActBuffer& out, int64_t outC0, int64_t C, int32_t zIn,
                  int32_t M, int32_t S, int32_t zOut, int32_t lo, int32_t hi) {

@@ -51,6 +51,10 @@ ActBuffer shapeOf(const Value& v) {
   return b;
 }
 
+/// Whether reshaping `a` into `b` leaves every byte where it is in the NHWC layout: the same
+/// channels and the same number of pixels (a reshape only regroups pixels into rows).
+bool keepsByteOrder(const ActBuffer& a, const ActBuffer& b) { return a.C == b.C && a.H * a.W == b.H * b.W; }
+
 class DramAllocator {
  public:
   explicit DramAllocator(uint64_t base, uint64_t end) : base_(base), end_(end) { free_[base] = end - base; }
@@ -140,8 +144,7 @@ std::string npuIneligibility(const Graph& g, const Node& n, const isa::IsaConfig
   if (kAliasOps.count(n.op)) {
     const ActBuffer& a = ins[0];
     const ActBuffer& b = outs[0];
-    if (!(a.C == b.C && a.H * a.W == b.H * b.W) && !(a.H * a.W == 1 && b.H * b.W == 1 && a.C == b.C))
-      return "this reshape reorders bytes in the NHWC layout";
+    if (!keepsByteOrder(a, b)) return "this reshape reorders bytes in the NHWC layout";
   }
   if (n.op == "Concat") {
     const auto& shape = g.values[static_cast<size_t>(n.outputs[0])].shape;
@@ -274,9 +277,7 @@ CompiledProgram lowerSegmentAt(const Graph& g, const isa::IsaConfig& isa, const 
     if (kAliasOps.count(n.op)) {
       const ActBuffer& a = shapes.at(n.inputs[0]);
       const ActBuffer& b = shapes.at(out);
-      const bool samePixels = a.C == b.C && a.H * a.W == b.H * b.W;
-      const bool onePixel = a.H * a.W == 1 && b.H * b.W == 1 && a.C == b.C;
-      if (!samePixels && !onePixel) unsupported(n, "this reshape reorders bytes in the NHWC layout");
+      if (!keepsByteOrder(a, b)) unsupported(n, "this reshape reorders bytes in the NHWC layout");
       aliasOf[out] = n.inputs[0];
     }
   }
