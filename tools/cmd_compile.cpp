@@ -129,7 +129,9 @@ void runQuantize(CompileState& s) {
 
 void runLower(CompileState& s) {
   const auto start = std::chrono::steady_clock::now();
-  s.compiled = compiler::lowerToProgram(s.graph, s.config);
+  compiler::LowerOptions options;
+  if (s.args->emit == "tiles") options.print_after = {"tiles"};
+  s.compiled = compiler::lowerToProgram(s.graph, s.config, options);
   s.lowerSeconds = secondsSince(start);
 }
 
@@ -137,7 +139,7 @@ std::string printGraph(const CompileState& s) { return s.graph.print(); }
 
 std::string printTiles(const CompileState& s) {
   std::ostringstream out;
-  out << s.compiled->tiles;
+  out << s.compiled->printed.at("tiles");
   for (const auto& l : s.compiled->layers)
     out << "layer " << l.name << " (" << l.op << "): instructions [" << l.first_instruction << ", " << l.end_instruction
         << "), " << l.macs << " MACs, predicted " << l.predicted_cycles << " cycles, roofline " << l.roofline_cycles << "\n";

@@ -1,9 +1,12 @@
-// The back end: lowers a quantized graph's NPU part to a program for one ISA config. Tiling,
-// instruction selection, memory planning and scheduling all read the config: capacities, operand
-// field limits and timing expressions.
+// The back end: lowers a quantized graph's NPU part to programs for one ISA config. Partitioning
+// reads the operator registry; each NPU segment then goes through the plan passes over the
+// tile-plan IR (tiling -> memory planning -> scheduling -> emission; compiler/src/backend/), all
+// reading the config: capacities, operand field limits and timing expressions.
 #pragma once
 
+#include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -36,7 +39,13 @@ struct LowerOptions {
   /// Keep every NPU value in its own DRAM buffer and list it in the tensor table (kind
   /// intermediate), so a check can find the first value that differs.
   bool keep_intermediates = false;
+  /// Back-end passes (names from backendPasses()) after which each program's plan is printed
+  /// into CompiledProgram::printed.
+  std::vector<std::string> print_after;
 };
+
+/// The back end's printable passes, in order: "tiles", "memory", "schedule".
+std::span<const std::string_view> backendPasses();
 
 struct CompiledProgram {
   isa::Program program;
@@ -46,7 +55,7 @@ struct CompiledProgram {
   int64_t dram_constant_bytes = 0, dram_activation_bytes = 0;  // peak activation footprint
   int64_t spad_rows_used = 0, acc_rows_used = 0;
   int64_t chunk_rows = 0;            // activation rows per tile (the main tiling parameter)
-  std::string tiles;                 // human-readable tiling plan (--emit=tiles)
+  std::map<std::string, std::string> printed;  // the plan after each pass of LowerOptions::print_after
 };
 
 /// A whole model: NPU programs for the maximal runs of operators the NPU can run, and the host

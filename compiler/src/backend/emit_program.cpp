@@ -1,0 +1,99 @@
+// Algorithm (emission: the scheduled plan -> an encoded program):
+//   1. Data: the halo fill of every haloed buffer, then the constants.
+//   2. Tensor table: program inputs, outputs, then (with keep_intermediates) every other value
+//      the segment computes; 4-D tensors are NHWC with their halo.
+//   3. Code: each layer's steps (loads, computes, stores; a barrier's nops) in order, then the
+//      epilogue; each instruction's operands checked against its field by the builder.
+//   4. Reports: per layer its instruction range, MACs, the cost model's prediction (the busiest
+//      queue's summed timing expressions plus one DRAM latency) and the roofline bound.
+#include <algorithm>
+#include <cmath>
+
+#include "backend_passes.h"
+#include "systole/isa/builder.h"
+#include "systole/isa/diagnostic.h"
+
+namespace systole::compiler {
+
+namespace {
+
+void emitInstr(isa::ProgramBuilder& b, const PlanInstr& in) {
+  std::vector<int64_t> values;
+  values.reserve(in.operands.size());
+  for (const Operand& o : in.operands) values.push_back(o.value());
+  try {
+    b.emit(in.semantics, values, in.tokens);
+  } catch (const Error& e) {
+    throw Error("code generation: " + e.message());
+  }
+}
+
+void emitSteps(isa::ProgramBuilder& b, const LayerPlan& layer) {
+  for (const PlanStep& s : layer.steps) {
+    for (const PlanInstr& in : s.sync) emitInstr(b, in);
+    for (const auto* list : {&s.loads, &s.computes, &s.stores})
+      for (const PlanInstr& in : *list) emitInstr(b, in);
+  }
+}
+
+BoundaryTensor addTensor(isa::ProgramBuilder& b, const Graph& g, const TilePlan& plan, const PlanTensor& t) {
+  const Value& val = g.values[static_cast<size_t>(t.value)];
+  const ActBuffer& buf = plan.buffers.at(t.buffer);
+  const bool nhwc = val.shape.size() == 4;
+  const std::vector<int64_t> shape = nhwc ? std::vector<int64_t>{1, buf.paddedH(), buf.paddedW(), buf.C} : val.shape;
+  b.addTensor({val.name, t.kind, isa::DType::Int8, shape, plan.buffer_addr.at(buf.id), val.quant->scale.at(0), val.quant->zero_point.at(0)});
+  return {val.name, val.shape, nhwc, buf.halo};
+}
+
+LayerReport report(const isa::IsaConfig& isa, const isa::ProgramBuilder& b, const LayerPlan& layer) {
+  const isa::Params& p = isa.params();
+  LayerReport r;
+  r.name = layer.name;
+  r.op = layer.op;
+  r.first_instruction = layer.first_instruction;
+  r.end_instruction = layer.end_instruction;
+  r.macs = layer.macs;
+  r.min_dram_bytes = layer.min_dram_bytes;
+  int64_t perQueue[isa::kNumUnits] = {0, 0, 0};
+  const auto& code = b.instructions();
+  for (uint32_t i = r.first_instruction; i < r.end_instruction; ++i)
+    perQueue[static_cast<int>(isa.instr(code[i].desc).unit)] += isa::timingCycles(isa, code[i]);
+  r.predicted_cycles = *std::max_element(perQueue, perQueue + isa::kNumUnits) + p.dram_latency;
+  const double compute = static_cast<double>(r.macs) / static_cast<double>(p.array_rows * p.array_cols);
+  const double memory = static_cast<double>(r.min_dram_bytes) / static_cast<double>(p.dram_bytes_per_cycle);
+  r.roofline_cycles = static_cast<int64_t>(std::ceil(std::max(compute, memory)));
+  return r;
+}
+
+}  // namespace
+
+CompiledProgram emitProgram(const Graph& g, const isa::IsaConfig& isa, TilePlan& plan) {
+  isa::ProgramBuilder b(isa);
+  CompiledProgram result;
+  for (int id : plan.halo_buffers) {
+    const ActBuffer& buf = plan.buffers.at(id);
+    b.addData(plan.buffer_addr.at(id), std::vector<uint8_t>(static_cast<size_t>(buf.bytes()), static_cast<uint8_t>(buf.fill)));
+  }
+  for (size_t k = 0; k < plan.constants.size(); ++k) b.addData(plan.constant_addr[k], plan.constants[k]);
+  for (const PlanTensor& t : plan.tensors) {
+    BoundaryTensor bt = addTensor(b, g, plan, t);
+    (t.kind == isa::TensorKind::Input ? result.inputs : t.kind == isa::TensorKind::Output ? result.outputs : result.intermediates)
+        .push_back(std::move(bt));
+  }
+  for (LayerPlan& layer : plan.layers) {
+    layer.first_instruction = static_cast<uint32_t>(b.instructions().size());
+    emitSteps(b, layer);
+    layer.end_instruction = static_cast<uint32_t>(b.instructions().size());
+    if (!layer.alias) result.layers.push_back(report(isa, b, layer));
+  }
+  for (const PlanInstr& in : plan.epilogue) emitInstr(b, in);
+  result.program = b.build();
+  result.dram_constant_bytes = static_cast<int64_t>(plan.constant_bytes);
+  result.dram_activation_bytes = static_cast<int64_t>(plan.activation_peak);
+  result.spad_rows_used = 2 * plan.layout.slot_rows + 2 * plan.layout.chunk;
+  result.acc_rows_used = isa.params().acc_rows;
+  result.chunk_rows = plan.layout.chunk;
+  return result;
+}
+
+}  // namespace systole::compiler

@@ -1,0 +1,161 @@
+#include "operator_registry.h"
+
+#include <algorithm>
+
+#include "systole/isa/diagnostic.h"
+
+namespace systole::compiler {
+
+using S = isa::Semantics;
+
+namespace {
+
+const Value& valueOf(const Graph& g, int v) { return g.values[static_cast<size_t>(v)]; }
+
+// ---- eligibility rules -------------------------------------------------------------------------
+
+std::string checkMatmul(const Graph& g, const Node& n, const std::vector<ActBuffer>&, const std::vector<ActBuffer>&) {
+  const Value& w = valueOf(g, n.inputs.at(1));
+  if (!w.is_constant || w.type != ElemType::Int8) return "its weights are not a constant int8 tensor";
+  if (n.op != "Conv" && w.shape.size() != 2) return "its weights are not a matrix";
+  if (n.op == "Conv" && w.shape.size() != 4) return "only 2-D convolutions run on the NPU";
+  return "";
+}
+
+std::string checkAdd(const Graph& g, const Node& n, const std::vector<ActBuffer>& ins, const std::vector<ActBuffer>&) {
+  if (ins.size() != 2 || valueOf(g, n.inputs[0]).shape != valueOf(g, n.inputs[1]).shape) return "broadcasting adds run on the host";
+  return "";
+}
+
+std::string checkConcat(const Graph& g, const Node& n, const std::vector<ActBuffer>&, const std::vector<ActBuffer>&) {
+  const auto& shape = valueOf(g, n.outputs[0]).shape;
+  const int64_t axis = n.getInt("axis", 1);
+  const int64_t channelAxis = shape.size() == 4 ? 1 : static_cast<int64_t>(shape.size()) - 1;
+  if (axis != channelAxis && axis != channelAxis - static_cast<int64_t>(shape.size())) return "only channel concatenation runs on the NPU";
+  return "";
+}
+
+/// A reshape aliases its input only when every byte stays where it is in NHWC: the same channels
+/// and the same number of pixels (it only regroups pixels into rows).
+std::string checkAlias(const Graph&, const Node&, const std::vector<ActBuffer>& ins, const std::vector<ActBuffer>& outs) {
+  if (ins[0].C != outs[0].C || ins[0].H * ins[0].W != outs[0].H * outs[0].W) return "this reshape reorders bytes in the NHWC layout";
+  return "";
+}
+
+// ---- work --------------------------------------------------------------------------------------
+
+int64_t matmulMacs(const Graph& g, const Node& n) {
+  const Value& w = valueOf(g, n.inputs[1]);
+  return w.elements() * valueOf(g, n.outputs[0]).elements() / std::max<int64_t>(1, n.op == "Conv" ? w.shape[0] : w.shape.back());
+}
+
+// ---- halos -------------------------------------------------------------------------------------
+
+int64_t padsHalo(const Node& n, const ActBuffer&, const ActBuffer&) {
+  const auto pads = n.getInts("pads", {0, 0, 0, 0});
+  return *std::max_element(pads.begin(), pads.end());
+}
+
+int64_t maxPoolHalo(const Node& n, const ActBuffer& in, const ActBuffer& out) {
+  int64_t need = padsHalo(n, in, out);
+  if (n.getInt("ceil_mode", 0) != 0) {
+    // ceil_mode windows overhang the bottom and right edges: more padding that never wins.
+    const auto pads = n.getInts("pads", {0, 0, 0, 0}), k = n.getInts("kernel_shape"), st = n.getInts("strides", {1, 1});
+    need = std::max({need, (out.H - 1) * st[0] + k[0] - in.H - pads[0], (out.W - 1) * st[1] + k[1] - in.W - pads[1]});
+  }
+  return need;
+}
+
+// ---- the table ---------------------------------------------------------------------------------
+
+const std::vector<S> kMatmul = {S::DmaLoad, S::DmaStore, S::Requantize, S::DmaLoadAcc, S::WeightPreload, S::MatmulTile};
+const std::vector<S> kWidenAdd = {S::DmaLoad, S::DmaStore, S::Requantize, S::DmaLoadAcc, S::VectorWiden, S::VectorAdd};
+const std::vector<S> kRescale = {S::DmaLoad, S::DmaStore, S::Requantize, S::DmaLoadAcc, S::VectorWiden};
+const std::vector<S> kMax = {S::DmaLoad, S::DmaStore, S::VectorMax};
+
+NpuOperator aliasOp(std::string_view op) { return {op, {}, true, checkAlias, nullptr, nullptr, false, nullptr}; }
+
+const std::vector<NpuOperator>& table() {
+  static const std::vector<NpuOperator> ops = {
+      {"Conv", kMatmul, false, checkMatmul, matmulMacs, padsHalo, false, tileMatmul},
+      {"Gemm", kMatmul, false, checkMatmul, matmulMacs, nullptr, false, tileMatmul},
+      {"MatMul", kMatmul, false, checkMatmul, matmulMacs, nullptr, false, tileMatmul},
+      {"Add", kWidenAdd, false, checkAdd, nullptr, nullptr, false, tileAdd},
+      {"MaxPool", kMax, false, nullptr, nullptr, maxPoolHalo, true, tileMaxPool},
+      {"AveragePool", kWidenAdd, false, nullptr, nullptr, padsHalo, false, tileAveragePool},
+      {"GlobalAveragePool", kWidenAdd, false, nullptr, nullptr, nullptr, false, tileAveragePool},
+      {"Relu", kRescale, false, nullptr, nullptr, nullptr, false, tileRequant},
+      {"Clip", kRescale, false, nullptr, nullptr, nullptr, false, tileRequant},
+      {"Requant", kRescale, false, nullptr, nullptr, nullptr, false, tileRequant},
+      {"Concat", kRescale, false, checkConcat, nullptr, nullptr, false, tileConcat},
+      aliasOp("Reshape"),
+      aliasOp("Flatten"),
+      aliasOp("Squeeze"),
+      aliasOp("Unsqueeze"),
+      aliasOp("Identity"),
+  };
+  return ops;
+}
+
+/// The buffers of the node's activation inputs and outputs, or the reason it has none the NPU takes.
+std::string activationShapes(const Graph& g, const Node& n, std::vector<ActBuffer>& ins, std::vector<ActBuffer>& outs) {
+  try {
+    for (int v : n.inputs) {
+      if (v < 0 || valueOf(g, v).is_constant) continue;
+      if (valueOf(g, v).type != ElemType::Int8 || !valueOf(g, v).quant) return "an input is not a quantized int8 tensor";
+      ins.push_back(bufferShape(valueOf(g, v)));
+    }
+    for (int v : n.outputs) {
+      if (valueOf(g, v).type != ElemType::Int8 || !valueOf(g, v).quant) return "its output is not a quantized int8 tensor";
+      outs.push_back(bufferShape(valueOf(g, v)));
+    }
+  } catch (const Error& e) {
+    return e.message();
+  }
+  return ins.empty() ? "it reads no activation" : "";
+}
+
+}  // namespace
+
+std::span<const NpuOperator> npuOperators() { return table(); }
+
+const NpuOperator* npuOperator(std::string_view op) {
+  for (const auto& entry : table())
+    if (entry.op == op) return &entry;
+  return nullptr;
+}
+
+ActBuffer bufferShape(const Value& v) {
+  ActBuffer b;
+  const auto& s = v.shape;
+  if (s.size() == 4) {
+    if (s[0] != 1) throw Error("value '" + v.name + "': only batch 1 is supported on the NPU");
+    b.C = s[1], b.H = s[2], b.W = s[3];
+  } else if (s.size() == 3 && s[0] == 1) {
+    b.W = s[1], b.C = s[2];
+  } else if (s.size() == 2) {
+    b.W = s[0], b.C = s[1];
+  } else if (s.size() == 1) {
+    b.C = s[0];
+  } else {
+    throw Error("value '" + v.name + "': rank " + std::to_string(s.size()) + " tensors are not supported on the NPU");
+  }
+  return b;
+}
+
+std::string npuIneligibility(const Graph& g, const Node& n, const isa::IsaConfig& isa) {
+  const NpuOperator* entry = npuOperator(n.op);
+  if (!entry) return "no NPU lowering for this operator";
+  for (S s : entry->semantics)
+    if (isa.bySemantics(s) < 0) return "ISA '" + isa.params().name + "' has no '" + std::string(isa::semanticsInfo(s).name) + "' instruction";
+  std::vector<ActBuffer> ins, outs;
+  if (std::string why = activationShapes(g, n, ins, outs); !why.empty()) return why;
+  return entry->check ? entry->check(g, n, ins, outs) : "";
+}
+
+int64_t npuMacs(const Graph& g, const Node& n) {
+  const NpuOperator* entry = npuOperator(n.op);
+  return entry && entry->macs ? entry->macs(g, n) : 0;
+}
+
+}  // namespace systole::compiler

@@ -1,0 +1,54 @@
+// The NPU operators, one entry each: what the operator needs from the config (the semantics
+// classes its tiler selects), when it can run on the NPU, how much work it is, how much halo its
+// input needs, and its tiler. Partitioning, the tiling pass, the cost model and the reports read
+// only this table. Adding an operator: one entry in operator_registry.cpp and one tiler file.
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "systole/compiler/graph.h"
+#include "tile_context.h"
+
+namespace systole::compiler {
+
+struct NpuOperator {
+  std::string_view op;
+  std::vector<isa::Semantics> semantics;  // a config without one of them runs the operator on the host
+  /// Shape-only: the output aliases the input's bytes (checked to keep the NHWC byte order).
+  bool alias = false;
+  /// Operator-specific eligibility beyond "int8 activations in, int8 out": "" or the reason.
+  std::string (*check)(const Graph& g, const Node& n, const std::vector<ActBuffer>& ins, const std::vector<ActBuffer>& outs) = nullptr;
+  /// Multiply-accumulates of the model's operator (0 for vector work).
+  int64_t (*macs)(const Graph& g, const Node& n) = nullptr;
+  /// Halo pixels the first input needs on every side (padding read as the zero point).
+  int64_t (*halo)(const Node& n, const ActBuffer& in, const ActBuffer& out) = nullptr;
+  /// The halo only feeds max windows, so it may hold -128 instead of the zero point.
+  bool halo_for_max = false;
+  /// Appends the operator's steps to T.layer().
+  void (*tile)(TileContext& T, const Node& n) = nullptr;
+};
+
+/// The entry for an ONNX operator type, or nullptr.
+const NpuOperator* npuOperator(std::string_view op);
+std::span<const NpuOperator> npuOperators();
+
+/// Why `n` cannot run on the NPU described by `isa`, or "" if it can.
+std::string npuIneligibility(const Graph& g, const Node& n, const isa::IsaConfig& isa);
+/// The node's multiply-accumulates by its registry entry (0 for host operators).
+int64_t npuMacs(const Graph& g, const Node& n);
+
+/// The NHWC buffer shape of a graph value (batch 1); throws if the NPU cannot hold it.
+ActBuffer bufferShape(const Value& v);
+
+// The tilers (one file each family).
+void tileMatmul(TileContext& T, const Node& n);        // Conv, Gemm, MatMul: tile_matmul.cpp
+void tileAdd(TileContext& T, const Node& n);           // tile_elementwise.cpp
+void tileRequant(TileContext& T, const Node& n);       // Requant, Relu, Clip
+void tileConcat(TileContext& T, const Node& n);
+void tileMaxPool(TileContext& T, const Node& n);       // tile_pool.cpp
+void tileAveragePool(TileContext& T, const Node& n);   // AveragePool, GlobalAveragePool
+
+}  // namespace systole::compiler

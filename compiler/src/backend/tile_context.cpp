@@ -1,0 +1,137 @@
+#include "tile_context.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "systole/isa/diagnostic.h"
+
+namespace systole::compiler {
+
+using isa::Semantics;
+
+TileContext::TileContext(const Graph& graph, const isa::IsaConfig& config, TilePlan& tilePlan)
+    : g(graph), isa(config), p(config.params()), plan(tilePlan) {}
+
+const ActBuffer& TileContext::buffer(int value) const { return plan.buffers.at(value); }
+
+int32_t TileContext::zeroPoint(int value) const { return g.values[static_cast<size_t>(value)].quant->zero_point.at(0); }
+
+int64_t TileContext::limit(Semantics s, int operand) const {
+  const int index = isa.bySemantics(s);
+  if (index < 0) throw Error("code generation: ISA '" + p.name + "' has no '" + std::string(isa::semanticsInfo(s).name) + "' instruction");
+  const auto& d = isa.instr(index);
+  return d.fields[static_cast<size_t>(d.operand_field[static_cast<size_t>(operand)])].limit();
+}
+
+void TileContext::endStep(std::string loop) {
+  if (step_.computes.empty()) throw Error("code generation: a step without compute instructions");
+  if (step_.writes_output == step_.stores.empty()) throw Error("code generation: a step's output slot and its stores disagree");
+  step_.loop = std::move(loop);
+  layer().steps.push_back(std::move(step_));
+  step_ = PlanStep{};
+}
+
+void TileContext::barrier() {
+  PlanStep b;
+  b.barrier = true;
+  layer().steps.push_back(std::move(b));
+}
+
+Operand TileContext::addConstant(std::vector<uint8_t> bytes) {
+  plan.constants.push_back(std::move(bytes));
+  return {Space::Constant, static_cast<int>(plan.constants.size() - 1), 0};
+}
+
+std::vector<int32_t> int32s(const Node& n, const char* attr) {
+  std::vector<int32_t> v;
+  for (int64_t x : n.getInts(attr)) v.push_back(static_cast<int32_t>(x));
+  if (v.empty()) throw Error("node '" + n.name + "' (" + n.op + "): missing attribute '" + attr + "'");
+  return v;
+}
+
+std::vector<uint8_t> int32Bytes(const std::vector<int32_t>& v) {
+  std::vector<uint8_t> b(v.size() * sizeof(int32_t));
+  std::memcpy(b.data(), v.data(), b.size());
+  return b;
+}
+
+void loadScales(TileContext& T, std::vector<int32_t> multipliers, std::vector<int32_t> shifts, int64_t row) {
+  // One (multiplier row, shift row) pair per tile of `vector.lanes` channels; a per-tensor scale
+  // is the same in every lane.
+  const int64_t lanes = T.p.acc_row_elems;
+  if (multipliers.size() == 1) {
+    multipliers.assign(static_cast<size_t>(lanes), multipliers[0]);
+    shifts.assign(static_cast<size_t>(lanes), shifts[0]);
+  }
+  const int64_t tiles = (static_cast<int64_t>(multipliers.size()) + lanes - 1) / lanes;
+  std::vector<int32_t> rows(static_cast<size_t>(2 * tiles * lanes), 0);
+  for (size_t c = 0; c < multipliers.size(); ++c) {
+    const int64_t tile = static_cast<int64_t>(c) / lanes, lane = static_cast<int64_t>(c) % lanes;
+    rows[static_cast<size_t>((2 * tile) * lanes + lane)] = multipliers[c];
+    rows[static_cast<size_t>((2 * tile + 1) * lanes + lane)] = shifts[c];
+  }
+  const Operand at = T.addConstant(int32Bytes(rows));
+  T.load(Semantics::DmaLoadAcc, {at, row, 2 * tiles, T.p.acc_row_bytes, T.p.acc_row_bytes});
+}
+
+void loadRuns(TileContext& T, const std::vector<PixelRun>& chunk, const ActBuffer& in, int64_t c0, int64_t nc, Operand toRow) {
+  for (const PixelRun& run : chunk) T.load(Semantics::DmaLoad, {in.interior(run.y, run.x0) + c0, toRow + run.offset, run.count, nc, in.C});
+}
+
+void storeRuns(TileContext& T, const std::vector<PixelRun>& chunk, const ActBuffer& out, int64_t c0, int64_t nc, Operand fromRow) {
+  for (const PixelRun& run : chunk)
+    T.store(Semantics::DmaStore, {out.interior(run.y, run.x0) + c0, fromRow + run.offset, run.count, nc, out.C});
+}
+
+void emitRescale(TileContext& T, const ActBuffer& in, int64_t inC0, const ActBuffer& out, int64_t outC0, int64_t C, int32_t zIn,
+                 int32_t M, int32_t S, int32_t zOut, int32_t lo, int32_t hi) {
+  const OnChipLayout& l = T.layout();
+  const int64_t lanes = T.p.acc_row_elems;
+  const int64_t n = std::min({l.chunk, l.acc_half, l.slot_rows});
+  bool first = true;
+  for (int64_t c0 = 0; c0 < C; c0 += lanes) {
+    const int64_t nc = std::min(lanes, C - c0);
+    for (const auto& chunk : pixelChunks(in.H, in.W, n)) {
+      const int64_t rows = chunkPixels(chunk);
+      const Operand acc = T.newAccTile();
+      if (first) loadScales(T, {M}, {S}, l.scale_base);
+      first = false;
+      loadRuns(T, chunk, in, inC0 + c0, nc, T.loadSlot());
+      T.compute(Semantics::VectorWiden, {T.loadSlot(), acc, rows, zIn, 1});
+      T.compute(Semantics::Requantize, {acc, T.outSlot(), rows, l.scale_base, zOut, lo, hi});
+      T.writesOutput();
+      storeRuns(T, chunk, out, outC0 + c0, nc, T.outSlot());
+      T.endStep(chunkLabel(c0, nc, chunk));
+    }
+  }
+}
+
+std::string chunkLabel(int64_t c0, int64_t nc, const std::vector<PixelRun>& chunk) {
+  return "c [" + std::to_string(c0) + ", " + std::to_string(c0 + nc) + "), px " + std::to_string(chunk.front().y) + ":" +
+         std::to_string(chunk.front().x0) + " +" + std::to_string(chunkPixels(chunk));
+}
+
+std::vector<std::vector<PixelRun>> pixelChunks(int64_t H, int64_t W, int64_t maxPixels) {
+  std::vector<std::vector<PixelRun>> chunks(1);
+  int64_t used = 0;
+  for (int64_t y = 0; y < H; ++y)
+    for (int64_t x = 0; x < W;) {
+      if (used == maxPixels) {
+        chunks.emplace_back();
+        used = 0;
+      }
+      const int64_t n = std::min(W - x, maxPixels - used);
+      chunks.back().push_back({y, x, n, used});
+      used += n;
+      x += n;
+    }
+  return chunks;
+}
+
+int64_t chunkPixels(const std::vector<PixelRun>& chunk) {
+  int64_t n = 0;
+  for (const auto& r : chunk) n += r.count;
+  return n;
+}
+
+}  // namespace systole::compiler

@@ -1,0 +1,75 @@
+// What an operator's tiler works with: the graph, the config, the program's on-chip layout, the
+// activation buffers of the values it reads and writes, and a step builder that appends steps of
+// symbolic instructions to the layer being tiled. Shared helpers (scale rows, strided loads and
+// stores of pixel runs, the rescaling copy) live here too, so every tiler uses the same ones.
+#pragma once
+
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "systole/compiler/graph.h"
+#include "tile_plan.h"
+
+namespace systole::compiler {
+
+class TileContext {
+ public:
+  TileContext(const Graph& graph, const isa::IsaConfig& config, TilePlan& plan);
+
+  const Graph& g;
+  const isa::IsaConfig& isa;
+  const isa::Params& p;
+  TilePlan& plan;
+  const OnChipLayout& layout() const { return plan.layout; }
+
+  /// The buffer view (shape, halo, DRAM buffer id) of graph value `value`.
+  const ActBuffer& buffer(int value) const;
+  int32_t zeroPoint(int value) const;
+  /// The largest value an operand field of the config's instruction for `s` takes.
+  int64_t limit(isa::Semantics s, int operand) const;
+
+  // The layer being tiled and its steps.
+  LayerPlan& layer() { return plan.layers.back(); }
+  void load(isa::Semantics s, std::initializer_list<Operand> operands) { step_.loads.push_back({s, operands}); }
+  void compute(isa::Semantics s, std::initializer_list<Operand> operands) { step_.computes.push_back({s, operands}); }
+  void store(isa::Semantics s, std::initializer_list<Operand> operands) { step_.stores.push_back({s, operands}); }
+  /// The step's computes write the output slot that its stores read.
+  void writesOutput() { step_.writes_output = true; }
+  void endStep(std::string loop);
+  /// Every store so far completes before any later load starts.
+  void barrier();
+
+  /// Symbolic places: rows of this step's load slot and output slot, a new accumulation tile,
+  /// and a new constant in DRAM.
+  static Operand loadSlot(int64_t row = 0) { return {Space::LoadSlot, 0, row}; }
+  static Operand outSlot(int64_t row = 0) { return {Space::OutSlot, 0, row}; }
+  Operand newAccTile() { return {Space::AccTile, layer().acc_tiles++, 0}; }
+  Operand addConstant(std::vector<uint8_t> bytes);
+
+ private:
+  PlanStep step_;
+};
+
+/// Loads one pair of scale rows (multiplier, shift per lane) into the accumulator at `row`.
+void loadScales(TileContext& T, std::vector<int32_t> multipliers, std::vector<int32_t> shifts, int64_t row);
+/// Loads the chunk's pixel runs of channels [c0, c0 + nc) of `in` into rows from `toRow`.
+void loadRuns(TileContext& T, const std::vector<PixelRun>& chunk, const ActBuffer& in, int64_t c0, int64_t nc, Operand toRow);
+/// Stores the chunk's pixel runs from scratchpad rows starting at `fromRow` into channels
+/// [c0, c0 + nc) of `out`, one strided DMA per run.
+void storeRuns(TileContext& T, const std::vector<PixelRun>& chunk, const ActBuffer& out, int64_t c0, int64_t nc, Operand fromRow);
+/// Copies (and rescales) `in` into `out` through the vector unit:
+/// out = requantize(widen(in, zIn, 1), M, S, zOut, lo, hi), channels [inC0, inC0 + C) of `in` going
+/// to channels [outC0, ...) of `out`.
+void emitRescale(TileContext& T, const ActBuffer& in, int64_t inC0, const ActBuffer& out, int64_t outC0, int64_t C, int32_t zIn,
+                 int32_t M, int32_t S, int32_t zOut, int32_t lo, int32_t hi);
+/// "c [c0, c0 + nc), px y:x +n": the loop indices of a step over a channel tile and a pixel chunk.
+std::string chunkLabel(int64_t c0, int64_t nc, const std::vector<PixelRun>& chunk);
+/// Rows between two source blocks of `n` rows such that row i of each falls in different banks.
+inline int64_t conflictFreeStride(int64_t n, int64_t banks) { return banks > 1 && n % banks == 0 ? n + 1 : n; }
+/// An int attribute list as int32 values; throws if the attribute is missing.
+std::vector<int32_t> int32s(const Node& n, const char* attr);
+/// Little-endian bytes of a vector of numbers (constants for DRAM).
+std::vector<uint8_t> int32Bytes(const std::vector<int32_t>& v);
+
+}  // namespace systole::compiler

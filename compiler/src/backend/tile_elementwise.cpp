@@ -1,0 +1,78 @@
+// Algorithm: element-wise operators run on the vector unit over tiles of `vector.lanes` channels
+// and chunks of pixels. Inputs arrive by strided DMA per output row run; int8 values are widened
+// into the accumulator with their zero point subtracted, combined with vector_add where there are
+// two sources, and requantized once into the output slot.
+//   * Requant / Relu / Clip: one rescaling copy (Relu and Clip: the identity scale M = 2^30,
+//     S = 30 with the clamp).
+//   * Concat: one rescaling copy per input into its channel range of the output.
+//   * Add: both inputs widened (each with its own multiplier), added, requantized. Source rows are
+//     placed so the two-source vector_add avoids accumulator bank conflicts where it can.
+#include <algorithm>
+
+#include "operator_registry.h"
+#include "tile_context.h"
+
+namespace systole::compiler {
+
+using isa::Semantics;
+
+void tileRequant(TileContext& T, const Node& n) {
+  const ActBuffer& in = T.buffer(n.inputs[0]);
+  const ActBuffer& out = T.buffer(n.outputs[0]);
+  const int32_t zIn = T.zeroPoint(n.inputs[0]), zOut = T.zeroPoint(n.outputs[0]);
+  T.layer().loops = "c / lanes x pixel chunks: widen, requantize";
+  if (n.op == "Requant")
+    return emitRescale(T, in, 0, out, 0, in.C, zIn, int32s(n, "multiplier")[0], int32s(n, "shift")[0], zOut, -128, 127);
+  emitRescale(T, in, 0, out, 0, in.C, zIn, 1 << 30, 30, zOut, static_cast<int32_t>(n.getInt("act_min", -128)),
+              static_cast<int32_t>(n.getInt("act_max", 127)));
+}
+
+void tileConcat(TileContext& T, const Node& n) {
+  const ActBuffer& out = T.buffer(n.outputs[0]);
+  T.layer().loops = "inputs x c / lanes x pixel chunks: copy into the output's channel range";
+  int64_t offset = 0;
+  for (int v : n.inputs) {
+    const ActBuffer& in = T.buffer(v);
+    const int32_t z = T.zeroPoint(v);
+    emitRescale(T, in, 0, out, offset, in.C, z, 1 << 30, 30, z, -128, 127);
+    T.barrier();  // the next input's scale rows reuse the same accumulator rows
+    offset += in.C;
+  }
+}
+
+void tileAdd(TileContext& T, const Node& n) {
+  const ActBuffer& a = T.buffer(n.inputs[0]);
+  const ActBuffer& b = T.buffer(n.inputs[1]);
+  const ActBuffer& y = T.buffer(n.outputs[0]);
+  const OnChipLayout& l = T.layout();
+  const int32_t za = T.zeroPoint(n.inputs[0]), zb = T.zeroPoint(n.inputs[1]), zy = T.zeroPoint(n.outputs[0]);
+  const int64_t ma = n.getInt("a_multiplier", 0), mb = n.getInt("b_multiplier", 0);
+  const int32_t lo = static_cast<int32_t>(n.getInt("act_min", -128)), hi = static_cast<int32_t>(n.getInt("act_max", 127));
+  const int64_t lanes = T.p.acc_row_elems;
+  // Two input blocks per load slot and per accumulator half.
+  const int64_t rows = std::min({l.chunk, l.slot_rows / 2, (l.acc_half - 1) / 2});
+  const int64_t spadGap = conflictFreeStride(rows, 1), accGap = conflictFreeStride(rows, T.p.acc_banks);
+  T.layer().loops = "c / lanes x pixel chunks of <= " + std::to_string(rows) + ": widen a, widen b, add, requantize";
+  bool first = true;
+  for (int64_t c0 = 0; c0 < y.C; c0 += lanes) {
+    const int64_t nc = std::min(lanes, y.C - c0);
+    for (const auto& chunk : pixelChunks(y.H, y.W, rows)) {
+      const int64_t m = chunkPixels(chunk);
+      const Operand slot = T.loadSlot(), acc = T.newAccTile();
+      if (first) loadScales(T, int32s(n, "multiplier"), int32s(n, "shift"), l.scale_base);
+      first = false;
+      loadRuns(T, chunk, a, c0, nc, slot);
+      loadRuns(T, chunk, b, c0, nc, slot + spadGap);
+      T.compute(Semantics::VectorWiden, {slot, acc, m, za, ma});
+      T.compute(Semantics::VectorWiden, {slot + spadGap, acc + accGap, m, zb, mb});
+      T.compute(Semantics::VectorAdd, {acc, acc, acc + accGap, m});
+      T.compute(Semantics::Requantize, {acc, T.outSlot(), m, l.scale_base, zy, lo, hi});
+      T.writesOutput();
+      storeRuns(T, chunk, y, c0, nc, T.outSlot());
+      T.endStep(chunkLabel(c0, nc, chunk));
+    }
+  }
+  T.layer().min_dram_bytes = 3 * y.H * y.W * y.C;
+}
+
+}  // namespace systole::compiler

@@ -1,0 +1,243 @@
+// Algorithm: Conv, Gemm and MatMul become accumulated matmul tiles over shifted windows.
+//   * Weights are re-laid at compile time as dense tiles of array.rows x array.cols, one per
+//     (kh, kw, input-channel tile, output-channel tile); a grouped or depthwise conv's dense
+//     matrix is block-diagonal, and all-zero tiles are skipped (matmul_weights.cpp).
+//   * The input zero point is folded into the bias: sum (x - zx) w = sum x w - zx sum w, with the
+//     halo around x filled with zx so padded taps contribute nothing.
+//   * Loop nest: output-channel tile j > chunk of output pixels > group of (input tile, taps)
+//     that fits one load slot. Per chunk: broadcast the bias into an accumulation tile (stride-0
+//     DMA); per group load the weight tiles and, per tap, the input pixels (implicit im2col: no
+//     copy in DRAM), preload and gemm-accumulate; after the last group requantize and store.
+//   * Output pixels are computed in rows of a "virtual" width VW. With one stride for rows and
+//     columns, VW is the input's padded width, so output pixel p = y * VW + x reads input pixel
+//     s * p + (a constant per tap): one strided DMA per tap, or for stride 1 one DMA per kernel
+//     row serving all its taps (each gemm starts kw rows further in); the VW - OW unused pixels
+//     per row are computed but never stored. Otherwise VW = OW and each output row run is fetched
+//     by its own strided DMA.
+#include <algorithm>
+
+#include "matmul_weights.h"
+#include "operator_registry.h"
+#include "systole/isa/diagnostic.h"
+#include "tile_context.h"
+
+namespace systole::compiler {
+
+using isa::Semantics;
+
+namespace {
+
+/// A chunk of output pixels in virtual rows.
+struct Chunk {
+  int64_t first = 0, rows = 0;  // virtual pixels [first, first + rows)
+  std::vector<PixelRun> runs;   // the valid output pixels among them
+};
+
+/// A step's share of one chunk: input tiles [t, t + span) (more than one only for Gemm/MatMul)
+/// and taps [a, b) of their weight tiles at `offset` in the weight constant.
+struct Group {
+  int64_t t = 0;
+  int64_t offset = 0;
+  int64_t a = 0, b = 1;
+  int64_t span = 1;
+};
+
+struct MatmulTiling {
+  ConvShape s;
+  const ActBuffer* x = nullptr;
+  int64_t VW = 0;             // virtual row width
+  bool virtualRows = false;   // one stride for rows and columns
+  bool shiftedTaps = false;   // stride 1: the taps of a kernel row share one block
+  int64_t rowsPerChunk = 0;
+};
+
+std::vector<Chunk> outputChunks(const MatmulTiling& m) {
+  std::vector<Chunk> chunks;
+  const int64_t total = (m.s.OH - 1) * m.VW + m.s.OW;
+  for (int64_t p0 = 0; p0 < total; p0 += m.rowsPerChunk) {
+    Chunk c{p0, std::min(m.rowsPerChunk, total - p0), {}};
+    for (int64_t y = p0 / m.VW; y * m.VW < p0 + c.rows; ++y) {
+      const int64_t x0 = std::max<int64_t>(0, p0 - y * m.VW), x1 = std::min<int64_t>(m.s.OW, p0 + c.rows - y * m.VW);
+      if (x1 > x0) c.runs.push_back({y, x0, x1 - x0, y * m.VW + x0 - p0});
+    }
+    if (!c.runs.empty()) chunks.push_back(std::move(c));  // a chunk of unused columns only is skipped
+  }
+  return chunks;
+}
+
+/// Kernel rows [kh] of taps [a, b): the first and last kw of each.
+template <typename F>
+void forKernelRows(const ConvShape& s, int64_t a, int64_t b, F&& f) {
+  for (int64_t kh = a / s.KW; kh <= (b - 1) / s.KW; ++kh)
+    f(kh, kh == a / s.KW ? a % s.KW : 0, kh == (b - 1) / s.KW ? (b - 1) % s.KW : s.KW - 1);
+}
+
+/// Scratchpad rows the activations of taps [a, b) of a chunk of `rows` pixels take.
+int64_t activationRows(const MatmulTiling& m, int64_t a, int64_t b, int64_t rows) {
+  if (!m.shiftedTaps) return (b - a) * rows;
+  int64_t total = 0;
+  forKernelRows(m.s, a, b, [&](int64_t, int64_t kw0, int64_t kw1) { total += rows + (kw1 - kw0) * m.s.dw; });
+  return total;
+}
+
+/// Splits each input tile's work on a chunk into groups that fit one load slot.
+std::vector<Group> groupsFor(const TileContext& T, const MatmulTiling& m, const std::vector<WeightTile>& tiles, int64_t rows) {
+  const int64_t R = T.p.array_rows, slot = T.layout().slot_rows;
+  std::vector<Group> groups;
+  if (!m.s.conv) {
+    // A matrix product has one tap: one step takes consecutive input tiles (their weight tiles
+    // are adjacent in DRAM), so the DRAM latency is paid per group, not per tile.
+    const int64_t actRowsPerTile = rows == 1 ? 1 : rows;
+    for (size_t i = 0; i < tiles.size();) {
+      size_t k = i + 1;
+      while (k < tiles.size() && tiles[k].t == tiles[k - 1].t + 1 && static_cast<int64_t>(k + 1 - i) * (R + actRowsPerTile) <= slot) ++k;
+      groups.push_back({tiles[i].t, tiles[i].offset, 0, 1, static_cast<int64_t>(k - i)});
+      i = k;
+    }
+    return groups;
+  }
+  const int64_t taps = m.s.KH * m.s.KW;
+  for (const WeightTile& tile : tiles)
+    for (int64_t a = 0; a < taps;) {
+      int64_t b = a + 1;
+      while (b < taps && (b + 1 - a) * R + activationRows(m, a, b + 1, rows) <= slot) ++b;
+      groups.push_back({tile.t, tile.offset, a, b, 1});
+      a = b;
+    }
+  return groups;
+}
+
+/// Input tiles t .. t + n - 1 of a matrix product: one weight DMA; with a single activation row,
+/// one DMA lays it out as n rows of R bytes (the last tile's extra bytes meet zero weight rows).
+void emitMatrixGroup(TileContext& T, const MatmulTiling& m, const Group& g, const Chunk& chunk, Operand weights, Operand acc) {
+  const int64_t R = T.p.array_rows, Cc = T.p.array_cols, rows = chunk.rows, n = g.span;
+  const ActBuffer& x = *m.x;
+  const Operand act = T.loadSlot(n * R);
+  const Operand base = x.at(chunk.first * x.C);
+  T.load(Semantics::DmaLoad, {weights + g.offset, T.loadSlot(), n * R, Cc, Cc});
+  if (rows == 1) T.load(Semantics::DmaLoad, {base + g.t * R, act, n, R, R});
+  else
+    for (int64_t i = 0; i < n; ++i)
+      T.load(Semantics::DmaLoad, {base + (g.t + i) * R, act + i * rows, rows, std::min(R, m.s.IC - (g.t + i) * R), x.C});
+  for (int64_t i = 0; i < n; ++i) {
+    T.compute(Semantics::WeightPreload, {T.loadSlot(i * R)});
+    T.compute(Semantics::MatmulTile, {act + i * (rows == 1 ? 1 : rows), acc, rows, 1});
+  }
+}
+
+/// Loads the activations of taps [a, b) of a convolution; returns the first row of each tap's block.
+std::vector<Operand> loadTaps(TileContext& T, const MatmulTiling& m, const Group& g, const Chunk& chunk, Operand block) {
+  const ConvShape& s = m.s;
+  const ActBuffer& x = *m.x;
+  const int64_t R = T.p.array_rows, kc = std::min(R, s.IC - g.t * R), rows = chunk.rows;
+  std::vector<Operand> tapRow(static_cast<size_t>(g.b - g.a));
+  if (m.shiftedTaps) {
+    forKernelRows(s, g.a, g.b, [&](int64_t kh, int64_t kw0, int64_t kw1) {
+      const int64_t start = chunk.first + (kh * s.dh - s.pt + x.halo) * m.VW + kw0 * s.dw - s.pl + x.halo;
+      T.load(Semantics::DmaLoad, {x.at(start * x.C + g.t * R), block, rows + (kw1 - kw0) * s.dw, kc, x.C});
+      for (int64_t kw = kw0; kw <= kw1; ++kw) tapRow[static_cast<size_t>(kh * s.KW + kw - g.a)] = block + (kw - kw0) * s.dw;
+      block = block + (rows + (kw1 - kw0) * s.dw);
+    });
+  } else if (m.virtualRows) {
+    for (int64_t tap = g.a; tap < g.b; ++tap, block = block + rows) {
+      const int64_t start = s.sw * chunk.first + ((tap / s.KW) * s.dh - s.pt + x.halo) * m.VW + (tap % s.KW) * s.dw - s.pl + x.halo;
+      T.load(Semantics::DmaLoad, {x.at(start * x.C + g.t * R), block, rows, kc, s.sw * x.C});
+      tapRow[static_cast<size_t>(tap - g.a)] = block;
+    }
+  } else {
+    for (int64_t tap = g.a; tap < g.b; ++tap, block = block + rows) {
+      for (const PixelRun& run : chunk.runs) {
+        const int64_t iy = run.y * s.sh + (tap / s.KW) * s.dh - s.pt + x.halo;
+        const int64_t ix = run.x0 * s.sw + (tap % s.KW) * s.dw - s.pl + x.halo;
+        T.load(Semantics::DmaLoad, {x.padded(iy, ix) + g.t * R, block + run.offset, run.count, kc, s.sw * x.C});
+      }
+      tapRow[static_cast<size_t>(tap - g.a)] = block;
+    }
+  }
+  return tapRow;
+}
+
+/// Taps [a, b) of input tile t of a convolution: one weight DMA, the taps' activations, and a
+/// preload + gemm per tap.
+void emitConvGroup(TileContext& T, const MatmulTiling& m, const Group& g, const Chunk& chunk, Operand weights, Operand acc) {
+  const int64_t R = T.p.array_rows, Cc = T.p.array_cols;
+  T.load(Semantics::DmaLoad, {weights + (g.offset + g.a * R * Cc), T.loadSlot(), (g.b - g.a) * R, Cc, Cc});
+  const auto tapRow = loadTaps(T, m, g, chunk, T.loadSlot((g.b - g.a) * R));
+  for (int64_t tap = g.a; tap < g.b; ++tap) {
+    T.compute(Semantics::WeightPreload, {T.loadSlot((tap - g.a) * R)});
+    T.compute(Semantics::MatmulTile, {tapRow[static_cast<size_t>(tap - g.a)], acc, chunk.rows, 1});
+  }
+}
+
+MatmulTiling tilingOf(const TileContext& T, const Node& n) {
+  MatmulTiling m;
+  m.x = &T.buffer(n.inputs[0]);
+  m.s = convShape(T, n);
+  m.virtualRows = m.s.sh == m.s.sw;
+  m.shiftedTaps = m.virtualRows && m.s.sw == 1;
+  m.VW = m.virtualRows ? m.x->paddedW() : m.s.OW;
+  const int64_t span = m.shiftedTaps ? (m.s.KW - 1) * m.s.dw : 0;  // extra rows a kernel row's block needs
+  m.rowsPerChunk = std::min(T.layout().chunk, T.layout().slot_rows - T.p.array_rows - span);
+  if (m.rowsPerChunk < 1) throw Error("node '" + n.name + "' (" + n.op + "): the kernel does not fit the scratchpad");
+  return m;
+}
+
+std::string loopsText(const MatmulTiling& m, const Node& n, int64_t nOc, size_t chunks) {
+  const ConvShape& s = m.s;
+  return n.op + " " + std::to_string(s.OH) + "x" + std::to_string(s.OW) + "x" + std::to_string(s.OC) + " <- " + std::to_string(s.IC) +
+         " ch, " + std::to_string(s.KH) + "x" + std::to_string(s.KW) +
+         (m.virtualRows ? " (virtual rows of " + std::to_string(m.VW) + ")" : "") + (s.packed ? " (kw packed into channels)" : "") + ": " +
+         std::to_string(nOc) + " output-channel tiles x " + std::to_string(chunks) + " chunks of <= " + std::to_string(m.rowsPerChunk) +
+         " rows x (input tile, tap) groups";
+}
+
+std::string groupLabel(int64_t j, const Chunk& chunk, const std::vector<Group>& groups, size_t g) {
+  std::string label = "oc " + std::to_string(j) + ", px [" + std::to_string(chunk.first) + ", " + std::to_string(chunk.first + chunk.rows) + ")";
+  if (groups.empty()) return label;
+  const Group& gr = groups[g];
+  label += gr.span > 1 ? ", ic [" + std::to_string(gr.t) + ", " + std::to_string(gr.t + gr.span) + ")" : ", ic " + std::to_string(gr.t);
+  if (gr.b - gr.a > 1 || gr.a > 0) label += ", taps [" + std::to_string(gr.a) + ", " + std::to_string(gr.b) + ")";
+  return label;
+}
+
+}  // namespace
+
+void tileMatmul(TileContext& T, const Node& n) {
+  const MatmulTiling m = tilingOf(T, n);
+  const ActBuffer& y = T.buffer(n.outputs[0]);
+  const MatmulConstants k = matmulConstants(T, n, m.s);
+  const int64_t Cc = T.p.array_cols, nOc = (m.s.OC + Cc - 1) / Cc;
+  const int32_t zy = T.zeroPoint(n.outputs[0]);
+  const int32_t lo = static_cast<int32_t>(n.getInt("act_min", -128)), hi = static_cast<int32_t>(n.getInt("act_max", 127));
+  const auto chunks = outputChunks(m);
+  for (int64_t j = 0; j < nOc; ++j) {
+    const int64_t nc = std::min(Cc, m.s.OC - j * Cc);
+    // Scale rows alternate between two pairs by output tile: tile j + 2's load waits (by the
+    // slot-release tokens) until tile j's last requantize has run.
+    const int64_t scaleRow = T.layout().scale_base + 2 * (j % 2);
+    for (const Chunk& chunk : chunks) {
+      const Operand acc = T.newAccTile();
+      const auto groups = groupsFor(T, m, k.tiles[static_cast<size_t>(j)], chunk.rows);
+      const size_t count = std::max<size_t>(groups.size(), 1);
+      for (size_t g = 0; g < count; ++g) {
+        if (g == 0 && &chunk == &chunks.front())
+          loadScales(T, {k.multipliers.begin() + j * Cc, k.multipliers.begin() + j * Cc + nc},
+                     {k.shifts.begin() + j * Cc, k.shifts.begin() + j * Cc + nc}, scaleRow);
+        if (g == 0) T.load(Semantics::DmaLoadAcc, {k.bias + j * T.p.acc_row_bytes, acc, chunk.rows, T.p.acc_row_bytes, 0});
+        if (!groups.empty() && groups[g].span > 1) emitMatrixGroup(T, m, groups[g], chunk, k.weights, acc);
+        else if (!groups.empty()) emitConvGroup(T, m, groups[g], chunk, k.weights, acc);
+        if (g + 1 == count) {
+          T.compute(Semantics::Requantize, {acc, T.outSlot(), chunk.rows, scaleRow, zy, lo, hi});
+          T.writesOutput();
+          storeRuns(T, chunk.runs, y, j * Cc, nc, T.outSlot());
+        }
+        T.endStep(groupLabel(j, chunk, groups, g));
+      }
+    }
+  }
+  LayerPlan& layer = T.layer();
+  layer.loops = loopsText(m, n, nOc, chunks.size());
+  layer.min_dram_bytes = T.g.values[static_cast<size_t>(n.inputs[1])].elements() + m.x->H * m.x->W * m.x->C + y.H * y.W * y.C + 4 * m.s.OC;
+}
+
+}  // namespace systole::compiler

@@ -1,0 +1,160 @@
+// The tile-plan IR: what the back end's passes share between the quantized graph and the
+// instructions. A plan holds, per program,
+//   * the on-chip layout (chunk size, load/output slots, accumulator halves, scale rows),
+//   * the activation buffers (NHWC with halos) and the constants, placed in DRAM by memory
+//     planning,
+//   * per layer: the loop nest it was tiled into and its steps. A step is the unit of double
+//     buffering: loads into one load slot, computes that read it (ending, maybe, by writing an
+//     output slot), stores of that output slot. Operands name symbolic places
+//     (`buffer %v + 96`, `load slot + 18`, `acc tile 3 + 0`, `constant #2 + 64`) until memory
+//     planning resolves them to rows and addresses; scheduling then adds the dependency tokens.
+// Passes, in order (each its own file): tiling.cpp, plan_memory.cpp, schedule.cpp,
+// emit_program.cpp; tile_plan_print.cpp prints the plan after any of them (--emit).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "systole/compiler/backend.h"
+#include "systole/isa/config.h"
+#include "systole/isa/encoding.h"
+#include "systole/isa/semantics.h"
+
+namespace systole::compiler {
+
+/// Where an operand's value comes from. Imm is a plain number (a row count, a zero point, a
+/// fixed accumulator row); the others are a base that memory planning resolves, plus an offset.
+enum class Space : uint8_t {
+  Imm,
+  LoadSlot,  // scratchpad rows of the step's load slot (two slots, alternating by step)
+  OutSlot,   // scratchpad rows of the step's output slot (two slots, alternating by output)
+  AccTile,   // accumulator rows of an accumulation tile (id: the layer's tile number; two halves, alternating)
+  Buffer,    // DRAM bytes of activation buffer `id`
+  Constant,  // DRAM bytes of constant `id`
+};
+
+struct Operand {
+  Space space = Space::Imm;
+  int id = 0;
+  int64_t offset = 0;                // the value itself for Imm
+  std::optional<int64_t> resolved;   // set by memory planning
+
+  Operand() = default;
+  Operand(int64_t imm) : offset(imm) {}  // NOLINT(google-explicit-constructor): most operands are numbers
+  Operand(Space s, int base, int64_t off) : space(s), id(base), offset(off) {}
+  /// The value to encode: the resolved one, or (before memory planning) the offset.
+  int64_t value() const { return resolved.value_or(offset); }
+};
+inline Operand operator+(Operand a, int64_t d) {
+  a.offset += d;
+  if (a.resolved) *a.resolved += d;
+  return a;
+}
+
+struct PlanInstr {
+  isa::Semantics semantics;
+  std::vector<Operand> operands;  // in the semantics class's operand order
+  uint8_t tokens = 0;             // set by scheduling
+};
+
+/// One double-buffered step, or a barrier (every earlier store completes before any later load).
+struct PlanStep {
+  std::string loop;               // the loop indices this step covers, e.g. "oc 0, px [0, 510), ic 0, taps [0, 3)"
+  std::vector<PlanInstr> loads, computes, stores;
+  bool writes_output = false;     // the computes write an output slot that the stores read
+  bool barrier = false;
+  std::vector<PlanInstr> sync;    // a barrier's token-carrying nops, set by scheduling
+};
+
+/// An int8 activation in DRAM: NHWC (batch 1), with a spatial halo of `halo` pixels on every side
+/// holding `fill`, so padded windows read real zeros without special cases. Offsets are relative
+/// to the buffer; `id` names the DRAM buffer (an aliasing reshape shares its source's id).
+struct ActBuffer {
+  int id = -1;
+  int64_t H = 1, W = 1, C = 1;
+  int64_t halo = 0;
+  int8_t fill = 0;
+
+  int64_t paddedW() const { return W + 2 * halo; }
+  int64_t paddedH() const { return H + 2 * halo; }
+  int64_t bytes() const { return paddedH() * paddedW() * C; }
+  /// The DRAM operand `byteOffset` bytes into the buffer.
+  Operand at(int64_t byteOffset) const { return {Space::Buffer, id, byteOffset}; }
+  /// Pixel (y, x) in halo-padded coordinates.
+  Operand padded(int64_t y, int64_t x) const { return at((y * paddedW() + x) * C); }
+  Operand interior(int64_t y, int64_t x) const { return padded(y + halo, x + halo); }
+};
+
+/// A run of consecutive output pixels within one output row: the unit one strided DMA moves.
+struct PixelRun {
+  int64_t y, x0, count, offset;  // offset: row of the run's first pixel within its chunk
+};
+
+/// Splits an H x W image into chunks of at most `maxPixels`, each a list of row runs.
+std::vector<std::vector<PixelRun>> pixelChunks(int64_t H, int64_t W, int64_t maxPixels);
+int64_t chunkPixels(const std::vector<PixelRun>& chunk);
+
+/// The on-chip layout, fixed for a program (rows).
+struct OnChipLayout {
+  int64_t chunk = 0;       // pixel rows per tile
+  int64_t slot_rows = 0;   // rows of one load slot
+  int64_t acc_half = 0;    // accumulator rows of one half
+  int64_t scale_base = 0;  // accumulator rows [scale_base, acc_rows) hold scale rows
+  int64_t scale_rows = 0;
+  int64_t loadSlot(int slot) const { return slot * slot_rows; }
+  int64_t outSlot(int slot) const { return 2 * slot_rows + slot * chunk; }
+  int64_t accRow(int half) const { return half * acc_half; }
+};
+
+struct LayerPlan {
+  std::string name, op;
+  bool alias = false;             // a shape-only operator: no steps, its output shares its input's buffer
+  std::vector<int> reads;         // buffer ids read (for liveness)
+  int writes = -1;                // buffer id written
+  std::string loops;              // the loop nest, one line
+  std::vector<PlanStep> steps;    // ends with a barrier
+  int acc_tiles = 0;              // accumulation tiles the steps use
+  int64_t macs = 0, min_dram_bytes = 0;
+  uint32_t first_instruction = 0, end_instruction = 0;  // set by emission
+};
+
+/// A program tensor: a graph value at the segment's boundary (or kept for --check-intermediates).
+struct PlanTensor {
+  int value = -1;         // graph value id
+  int buffer = -1;        // the buffer holding it (key of TilePlan::buffers)
+  isa::TensorKind kind = isa::TensorKind::Input;
+};
+
+struct TilePlan {
+  OnChipLayout layout;
+  std::map<int, ActBuffer> buffers;        // by buffer id: graph value ids, and -2 - v for an unpadded program input v
+  std::vector<int> halo_buffers;           // buffers whose halo the program's data initialises, in placement order
+  std::vector<int> input_buffers;          // the program inputs' buffers, in placement order
+  std::vector<PlanTensor> tensors;         // tensor table: inputs, outputs, intermediates
+  std::vector<std::vector<uint8_t>> constants;
+  std::vector<LayerPlan> layers;           // in execution order, aliases included
+  std::map<int, int> live_until;           // buffer id -> index of the last layer reading it (absent: lives to the end)
+  // Set by memory planning.
+  std::map<int, uint64_t> buffer_addr;
+  std::vector<uint64_t> constant_addr;
+  uint64_t constant_bytes = 0, activation_base = 0, activation_peak = 0;
+  // Set by scheduling: the instructions that end the program (drain and finish).
+  std::vector<PlanInstr> epilogue;
+};
+
+/// Sum of the step's timing expressions per unit (load, compute, store).
+struct StepCycles {
+  int64_t unit[isa::kNumUnits] = {0, 0, 0};
+};
+StepCycles stepCycles(const isa::IsaConfig& isa, const PlanStep& step);
+/// The instruction the operands encode to (values not range-checked).
+isa::Instruction toInstruction(const isa::IsaConfig& isa, const PlanInstr& in);
+
+/// The plan as text: layout, buffers, constants, then per layer its loop nest and steps, each step
+/// with its instructions and predicted cycles per unit. Unresolved operands print symbolically.
+std::string printPlan(const isa::IsaConfig& isa, const Graph& g, const TilePlan& plan);
+
+}  // namespace systole::compiler

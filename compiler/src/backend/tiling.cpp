@@ -1,0 +1,198 @@
+// Algorithm (the tiling pass: a segment of the quantized graph -> a tile plan with symbolic
+// places):
+//   1. Boundary: the values the segment reads but does not compute (program inputs) and the
+//      values it computes that something outside reads (program outputs).
+//   2. Buffers: every int8 value is NHWC in DRAM (batch 1); shape-only operators alias their
+//      input's buffer (the registry checks the bytes are already in order). A value read by padded
+//      windows gets a halo as wide as its readers need (registry `halo`), filled with its zero
+//      point, or -128 when only max windows read it. A program input with a halo is written
+//      unpadded by the host and copied into its haloed buffer by a first "Pad" layer.
+//   3. On-chip layout: the largest chunk every capacity and operand field allows; two load slots,
+//      two output slots, two accumulator halves and four scale rows.
+//   4. Layers: each node in topological order, tiled by its registry entry into steps, followed by
+//      a barrier; liveness (the last layer that reads each buffer) for memory planning.
+#include <algorithm>
+
+#include "operator_registry.h"
+#include "backend_passes.h"
+#include "systole/isa/diagnostic.h"
+
+namespace systole::compiler {
+
+using isa::Semantics;
+
+namespace {
+
+const Value& valueOf(const Graph& g, int v) { return g.values[static_cast<size_t>(v)]; }
+
+struct Boundary {
+  std::vector<int> inputs, outputs;
+};
+
+Boundary segmentBoundary(const Graph& g, const std::vector<int>& order) {
+  const auto users = g.users();
+  std::vector<bool> inside(g.nodes.size(), false);
+  for (int id : order) inside[static_cast<size_t>(id)] = true;
+  Boundary b;
+  for (int id : order)
+    for (int v : g.nodes[static_cast<size_t>(id)].inputs) {
+      if (v < 0 || valueOf(g, v).is_constant) continue;
+      const int producer = valueOf(g, v).producer;
+      if ((producer < 0 || !inside[static_cast<size_t>(producer)]) && std::find(b.inputs.begin(), b.inputs.end(), v) == b.inputs.end())
+        b.inputs.push_back(v);
+    }
+  for (int id : order)
+    for (int v : g.nodes[static_cast<size_t>(id)].outputs) {
+      bool escapes = std::find(g.outputs.begin(), g.outputs.end(), v) != g.outputs.end();
+      for (int u : users[static_cast<size_t>(v)]) escapes |= !inside[static_cast<size_t>(u)];
+      if (escapes) b.outputs.push_back(v);
+    }
+  return b;
+}
+
+/// Buffers of every value (aliases share their source's id); returns the halo each root needs.
+std::map<int, std::pair<int64_t, bool>> placeValues(const Graph& g, const std::vector<int>& order, const Boundary& boundary, TilePlan& plan) {
+  for (int v : boundary.inputs) plan.buffers[v] = bufferShape(valueOf(g, v)), plan.buffers[v].id = v;
+  for (int id : order) {
+    const Node& n = g.nodes[static_cast<size_t>(id)];
+    const int out = n.outputs[0];
+    ActBuffer b = bufferShape(valueOf(g, out));
+    b.id = npuOperator(n.op)->alias ? plan.buffers.at(n.inputs[0]).id : out;
+    plan.buffers[out] = b;
+  }
+  std::map<int, std::pair<int64_t, bool>> halo;  // root -> (pixels, only max windows read it)
+  for (int id : order) {
+    const Node& n = g.nodes[static_cast<size_t>(id)];
+    const NpuOperator& op = *npuOperator(n.op);
+    if (!op.halo) continue;
+    const int64_t need = op.halo(n, plan.buffers.at(n.inputs[0]), plan.buffers.at(n.outputs[0]));
+    if (need == 0) continue;
+    auto [it, fresh] = halo.try_emplace(plan.buffers.at(n.inputs[0]).id, need, op.halo_for_max);
+    it->second.first = std::max(it->second.first, need);
+    if (!fresh) it->second.second = it->second.second && op.halo_for_max;
+  }
+  return halo;
+}
+
+/// Max pooling over a zero-point halo is exact only if no value is below the zero point.
+void checkMaxOverZeroPointHalo(const Graph& g, int v, int32_t z) {
+  const Value& val = valueOf(g, v);
+  const Node* producer = val.producer >= 0 ? &g.nodes[static_cast<size_t>(val.producer)] : nullptr;
+  const auto users = g.users();
+  for (int u : users[static_cast<size_t>(v)]) {
+    const Node& c = g.nodes[static_cast<size_t>(u)];
+    if (c.op == "MaxPool" && (!producer || producer->getInt("act_min", -128) < z))
+      throw Error("node '" + c.name + "' (" + c.op + ") cannot run on the NPU: its padded input is also read by a convolution and is not ReLU-bounded");
+  }
+}
+
+void applyHalos(const Graph& g, const std::map<int, std::pair<int64_t, bool>>& halo, TilePlan& plan) {
+  for (const auto& [root, need] : halo) {
+    const int32_t z = valueOf(g, root).quant->zero_point.at(0);
+    if (!need.second && z != -128) checkMaxOverZeroPointHalo(g, root, z);
+    plan.halo_buffers.push_back(root);
+    for (auto& [v, b] : plan.buffers)
+      if (b.id == root) b.halo = need.first, b.fill = need.second ? int8_t{-128} : static_cast<int8_t>(z);
+  }
+}
+
+OnChipLayout chooseOnChipLayout(const TileContext& T) {
+  const isa::Params& p = T.p;
+  OnChipLayout l;
+  l.scale_rows = 4;  // two (multiplier, shift) pairs, alternating by output-channel tile
+  l.scale_base = p.acc_rows - l.scale_rows;
+  l.acc_half = l.scale_base / 2;
+  int64_t chunk = std::min(l.acc_half, (p.spad_rows - 2 * p.array_rows) / 4);
+  for (auto [s, k] : {std::pair{Semantics::MatmulTile, 2}, {Semantics::DmaLoad, 2}, {Semantics::DmaStore, 2}, {Semantics::DmaLoadAcc, 2},
+                      {Semantics::Requantize, 2}, {Semantics::VectorWiden, 2}, {Semantics::VectorAdd, 3}, {Semantics::VectorMax, 3}})
+    if (T.isa.bySemantics(s) >= 0) chunk = std::min(chunk, T.limit(s, k));  // operators without it run on the host
+  if (chunk < 1 || l.acc_half < 2) throw Error("ISA '" + p.name + "' has too little on-chip memory for this model");
+  l.chunk = chunk;
+  l.slot_rows = (p.spad_rows - 2 * chunk) / 2;
+  for (int64_t limitRow : {T.limit(Semantics::DmaLoad, 1), T.limit(Semantics::WeightPreload, 0)})
+    if (limitRow < p.spad_rows - 1) l.slot_rows = std::min(l.slot_rows, (limitRow + 1 - 2 * chunk) / 2);  // keep within the fields' reach
+  if (l.slot_rows < p.array_rows + chunk) throw Error("ISA '" + p.name + "': the scratchpad is too small for one weight tile and chunk");
+  return l;
+}
+
+/// Program inputs: a haloed one gets an unpadded twin (buffer -2 - v) that the host writes and a
+/// "Pad" layer copies into the haloed buffer.
+void planInputs(TileContext& T, const Boundary& boundary) {
+  TilePlan& plan = T.plan;
+  for (int v : boundary.inputs) {
+    if (plan.buffers.at(v).halo == 0) {
+      plan.input_buffers.push_back(v);
+      plan.tensors.push_back({v, v, isa::TensorKind::Input});
+      continue;
+    }
+    ActBuffer plain = plan.buffers.at(v);
+    plain.halo = 0;
+    plain.id = -2 - v;
+    plan.buffers[plain.id] = plain;
+    plan.input_buffers.push_back(plain.id);
+    plan.tensors.push_back({v, plain.id, isa::TensorKind::Input});
+    const Value& val = T.g.values[static_cast<size_t>(v)];
+    LayerPlan& pad = plan.layers.emplace_back();
+    pad.name = val.name + ".pad";
+    pad.op = "Pad";
+    pad.reads = {plain.id};
+    pad.writes = v;
+    pad.loops = "copy into the haloed buffer";
+    const ActBuffer& dst = plan.buffers.at(v);
+    const int32_t z = val.quant->zero_point.at(0);
+    emitRescale(T, plain, 0, dst, 0, dst.C, z, 1 << 30, 30, z, -128, 127);
+    T.barrier();
+    pad.min_dram_bytes = 2 * dst.H * dst.W * dst.C;
+  }
+}
+
+void tileLayers(TileContext& T, const std::vector<int>& order) {
+  TilePlan& plan = T.plan;
+  for (int id : order) {
+    const Node& n = T.g.nodes[static_cast<size_t>(id)];
+    const NpuOperator& op = *npuOperator(n.op);
+    LayerPlan& layer = plan.layers.emplace_back();
+    layer.name = n.name;
+    layer.op = n.op;
+    layer.alias = op.alias;
+    for (int v : n.inputs)
+      if (v >= 0 && !T.g.values[static_cast<size_t>(v)].is_constant) layer.reads.push_back(plan.buffers.at(v).id);
+    layer.writes = plan.buffers.at(n.outputs[0]).id;
+    if (op.alias) continue;
+    layer.macs = npuMacs(T.g, n);
+    op.tile(T, n);
+    T.barrier();
+  }
+}
+
+void planLiveness(const Boundary& boundary, bool keepAll, TilePlan& plan) {
+  // A haloed program input's own buffer is haloed, hence never released either.
+  for (size_t i = 0; i < plan.layers.size(); ++i)
+    for (int r : plan.layers[i].reads) plan.live_until[r] = static_cast<int>(i);
+  for (int v : boundary.outputs) plan.live_until.erase(plan.buffers.at(v).id);
+  for (int id : plan.input_buffers) plan.live_until.erase(id);  // the host's input region stays intact
+  if (keepAll) plan.live_until.clear();
+}
+
+}  // namespace
+
+TilePlan tileSegment(const Graph& g, const isa::IsaConfig& isa, const std::vector<int>& order, const LowerOptions& options) {
+  TilePlan plan;
+  TileContext T(g, isa, plan);
+  const Boundary boundary = segmentBoundary(g, order);
+  applyHalos(g, placeValues(g, order, boundary, plan), plan);
+  plan.layout = chooseOnChipLayout(T);
+  planInputs(T, boundary);
+  tileLayers(T, order);
+  planLiveness(boundary, options.keep_intermediates, plan);
+  for (int v : boundary.outputs) plan.tensors.push_back({v, v, isa::TensorKind::Output});
+  if (options.keep_intermediates)
+    for (int id : order) {
+      const int v = g.nodes[static_cast<size_t>(id)].outputs[0];
+      if (std::find(boundary.outputs.begin(), boundary.outputs.end(), v) == boundary.outputs.end())
+        plan.tensors.push_back({v, v, isa::TensorKind::Intermediate});
+    }
+  return plan;
+}
+
+}  // namespace systole::compiler
