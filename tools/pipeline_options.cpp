@@ -51,7 +51,7 @@ void addCalibrationOptions(CLI::App& cmd, PipelineArgs& a) {
 }
 
 void printTimes(const compiler::PassInfo& pass, const compiler::Graph&, double seconds) {
-  std::fprintf(stderr, "pass %-20s %9.3f ms\n", std::string(pass.name).c_str(), seconds * 1e3);
+  std::fprintf(stderr, "pass %-25s %9.3f ms\n", std::string(pass.name).c_str(), seconds * 1e3);
 }
 
 }  // namespace
@@ -77,7 +77,7 @@ compiler::PipelineOptions pipelineOptions(const PipelineArgs& a) {
     };
   if (a.timePasses)
     options.after_stage = [](const compiler::StageInfo& stage, const compiler::PipelineResult&, double seconds) {
-      if (stage.run) std::fprintf(stderr, "%-25s %9.3f ms\n", std::string(stage.label).c_str(), seconds * 1e3);
+      if (stage.run) std::fprintf(stderr, "%-30s %9.3f ms\n", std::string(stage.label).c_str(), seconds * 1e3);
     };
   options.quant.method = compiler::parseCalibrationMethod(a.calibMethod).value();  // checked by CLI11
   options.quant.num_samples = a.calibSamples;
