@@ -74,6 +74,9 @@ std::string printAsm(const PipelineResult& r, const isa::IsaConfig& isa) {
 }
 
 // ---- The stage table ---------------------------------------------------------------------------
+// In order. A new stage (say a back-end pass between tiles and asm) is one row: its run advances
+// PipelineResult (add a field there for its IR), its text prints that for --emit; the commands'
+// --emit choices and help, --time-passes and runPipeline all read this table.
 
 const std::vector<StageInfo>& stages() {
   static const std::vector<StageInfo> table = {
