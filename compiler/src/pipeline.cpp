@@ -1,50 +1,187 @@
 #include "systole/compiler/pipeline.h"
 
+#include <algorithm>
 #include <chrono>
+#include <sstream>
 
 #include "systole/compiler/onnx_import.h"
-#include "systole/compiler/passes.h"
+#include "systole/isa/assembler.h"
+#include "systole/isa/diagnostic.h"
 
 namespace systole::compiler {
 
 namespace {
 
-double since(std::chrono::steady_clock::time_point t) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+// ---- What each stage runs ----------------------------------------------------------------------
+
+void runImport(PipelineResult& r, const isa::IsaConfig&, const PipelineOptions&) { r.graph = importOnnx(r.model_path); }
+
+void runOptimize(PipelineResult& r, const isa::IsaConfig&, const PipelineOptions& options) {
+  PassOptions passOptions;
+  if (options.verify_each) passOptions.verify = true;
+  passOptions.afterPass = options.after_pass;
+  runPasses(r.graph, options.passes.empty() ? defaultPipeline() : options.passes, passOptions);
 }
 
 std::vector<TensorMap> calibrationInputs(const Graph& g, const PipelineOptions& options) {
-  if (options.calibration_dir.empty()) return makeRandomInputs(g, options.calibration_samples, options.seed);
-  return loadCalibrationDir(g, options.calibration_dir);
+  if (!options.calibration_dir.empty()) return loadCalibrationDir(g, options.calibration_dir);
+  const int count = options.quant.num_samples > 0 ? options.quant.num_samples : kDefaultCalibrationSamples;
+  return makeRandomInputs(g, count, options.calibration_seed);
+}
+
+void runQuantize(PipelineResult& r, const isa::IsaConfig&, const PipelineOptions& options) {
+  const auto samples = calibrationInputs(r.graph, options);
+  const size_t wanted = static_cast<size_t>(std::max(0, options.quant.num_samples));
+  r.calibration_samples = wanted > 0 ? std::min(samples.size(), wanted) : samples.size();
+  r.quant = quantize(r.graph, samples, options.quant);
+}
+
+/// Partitions and runs every back-end pass; the plan is kept as text after the passes whose
+/// stages will be printed (the target stage, or all with print_after).
+void runLower(PipelineResult& r, const isa::IsaConfig& isa, const PipelineOptions& options) {
+  LowerOptions lower = options.lower;
+  for (std::string_view pass : backendPasses())
+    if (pass == r.target_stage) lower.print_after.emplace_back(pass);
+  r.compiled = compileModel(r.graph, isa, lower);
+}
+
+// ---- How each stage prints its result ----------------------------------------------------------
+
+std::string printGraph(const PipelineResult& r, const isa::IsaConfig&) { return r.graph.print(); }
+
+/// Each NPU program's text in order, under `header K` when there is more than one program.
+std::string eachProgram(const PipelineResult& r, const std::string& header, const std::function<std::string(const CompiledProgram&)>& text) {
+  std::ostringstream out;
+  const bool several = r.compiled->programCount() > 1;
+  size_t k = 0;
+  for (const auto& item : r.compiled->schedule) {
+    if (!item.npu) continue;
+    if (several) out << header << " " << k << "\n";
+    out << text(*item.npu);
+    ++k;
+  }
+  return out.str();
+}
+
+/// The tile plan after back-end pass `pass`, then the cost model's report of each layer.
+std::string printPlan(const PipelineResult& r, std::string_view pass) {
+  return eachProgram(r, "// program", [pass](const CompiledProgram& c) {
+    std::ostringstream out;
+    auto plan = c.printed.find(std::string(pass));
+    if (plan != c.printed.end()) out << plan->second;
+    for (const auto& l : c.layers)
+      out << "report " << l.name << " (" << l.op << "): instructions [" << l.first_instruction << ", " << l.end_instruction << "), "
+          << l.macs << " MACs, predicted " << l.predicted_cycles << " cycles, roofline " << l.roofline_cycles << "\n";
+    return out.str();
+  });
+}
+
+std::string printTiles(const PipelineResult& r, const isa::IsaConfig&) { return printPlan(r, "tiles"); }
+std::string printMemory(const PipelineResult& r, const isa::IsaConfig&) { return printPlan(r, "memory"); }
+std::string printSchedule(const PipelineResult& r, const isa::IsaConfig&) { return printPlan(r, "schedule"); }
+
+std::string printAsm(const PipelineResult& r, const isa::IsaConfig& isa) {
+  return eachProgram(r, "# program", [&isa](const CompiledProgram& c) { return isa::disassemble(isa, c.program); });
+}
+
+// ---- The stage table ---------------------------------------------------------------------------
+// In order. A new stage (say a back-end pass between tiles and asm) is one row: its run advances
+// PipelineResult (add a field there for its IR), its text prints that for --emit; the commands'
+// --emit choices and help, --time-passes and runPipeline all read this table.
+
+const std::vector<StageInfo>& stages() {
+  static const std::vector<StageInfo> table = {
+    {"graph", "the graph IR as imported from ONNX", "import", runImport, printGraph},
+    {"opt", "the graph after the optimization passes", "optimization (total)", runOptimize, printGraph},
+    {"quant", "the int8 graph after calibration and quantization", "calibration and quantization", runQuantize, printGraph},
+    {"tiles", "the tile plan after tiling (loop nests, steps, symbolic buffers and slots, cycles per step)", "lowering", runLower, printTiles},
+    {"memory", "the tile plan after memory planning (DRAM addresses, slot rows)", "", nullptr, printMemory},
+    {"schedule", "the tile plan after scheduling (dependency tokens, barriers)", "", nullptr, printSchedule},
+    {"asm", "the NPU program as assembly", "", nullptr, printAsm},
+  };
+  return table;
+}
+
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+/// Runs one stage, timing it; an error without a location is reported against the model.
+void runStage(const StageInfo& stage, PipelineResult& r, const isa::IsaConfig& isa, const PipelineOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    if (stage.run) stage.run(r, isa, options);
+  } catch (const Error& e) {
+    if (!e.where().file.empty()) throw;
+    throw Error(SourceLocation{r.model_path}, e.message());
+  }
+  r.last_stage = stage.name;
+  r.seconds.emplace_back(stage.name, secondsSince(start));
+  if (options.after_stage) options.after_stage(stage, r, r.seconds.back().second);
 }
 
 }  // namespace
 
-PipelineResult runPipeline(const std::string& modelPath, const isa::IsaConfig& isa, const PipelineOptions& options, Stage last,
-                           const std::function<void(Stage, const Graph&)>& onStage) {
+const std::vector<StageInfo>& stageTable() { return stages(); }
+
+const StageInfo* findStage(std::string_view name) {
+  for (const auto& stage : stages())
+    if (stage.name == name) return &stage;
+  return nullptr;
+}
+
+double PipelineResult::secondsOf(std::string_view stage) const {
+  for (const auto& [name, s] : seconds)
+    if (name == stage) return s;
+  return 0;
+}
+
+double PipelineResult::totalSeconds() const {
+  double total = 0;
+  for (const auto& [stage, s] : seconds) total += s;
+  return total;
+}
+
+PipelineResult runPipeline(const std::string& modelPath, const isa::IsaConfig& isa, const PipelineOptions& options, std::string_view last) {
+  if (!last.empty() && !findStage(last)) throw Error("unknown compiler stage '" + std::string(last) + "'");
   PipelineResult r;
-  auto t = std::chrono::steady_clock::now();
-  r.graph = importOnnx(modelPath);
-  r.times.import_s = since(t);
-  if (onStage) onStage(Stage::Graph, r.graph);
-  if (last == Stage::Graph) return r;
-
-  t = std::chrono::steady_clock::now();
-  optimize(r.graph);
-  r.times.optimize_s = since(t);
-  if (onStage) onStage(Stage::Opt, r.graph);
-  if (last == Stage::Opt) return r;
-
-  t = std::chrono::steady_clock::now();
-  r.quant = quantize(r.graph, calibrationInputs(r.graph, options), options.quant);
-  r.times.quantize_s = since(t);
-  if (onStage) onStage(Stage::Quant, r.graph);
-  if (last == Stage::Quant) return r;
-
-  t = std::chrono::steady_clock::now();
-  r.compiled = compileModel(r.graph, isa, options.lower);
-  r.times.lower_s = since(t);
+  r.model_path = modelPath;
+  r.target_stage = last;
+  for (const auto& stage : stages()) {
+    runStage(stage, r, isa, options);
+    if (stage.name == last) break;
+  }
   return r;
+}
+
+std::string stageText(const PipelineResult& result, const isa::IsaConfig& isa) {
+  const StageInfo* stage = findStage(result.last_stage);
+  if (!stage) throw Error("no compiler stage has run");
+  return stage->text(result, isa);
+}
+
+const CompiledProgram& singleProgram(const PipelineResult& result, const isa::IsaConfig& isa, const PipelineOptions& options) {
+  if (!result.compiled) throw Error("the model has not been lowered (run the pipeline through 'tiles')");
+  const CompiledProgram* only = nullptr;
+  bool single = true;
+  for (const auto& item : result.compiled->schedule) {
+    if (item.npu) {
+      single = single && !only;
+      only = &*item.npu;
+      continue;
+    }
+    const std::string& op = result.graph.nodes[static_cast<size_t>(item.host_node)].op;
+    single = single && (op == "QuantizeLinear" || op == "DequantizeLinear");
+  }
+  if (single && only) return *only;
+  // lowerToProgram applies the same rule and names the operator and why it stays on the host; it
+  // is called only to report that error, with the same graph, config and options.
+  try {
+    (void)lowerToProgram(result.graph, isa, options.lower);
+  } catch (const Error& e) {
+    throw Error(SourceLocation{result.model_path}, e.message());
+  }
+  throw Error(SourceLocation{result.model_path}, "the model does not compile to a single NPU program");
 }
 
 }  // namespace systole::compiler

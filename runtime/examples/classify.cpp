@@ -17,9 +17,10 @@ int main(int argc, char** argv) {
     using namespace systole;
     const isa::IsaConfig config = isa::IsaConfig::load(argv[2]);
 
-    // Import, optimize, quantize (8 seeded random calibration inputs) and lower.
+    // Import, optimize, quantize and lower: the stages and defaults of `systole compile` and
+    // `systole run` (calibration on 8 random inputs from seed 0; see PipelineOptions).
     compiler::PipelineOptions options;
-    compiler::PipelineResult compiled = compiler::runPipeline(argv[1], config, options, compiler::Stage::Program);
+    compiler::PipelineResult compiled = compiler::runPipeline(argv[1], config, options);
 
     // Bind a (random) input and run: host quantization, NPU programs on the simulator, host
     // dequantization; --check semantics: every NPU output compared with the reference.

@@ -1,41 +1,101 @@
-// The whole compiler, stage by stage: ONNX import -> graph optimization -> INT8 quantization ->
-// lowering to an NPU program. `systole compile` and `systole run` both use it.
+// The compiler's one path from an ONNX model to NPU programs: an ordered table of stages,
+//   graph (import) -> opt (graph passes) -> quant (calibrate, quantize)
+//   -> tiles (partition into NPU runs and host operators, lower each run through the back end's
+//   passes: compileModel) -> memory -> schedule (the same plan printed after those passes) -> asm,
+// each with a name, a help line, what it runs and how it prints its result (`--emit=STAGE`).
+// `systole compile`, `systole run` and the C++ API all call runPipeline with a PipelineOptions,
+// so the same options give the same programs everywhere (tested). Adding a stage is one row of
+// the table in pipeline.cpp.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "systole/compiler/backend.h"
 #include "systole/compiler/graph.h"
+#include "systole/compiler/passes.h"
 #include "systole/compiler/quantize.h"
 #include "systole/isa/config.h"
 
 namespace systole::compiler {
 
-enum class Stage { Graph, Opt, Quant, Tiles, Asm, Program };
+struct StageInfo;
+struct PipelineResult;
 
+/// Every option of every stage. The defaults are the defaults of every entry point.
 struct PipelineOptions {
+  /// opt: the passes to run, in order; empty = defaultPipeline().
+  std::vector<std::string> passes;
+  /// opt: Graph::verify() and the shape check after every pass (always on in debug builds).
+  bool verify_each = false;
+  /// opt: called after each pass (--print-after-all, --time-passes).
+  std::function<void(const PassInfo& pass, const Graph& g, double seconds)> after_pass;
+
+  /// quant: method, percentile, and num_samples = how many calibration samples to use
+  /// (0: kDefaultCalibrationSamples random inputs, or every sample of calibration_dir).
   QuantOptions quant;
-  int calibration_samples = 8;  // seeded random inputs when no calibration directory is given
-  std::string calibration_dir;  // .npy files, one sample per file (single-input models)
-  uint64_t seed = 0;
+  /// quant: a directory of .npy samples (loadCalibrationDir); empty = seeded random inputs.
+  std::string calibration_dir;
+  /// quant: the seed of the random calibration inputs. Not the seed of a run's inputs.
+  uint64_t calibration_seed = 0;
+
+  /// tiles: --min-npu-macs, keep_intermediates (--check-intermediates).
   LowerOptions lower;
+
+  /// Called after each stage runs, with its wall-clock time (--time-passes, summaries).
+  std::function<void(const StageInfo& stage, const PipelineResult& result, double seconds)> after_stage;
 };
 
-struct PipelineTimes {
-  double import_s = 0, optimize_s = 0, quantize_s = 0, lower_s = 0;
-};
+inline constexpr int kDefaultCalibrationSamples = 8;
 
+/// What the stages have produced so far.
 struct PipelineResult {
-  Graph graph;                      // as imported, then optimized, then quantized, in place
-  std::optional<CompiledModel> compiled;
-  QuantSummary quant;
-  PipelineTimes times;
+  std::string model_path;
+  Graph graph;                            // as imported, then optimized, then quantized, in place
+  QuantSummary quant;                     // after quant
+  size_t calibration_samples = 0;         // after quant: how many samples calibration used
+  std::optional<CompiledModel> compiled;  // after tiles: NPU programs and host operators
+  std::string target_stage;               // the stage runPipeline runs to (empty: all)
+  std::string last_stage;                 // the last stage that ran
+  std::vector<std::pair<std::string, double>> seconds;  // wall-clock time of each stage that ran
+
+  /// Wall-clock time of one stage (0 if it did not run), and of all stages that ran.
+  double secondsOf(std::string_view stage) const;
+  double totalSeconds() const;
 };
 
-/// Runs the stages up to and including `last`; `onStage` sees the graph after Graph, Opt and
-/// Quant (for --emit). Throws systole::Error on bad input.
-PipelineResult runPipeline(const std::string& modelPath, const isa::IsaConfig& isa, const PipelineOptions& options, Stage last,
-                           const std::function<void(Stage, const Graph&)>& onStage = {});
+/// One row of the stage table.
+struct StageInfo {
+  std::string_view name;   // --emit=name
+  std::string_view help;   // one line, for --help
+  std::string_view label;  // what --time-passes calls its time
+  /// Advances the result by this stage (nullptr: the stage only prints what earlier ones made).
+  void (*run)(PipelineResult& result, const isa::IsaConfig& isa, const PipelineOptions& options);
+  /// The result as text, as `--emit=name` writes it.
+  std::string (*text)(const PipelineResult& result, const isa::IsaConfig& isa);
+};
+
+/// The stages, in order.
+const std::vector<StageInfo>& stageTable();
+/// nullptr if no stage has that name.
+const StageInfo* findStage(std::string_view name);
+
+/// Runs the stages up to and including `last` (empty: all of them). Throws systole::Error on bad
+/// input; an error without a location is reported against the model file.
+PipelineResult runPipeline(const std::string& modelPath, const isa::IsaConfig& isa, const PipelineOptions& options,
+                           std::string_view last = {});
+
+/// The text of the last stage that ran (`--emit`).
+std::string stageText(const PipelineResult& result, const isa::IsaConfig& isa);
+
+/// The one NPU program of a compiled model whose only host operators are the QuantizeLinear at
+/// its inputs and the DequantizeLinear at its outputs (what a .sbin holds). Otherwise throws
+/// systole::Error naming the operator that runs on the host between NPU operators and why.
+const CompiledProgram& singleProgram(const PipelineResult& result, const isa::IsaConfig& isa, const PipelineOptions& options);
 
 }  // namespace systole::compiler

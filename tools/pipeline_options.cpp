@@ -1,0 +1,101 @@
+#include "pipeline_options.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+#include "systole/isa/file_io.h"
+
+namespace systole::tools {
+
+namespace {
+
+std::vector<std::string> splitList(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+CLI::Option* addEmitOption(CLI::App& cmd, PipelineArgs& a) {
+  std::vector<std::string> names;
+  std::string help = "stop after a stage and write its text:";
+  for (const auto& stage : compiler::stageTable()) {
+    names.emplace_back(stage.name);
+    help += " " + std::string(stage.name) + " (" + std::string(stage.help) + ");";
+  }
+  help.pop_back();
+  return cmd.add_option("--emit", a.emit, help)->check(CLI::IsMember(names));
+}
+
+void addPassOptions(CLI::App& cmd, PipelineArgs& a) {
+  std::string help = "comma-separated passes instead of the default pipeline:";
+  for (const auto& p : compiler::passRegistry()) help += " " + std::string(p.name);
+  cmd.add_option("--passes", a.passes, help);
+  cmd.add_flag("--verify-each", a.verifyEach, "verify the graph after every pass (always on in debug builds)");
+  cmd.add_flag("--print-after-all", a.printAfterAll, "print the graph to stderr after every pass, and the tile plan after every back-end pass");
+  cmd.add_flag("--time-passes", a.timePasses, "print each stage's and each pass's time to stderr");
+}
+
+void addCalibrationOptions(CLI::App& cmd, PipelineArgs& a) {
+  cmd.add_option("--calib", a.calibDir,
+                 "calibration data: a directory of float32 .npy files, one sample each (or INPUT_NAME.npy files in one "
+                 "subdirectory per sample); default: seeded random inputs uniform in [-1, 1)")
+      ->check(CLI::ExistingDirectory);
+  cmd.add_option("--calib-samples", a.calibSamples, "calibration samples to use (default: 8 random inputs, or every sample of --calib)")
+      ->check(CLI::NonNegativeNumber);
+  cmd.add_option("--calib-method", a.calibMethod, "how calibration picks each tensor's range")
+      ->check(CLI::IsMember({"minmax", "percentile", "entropy"}))
+      ->default_val("minmax");
+}
+
+void printTimes(const compiler::PassInfo& pass, const compiler::Graph&, double seconds) {
+  std::fprintf(stderr, "pass %-25s %9.3f ms\n", std::string(pass.name).c_str(), seconds * 1e3);
+}
+
+}  // namespace
+
+CLI::Option* addPipelineOptions(CLI::App& cmd, PipelineArgs& a) {
+  cmd.add_option("MODEL", a.model, "float32 ONNX model (opset 9 to 17)")->required();
+  cmd.add_option("--isa", a.isa, "ISA config (path or shipped name)")->default_val("default");
+  CLI::Option* emit = addEmitOption(cmd, a);
+  addPassOptions(cmd, a);
+  addCalibrationOptions(cmd, a);
+  cmd.add_option("--min-npu-macs", a.minNpuMacs, "keep runs of NPU operators with fewer MACs on the host")->default_val(0);
+  return emit;
+}
+
+compiler::PipelineOptions pipelineOptions(const PipelineArgs& a, const isa::IsaConfig& isa) {
+  compiler::PipelineOptions options;
+  options.passes = splitList(a.passes);
+  options.verify_each = a.verifyEach;
+  if (a.printAfterAll || a.timePasses)
+    options.after_pass = [&a](const compiler::PassInfo& pass, const compiler::Graph& g, double seconds) {
+      if (a.timePasses) printTimes(pass, g, seconds);
+      if (a.printAfterAll) std::cerr << "// after " << pass.name << "\n" << g.print();
+    };
+  if (a.printAfterAll)
+    for (std::string_view pass : compiler::backendPasses()) options.lower.print_after.emplace_back(pass);
+  if (a.timePasses || a.printAfterAll)
+    options.after_stage = [&a, &isa](const compiler::StageInfo& stage, const compiler::PipelineResult& r, double seconds) {
+      if (a.timePasses && stage.run) std::fprintf(stderr, "%-30s %9.3f ms\n", std::string(stage.label).c_str(), seconds * 1e3);
+      const auto passes = compiler::backendPasses();
+      if (a.printAfterAll && std::find(passes.begin(), passes.end(), stage.name) != passes.end())
+        std::cerr << "// after " << stage.name << "\n" << stage.text(r, isa);
+    };
+  options.quant.method = compiler::parseCalibrationMethod(a.calibMethod).value();  // checked by CLI11
+  options.quant.num_samples = a.calibSamples;
+  options.calibration_dir = a.calibDir;
+  options.lower.min_npu_macs = a.minNpuMacs;
+  return options;
+}
+
+void writeStageText(const compiler::PipelineResult& result, const isa::IsaConfig& isa, const std::string& output) {
+  const std::string text = compiler::stageText(result, isa);
+  if (output.empty()) std::cout << text;
+  else writeFileAtomic(output, text);
+}
+
+}  // namespace systole::tools

@@ -1,0 +1,33 @@
+// The compile options that `systole compile` and `systole run` share: one registration, so both
+// accept the same flags with the same defaults, and one translation into
+// compiler::PipelineOptions, so both run the compiler's one stage list the same way.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <string>
+
+#include "systole/compiler/pipeline.h"
+
+namespace systole::tools {
+
+struct PipelineArgs {
+  std::string model, isa = "default", emit, passes;
+  bool verifyEach = false, printAfterAll = false, timePasses = false;
+  std::string calibDir, calibMethod = "minmax";
+  int calibSamples = 0;  // 0: 8 seeded random inputs, or every sample in calibDir
+  int64_t minNpuMacs = 0;
+};
+
+/// Adds MODEL, --isa, --emit (stages from compiler::stageTable()), --passes, --verify-each,
+/// --print-after-all, --time-passes, --calib, --calib-samples, --calib-method and --min-npu-macs.
+/// Returns the --emit option.
+CLI::Option* addPipelineOptions(CLI::App& cmd, PipelineArgs& a);
+
+/// The options the flags ask for; --print-after-all and --time-passes print to stderr.
+compiler::PipelineOptions pipelineOptions(const PipelineArgs& a, const isa::IsaConfig& isa);
+
+/// Writes the text of the last stage that ran to `output`, or to stdout when it is empty.
+void writeStageText(const compiler::PipelineResult& result, const isa::IsaConfig& isa, const std::string& output);
+
+}  // namespace systole::tools
