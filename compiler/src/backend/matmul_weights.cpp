@@ -62,7 +62,7 @@ Operand biasConstant(TileContext& T, const Node& n, const Value& w, const ConvSh
     const int32_t b = bias ? bias->as<int32_t>()[oc] : 0;
     rows[static_cast<size_t>((oc / Cc) * T.p.acc_row_elems + oc % Cc)] = isa::arith::add(b, isa::arith::mul(-zx, sumW));
   }
-  return T.addConstant(int32Bytes(rows));
+  return T.addConstant(int32Bytes(rows), "bias");
 }
 
 }  // namespace
@@ -90,7 +90,7 @@ MatmulConstants matmulConstants(TileContext& T, const Node& n, const ConvShape& 
       k.tiles[static_cast<size_t>(j)].push_back({t, static_cast<int64_t>(blob.size())});
       blob.insert(blob.end(), tiles.begin(), tiles.end());
     }
-  k.weights = T.addConstant(std::move(blob));
+  k.weights = T.addConstant(std::move(blob), "weight tiles");
 
   for (int64_t v : n.getInts("multiplier")) k.multipliers.push_back(static_cast<int32_t>(v));
   for (int64_t v : n.getInts("shift")) k.shifts.push_back(static_cast<int32_t>(v));

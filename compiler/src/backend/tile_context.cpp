@@ -37,8 +37,9 @@ void TileContext::barrier() {
   layer().steps.push_back(std::move(b));
 }
 
-Operand TileContext::addConstant(std::vector<uint8_t> bytes) {
+Operand TileContext::addConstant(std::vector<uint8_t> bytes, const std::string& what) {
   plan.constants.push_back(std::move(bytes));
+  plan.constant_names.push_back(layer().name + " " + what);
   return {Space::Constant, static_cast<int>(plan.constants.size() - 1), 0};
 }
 
@@ -70,7 +71,7 @@ void loadScales(TileContext& T, std::vector<int32_t> multipliers, std::vector<in
     rows[static_cast<size_t>((2 * tile) * lanes + lane)] = multipliers[c];
     rows[static_cast<size_t>((2 * tile + 1) * lanes + lane)] = shifts[c];
   }
-  const Operand at = T.addConstant(int32Bytes(rows));
+  const Operand at = T.addConstant(int32Bytes(rows), "scales");
   T.load(Semantics::DmaLoadAcc, {at, row, 2 * tiles, T.p.acc_row_bytes, T.p.acc_row_bytes});
 }
 

@@ -45,7 +45,8 @@ class TileContext {
   static Operand loadSlot(int64_t row = 0) { return {Space::LoadSlot, 0, row}; }
   static Operand outSlot(int64_t row = 0) { return {Space::OutSlot, 0, row}; }
   Operand newAccTile() { return {Space::AccTile, layer().acc_tiles++, 0}; }
-  Operand addConstant(std::vector<uint8_t> bytes);
+  /// `what` says what it holds, for the printed plan (the layer name is prepended).
+  Operand addConstant(std::vector<uint8_t> bytes, const std::string& what);
 
  private:
   PlanStep step_;

@@ -135,6 +135,7 @@ struct TilePlan {
   std::vector<int> input_buffers;          // the program inputs' buffers, in placement order
   std::vector<PlanTensor> tensors;         // tensor table: inputs, outputs, intermediates
   std::vector<std::vector<uint8_t>> constants;
+  std::vector<std::string> constant_names;  // what each constant holds
   std::vector<LayerPlan> layers;           // in execution order, aliases included
   std::map<int, int> live_until;           // buffer id -> index of the last layer reading it (absent: lives to the end)
   // Set by memory planning.

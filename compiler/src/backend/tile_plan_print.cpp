@@ -88,7 +88,7 @@ class Printer {
       out_ << "\n";
     }
     for (size_t k = 0; k < plan_.constants.size(); ++k) {
-      out_ << "constant #" << k << ": " << plan_.constants[k].size() << " bytes";
+      out_ << "constant #" << k << ": " << plan_.constant_names[k] << ", " << plan_.constants[k].size() << " bytes";
       if (k < plan_.constant_addr.size()) out_ << " @ " << plan_.constant_addr[k];
       out_ << "\n";
     }

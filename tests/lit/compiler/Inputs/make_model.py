@@ -234,6 +234,24 @@ def opset17_layernorm():
 
 # ---- rejected --------------------------------------------------------------------------------------
 
+# Back-end plans: one small convolution whose input needs a halo (padding 1), so the plan has a
+# Pad layer, a haloed buffer, a conv layer and the scale, bias and weight constants.
+@model
+def plan_conv():
+    conv = h.make_node("Conv", ["x", "w", "b"], ["c"], name="conv", pads=[1, 1, 1, 1])
+    relu = h.make_node("Relu", ["c"], ["y"], name="relu")
+    return build([conv, relu], [vi("x", [1, 2, 4, 4])], [vi("y", [1, 4, 4, 4])], [f32("w", [4, 2, 3, 3]), f32("b", [4])])
+
+
+# A matrix product: one input row, a K x N weight matrix, and a residual add of two such products.
+@model
+def plan_gemm_add():
+    g1 = h.make_node("Gemm", ["x", "w1"], ["a"], name="gemm1")
+    g2 = h.make_node("Gemm", ["x", "w2"], ["b"], name="gemm2")
+    add = h.make_node("Add", ["a", "b"], ["y"], name="add")
+    return build([g1, g2, add], [vi("x", [1, 8])], [vi("y", [1, 4])], [f32("w1", [8, 4]), f32("w2", [8, 4])])
+
+
 @model
 def bad_unsupported_op():
     nodes = [h.make_node("Relu", ["x"], ["r"], name="relu"), h.make_node("TopK", ["r", "k"], ["y", "idx"], name="topk")]
