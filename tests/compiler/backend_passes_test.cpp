@@ -1,0 +1,165 @@
+// The back end's passes, each alone on a hand-built tile plan: the DRAM allocator, memory
+// planning's slot and tile alternation and address resolution, and scheduling's tokens.
+#include <gtest/gtest.h>
+
+#include "backend/backend_passes.h"
+#include "backend/dram_allocator.h"
+#include "systole/isa/diagnostic.h"
+
+namespace systole::compiler {
+namespace {
+
+using isa::Semantics;
+
+const isa::IsaConfig& tinyConfig() {
+  static const isa::IsaConfig config = isa::IsaConfig::load(std::string(SYSTOLE_SOURCE_DIR) + "/isa/configs/tiny.yaml");
+  return config;
+}
+
+TEST(DramAllocator, FirstFitAlignedWithReuseAndPeak) {
+  DramAllocator a(1024, 1024 + 512);
+  const uint64_t x = a.allocate(10), y = a.allocate(100), z = a.allocate(64);
+  EXPECT_EQ(x, 1024u);
+  EXPECT_EQ(y, 1024u + 64);   // 64-byte aligned sizes
+  EXPECT_EQ(z, 1024u + 192);
+  a.release(y);
+  EXPECT_EQ(a.allocate(64), 1024u + 64);  // first fit into the freed region
+  a.release(x);
+  a.release(1024 + 64);
+  EXPECT_EQ(a.allocate(192), 1024u);      // freed neighbours coalesce
+  EXPECT_EQ(a.peak(), 256u);
+  EXPECT_THROW(a.allocate(1024), Error);
+}
+
+/// A step with one load into its load slot, one compute, and (if `out`) an output slot stored.
+PlanStep step(bool out, Operand acc = {}) {
+  PlanStep s;
+  s.loads.push_back({Semantics::DmaLoad, {Operand(Space::Buffer, 7, 16), Operand(Space::LoadSlot, 0, 3), 1, 4, 4}});
+  s.computes.push_back({Semantics::VectorWiden, {Operand(Space::LoadSlot, 0, 0), acc, 1, 0, 1}});
+  if (out) {
+    s.computes.push_back({Semantics::Requantize, {acc, Operand(Space::OutSlot, 0, 0), 1, 0, 0, -128, 127}});
+    s.writes_output = true;
+    s.stores.push_back({Semantics::DmaStore, {Operand(Space::Buffer, 8, 0), Operand(Space::OutSlot, 0, 0), 1, 4, 4}});
+  }
+  return s;
+}
+
+PlanStep barrier() {
+  PlanStep b;
+  b.barrier = true;
+  return b;
+}
+
+TilePlan twoLayerPlan() {
+  TilePlan plan;
+  plan.layout = {.chunk = 10, .slot_rows = 40, .acc_half = 20, .scale_base = 40, .scale_rows = 4};
+  plan.buffers[7] = {7, 1, 4, 4, 0, 0};
+  plan.buffers[8] = {8, 1, 4, 4, 0, 0};
+  plan.input_buffers = {7};
+  plan.constants = {std::vector<uint8_t>(10, 1)};
+  plan.constant_names = {"c"};
+  LayerPlan a;
+  a.name = a.op = "A";
+  a.writes = 8;
+  a.reads = {7};
+  a.steps = {step(true, Operand(Space::AccTile, 0, 0)), step(true, Operand(Space::AccTile, 1, 0)), step(true, Operand(Space::AccTile, 0, 2)),
+             barrier()};
+  a.acc_tiles = 2;
+  LayerPlan b;
+  b.name = b.op = "B";
+  b.writes = 8;
+  b.reads = {8};
+  b.steps = {step(true, Operand(Space::AccTile, 0, 0)), barrier()};
+  b.acc_tiles = 1;
+  plan.layers = {a, b};
+  return plan;
+}
+
+TEST(PlanMemory, AlternatesSlotsAndTilesAndResolvesAddresses) {
+  TilePlan plan = twoLayerPlan();
+  planMemory(tinyConfig(), plan);
+  EXPECT_EQ(plan.constant_addr, std::vector<uint64_t>{0});
+  EXPECT_EQ(plan.constant_bytes, 64u);
+  const uint64_t base = static_cast<uint64_t>(tinyConfig().params().dram_size) / 2;
+  EXPECT_EQ(plan.buffer_addr.at(7), base);
+  EXPECT_EQ(plan.buffer_addr.at(8), base + 64);
+  const auto& s = plan.layers[0].steps;
+  EXPECT_EQ(*s[0].loads[0].operands[0].resolved, static_cast<int64_t>(base) + 16);
+  EXPECT_EQ(*s[0].loads[0].operands[1].resolved, 3);        // load slot 0
+  EXPECT_EQ(*s[1].loads[0].operands[1].resolved, 40 + 3);   // load slot 1
+  EXPECT_EQ(*s[2].loads[0].operands[1].resolved, 3);
+  EXPECT_EQ(*s[0].stores[0].operands[1].resolved, 80);      // output slot 0: after both load slots
+  EXPECT_EQ(*s[1].stores[0].operands[1].resolved, 90);      // output slot 1
+  EXPECT_EQ(*s[0].computes[0].operands[1].resolved, 0);     // tile 0: half 0
+  EXPECT_EQ(*s[1].computes[0].operands[1].resolved, 20);    // tile 1: half 1
+  EXPECT_EQ(*s[2].computes[0].operands[1].resolved, 2);     // tile 0 again, row 2
+  // Layer B's tile 0 is the program's third tile: half 0.
+  EXPECT_EQ(*plan.layers[1].steps[0].computes[0].operands[1].resolved, 0);
+}
+
+TEST(PlanMemory, ConstantsLargerThanHalfTheDramMoveTheActivations) {
+  TilePlan plan = twoLayerPlan();
+  const auto dram = static_cast<size_t>(tinyConfig().params().dram_size);
+  plan.constants = {std::vector<uint8_t>(dram / 2 + 100, 0)};
+  planMemory(tinyConfig(), plan);
+  EXPECT_EQ(plan.activation_base % 4096, 0u);
+  EXPECT_GE(plan.activation_base, plan.constant_bytes);
+  plan.constants = {std::vector<uint8_t>(dram, 0)};
+  EXPECT_THROW(planMemory(tinyConfig(), plan), Error);
+}
+
+uint8_t tokens(const PlanInstr& in) { return in.tokens; }
+
+TEST(Schedule, DoubleBufferingTokensAndBarriers) {
+  TilePlan plan = twoLayerPlan();
+  planMemory(tinyConfig(), plan);
+  schedulePlan(plan);
+  const auto& s = plan.layers[0].steps;
+  // Step 0: the load fills slot 0 and says so; the computes wait for it, release the slot and
+  // hand the output slot to the store queue, which releases it after storing.
+  EXPECT_EQ(tokens(s[0].loads[0]), isa::kPushNext);
+  EXPECT_EQ(tokens(s[0].computes[0]), isa::kPopPrev);
+  EXPECT_EQ(tokens(s[0].computes[1]), isa::kPushPrev | isa::kPushNext);
+  EXPECT_EQ(tokens(s[0].stores[0]), isa::kPopPrev | isa::kPushPrev);
+  // Step 2 reuses slot 0 and output slot 0: it waits for their releases.
+  EXPECT_EQ(tokens(s[2].loads[0]), isa::kPopNext | isa::kPushNext);
+  EXPECT_EQ(tokens(s[2].computes[0]), isa::kPopPrev | isa::kPopNext);
+  // The barrier withholds the two releases no load consumed (steps 1 and 2), drains the stores
+  // and releases both slots itself.
+  EXPECT_EQ(tokens(s[1].computes[1]), isa::kPushNext);
+  EXPECT_EQ(tokens(s[2].computes[1]), isa::kPushNext);
+  ASSERT_EQ(s[3].sync.size(), 4u);
+  EXPECT_EQ(tokens(s[3].sync[0]), isa::kPopNext);
+  EXPECT_EQ(tokens(s[3].sync[1]), isa::kPopNext);
+  EXPECT_EQ(tokens(s[3].sync[2]), isa::kPushPrev);
+  // Layer B's load consumes that release; the other one (sync[3]) is still unconsumed at B's
+  // barrier, which withholds it in turn, with B's own release.
+  EXPECT_EQ(tokens(plan.layers[1].steps[0].loads[0]), isa::kPopNext | isa::kPushNext);
+  EXPECT_EQ(tokens(s[3].sync[3]), 0);
+  EXPECT_EQ(tokens(plan.layers[1].steps[0].computes[1]), isa::kPushNext);
+  ASSERT_FALSE(plan.epilogue.empty());
+  EXPECT_EQ(plan.epilogue.back().semantics, Semantics::Finish);
+}
+
+TEST(Schedule, EveryStoreTokenIsConsumed) {
+  TilePlan plan = twoLayerPlan();
+  planMemory(tinyConfig(), plan);
+  schedulePlan(plan);
+  int computeToStore = 0, storeToCompute = 0;
+  auto count = [&](const PlanInstr& in, bool storeQueue) {
+    if (storeQueue) computeToStore -= (in.tokens & isa::kPopPrev) != 0, storeToCompute += (in.tokens & isa::kPushPrev) != 0;
+    else computeToStore += (in.tokens & isa::kPushNext) != 0, storeToCompute -= (in.tokens & isa::kPopNext) != 0;
+  };
+  for (const auto& layer : plan.layers)
+    for (const auto& s : layer.steps) {
+      for (const auto& in : s.computes) count(in, false);
+      for (const auto& in : s.sync) count(in, false);
+      for (const auto& in : s.stores) count(in, true);
+    }
+  for (const auto& in : plan.epilogue) count(in, false);
+  EXPECT_EQ(computeToStore, 0);
+  EXPECT_EQ(storeToCompute, 0);
+}
+
+}  // namespace
+}  // namespace systole::compiler
