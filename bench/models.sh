@@ -23,7 +23,7 @@ comp = float(re.search(r"compiled in ([\d.e-]+) s", text).group(1))
 run = float(re.search(r"run in ([\d.e-]+) s", text).group(1))
 rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", text).group(1)) / 1024
 bound = int(total.group(3))
-util = re.search(r"^model MAC utilization: ([\d.]+)%", text, re.M).group(1)
+util = re.search(r"^MAC utilization: ([\d.]+)%", text, re.M).group(1)
 print(f"| {sys.argv[2]} | {cycles} | {util}% | {bound} | {cycles / bound:.2f} | {comp:.1f} | {run:.1f} | {rss:.0f} |")
 PY
   else

@@ -99,7 +99,7 @@ int main(int argc, char** argv) {
     const double cycles = static_cast<double>(full.stats.cycles), instrs = static_cast<double>(full.stats.instructions);
     std::printf("| %s | %.0f | %.0f | %.3f | %.2fx | %.1f | %.2f | %.4f | %.2f | %.0f | %.1f%% |\n", isa.params().name.c_str(),
                 instrs, cycles, fullSec, fullSec / floorSec, cycles / fullSec / 1e6, instrs / fullSec / 1e6, fastSec,
-                instrs / fastSec / 1e6, cycles / fastSec / 1e6, 100.0 * full.stats.macUtilization());
+                instrs / fastSec / 1e6, cycles / fastSec / 1e6, 100.0 * full.stats.executedMacEfficiency());
   }
   return 0;
 }

@@ -1,16 +1,20 @@
 // systole run: compiles an ONNX model with the compiler's stage list (compiler::runPipeline, the
 // same stages, options and defaults as `systole compile` and the C++ API; pipeline_options.h),
 // runs every NPU program on the simulator and the host operators between them with the
-// interpreter's kernels, and reports cycles, utilization, where the cycles went per layer, and
-// with --check whether every NPU output equals the reference interpreter bit for bit.
+// interpreter's kernels, and reports cycles, utilization, the host operators, where the cycles
+// went per layer, the accuracy of the INT8 model against the float model on the same inputs
+// (every run; --min-sqnr/--min-cosine make it a check), and with --check whether every NPU output
+// equals the reference interpreter bit for bit.
 // `--emit=STAGE` prints that stage's text (to -o FILE or stdout) and stops before simulating.
 // --seed seeds the run's random inputs only; calibration has its own fixed seed.
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 
 #include "commands.h"
 #include "pipeline_options.h"
+#include "run_report.h"
 #include "systole/isa/file_io.h"
 #include "systole/runtime/session.h"
 #include "tensor_io.h"
@@ -25,28 +29,8 @@ struct RunArgs {
   std::vector<std::string> inputs;
   bool check = false, checkIntermediates = false, layers = false, timingOnly = false;
   uint64_t seed = 1;
+  double minSqnr = std::nan(""), minCosine = std::nan("");
 };
-
-void printLayers(const std::vector<runtime::LayerTiming>& layers, int64_t pes) {
-  std::printf("%-28s %-18s %12s %12s %12s %8s\n", "layer", "op", "MACs", "predicted", "simulated", "util");
-  int64_t predicted = 0, simulated = 0, roofline = 0;
-  for (const auto& l : layers) {
-    const double util = l.simulated_cycles ? static_cast<double>(l.report.macs) / (static_cast<double>(l.simulated_cycles) * static_cast<double>(pes)) : 0.0;
-    std::printf("%-28.28s %-18.18s %12lld %12lld %12llu %7.1f%%\n", l.report.name.c_str(), l.report.op.c_str(),
-                static_cast<long long>(l.report.macs), static_cast<long long>(l.report.predicted_cycles),
-                static_cast<unsigned long long>(l.simulated_cycles), 100.0 * util);
-    predicted += l.report.predicted_cycles;
-    simulated += static_cast<int64_t>(l.simulated_cycles);
-    roofline += l.report.roofline_cycles;
-  }
-  int64_t macs = 0;
-  for (const auto& l : layers) macs += l.report.macs;
-  std::printf("%-28s %-18s %12lld %12lld %12lld   (roofline bound %lld)\n", "total", "", static_cast<long long>(macs),
-              static_cast<long long>(predicted), static_cast<long long>(simulated), static_cast<long long>(roofline));
-  std::printf("model MAC utilization: %.1f%% (model MACs / (layer cycles x %lld PEs))\n",
-              simulated ? 100.0 * static_cast<double>(macs) / (static_cast<double>(simulated) * static_cast<double>(pes)) : 0.0,
-              static_cast<long long>(pes));
-}
 
 /// Seeded random values for every model input, replaced by the NAME=FILE.npy the user gave.
 compiler::TensorMap modelInputs(const compiler::Graph& g, const RunArgs& a) {
@@ -65,8 +49,8 @@ compiler::TensorMap modelInputs(const compiler::Graph& g, const RunArgs& a) {
   return inputs;
 }
 
-void writeResults(const runtime::RunResult& result, const RunArgs& a) {
-  if (!a.stats.empty()) writeFileAtomic(a.stats, result.sim.stats.toJson());
+void writeResults(const runtime::RunResult& result, const Accuracy& accuracy, const RunArgs& a) {
+  if (!a.stats.empty()) writeFileAtomic(a.stats, statsJson(result, accuracy));
   if (!a.trace.empty()) writeFileAtomic(a.trace, result.sim.trace_json);
   if (a.outputDir.empty()) return;
   std::vector<std::pair<isa::TensorInfo, std::vector<uint8_t>>> outs;
@@ -83,8 +67,8 @@ std::string stageTimes(const compiler::PipelineResult& compiled) {
   return out;
 }
 
-void printSummary(const compiler::PipelineResult& compiled, const runtime::RunResult& result, const isa::IsaConfig& config,
-                  const RunArgs& a, double runSeconds) {
+void printSummary(const compiler::PipelineResult& compiled, const runtime::RunResult& result, const Accuracy& accuracy,
+                  const isa::IsaConfig& config, const RunArgs& a, double runSeconds) {
   size_t instructions = 0, layers = 0;
   for (const auto& item : compiled.compiled->schedule)
     if (item.npu) {
@@ -95,8 +79,28 @@ void printSummary(const compiler::PipelineResult& compiled, const runtime::RunRe
             << instructions << " instructions, " << layers << " NPU layers, " << result.host_operators << " host operators; compiled in "
             << compiled.totalSeconds() << " s (" << stageTimes(compiled) << "), run in " << runSeconds << " s"
             << (a.check ? " including the reference check" : "") << "\n";
-  std::cout << result.sim.stats.summary();
-  if (a.layers) printLayers(result.layers, config.params().array_rows * config.params().array_cols);
+  std::cout << result.sim.stats.summary() << std::flush;
+  const int64_t pes = config.params().array_rows * config.params().array_cols;
+  printUtilization(result.layers, result.sim.stats.cycles, pes);
+  printHostOperators(compiled);
+  if (a.layers) printLayers(result.layers, pes, accuracy);
+  printAccuracy(accuracy);
+}
+
+/// The INT8 model's outputs against the float model's on the same inputs; with --layers also
+/// every NPU layer's output value.
+Accuracy measureAccuracy(const compiler::PipelineResult& compiled, const runtime::RunResult& result, const compiler::TensorMap& inputs,
+                         const RunArgs& a) {
+  Accuracy accuracy;
+  if (a.timingOnly) return accuracy;
+  accuracy.measured = true;
+  accuracy.outputs = runtime::compareOutputs(runtime::floatReference(compiled.float_graph, inputs), result.outputs);
+  if (a.layers) {
+    std::vector<std::string> values;
+    for (const auto& l : result.layers) values.push_back(l.report.output);
+    accuracy.values = runtime::valueAccuracy(compiled.float_graph, compiled.graph, inputs, values);
+  }
+  return accuracy;
 }
 
 int run(RunArgs& a) {
@@ -115,17 +119,24 @@ int run(RunArgs& a) {
   runOptions.timing_only = a.timingOnly;
   runOptions.trace = !a.trace.empty();
   const auto start = std::chrono::steady_clock::now();
-  const auto result = session.run(modelInputs(compiled.graph, a), runOptions);
+  const auto inputs = modelInputs(compiled.graph, a);
+  const auto result = session.run(inputs, runOptions);
   const double runSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  writeResults(result, a);
-  printSummary(compiled, result, config, a, runSeconds);
-  if (!a.check) return kOk;
-  if (result.mismatch) {
+  const Accuracy accuracy = measureAccuracy(compiled, result, inputs, a);
+  writeResults(result, accuracy, a);
+  printSummary(compiled, result, accuracy, config, a, runSeconds);
+  int status = kOk;
+  if (a.check && result.mismatch) {
     std::cerr << a.compile.model << ": error: check failed: " << result.mismatch->describe() << "\n";
-    return kCheckFailed;
+    status = kCheckFailed;
+  } else if (a.check) {
+    std::cout << "check: every NPU output equals the reference interpreter bit for bit\n";
   }
-  std::cout << "check: every NPU output equals the reference interpreter bit for bit\n";
-  return kOk;
+  if (const std::string failed = accuracyFailure(accuracy, a.minSqnr, a.minCosine); !failed.empty()) {
+    std::cerr << a.compile.model << ": error: accuracy below the threshold: " << failed << "\n";
+    status = kCheckFailed;
+  }
+  return status;
 }
 
 }  // namespace
@@ -140,11 +151,18 @@ void registerRun(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
   cmd->add_option("--output-dir", a.outputDir, "write each model output as DIR/NAME.npy");
   cmd->add_option("--stats", a.stats, "write simulator statistics as JSON");
   cmd->add_option("--trace", a.trace, "write a Chrome/Perfetto trace-event JSON timeline");
-  cmd->add_flag("--check", a.check, "compare every NPU output with the reference interpreter, bit for bit");
-  cmd->add_flag("--check-intermediates", a.checkIntermediates,
-                "keep every NPU value in DRAM and check them all in order, to find the first that differs");
-  cmd->add_flag("--layers", a.layers, "print predicted and simulated cycles per layer");
-  cmd->add_flag("--timing-only", a.timingOnly, "cycles and statistics only, no data computed");
+  auto* check = cmd->add_flag("--check", a.check, "compare every NPU output with the reference interpreter, bit for bit");
+  auto* checkAll = cmd->add_flag("--check-intermediates", a.checkIntermediates,
+                                 "keep every NPU value in DRAM and check them all in order, to find the first that differs");
+  cmd->add_flag("--layers", a.layers,
+                "print per layer the predicted and simulated cycles, and the SQNR and saturation of its INT8 output against the float model");
+  auto* minSqnr = cmd->add_option("--min-sqnr", a.minSqnr, "fail (exit 1) if an output's SQNR against the float model is below DB");
+  auto* minCosine = cmd->add_option("--min-cosine", a.minCosine, "fail (exit 1) if an output's cosine against the float model is below X");
+  cmd->add_flag("--timing-only", a.timingOnly, "cycles and statistics only, no data computed (so nothing to check or measure)")
+      ->excludes(check)
+      ->excludes(checkAll)
+      ->excludes(minSqnr)
+      ->excludes(minCosine);
   actions.emplace_back(cmd, [] { return run(a); });
 }
 

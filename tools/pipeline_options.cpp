@@ -55,6 +55,14 @@ void printTimes(const compiler::PassInfo& pass, const compiler::Graph&, double s
   std::fprintf(stderr, "pass %-25s %9.3f ms\n", std::string(pass.name).c_str(), seconds * 1e3);
 }
 
+/// INT8 ranges from synthetic data can be far from the ranges of real inputs: say so, once.
+void warnSyntheticCalibration(const PipelineArgs& a, const compiler::PipelineResult& r) {
+  std::fprintf(stderr,
+               "%s: warning: INT8 ranges were calibrated on %zu synthetic inputs uniform in [-1, 1), not on real data; "
+               "pass representative samples with --calib DIR\n",
+               a.model.c_str(), r.calibration_samples);
+}
+
 }  // namespace
 
 CLI::Option* addPipelineOptions(CLI::App& cmd, PipelineArgs& a) {
@@ -78,13 +86,13 @@ compiler::PipelineOptions pipelineOptions(const PipelineArgs& a, const isa::IsaC
     };
   if (a.printAfterAll)
     for (std::string_view pass : compiler::backendPasses()) options.lower.print_after.emplace_back(pass);
-  if (a.timePasses || a.printAfterAll)
-    options.after_stage = [&a, &isa](const compiler::StageInfo& stage, const compiler::PipelineResult& r, double seconds) {
-      if (a.timePasses && stage.run) std::fprintf(stderr, "%-30s %9.3f ms\n", std::string(stage.label).c_str(), seconds * 1e3);
-      const auto passes = compiler::backendPasses();
-      if (a.printAfterAll && std::find(passes.begin(), passes.end(), stage.name) != passes.end())
-        std::cerr << "// after " << stage.name << "\n" << stage.text(r, isa);
-    };
+  options.after_stage = [&a, &isa](const compiler::StageInfo& stage, const compiler::PipelineResult& r, double seconds) {
+    if (stage.name == "quant" && a.calibDir.empty()) warnSyntheticCalibration(a, r);
+    if (a.timePasses && stage.run) std::fprintf(stderr, "%-30s %9.3f ms\n", std::string(stage.label).c_str(), seconds * 1e3);
+    const auto passes = compiler::backendPasses();
+    if (a.printAfterAll && std::find(passes.begin(), passes.end(), stage.name) != passes.end())
+      std::cerr << "// after " << stage.name << "\n" << stage.text(r, isa);
+  };
   options.quant.method = compiler::parseCalibrationMethod(a.calibMethod).value();  // checked by CLI11
   options.quant.num_samples = a.calibSamples;
   options.calibration_dir = a.calibDir;

@@ -112,10 +112,10 @@ compiler::CompiledModel aroundHostNodes(const compiler::Graph& g, compiler::Comp
   std::vector<compiler::ScheduleItem> after;
   for (int id : g.topoOrder()) {
     const std::string& op = g.nodes[static_cast<size_t>(id)].op;
-    if (op == "QuantizeLinear") m.schedule.push_back({id, std::nullopt});
-    if (op == "DequantizeLinear") after.push_back({id, std::nullopt});
+    if (op == "QuantizeLinear") m.schedule.push_back({id, "", std::nullopt});
+    if (op == "DequantizeLinear") after.push_back({id, "", std::nullopt});
   }
-  m.schedule.push_back({-1, std::move(program)});
+  m.schedule.push_back({-1, "", std::move(program)});
   for (auto& item : after) m.schedule.push_back(std::move(item));
   return m;
 }

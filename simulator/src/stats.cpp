@@ -49,7 +49,7 @@ std::string Stats::toJson() const {
   j["time_us"] = clock_mhz ? static_cast<double>(cycles) / static_cast<double>(clock_mhz) : 0.0;
   j["instructions"] = instructions;
   j["macs"] = macs;
-  j["mac_utilization"] = macUtilization();
+  j["executed_mac_efficiency"] = executedMacEfficiency();
   auto& units = j["units"];
   for (int r = 0; r < kNumResources; ++r) {
     const auto res = static_cast<Resource>(r);
@@ -75,7 +75,7 @@ std::string Stats::summary() const {
   out << std::fixed << std::setprecision(1);
   out << "cycles: " << cycles << " (" << (clock_mhz ? static_cast<double>(cycles) / static_cast<double>(clock_mhz) : 0.0)
       << " us at " << clock_mhz << " MHz), instructions: " << instructions << ", MACs: " << macs << "\n";
-  out << "MAC utilization: " << 100.0 * macUtilization() << "%\n";
+  out << "executed-MAC efficiency: " << 100.0 * executedMacEfficiency() << "% (array MACs executed, padding and idle lanes included, / (cycles x PEs))\n";
   out << "busy:";
   for (int r = 0; r < kNumResources; ++r)
     out << " " << resourceName(static_cast<Resource>(r)) << " " << 100.0 * utilization(static_cast<Resource>(r)) << "%";

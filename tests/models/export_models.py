@@ -75,6 +75,35 @@ def settle_batchnorm(model, shape, batches=4):
         bn.momentum = 0.1
 
 
+def mlp_wide():
+    return nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 10))
+
+
+class CnnPixels(nn.Module):
+    """A small classifier over raw 0-255 pixels (no normalization layer in front)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 8, 3, padding=1)
+        self.conv2 = nn.Conv2d(8, 16, 3, padding=1)
+        self.fc = nn.Linear(16, 10)
+
+    def forward(self, x):
+        x = nn.functional.max_pool2d(torch.relu(self.conv1(x)), 2)
+        x = torch.relu(self.conv2(x))
+        return self.fc(torch.flatten(nn.functional.adaptive_avg_pool2d(x, 1), 1))
+
+
+# Models whose inputs live far outside [-1, 1]: name -> how to draw an input. Their input and
+# NAME.calib/ (8 calibration samples, another seed) come from that distribution, so a test can show
+# that synthetic calibration fails them and real calibration does not. Bundled models get a
+# NAME.calib/ of N(0, 1) samples, the distribution their input comes from.
+REAL_DATA = {
+    "mlp_wide": lambda shape, gen: torch.rand(shape, generator=gen) * 100 - 50,
+    "cnn_pixels": lambda shape, gen: torch.floor(torch.rand(shape, generator=gen) * 256),
+}
+CALIBRATION_SAMPLES = 8
+
 # name -> (constructor, input shape, keep BatchNormalization nodes in the export, settle BN[, opset])
 MODELS = {
     "mlp": (mlp, (2, 64), False, False),
@@ -88,6 +117,8 @@ MODELS = {
     "tiny_cnn_opset9": (TinyCnn, (1, 3, 16, 16), True, True, 9),
     "transformer_opset9": (transformer, (1, 16, 64), False, False, 9),
     "transformer_opset17": (transformer, (1, 16, 64), False, False, 17),
+    "mlp_wide": (mlp_wide, (1, 32), False, False),
+    "cnn_pixels": (CnnPixels, (1, 3, 16, 16), False, False),
 }
 BUNDLED = {"tiny_cnn": (TinyCnn, (1, 3, 16, 16), True, True)}
 
@@ -104,11 +135,27 @@ def save_atomic(path, write):
         raise
 
 
-def export(name, spec, out_dir, opset, force):
+def write_calibration(directory, draw, shape):
+    """CALIBRATION_SAMPLES inputs from the model's data, one .npy each, written to a temporary
+    directory that is renamed into place."""
+    tmp = tempfile.mkdtemp(dir=os.path.dirname(directory), prefix=".tmp-calib-")
+    gen = torch.Generator().manual_seed(7)
+    for i in range(CALIBRATION_SAMPLES):
+        np.save(os.path.join(tmp, f"sample{i}.npy"), draw(shape, gen).numpy().astype(np.float32))
+    if os.path.isdir(directory):
+        import shutil
+        shutil.rmtree(directory)
+    os.replace(tmp, directory)
+
+
+def export(name, spec, out_dir, opset, force, calibration=False):
     ctor, shape, keep_bn, settle = spec[:4]
     if len(spec) > 4:
         opset = spec[4]
     paths = {k: os.path.join(out_dir, f"{name}{k}") for k in (".onnx", ".input.npy", ".output.npy")}
+    calibration = calibration or name in REAL_DATA
+    if calibration:
+        paths[".calib"] = os.path.join(out_dir, f"{name}.calib")
     if not force and all(os.path.exists(p) for p in paths.values()):
         print(f"{name}: up to date")
         return
@@ -118,7 +165,10 @@ def export(name, spec, out_dir, opset, force):
         batch = (4,) + tuple(shape[1:])
         settle_batchnorm(model, batch)
     model.eval()
-    x = torch.randn(shape, generator=torch.Generator().manual_seed(0))
+    draw = REAL_DATA.get(name, lambda s, gen: torch.randn(s, generator=gen))
+    # Seed 0 drives the weight initialisation too: a real-data input drawn from that stream would
+    # align with the first layer's weights, so it takes its own seed.
+    x = draw(shape, torch.Generator().manual_seed(100 if name in REAL_DATA else 0))
     with torch.no_grad():
         y = model(x)
     mode = torch.onnx.TrainingMode.PRESERVE if keep_bn else torch.onnx.TrainingMode.EVAL
@@ -135,6 +185,8 @@ def export(name, spec, out_dir, opset, force):
     for key, tensor in ((".input.npy", x), (".output.npy", y)):
         array = tensor.detach().numpy().astype(np.float32)
         save_atomic(paths[key], lambda tmp, a=array: np.save(open(tmp, "wb"), a))
+    if calibration:
+        write_calibration(paths[".calib"], draw, shape)
     print(f"{name}: {os.path.getsize(paths['.onnx'])} bytes, output {tuple(y.shape)}, max |y| {y.abs().max().item():.4g}")
 
 
@@ -157,7 +209,7 @@ def main():
             p.error(f"unknown model '{n}' (known: {', '.join(table)})")
     torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
     for n in names:
-        export(n, table[n], out, args.opset, args.force)
+        export(n, table[n], out, args.opset, args.force, calibration=args.bundled)
     return 0
 
 

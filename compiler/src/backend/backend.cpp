@@ -29,6 +29,18 @@ CompiledProgram lowerSegment(const Graph& g, const isa::IsaConfig& isa, const st
   return program;
 }
 
+namespace {
+
+/// Why a node runs on the host: the registry's reason, or that its run of NPU operators had too
+/// little work (--min-npu-macs). The edges of the quantized graph need no reason.
+std::string hostReason(const Graph& g, const Node& n, const isa::IsaConfig& isa) {
+  if (n.op == "QuantizeLinear" || n.op == "DequantizeLinear") return "";
+  const std::string why = npuIneligibility(g, n, isa);
+  return why.empty() ? "its run of NPU operators has fewer MACs than --min-npu-macs" : why;
+}
+
+}  // namespace
+
 CompiledModel compileModel(const Graph& g, const isa::IsaConfig& isa, const LowerOptions& options) {
   CompiledModel model;
   const auto segments = partition(g, isa, options);
@@ -39,9 +51,9 @@ CompiledModel compileModel(const Graph& g, const isa::IsaConfig& isa, const Lowe
   for (int id : g.topoOrder()) {
     const int s = segmentOf[static_cast<size_t>(id)];
     if (s < 0) {
-      model.schedule.push_back({id, std::nullopt});
+      model.schedule.push_back({id, hostReason(g, g.nodes[static_cast<size_t>(id)], isa), std::nullopt});
     } else if (s != emitted) {
-      model.schedule.push_back({-1, lowerSegment(g, isa, segments[static_cast<size_t>(s)], options)});
+      model.schedule.push_back({-1, "", lowerSegment(g, isa, segments[static_cast<size_t>(s)], options)});
       emitted = s;
     }
   }

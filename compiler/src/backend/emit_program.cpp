@@ -50,6 +50,7 @@ LayerReport report(const isa::IsaConfig& isa, const isa::ProgramBuilder& b, cons
   LayerReport r;
   r.name = layer.name;
   r.op = layer.op;
+  r.output = layer.output;
   r.first_instruction = layer.first_instruction;
   r.end_instruction = layer.end_instruction;
   r.macs = layer.macs;

@@ -111,6 +111,7 @@ struct OnChipLayout {
 
 struct LayerPlan {
   std::string name, op;
+  std::string output;             // the graph value it computes
   bool alias = false;             // a shape-only operator: no steps, its output shares its input's buffer
   std::vector<int> reads;         // buffer ids read (for liveness)
   int writes = -1;                // buffer id written

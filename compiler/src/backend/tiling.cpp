@@ -135,6 +135,7 @@ void planInputs(TileContext& T, const Boundary& boundary) {
     LayerPlan& pad = plan.layers.emplace_back();
     pad.name = val.name + ".pad";
     pad.op = "Pad";
+    pad.output = val.name;
     pad.reads = {plain.id};
     pad.writes = v;
     pad.loops = "copy into the haloed buffer";
@@ -154,6 +155,7 @@ void tileLayers(TileContext& T, const std::vector<int>& order) {
     LayerPlan& layer = plan.layers.emplace_back();
     layer.name = n.name;
     layer.op = n.op;
+    layer.output = T.g.values[static_cast<size_t>(n.outputs[0])].name;
     layer.alias = op.alias;
     for (int v : n.inputs)
       if (v >= 0 && !T.g.values[static_cast<size_t>(v)].is_constant) layer.reads.push_back(plan.buffers.at(v).id);

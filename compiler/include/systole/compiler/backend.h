@@ -18,6 +18,7 @@ namespace systole::compiler {
 /// One lowered operator: its instructions, work and the compiler's prediction of its cycles.
 struct LayerReport {
   std::string name, op;
+  std::string output;               // the graph value the layer computes
   uint32_t first_instruction = 0, end_instruction = 0;  // [first, end) in the program
   int64_t macs = 0;
   int64_t min_dram_bytes = 0;       // weights + inputs + outputs, each moved once
@@ -62,6 +63,7 @@ struct CompiledProgram {
 /// operators (by node id) between them, in execution order.
 struct ScheduleItem {
   int host_node = -1;                   // a node the runtime runs with the interpreter's kernels
+  std::string host_reason;              // why it is not on the NPU ("" for QuantizeLinear/DequantizeLinear)
   std::optional<CompiledProgram> npu;   // or an NPU program
 };
 

@@ -57,6 +57,7 @@ inline constexpr int kDefaultCalibrationSamples = 8;
 struct PipelineResult {
   std::string model_path;
   Graph graph;                            // as imported, then optimized, then quantized, in place
+  Graph float_graph;                      // after quant: the optimized float graph it quantized
   QuantSummary quant;                     // after quant
   size_t calibration_samples = 0;         // after quant: how many samples calibration used
   std::optional<CompiledModel> compiled;  // after tiles: NPU programs and host operators

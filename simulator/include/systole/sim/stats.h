@@ -37,8 +37,9 @@ struct Stats {
   double utilization(Resource r) const {
     return cycles ? static_cast<double>(busy_cycles[static_cast<size_t>(r)]) / static_cast<double>(cycles) : 0.0;
   }
-  /// MACs / (cycles * PEs): the fraction of the array's peak that did useful work.
-  double macUtilization() const {
+  /// Executed array MACs / (cycles * PEs), padding and unused lanes included: how busy the array
+  /// was, not how much of it served the model (that is model MACs / (cycles * PEs)).
+  double executedMacEfficiency() const {
     return cycles && array_pes ? static_cast<double>(macs) / (static_cast<double>(cycles) * static_cast<double>(array_pes)) : 0.0;
   }
 

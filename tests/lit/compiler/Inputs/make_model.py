@@ -243,6 +243,13 @@ def plan_conv():
     return build([conv, relu], [vi("x", [1, 2, 4, 4])], [vi("y", [1, 4, 4, 4])], [f32("w", [4, 2, 3, 3]), f32("b", [4])])
 
 
+# The same convolution on a batch of 2: the NPU has a lowering, but batch 1 only.
+@model
+def plan_conv_batch2():
+    conv = h.make_node("Conv", ["x", "w", "b"], ["y"], name="conv", pads=[1, 1, 1, 1])
+    return build([conv], [vi("x", [2, 2, 4, 4])], [vi("y", [2, 4, 4, 4])], [f32("w", [4, 2, 3, 3]), f32("b", [4])])
+
+
 # A matrix product: one input row, a K x N weight matrix, and a residual add of two such products.
 @model
 def plan_gemm_add():

@@ -1,0 +1,107 @@
+// Algorithm: both tensors are flattened and compared in double precision. SQNR is the float
+// signal's energy over the error's; an error of zero gives +inf. An output is logits-like when all
+// its dimensions but the last are 1 and the last is more than 1; its top-1 agrees when both
+// tensors have their maximum at the same index. A quantized value's saturation counts int8 values
+// at -128 or 127 except where that is its zero point (a ReLU's floor) or its clamp bound.
+#include "systole/runtime/accuracy.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "systole/compiler/interpreter.h"
+#include "systole/isa/diagnostic.h"
+
+namespace systole::runtime {
+
+using compiler::ElemType;
+using compiler::HostTensor;
+
+namespace {
+
+bool logitsLike(const std::vector<int64_t>& shape) {
+  if (shape.empty() || shape.back() < 2) return false;
+  return std::all_of(shape.begin(), shape.end() - 1, [](int64_t d) { return d == 1; });
+}
+
+/// The int8 tensor `q` of value `v` as float.
+HostTensor dequantize(const compiler::Value& v, const HostTensor& q) {
+  HostTensor f(ElemType::Float32, q.shape);
+  const double scale = v.quant->scale.at(0), zero = v.quant->zero_point.at(0);
+  for (int64_t i = 0; i < q.elements(); ++i) f.data<float>()[i] = static_cast<float>(scale * (q.data<int8_t>()[i] - zero));
+  return f;
+}
+
+double saturatedFraction(const compiler::Graph& g, const compiler::Value& v, const HostTensor& q) {
+  const int32_t zero = v.quant->zero_point.at(0);
+  int32_t lo = -128, hi = 127;  // bounds a fused activation clamps to are not saturation
+  if (v.producer >= 0) {
+    const compiler::Node& n = g.nodes[static_cast<size_t>(v.producer)];
+    lo = static_cast<int32_t>(n.getInt("act_min", -128)), hi = static_cast<int32_t>(n.getInt("act_max", 127));
+  }
+  int64_t count = 0;
+  for (int64_t i = 0; i < q.elements(); ++i) {
+    const int32_t x = q.data<int8_t>()[i];
+    count += (x == -128 && zero != -128 && lo == -128) || (x == 127 && hi == 127);
+  }
+  return q.elements() ? static_cast<double>(count) / static_cast<double>(q.elements()) : 0.0;
+}
+
+}  // namespace
+
+TensorAccuracy compareTensors(const std::string& name, const HostTensor& reference, const HostTensor& got) {
+  if (reference.type != ElemType::Float32 || got.type != ElemType::Float32 || reference.shape != got.shape)
+    throw Error("accuracy: '" + name + "' differs in type or shape from the float model's");
+  TensorAccuracy a;
+  a.name = name;
+  double dot = 0, rr = 0, gg = 0, err = 0, maxRef = 0, maxErr = 0;
+  int64_t topRef = 0, topGot = 0;
+  const float* r = reference.data<float>();
+  const float* q = got.data<float>();
+  for (int64_t i = 0; i < reference.elements(); ++i) {
+    const double x = r[i], y = q[i], d = y - x;
+    dot += x * y, rr += x * x, gg += y * y, err += d * d;
+    maxRef = std::max(maxRef, std::abs(x)), maxErr = std::max(maxErr, std::abs(d));
+    if (r[i] > r[topRef]) topRef = i;
+    if (q[i] > q[topGot]) topGot = i;
+  }
+  a.cosine = rr == 0 && gg == 0 ? 1.0 : dot / (std::sqrt(rr * gg) + 1e-300);
+  a.sqnr_db = err == 0 ? std::numeric_limits<double>::infinity() : 10.0 * std::log10(rr / err);
+  a.max_error_ratio = maxRef > 0 ? maxErr / maxRef : (maxErr > 0 ? std::numeric_limits<double>::infinity() : 0.0);
+  if (logitsLike(reference.shape)) a.top1_agrees = topRef == topGot;
+  return a;
+}
+
+std::vector<TensorAccuracy> compareOutputs(const TensorMap& reference, const TensorMap& got) {
+  std::vector<TensorAccuracy> out;
+  for (const auto& [name, t] : got) {
+    auto it = reference.find(name);
+    if (it == reference.end()) throw Error("accuracy: the float model has no output '" + name + "'");
+    out.push_back(compareTensors(name, it->second, t));
+  }
+  return out;
+}
+
+TensorMap floatReference(const compiler::Graph& floatGraph, const TensorMap& inputs) { return compiler::interpret(floatGraph, inputs); }
+
+std::map<std::string, TensorAccuracy> valueAccuracy(const compiler::Graph& floatGraph, const compiler::Graph& quantized, const TensorMap& inputs,
+                                                    const std::vector<std::string>& values) {
+  const TensorMap f = compiler::interpret(floatGraph, inputs, true);
+  const TensorMap q = compiler::interpret(quantized, inputs, true);
+  std::map<std::string, TensorAccuracy> out;
+  for (const std::string& name : values) {
+    const int id = quantized.findValue(name);
+    auto qi = q.find(name);
+    auto fi = f.find(name);
+    if (fi == f.end() && name.size() > 2 && name.ends_with("_q")) fi = f.find(name.substr(0, name.size() - 2));  // a graph edge's int8 twin
+    if (id < 0 || qi == q.end() || fi == f.end()) continue;  // no float counterpart (a value the quantizer made)
+    const compiler::Value& v = quantized.values[static_cast<size_t>(id)];
+    if (v.type != ElemType::Int8 || !v.quant || fi->second.type != ElemType::Float32 || fi->second.shape != qi->second.shape) continue;
+    TensorAccuracy a = compareTensors(name, fi->second, dequantize(v, qi->second));
+    a.top1_agrees.reset();
+    a.saturated = saturatedFraction(quantized, v, qi->second);
+    out[name] = a;
+  }
+  return out;
+}
+
+}  // namespace systole::runtime

@@ -1,0 +1,117 @@
+#include "run_report.h"
+
+#include <cmath>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace systole::tools {
+
+namespace {
+
+std::string db(double v) {
+  if (std::isinf(v)) return "inf";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", v);
+  return buf;
+}
+
+nlohmann::ordered_json toJson(const runtime::TensorAccuracy& a) {
+  nlohmann::ordered_json j;
+  j["name"] = a.name;
+  j["cosine"] = a.cosine;
+  j["sqnr_db"] = std::isinf(a.sqnr_db) ? nlohmann::ordered_json("inf") : nlohmann::ordered_json(a.sqnr_db);
+  j["max_error_ratio"] = a.max_error_ratio;
+  if (a.top1_agrees) j["top1_agrees"] = *a.top1_agrees;
+  if (a.saturated) j["saturated"] = *a.saturated;
+  return j;
+}
+
+}  // namespace
+
+void printAccuracy(const Accuracy& accuracy) {
+  if (!accuracy.measured) {
+    std::printf("accuracy: not measured (--timing-only computes no data)\n");
+    return;
+  }
+  for (const auto& a : accuracy.outputs) {
+    std::printf("accuracy of '%s' against the float model: cosine %.5f, SQNR %s dB, max |error| / max |float| %.4f", a.name.c_str(), a.cosine,
+                db(a.sqnr_db).c_str(), a.max_error_ratio);
+    if (a.top1_agrees) std::printf(", top-1 %s", *a.top1_agrees ? "agrees" : "DIFFERS");
+    std::printf("\n");
+  }
+}
+
+std::string accuracyFailure(const Accuracy& accuracy, double minSqnr, double minCosine) {
+  std::ostringstream out;
+  for (const auto& a : accuracy.outputs) {
+    if (!std::isnan(minCosine) && a.cosine < minCosine) out << "output '" << a.name << "' has cosine " << a.cosine << " < --min-cosine " << minCosine << "; ";
+    if (!std::isnan(minSqnr) && a.sqnr_db < minSqnr) out << "output '" << a.name << "' has SQNR " << db(a.sqnr_db) << " dB < --min-sqnr " << minSqnr << "; ";
+  }
+  std::string s = out.str();
+  if (s.size() >= 2) s.resize(s.size() - 2);
+  return s;
+}
+
+void printHostOperators(const compiler::PipelineResult& compiled) {
+  std::map<std::string, int> byType;
+  std::vector<std::string> named;
+  for (const auto& item : compiled.compiled->schedule) {
+    if (item.npu) continue;
+    const compiler::Node& n = compiled.graph.nodes[static_cast<size_t>(item.host_node)];
+    ++byType[n.op];
+    if (!item.host_reason.empty() && item.host_reason != "no NPU lowering for this operator")
+      named.push_back("node '" + n.name + "' (" + n.op + "): " + item.host_reason);
+  }
+  if (byType.empty()) return;
+  std::string types;
+  int total = 0;
+  for (const auto& [op, count] : byType) types += (types.empty() ? "" : ", ") + op + " " + std::to_string(count), total += count;
+  std::printf("host operators (their time is not in the cycle count): %d (%s)\n", total, types.c_str());
+  for (const auto& line : named) std::printf("on the host although the NPU has a lowering: %s\n", line.c_str());
+}
+
+void printUtilization(const std::vector<runtime::LayerTiming>& layers, uint64_t cycles, int64_t pes) {
+  int64_t macs = 0;
+  for (const auto& l : layers) macs += l.report.macs;
+  const double util = cycles ? static_cast<double>(macs) / (static_cast<double>(cycles) * static_cast<double>(pes)) : 0.0;
+  std::printf("MAC utilization: %.1f%% (model MACs %lld / (cycles %llu x %lld PEs))\n", 100.0 * util, static_cast<long long>(macs),
+              static_cast<unsigned long long>(cycles), static_cast<long long>(pes));
+}
+
+void printLayers(const std::vector<runtime::LayerTiming>& layers, int64_t pes, const Accuracy& accuracy) {
+  std::printf("%-28s %-18s %12s %12s %12s %8s %8s %7s\n", "layer", "op", "MACs", "predicted", "simulated", "util", "SQNR dB", "sat %");
+  int64_t predicted = 0, simulated = 0, roofline = 0, macs = 0;
+  for (const auto& l : layers) {
+    const double util = l.simulated_cycles ? static_cast<double>(l.report.macs) / (static_cast<double>(l.simulated_cycles) * static_cast<double>(pes)) : 0.0;
+    std::string sqnr = "-", sat = "-";
+    if (auto it = accuracy.values.find(l.report.output); it != accuracy.values.end()) {
+      sqnr = db(it->second.sqnr_db);
+      char buf[16];
+      std::snprintf(buf, sizeof buf, "%.2f", 100.0 * it->second.saturated.value_or(0));
+      sat = buf;
+    }
+    std::printf("%-28.28s %-18.18s %12lld %12lld %12llu %7.1f%% %8s %7s\n", l.report.name.c_str(), l.report.op.c_str(), static_cast<long long>(l.report.macs),
+                static_cast<long long>(l.report.predicted_cycles), static_cast<unsigned long long>(l.simulated_cycles), 100.0 * util, sqnr.c_str(),
+                sat.c_str());
+    predicted += l.report.predicted_cycles;
+    simulated += static_cast<int64_t>(l.simulated_cycles);
+    roofline += l.report.roofline_cycles;
+    macs += l.report.macs;
+  }
+  std::printf("%-28s %-18s %12lld %12lld %12lld   (roofline bound %lld)\n", "total", "", static_cast<long long>(macs), static_cast<long long>(predicted),
+              static_cast<long long>(simulated), static_cast<long long>(roofline));
+}
+
+std::string statsJson(const runtime::RunResult& result, const Accuracy& accuracy) {
+  auto j = nlohmann::ordered_json::parse(result.sim.stats.toJson());
+  auto& acc = j["accuracy"];
+  acc["measured"] = accuracy.measured;
+  acc["outputs"] = nlohmann::ordered_json::array();
+  for (const auto& a : accuracy.outputs) acc["outputs"].push_back(toJson(a));
+  acc["layers"] = nlohmann::ordered_json::array();
+  for (const auto& [name, a] : accuracy.values) acc["layers"].push_back(toJson(a));
+  return j.dump(2) + "\n";
+}
+
+}  // namespace systole::tools

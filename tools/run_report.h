@@ -1,0 +1,37 @@
+// What `systole run` prints and writes beyond the simulator's own statistics: the accuracy of
+// the INT8 model against the float model, the host operators (by type, and by name with the
+// reason for any the NPU has a lowering for), the per-layer table, and the stats JSON.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "systole/compiler/pipeline.h"
+#include "systole/runtime/accuracy.h"
+#include "systole/runtime/session.h"
+
+namespace systole::tools {
+
+struct Accuracy {
+  bool measured = false;                                    // false with --timing-only: no data
+  std::vector<runtime::TensorAccuracy> outputs;             // model outputs vs the float model
+  std::map<std::string, runtime::TensorAccuracy> values;    // NPU layer outputs (with --layers)
+};
+
+/// "accuracy against the float model ..." lines.
+void printAccuracy(const Accuracy& accuracy);
+/// "" if every output meets the thresholds (NaN: no threshold), else what failed.
+std::string accuracyFailure(const Accuracy& accuracy, double minSqnr, double minCosine);
+/// Host operators by type (their cycles are not in the count), and each one the NPU has a
+/// lowering for, with the reason it ran on the host.
+void printHostOperators(const compiler::PipelineResult& compiled);
+/// The per-layer table: predicted and simulated cycles, utilization, and with accuracy figures
+/// the SQNR and saturation of each layer's output.
+void printLayers(const std::vector<runtime::LayerTiming>& layers, int64_t pes, const Accuracy& accuracy);
+/// Model MACs / (cycles x PEs) over the NPU layers.
+void printUtilization(const std::vector<runtime::LayerTiming>& layers, uint64_t cycles, int64_t pes);
+/// The simulator's statistics with the accuracy figures under "accuracy".
+std::string statsJson(const runtime::RunResult& result, const Accuracy& accuracy);
+
+}  // namespace systole::tools
