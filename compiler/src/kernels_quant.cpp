@@ -384,6 +384,35 @@ void concat(const Node& n, const std::vector<const HostTensor*>& in, HostTensor&
   if (offset != rowOut) throw Error("Concat inputs do not fill the output");
 }
 
+/// Systole's table op: y = table[x + 128] (any int8 -> int8 function of one input).
+void lut(const Node& n, const std::vector<const HostTensor*>& in, HostTensor& y) {
+  expectType(in.at(0), ElemType::Int8, "Lut input");
+  const std::vector<int64_t> table = intsAttr(n, "table");
+  if (table.size() != 256) throw Error("a Lut's 'table' has 256 entries");
+  const int8_t* x = in[0]->data<int8_t>();
+  int8_t* out = y.data<int8_t>();
+  for (int64_t i = 0; i < y.elements(); ++i) out[i] = static_cast<int8_t>(table[static_cast<size_t>(x[i] + 128)]);
+}
+
+/// y = requantize(widen(a, z_a, 1) * widen(b, z_b, 1)); b has a's shape, or [N, C, 1, 1] against
+/// a's [N, C, H, W] (one value per image and channel, broadcast over the pixels).
+void mul(const Graph& g, const Node& n, const std::vector<const HostTensor*>& in, HostTensor& y) {
+  expectType(in.at(0), ElemType::Int8, "Mul input A");
+  expectType(in.size() > 1 ? in[1] : nullptr, ElemType::Int8, "Mul input B");
+  const auto& as = in[0]->shape;
+  const auto& bs = in[1]->shape;
+  const bool perChannel = bs != as;
+  if (as != y.shape || (perChannel && (as.size() != 4 || bs != std::vector<int64_t>{as[0], as[1], 1, 1})))
+    throw Error("a quantized Mul needs equal shapes or a [N, C, 1, 1] second input");
+  const int64_t pixels = perChannel ? as[2] * as[3] : 1;
+  const int32_t za = perTensorQuant(g, n.inputs[0]).zero_point, zb = perTensorQuant(g, n.inputs[1]).zero_point;
+  const Requantizer rq(n, 1, perTensorQuant(g, n.outputs.at(0)).zero_point, true);
+  const int8_t* a = in[0]->data<int8_t>();
+  const int8_t* b = in[1]->data<int8_t>();
+  int8_t* out = y.data<int8_t>();
+  for (int64_t i = 0; i < y.elements(); ++i) out[i] = rq(arith::mul(arith::widen(a[i], za, 1), arith::widen(b[i / pixels], zb, 1)), 0);
+}
+
 bool isQuantizedNode(const Graph& g, const Node& n) {
   if (n.op == "QuantizeLinear" || n.op == "DequantizeLinear" || n.op == "Requant") return true;
   return !n.inputs.empty() && n.inputs[0] >= 0 && valueOf(g, n.inputs[0]).type == ElemType::Int8;
@@ -405,6 +434,8 @@ bool runQuantizedKernel(const Graph& g, const Node& n, const std::vector<const H
   else if (op == "Conv") conv(g, n, in, y);
   else if (op == "Gemm" || op == "MatMul") matmul(g, n, in, y);
   else if (op == "Add") add(g, n, in, y);
+  else if (op == "Mul") mul(g, n, in, y);
+  else if (op == "Lut") lut(n, in, y);
   else if (op == "MaxPool") pool(g, n, in, y, true);
   else if (op == "AveragePool") pool(g, n, in, y, false);
   else if (op == "GlobalAveragePool") globalAveragePool(g, n, in, y);

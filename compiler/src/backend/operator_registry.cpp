@@ -27,6 +27,15 @@ std::string checkAdd(const Graph& g, const Node& n, const std::vector<ActBuffer>
   return "";
 }
 
+/// Two activations of one shape, or a per-channel second one ([N, C, 1, 1]) against [N, C, H, W].
+std::string checkMul(const Graph& g, const Node& n, const std::vector<ActBuffer>& ins, const std::vector<ActBuffer>&) {
+  if (ins.size() != 2) return "a product with a constant runs on the host";
+  const auto& a = valueOf(g, n.inputs[0]).shape;
+  const auto& b = valueOf(g, n.inputs[1]).shape;
+  if (a == b || (a.size() == 4 && b == std::vector<int64_t>{a[0], a[1], 1, 1})) return "";
+  return "only same-shape or per-channel products run on the NPU";
+}
+
 std::string checkConcat(const Graph& g, const Node& n, const std::vector<ActBuffer>&, const std::vector<ActBuffer>&) {
   const auto& shape = valueOf(g, n.outputs[0]).shape;
   const int64_t axis = n.getInt("axis", 1);
@@ -72,6 +81,8 @@ const std::vector<S> kMatmul = {S::DmaLoad, S::DmaStore, S::Requantize, S::DmaLo
 const std::vector<S> kWidenAdd = {S::DmaLoad, S::DmaStore, S::Requantize, S::DmaLoadAcc, S::VectorWiden, S::VectorAdd};
 const std::vector<S> kRescale = {S::DmaLoad, S::DmaStore, S::Requantize, S::DmaLoadAcc, S::VectorWiden};
 const std::vector<S> kMax = {S::DmaLoad, S::DmaStore, S::VectorMax};
+const std::vector<S> kWidenMul = {S::DmaLoad, S::DmaStore, S::Requantize, S::DmaLoadAcc, S::VectorWiden, S::VectorMul};
+const std::vector<S> kLut = {S::DmaLoad, S::DmaStore, S::VectorLut};
 
 NpuOperator aliasOp(std::string_view op) { return {op, {}, true, checkAlias, nullptr, nullptr, false, nullptr}; }
 
@@ -81,6 +92,8 @@ const std::vector<NpuOperator>& table() {
       {"Gemm", kMatmul, false, checkMatmul, matmulMacs, nullptr, false, tileMatmul},
       {"MatMul", kMatmul, false, checkMatmul, matmulMacs, nullptr, false, tileMatmul},
       {"Add", kWidenAdd, false, checkAdd, nullptr, nullptr, false, tileAdd},
+      {"Mul", kWidenMul, false, checkMul, nullptr, nullptr, false, tileMul},
+      {"Lut", kLut, false, nullptr, nullptr, nullptr, false, tileLut},
       {"MaxPool", kMax, false, nullptr, nullptr, maxPoolHalo, true, tileMaxPool},
       {"AveragePool", kWidenAdd, false, nullptr, nullptr, padsHalo, false, tileAveragePool},
       {"GlobalAveragePool", kWidenAdd, false, nullptr, nullptr, nullptr, false, tileAveragePool},

@@ -48,6 +48,8 @@ void tileMatmul(TileContext& T, const Node& n);        // Conv, Gemm, MatMul: ti
 void tileAdd(TileContext& T, const Node& n);           // tile_elementwise.cpp
 void tileRequant(TileContext& T, const Node& n);       // Requant, Relu, Clip
 void tileConcat(TileContext& T, const Node& n);
+void tileMul(TileContext& T, const Node& n);
+void tileLut(TileContext& T, const Node& n);           // tile_lut.cpp
 void tileMaxPool(TileContext& T, const Node& n);       // tile_pool.cpp
 void tileAveragePool(TileContext& T, const Node& n);   // AveragePool, GlobalAveragePool
 

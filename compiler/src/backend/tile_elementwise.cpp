@@ -7,6 +7,8 @@
 //   * Concat: one rescaling copy per input into its channel range of the output.
 //   * Add: both inputs widened (each with its own multiplier), added, requantized. Source rows are
 //     placed so the two-source vector_add avoids accumulator bank conflicts where it can.
+//   * Mul: both inputs widened, multiplied (vector_mul), requantized. A per-channel second input
+//     ([N, C, 1, 1], squeeze-and-excitation) is broadcast over the chunk's pixels by a stride-0 DMA.
 #include <algorithm>
 
 #include "operator_registry.h"
@@ -73,6 +75,42 @@ void tileAdd(TileContext& T, const Node& n) {
     }
   }
   T.layer().min_dram_bytes = 3 * y.H * y.W * y.C;
+}
+
+void tileMul(TileContext& T, const Node& n) {
+  const ActBuffer& a = T.buffer(n.inputs[0]);
+  const ActBuffer& b = T.buffer(n.inputs[1]);
+  const ActBuffer& y = T.buffer(n.outputs[0]);
+  const OnChipLayout& l = T.layout();
+  const bool broadcast = b.H * b.W == 1 && a.H * a.W > 1;
+  const int32_t za = T.zeroPoint(n.inputs[0]), zb = T.zeroPoint(n.inputs[1]), zy = T.zeroPoint(n.outputs[0]);
+  const int32_t lo = static_cast<int32_t>(n.getInt("act_min", -128)), hi = static_cast<int32_t>(n.getInt("act_max", 127));
+  const int64_t lanes = T.p.acc_row_elems;
+  const int64_t rows = std::min({l.chunk, l.slot_rows / 2, (l.acc_half - 1) / 2});
+  const int64_t spadGap = conflictFreeStride(rows, 1), accGap = conflictFreeStride(rows, T.p.acc_banks);
+  T.layer().loops = "c / lanes x pixel chunks of <= " + std::to_string(rows) + ": widen a, widen b" + (broadcast ? " (broadcast per channel)" : "") +
+                    ", multiply, requantize";
+  bool first = true;
+  for (int64_t c0 = 0; c0 < y.C; c0 += lanes) {
+    const int64_t nc = std::min(lanes, y.C - c0);
+    for (const auto& chunk : pixelChunks(y.H, y.W, rows)) {
+      const int64_t m = chunkPixels(chunk);
+      const Operand slot = T.loadSlot(), acc = T.newAccTile();
+      if (first) loadScales(T, int32s(n, "multiplier"), int32s(n, "shift"), l.scale_base);
+      first = false;
+      loadRuns(T, chunk, a, c0, nc, slot);
+      if (broadcast) T.load(isa::Semantics::DmaLoad, {b.interior(0, 0) + c0, slot + spadGap, m, nc, 0});
+      else loadRuns(T, chunk, b, c0, nc, slot + spadGap);
+      T.compute(isa::Semantics::VectorWiden, {slot, acc, m, za, 1});
+      T.compute(isa::Semantics::VectorWiden, {slot + spadGap, acc + accGap, m, zb, 1});
+      T.compute(isa::Semantics::VectorMul, {acc, acc, acc + accGap, m});
+      T.compute(isa::Semantics::Requantize, {acc, T.outSlot(), m, l.scale_base, zy, lo, hi});
+      T.writesOutput();
+      storeRuns(T, chunk, y, c0, nc, T.outSlot());
+      T.endStep(chunkLabel(c0, nc, chunk));
+    }
+  }
+  T.layer().min_dram_bytes = 2 * y.H * y.W * y.C + b.H * b.W * b.C;
 }
 
 }  // namespace systole::compiler

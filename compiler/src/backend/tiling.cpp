@@ -104,7 +104,8 @@ OnChipLayout chooseOnChipLayout(const TileContext& T) {
   l.acc_half = l.scale_base / 2;
   int64_t chunk = std::min(l.acc_half, (p.spad_rows - 2 * p.array_rows) / 4);
   for (auto [s, k] : {std::pair{Semantics::MatmulTile, 2}, {Semantics::DmaLoad, 2}, {Semantics::DmaStore, 2}, {Semantics::DmaLoadAcc, 2},
-                      {Semantics::Requantize, 2}, {Semantics::VectorWiden, 2}, {Semantics::VectorAdd, 3}, {Semantics::VectorMax, 3}})
+                      {Semantics::Requantize, 2}, {Semantics::VectorWiden, 2}, {Semantics::VectorAdd, 3}, {Semantics::VectorMax, 3},
+                      {Semantics::VectorMul, 3}, {Semantics::VectorLut, 2}})
     if (T.isa.bySemantics(s) >= 0) chunk = std::min(chunk, T.limit(s, k));  // operators without it run on the host
   if (chunk < 1 || l.acc_half < 2) throw Error("ISA '" + p.name + "' has too little on-chip memory for this model");
   l.chunk = chunk;
