@@ -20,20 +20,23 @@ using compiler::HostTensor;
 
 namespace {
 
-/// [1, C, H, W] <-> [1, H, W, C] for int8 data.
-std::vector<uint8_t> toNhwc(const HostTensor& t) {
-  const int64_t C = t.shape[1], H = t.shape[2], W = t.shape[3];
-  std::vector<uint8_t> out(t.bytes.size());
-  for (int64_t c = 0; c < C; ++c)
-    for (int64_t y = 0; y < H; ++y)
-      for (int64_t x = 0; x < W; ++x) out[static_cast<size_t>((y * W + x) * C + c)] = t.bytes[static_cast<size_t>((c * H + y) * W + x)];
-  return out;
+/// Offset of element (n, c, y, x) in an NHWC buffer whose images have `halo` padding pixels on
+/// each side.
+int64_t nhwcOffset(const std::vector<int64_t>& nchw, int64_t halo, int64_t n, int64_t c, int64_t y, int64_t x) {
+  const int64_t C = nchw[1], H = nchw[2] + 2 * halo, W = nchw[3] + 2 * halo;
+  return ((n * H + y + halo) * W + (x + halo)) * C + c;
 }
 
-/// Offset of element (c, y, x) in an NHWC buffer with `halo` padding pixels on each side.
-int64_t nhwcOffset(const std::vector<int64_t>& nchw, int64_t halo, int64_t c, int64_t y, int64_t x) {
-  const int64_t C = nchw[1], W = nchw[3] + 2 * halo;
-  return ((y + halo) * W + (x + halo)) * C + c;
+/// [N, C, H, W] -> [N, H, W, C] for int8 data.
+std::vector<uint8_t> toNhwc(const HostTensor& t) {
+  const int64_t N = t.shape[0], C = t.shape[1], H = t.shape[2], W = t.shape[3];
+  std::vector<uint8_t> out(t.bytes.size());
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t y = 0; y < H; ++y)
+        for (int64_t x = 0; x < W; ++x)
+          out[static_cast<size_t>(nhwcOffset(t.shape, 0, n, c, y, x))] = t.bytes[static_cast<size_t>(((n * C + c) * H + y) * W + x)];
+  return out;
 }
 
 /// The program's bytes of a boundary tensor, as the graph's int8 tensor (NCHW, no halo).
@@ -43,11 +46,13 @@ HostTensor fromProgram(const std::vector<uint8_t>& bytes, const compiler::Bounda
     t.bytes = bytes;
     return t;
   }
-  const int64_t C = b.graph_shape[1], H = b.graph_shape[2], W = b.graph_shape[3];
-  for (int64_t c = 0; c < C; ++c)
-    for (int64_t y = 0; y < H; ++y)
-      for (int64_t x = 0; x < W; ++x)
-        t.bytes[static_cast<size_t>((c * H + y) * W + x)] = bytes[static_cast<size_t>(nhwcOffset(b.graph_shape, b.halo, c, y, x))];
+  const int64_t N = b.graph_shape[0], C = b.graph_shape[1], H = b.graph_shape[2], W = b.graph_shape[3];
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t y = 0; y < H; ++y)
+        for (int64_t x = 0; x < W; ++x)
+          t.bytes[static_cast<size_t>(((n * C + c) * H + y) * W + x)] =
+              bytes[static_cast<size_t>(nhwcOffset(b.graph_shape, b.halo, n, c, y, x))];
   return t;
 }
 
@@ -131,7 +136,7 @@ std::optional<Mismatch> compareTensor(const isa::IsaConfig& isa, const compiler:
     if (a == r) continue;
     Mismatch m{b.value, unravel(e, b.graph_shape), a, r, -1, "", ""};
     const uint64_t addr =
-        sv.info.dram_addr + static_cast<uint64_t>(b.nhwc ? nhwcOffset(b.graph_shape, b.halo, m.index[1], m.index[2], m.index[3]) : e);
+        sv.info.dram_addr + static_cast<uint64_t>(b.nhwc ? nhwcOffset(b.graph_shape, b.halo, m.index[0], m.index[1], m.index[2], m.index[3]) : e);
     for (size_t k = code.size(); k-- > 0 && m.instruction < 0;) {
       const auto& d = isa.instr(code[k].desc);
       if (d.semantics != isa::Semantics::DmaStore) continue;

@@ -117,6 +117,7 @@ MODELS = {
     "tiny_cnn_opset9": (TinyCnn, (1, 3, 16, 16), True, True, 9),
     "transformer_opset9": (transformer, (1, 16, 64), False, False, 9),
     "transformer_opset17": (transformer, (1, 16, 64), False, False, 17),
+    "resnet18_b4": (lambda: vision("resnet18"), (4, 3, 224, 224), False, False),
     "mlp_wide": (mlp_wide, (1, 32), False, False),
     "cnn_pixels": (CnnPixels, (1, 3, 16, 16), False, False),
 }

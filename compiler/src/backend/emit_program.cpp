@@ -40,7 +40,7 @@ BoundaryTensor addTensor(isa::ProgramBuilder& b, const Graph& g, const TilePlan&
   const Value& val = g.values[static_cast<size_t>(t.value)];
   const ActBuffer& buf = plan.buffers.at(t.buffer);
   const bool nhwc = val.shape.size() == 4;
-  const std::vector<int64_t> shape = nhwc ? std::vector<int64_t>{1, buf.paddedH(), buf.paddedW(), buf.C} : val.shape;
+  const std::vector<int64_t> shape = nhwc ? std::vector<int64_t>{buf.N, buf.paddedH(), buf.paddedW(), buf.C} : val.shape;
   b.addTensor({val.name, t.kind, isa::DType::Int8, shape, plan.buffer_addr.at(buf.id), val.quant->scale.at(0), val.quant->zero_point.at(0)});
   return {val.name, val.shape, nhwc, buf.halo};
 }

@@ -47,7 +47,8 @@ std::string checkConcat(const Graph& g, const Node& n, const std::vector<ActBuff
 /// A reshape aliases its input only when every byte stays where it is in NHWC: the same channels
 /// and the same number of pixels (it only regroups pixels into rows).
 std::string checkAlias(const Graph&, const Node&, const std::vector<ActBuffer>& ins, const std::vector<ActBuffer>& outs) {
-  if (ins[0].C != outs[0].C || ins[0].H * ins[0].W != outs[0].H * outs[0].W) return "this reshape reorders bytes in the NHWC layout";
+  if (ins[0].C != outs[0].C || ins[0].N * ins[0].H * ins[0].W != outs[0].N * outs[0].H * outs[0].W)
+    return "this reshape reorders bytes in the NHWC layout";
   return "";
 }
 
@@ -128,6 +129,14 @@ std::string activationShapes(const Graph& g, const Node& n, std::vector<ActBuffe
   return ins.empty() ? "it reads no activation" : "";
 }
 
+/// Operators other than reshapes run image by image: every 4-D tensor has the same batch.
+std::string checkBatch(const std::vector<ActBuffer>& ins, const std::vector<ActBuffer>& outs) {
+  for (const auto* list : {&ins, &outs})
+    for (const ActBuffer& b : *list)
+      if (b.N != ins[0].N) return "its tensors differ in batch size";
+  return "";
+}
+
 }  // namespace
 
 std::span<const NpuOperator> npuOperators() { return table(); }
@@ -142,8 +151,7 @@ ActBuffer bufferShape(const Value& v) {
   ActBuffer b;
   const auto& s = v.shape;
   if (s.size() == 4) {
-    if (s[0] != 1) throw Error("value '" + v.name + "': only batch 1 is supported on the NPU");
-    b.C = s[1], b.H = s[2], b.W = s[3];
+    b.N = s[0], b.C = s[1], b.H = s[2], b.W = s[3];
   } else if (s.size() == 3 && s[0] == 1) {
     b.W = s[1], b.C = s[2];
   } else if (s.size() == 2) {
@@ -163,6 +171,7 @@ std::string npuIneligibility(const Graph& g, const Node& n, const isa::IsaConfig
     if (isa.bySemantics(s) < 0) return "ISA '" + isa.params().name + "' has no '" + std::string(isa::semanticsInfo(s).name) + "' instruction";
   std::vector<ActBuffer> ins, outs;
   if (std::string why = activationShapes(g, n, ins, outs); !why.empty()) return why;
+  if (std::string why = entry->alias ? "" : checkBatch(ins, outs); !why.empty()) return why;
   return entry->check ? entry->check(g, n, ins, outs) : "";
 }
 

@@ -38,9 +38,32 @@ void TileContext::barrier() {
 }
 
 Operand TileContext::addConstant(std::vector<uint8_t> bytes, const std::string& what) {
+  if (replaying_) {
+    const Operand made = made_.at(replayed_++);
+    if (plan.constants.at(static_cast<size_t>(made.id)) != bytes) throw Error("code generation: images of one layer need different constants");
+    return made;
+  }
   plan.constants.push_back(std::move(bytes));
   plan.constant_names.push_back(layer().name + " " + what);
-  return {Space::Constant, static_cast<int>(plan.constants.size() - 1), 0};
+  made_.push_back({Space::Constant, static_cast<int>(plan.constants.size() - 1), 0});
+  return made_.back();
+}
+
+void TileContext::forEachImage(const std::vector<int>& values, const std::function<void()>& tile) {
+  int64_t images = 1;
+  for (int v : values) images = std::max(images, plan.buffers.at(v).N);
+  made_.clear();
+  int64_t minDramBytes = 0;
+  for (int64_t n = 0; n < images; ++n) {
+    for (int v : values) plan.buffers.at(v).base = plan.buffers.at(v).N > 1 ? n * plan.buffers.at(v).imageBytes() : 0;
+    replaying_ = n > 0;
+    replayed_ = 0;
+    tile();
+    minDramBytes += layer().min_dram_bytes;  // every image moves its operands once
+  }
+  for (int v : values) plan.buffers.at(v).base = 0;
+  replaying_ = false;
+  layer().min_dram_bytes = minDramBytes;
 }
 
 std::vector<int32_t> int32s(const Node& n, const char* attr) {

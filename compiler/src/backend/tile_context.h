@@ -4,6 +4,7 @@
 // stores of pixel runs, the rescaling copy) live here too, so every tiler uses the same ones.
 #pragma once
 
+#include <functional>
 #include <initializer_list>
 #include <string>
 #include <vector>
@@ -45,11 +46,19 @@ class TileContext {
   static Operand loadSlot(int64_t row = 0) { return {Space::LoadSlot, 0, row}; }
   static Operand outSlot(int64_t row = 0) { return {Space::OutSlot, 0, row}; }
   Operand newAccTile() { return {Space::AccTile, layer().acc_tiles++, 0}; }
-  /// `what` says what it holds, for the printed plan (the layer name is prepended).
+  /// `what` says what it holds, for the printed plan (the layer name is prepended). While a layer
+  /// is tiled image by image, the images after the first reuse the first one's constants.
   Operand addConstant(std::vector<uint8_t> bytes, const std::string& what);
+
+  /// Tiles the current layer once per image of its batch: `tile` runs with the buffer views of
+  /// `values` pointing at image n (their `base`); constants are made once.
+  void forEachImage(const std::vector<int>& values, const std::function<void()>& tile);
 
  private:
   PlanStep step_;
+  bool replaying_ = false;               // an image after the first: constants come from `made_`
+  std::vector<Operand> made_;            // the constants the first image made, in order
+  size_t replayed_ = 0;
 };
 
 /// Loads one pair of scale rows (multiplier, shift per lane) into the accumulator at `row`.

@@ -69,20 +69,23 @@ struct PlanStep {
   std::vector<PlanInstr> sync;    // a barrier's token-carrying nops, set by scheduling
 };
 
-/// An int8 activation in DRAM: NHWC (batch 1), with a spatial halo of `halo` pixels on every side
-/// holding `fill`, so padded windows read real zeros without special cases. Offsets are relative
-/// to the buffer; `id` names the DRAM buffer (an aliasing reshape shares its source's id).
+/// An int8 activation in DRAM: N images, each NHWC with a spatial halo of `halo` pixels on every
+/// side holding `fill`, so padded windows read real zeros without special cases. Offsets are
+/// relative to the image being tiled (`base` bytes into the buffer); `id` names the DRAM buffer
+/// (an aliasing reshape shares its source's id).
 struct ActBuffer {
   int id = -1;
-  int64_t H = 1, W = 1, C = 1;
+  int64_t N = 1, H = 1, W = 1, C = 1;
   int64_t halo = 0;
   int8_t fill = 0;
+  int64_t base = 0;
 
   int64_t paddedW() const { return W + 2 * halo; }
   int64_t paddedH() const { return H + 2 * halo; }
-  int64_t bytes() const { return paddedH() * paddedW() * C; }
-  /// The DRAM operand `byteOffset` bytes into the buffer.
-  Operand at(int64_t byteOffset) const { return {Space::Buffer, id, byteOffset}; }
+  int64_t imageBytes() const { return paddedH() * paddedW() * C; }
+  int64_t bytes() const { return N * imageBytes(); }
+  /// The DRAM operand `byteOffset` bytes into the current image.
+  Operand at(int64_t byteOffset) const { return {Space::Buffer, id, base + byteOffset}; }
   /// Pixel (y, x) in halo-padded coordinates.
   Operand padded(int64_t y, int64_t x) const { return at((y * paddedW() + x) * C); }
   Operand interior(int64_t y, int64_t x) const { return padded(y + halo, x + halo); }

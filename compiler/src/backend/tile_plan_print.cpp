@@ -82,7 +82,7 @@ class Printer {
          << " rows, accumulator halves " << l.acc_half << " rows, scale rows " << l.scale_rows << "\n";
     for (const auto& [id, b] : plan_.buffers) {
       if (b.id != id) continue;  // an alias: printed with its layer
-      out_ << "buffer " << bufferName(id) << ": " << b.H << "x" << b.W << "x" << b.C << " NHWC";
+      out_ << "buffer " << bufferName(id) << ": " << (b.N > 1 ? std::to_string(b.N) + "x" : "") << b.H << "x" << b.W << "x" << b.C << " NHWC";
       if (b.halo) out_ << ", halo " << b.halo << " filled with " << int{b.fill};
       if (plan_.buffer_addr.count(id)) out_ << " @ " << plan_.buffer_addr.at(id);
       out_ << "\n";

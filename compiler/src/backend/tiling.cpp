@@ -140,11 +140,13 @@ void planInputs(TileContext& T, const Boundary& boundary) {
     pad.reads = {plain.id};
     pad.writes = v;
     pad.loops = "copy into the haloed buffer";
-    const ActBuffer& dst = plan.buffers.at(v);
     const int32_t z = val.quant->zero_point.at(0);
-    emitRescale(T, plain, 0, dst, 0, dst.C, z, 1 << 30, 30, z, -128, 127);
+    T.forEachImage({plain.id, v}, [&] {
+      const ActBuffer& dst = plan.buffers.at(v);
+      emitRescale(T, plan.buffers.at(plain.id), 0, dst, 0, dst.C, z, 1 << 30, 30, z, -128, 127);
+      T.layer().min_dram_bytes = 2 * dst.H * dst.W * dst.C;
+    });
     T.barrier();
-    pad.min_dram_bytes = 2 * dst.H * dst.W * dst.C;
   }
 }
 
@@ -163,7 +165,11 @@ void tileLayers(TileContext& T, const std::vector<int>& order) {
     layer.writes = plan.buffers.at(n.outputs[0]).id;
     if (op.alias) continue;
     layer.macs = npuMacs(T.g, n);
-    op.tile(T, n);
+    std::vector<int> values;
+    for (int v : n.inputs)
+      if (v >= 0 && !T.g.values[static_cast<size_t>(v)].is_constant) values.push_back(v);
+    values.push_back(n.outputs[0]);
+    T.forEachImage(values, [&] { op.tile(T, n); });
     T.barrier();
   }
 }

@@ -1,0 +1,20 @@
+// Tables for the Lut operator (docs/quantized-ops.md): an int8 -> int8 function of one input is
+// exactly a 256-entry table once the input's and output's quantization are fixed.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "systole/compiler/graph.h"
+#include "systole/compiler/quant_math.h"
+
+namespace systole::compiler {
+
+/// Float operators of one input that become a Lut when their input is int8.
+bool isLutOperator(std::string_view op);
+
+/// table[q + 128] = quantizeFloat(f(s_x (q - z_x)), s_y, z_y) for q = -128..127, where f is `n`'s
+/// own float kernel (so the table and the float model cannot disagree).
+std::vector<int64_t> lutTable(const Graph& g, const Node& n, const ActivationQuant& in, const ActivationQuant& out);
+
+}  // namespace systole::compiler
