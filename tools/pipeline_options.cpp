@@ -72,6 +72,8 @@ CLI::Option* addPipelineOptions(CLI::App& cmd, PipelineArgs& a) {
   addPassOptions(cmd, a);
   addCalibrationOptions(cmd, a);
   cmd.add_option("--min-npu-macs", a.minNpuMacs, "keep runs of NPU operators with fewer MACs on the host")->default_val(0);
+  cmd.add_option("--shape", a.shapes,
+                 "NAME=1x3x224x224: bind a model input's symbolic dimensions (repeatable); an unbound symbolic batch is 1");
   return emit;
 }
 
@@ -97,6 +99,11 @@ compiler::PipelineOptions pipelineOptions(const PipelineArgs& a, const isa::IsaC
   options.quant.num_samples = a.calibSamples;
   options.calibration_dir = a.calibDir;
   options.lower.min_npu_macs = a.minNpuMacs;
+  for (const std::string& arg : a.shapes) {
+    const size_t eq = arg.find('=');
+    if (eq == std::string::npos || eq == 0) throw Error("--shape expects NAME=DxDx..., got '" + arg + "'");
+    options.import.input_shapes[arg.substr(0, eq)] = compiler::parseShape(arg.substr(eq + 1));
+  }
   return options;
 }
 

@@ -17,10 +17,11 @@ struct PipelineArgs {
   std::string calibDir, calibMethod = "minmax";
   int calibSamples = 0;  // 0: 8 seeded random inputs, or every sample in calibDir
   int64_t minNpuMacs = 0;
+  std::vector<std::string> shapes;  // NAME=DxDx...
 };
 
 /// Adds MODEL, --isa, --emit (stages from compiler::stageTable()), --passes, --verify-each,
-/// --print-after-all, --time-passes, --calib, --calib-samples, --calib-method and --min-npu-macs.
+/// --print-after-all, --time-passes, --calib, --calib-samples, --calib-method, --min-npu-macs and --shape.
 /// Returns the --emit option.
 CLI::Option* addPipelineOptions(CLI::App& cmd, PipelineArgs& a);
 

@@ -1,6 +1,7 @@
 // Algorithm: parse the file into onnx::ModelProto; check the IR version, the default-domain opset
 // (9..17) and, node by node in file order, that each operator is supported and each input is
-// defined earlier (so a missing initializer names its reader); bind symbolic input dimensions to 1;
+// defined earlier (so a missing initializer names its reader); bind symbolic input dimensions
+// (--shape, else a symbolic batch is 1; any other is an error naming it);
 // run onnx::checker::check_model, then onnx::shape_inference::InferShapes (strict, with data
 // propagation); finally convert initializers and Constant nodes to constant values and every other
 // node to a Graph node, taking each value's type and shape from the inferred value_info (a dimension
@@ -197,7 +198,7 @@ std::vector<int64_t> shapeOf(const onnx::TypeProto& type) {
 
 class Importer {
  public:
-  explicit Importer(std::string name) : file_(std::move(name)) {}
+  Importer(std::string name, const ImportOptions& options) : file_(std::move(name)), options_(options) {}
 
   Graph run(onnx::ModelProto& model) {
     try {
@@ -254,6 +255,9 @@ class Importer {
   }
 
   void bindInputs(onnx::GraphProto& g) {
+    for (const auto& [name, shape] : options_.input_shapes)
+      if (std::none_of(g.input().begin(), g.input().end(), [&](const auto& in) { return in.name() == name; }))
+        throw Error("--shape " + name + ": the model has no input named " + quote(name));
     std::unordered_set<std::string> inits;
     for (const auto& t : g.initializer()) inits.insert(t.name());
     for (auto& in : *g.mutable_input()) {
@@ -264,8 +268,31 @@ class Importer {
         throw Error("graph input " + quote(in.name()) + " has element type " + onnxTypeName(tt.elem_type()) +
                     "; only float32 models are supported");
       if (!tt.has_shape()) throw Error("graph input " + quote(in.name()) + " has no shape");
-      for (auto& d : *in.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim())
-        if (!d.has_dim_value() || d.dim_value() <= 0) d.set_dim_value(1);
+      bindShape(in.name(), *in.mutable_type()->mutable_tensor_type()->mutable_shape());
+    }
+  }
+
+  /// Binds an input's dimensions: from --shape, else a symbolic leading (batch) dimension is 1.
+  void bindShape(const std::string& name, onnx::TensorShapeProto& shape) {
+    auto given = options_.input_shapes.find(name);
+    if (given != options_.input_shapes.end() && static_cast<size_t>(shape.dim_size()) != given->second.size())
+      throw Error("--shape " + name + ": the input has " + std::to_string(shape.dim_size()) + " dimensions, not " +
+                  std::to_string(given->second.size()));
+    for (int k = 0; k < shape.dim_size(); ++k) {
+      auto& d = *shape.mutable_dim(k);
+      const bool fixed = d.has_dim_value() && d.dim_value() > 0;
+      const std::string what = "graph input " + quote(name) + " dimension " + std::to_string(k) +
+                               (d.has_dim_param() ? " (" + quote(d.dim_param()) + ")" : "");
+      if (given != options_.input_shapes.end()) {
+        const int64_t want = given->second[static_cast<size_t>(k)];
+        if (fixed && d.dim_value() != want)
+          throw Error(what + " is " + std::to_string(d.dim_value()) + ", but --shape gives " + std::to_string(want));
+        d.set_dim_value(want);
+      } else if (!fixed && k == 0) {
+        d.set_dim_value(1);
+      } else if (!fixed) {
+        throw Error(what + " is symbolic: bind it with --shape " + name + "=DxDx...");
+      }
     }
   }
 
@@ -377,20 +404,35 @@ class Importer {
   }
 
   std::string file_;
+  const ImportOptions& options_;
   int64_t opset_ = 0;
   std::unordered_map<std::string, int> ids_;
 };
 
 }  // namespace
 
-Graph importOnnxBytes(const std::string& bytes, const std::string& name) {
+std::vector<int64_t> parseShape(const std::string& text) {
+  std::vector<int64_t> shape;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    const size_t x = std::min(text.find('x', pos), text.size());
+    const std::string part = text.substr(pos, x - pos);
+    if (part.empty() || part.size() > 12 || part.find_first_not_of("0123456789") != std::string::npos || std::stoll(part) < 1)
+      throw Error("shape '" + text + "': expected dimensions >= 1 separated by 'x', e.g. 1x3x224x224");
+    shape.push_back(std::stoll(part));
+    pos = x + 1;
+  }
+  return shape;
+}
+
+Graph importOnnxBytes(const std::string& bytes, const std::string& name, const ImportOptions& options) {
   onnx::ModelProto model;
   if (!model.ParseFromString(bytes))
     throw Error(SourceLocation{name}, "not an ONNX model: the protobuf does not parse (truncated file or another format)");
-  return Importer(name).run(model);
+  return Importer(name, options).run(model);
 }
 
-Graph importOnnx(const std::string& path) {
+Graph importOnnx(const std::string& path, const ImportOptions& options) {
   onnx::ModelProto model;
   {
     std::ifstream in(path, std::ios::binary);
@@ -406,7 +448,7 @@ Graph importOnnx(const std::string& path) {
     if (!model.ParseFromArray(bytes.get(), static_cast<int>(size)))
       throw Error(SourceLocation{path}, "not an ONNX model: the protobuf does not parse (truncated file or another format)");
   }  // the file's bytes are freed before conversion: peak memory is about twice the model
-  return Importer(path).run(model);
+  return Importer(path, options).run(model);
 }
 
 }  // namespace systole::compiler

@@ -14,7 +14,7 @@ namespace {
 
 // ---- What each stage runs ----------------------------------------------------------------------
 
-void runImport(PipelineResult& r, const isa::IsaConfig&, const PipelineOptions&) { r.graph = importOnnx(r.model_path); }
+void runImport(PipelineResult& r, const isa::IsaConfig&, const PipelineOptions& options) { r.graph = importOnnx(r.model_path, options.import); }
 
 void runOptimize(PipelineResult& r, const isa::IsaConfig&, const PipelineOptions& options) {
   PassOptions passOptions;

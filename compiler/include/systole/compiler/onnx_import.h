@@ -5,6 +5,7 @@
 // Every rejection is one line naming the file and, where one is at fault, the node and its op type.
 #pragma once
 
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,13 +24,23 @@ inline constexpr int64_t kMaxOpset = 17;
 const std::vector<std::string>& supportedOps();
 bool isSupportedOp(std::string_view op);
 
+struct ImportOptions {
+  /// Shapes for graph inputs by name (--shape NAME=1x3x224x224): they bind symbolic dimensions
+  /// and must agree with every fixed one.
+  std::map<std::string, std::vector<int64_t>> input_shapes;
+};
+
 /// Reads and converts `path`. Throws systole::Error (the CLI's exit code 2) on a file that is
 /// missing, truncated or not ONNX, an opset out of range, an unsupported operator or element type,
 /// a missing initializer, inconsistent shapes, or anything ONNX's checker rejects.
-/// Symbolic input dimensions (e.g. a dynamic batch) are bound to 1.
-Graph importOnnx(const std::string& path);
+/// A symbolic input dimension is bound by options.input_shapes; a symbolic leading (batch)
+/// dimension left unbound is 1; any other unbound one is an error naming the input and dimension.
+Graph importOnnx(const std::string& path, const ImportOptions& options = {});
 
 /// Same, from the bytes of a model; `name` is what error messages call it.
-Graph importOnnxBytes(const std::string& bytes, const std::string& name);
+Graph importOnnxBytes(const std::string& bytes, const std::string& name, const ImportOptions& options = {});
+
+/// "1x3x224x224" -> {1, 3, 224, 224}; throws Error on anything else (a dimension must be >= 1).
+std::vector<int64_t> parseShape(const std::string& text);
 
 }  // namespace systole::compiler

@@ -18,6 +18,7 @@
 
 #include "systole/compiler/backend.h"
 #include "systole/compiler/graph.h"
+#include "systole/compiler/onnx_import.h"
 #include "systole/compiler/passes.h"
 #include "systole/compiler/quantize.h"
 #include "systole/isa/config.h"
@@ -29,6 +30,8 @@ struct PipelineResult;
 
 /// Every option of every stage. The defaults are the defaults of every entry point.
 struct PipelineOptions {
+  /// graph: shapes binding the inputs' symbolic dimensions (--shape).
+  ImportOptions import;
   /// opt: the passes to run, in order; empty = defaultPipeline().
   std::vector<std::string> passes;
   /// opt: Graph::verify() and the shape check after every pass (always on in debug builds).

@@ -250,6 +250,13 @@ def plan_conv_batch2():
     return build([conv], [vi("x", [2, 2, 4, 4])], [vi("y", [2, 4, 4, 4])], [f32("w", [4, 2, 3, 3]), f32("b", [4])])
 
 
+# A convolution over an input whose batch, height and width are symbolic (bound with --shape).
+@model
+def dynamic_hw():
+    conv = h.make_node("Conv", ["x", "w"], ["y"], name="conv", pads=[1, 1, 1, 1])
+    return build([conv], [vi("x", ["batch", 2, "h", "w"])], [vi("y", ["batch", 4, "h", "w"])], [f32("w", [4, 2, 3, 3])])
+
+
 # A matrix product: one input row, a K x N weight matrix, and a residual add of two such products.
 @model
 def plan_gemm_add():
