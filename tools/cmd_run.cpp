@@ -81,6 +81,7 @@ void printSummary(const compiler::PipelineResult& compiled, const runtime::RunRe
             << (a.check ? " including the reference check" : "") << "\n";
   std::cout << result.sim.stats.summary() << std::flush;
   const int64_t pes = config.params().array_rows * config.params().array_cols;
+  printTotalCycles(result);
   printUtilization(result.layers, result.sim.stats.cycles, pes);
   printHostOperators(compiled);
   if (a.layers) printLayers(result.layers, pes, accuracy);

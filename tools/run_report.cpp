@@ -67,8 +67,15 @@ void printHostOperators(const compiler::PipelineResult& compiled) {
   std::string types;
   int total = 0;
   for (const auto& [op, count] : byType) types += (types.empty() ? "" : ", ") + op + " " + std::to_string(count), total += count;
-  std::printf("host operators (their time is not in the cycle count): %d (%s)\n", total, types.c_str());
+  std::printf("host operators: %d (%s)\n", total, types.c_str());
   for (const auto& line : named) std::printf("on the host although the NPU has a lowering: %s\n", line.c_str());
+}
+
+void printTotalCycles(const runtime::RunResult& result) {
+  std::printf("total cycles: %llu = NPU %llu + host %llu (%zu operators, the config's host model) + host<->NPU transfers %llu\n",
+              static_cast<unsigned long long>(result.totalCycles()), static_cast<unsigned long long>(result.sim.stats.cycles),
+              static_cast<unsigned long long>(result.host_cycles), result.host_operators,
+              static_cast<unsigned long long>(result.transfer_cycles));
 }
 
 void printUtilization(const std::vector<runtime::LayerTiming>& layers, uint64_t cycles, int64_t pes) {
@@ -105,6 +112,9 @@ void printLayers(const std::vector<runtime::LayerTiming>& layers, int64_t pes, c
 
 std::string statsJson(const runtime::RunResult& result, const Accuracy& accuracy) {
   auto j = nlohmann::ordered_json::parse(result.sim.stats.toJson());
+  j["total_cycles"] = result.totalCycles();
+  j["host_cycles"] = result.host_cycles;
+  j["transfer_cycles"] = result.transfer_cycles;
   auto& acc = j["accuracy"];
   acc["measured"] = accuracy.measured;
   acc["outputs"] = nlohmann::ordered_json::array();

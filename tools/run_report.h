@@ -23,12 +23,14 @@ struct Accuracy {
 void printAccuracy(const Accuracy& accuracy);
 /// "" if every output meets the thresholds (NaN: no threshold), else what failed.
 std::string accuracyFailure(const Accuracy& accuracy, double minSqnr, double minCosine);
-/// Host operators by type (their cycles are not in the count), and each one the NPU has a
+/// Host operators by type, and each one the NPU has a
 /// lowering for, with the reason it ran on the host.
 void printHostOperators(const compiler::PipelineResult& compiled);
 /// The per-layer table: predicted and simulated cycles, utilization, and with accuracy figures
 /// the SQNR and saturation of each layer's output.
 void printLayers(const std::vector<runtime::LayerTiming>& layers, int64_t pes, const Accuracy& accuracy);
+/// NPU + host + transfer cycles.
+void printTotalCycles(const runtime::RunResult& result);
 /// Model MACs / (cycles x PEs) over the NPU layers.
 void printUtilization(const std::vector<runtime::LayerTiming>& layers, uint64_t cycles, int64_t pes);
 /// The simulator's statistics with the accuracy figures under "accuracy".

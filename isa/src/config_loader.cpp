@@ -148,8 +148,8 @@ class ConfigLoader {
   void readParams(const YAML::Node& root, Params& p) {
     checkKeys(root, "config",
               {"name", "description", "clock_mhz", "types", "array", "memories", "dma", "vector", "queues",
-               "encoding", "instructions"},
-              {"name", "clock_mhz", "types", "array", "memories", "dma", "vector", "queues", "encoding",
+               "host", "encoding", "instructions"},
+              {"name", "clock_mhz", "types", "array", "memories", "dma", "vector", "queues", "host", "encoding",
                "instructions"});
     p.name = str(root["name"], "name");
     if (p.name.empty() || !std::all_of(p.name.begin(), p.name.end(), [](char c) {
@@ -204,6 +204,12 @@ class ConfigLoader {
       const std::string key(unitName(u));
       p.queue_depth[static_cast<int>(u)] = integer(q[key], "queues." + key, 1, 4096);
     }
+
+    const YAML::Node host = root["host"];
+    checkKeys(host, "host", {"elements_per_cycle", "macs_per_cycle", "op_cycles"}, {"elements_per_cycle", "macs_per_cycle", "op_cycles"});
+    p.host_elements_per_cycle = integer(host["elements_per_cycle"], "host.elements_per_cycle", 1, 1 << 20);
+    p.host_macs_per_cycle = integer(host["macs_per_cycle"], "host.macs_per_cycle", 1, 1 << 20);
+    p.host_op_cycles = integer(host["op_cycles"], "host.op_cycles", 0, 100000000);
 
     const YAML::Node enc = root["encoding"];
     checkKeys(enc, "encoding", {"width", "opcode_bits"}, {"width", "opcode_bits"});

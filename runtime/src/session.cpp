@@ -12,6 +12,7 @@
 #include "systole/isa/assembler.h"
 #include "systole/isa/diagnostic.h"
 #include "systole/isa/encoding.h"
+#include "systole/runtime/host_cost.h"
 
 namespace systole::runtime {
 
@@ -184,12 +185,15 @@ RunResult Session::run(const std::map<std::string, HostTensor>& inputs, const Ru
   simOptions.timeline = true;
   for (const auto& item : model_.schedule) {
     if (!item.npu) {
-      if (options.timing_only) continue;
-      runHostNode(g, g.nodes[static_cast<size_t>(item.host_node)], env);
+      const compiler::Node& n = g.nodes[static_cast<size_t>(item.host_node)];
+      result.host_cycles += hostOperatorCycles(isa_.params(), g, n);
       ++result.host_operators;
+      if (!options.timing_only) runHostNode(g, n, env);
       continue;
     }
     const compiler::CompiledProgram& program = *item.npu;
+    for (const auto* list : {&program.inputs, &program.outputs})
+      for (const auto& b : *list) result.transfer_cycles += transferCycles(isa_.params(), g.values[static_cast<size_t>(g.findValue(b.value))].elements());
     std::map<std::string, std::vector<uint8_t>> programInputs;
     for (const auto& b : program.inputs) {
       const int v = g.findValue(b.value);

@@ -53,8 +53,8 @@ PlanStep barrier() {
 TilePlan twoLayerPlan() {
   TilePlan plan;
   plan.layout = {.chunk = 10, .slot_rows = 40, .acc_half = 20, .scale_base = 40, .scale_rows = 4};
-  plan.buffers[7] = {7, 1, 4, 4, 0, 0};
-  plan.buffers[8] = {8, 1, 4, 4, 0, 0};
+  plan.buffers[7] = {.id = 7, .N = 1, .H = 1, .W = 4, .C = 4};
+  plan.buffers[8] = {.id = 8, .N = 1, .H = 1, .W = 4, .C = 4};
   plan.input_buffers = {7};
   plan.constants = {std::vector<uint8_t>(10, 1)};
   plan.constant_names = {"c"};

@@ -16,7 +16,7 @@ void tileLut(TileContext& T, const Node& n) {
   const ActBuffer& in = T.buffer(n.inputs[0]);
   const ActBuffer& y = T.buffer(n.outputs[0]);
   const int64_t width = T.p.spad_row_bytes;
-  const int64_t tableRows = (256 + width - 1) / width;
+  const int64_t tableRows = T.p.lut_rows;
   const int64_t rows = std::min(T.layout().chunk, T.layout().slot_rows - tableRows);
   if (rows < 1) throw Error("node '" + n.name + "' (Lut): the table does not fit the scratchpad");
   std::vector<uint8_t> table;

@@ -33,6 +33,10 @@ struct Params {
   int64_t vector_latency = 0;
   int64_t queue_depth[kNumUnits] = {0, 0, 0};
   int64_t instr_bits = 0, opcode_bits = 0;
+  // The host processor that runs the operators the NPU does not, in NPU cycles.
+  int64_t host_elements_per_cycle = 0;  // element-wise work and data movement: output elements
+  int64_t host_macs_per_cycle = 0;      // Conv / Gemm / MatMul multiply-accumulates
+  int64_t host_op_cycles = 0;           // fixed cost of one host operator (dispatch, synchronisation)
 
   // --- derived ---
   int64_t spad_row_elems = 0;  // int8 lanes of a scratchpad row: max(array.rows, array.cols)

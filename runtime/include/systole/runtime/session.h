@@ -45,6 +45,9 @@ struct RunResult {
   sim::SimResult sim;               // statistics summed over the programs; outputs and trace of the last
   size_t programs = 0;              // NPU programs run (more than one when host operators sit between)
   size_t host_operators = 0;        // operators run on the host
+  uint64_t host_cycles = 0;         // their cost by the config's host model (host_cost.h)
+  uint64_t transfer_cycles = 0;     // moving each program's inputs and outputs between host and NPU
+  uint64_t totalCycles() const { return sim.stats.cycles + host_cycles + transfer_cycles; }
   std::vector<LayerTiming> layers;
   std::optional<Mismatch> mismatch;                          // set when a check failed
   bool checked = false;
