@@ -452,6 +452,23 @@ TEST(Quantize, PercentileAndEntropyNarrowOutliers) {
   EXPECT_LT(calibrate(b.g, calib, p).at("x").lo, -0.9);
 }
 
+TEST(Quantize, EntropyKeepsTheTailOfANarrowDistributionFarFromZero) {
+  // Like a global average pool's output: most values in [0.25, 0.35], 5% spread up to 1.4. The
+  // KL threshold alone clips near 0.35 (the 5% largest values, the informative ones, saturate);
+  // Entropy keeps the full range when its threshold clips more than 1% of the values.
+  GraphBuilder b;
+  const int x = b.input("x", {1, 1, 100, 100});
+  const int r = b.node("Relu", {x}, "r", {1, 1, 100, 100});
+  b.output(r);
+  auto calib = makeRandomInputs(b.g, 1, 0);
+  float* d = calib[0].at("x").data<float>();
+  for (int i = 0; i < 10000; ++i) d[i] = i % 20 == 0 ? 0.4f + 1.0f * static_cast<float>(i) / 10000 : 0.3f + 0.05f * d[i];
+  QuantOptions e;
+  e.method = CalibrationMethod::Entropy;
+  const TensorRange range = calibrate(b.g, calib, e).at("x");
+  EXPECT_FLOAT_EQ(static_cast<float>(range.hi), calibrate(b.g, calib).at("x").hi);
+}
+
 TEST(RandomInputs, SeededUniformAndNormal) {
   GraphBuilder b;
   b.input("x", {10000});
