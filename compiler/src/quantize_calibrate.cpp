@@ -129,25 +129,40 @@ double klDivergence(std::vector<double> p, std::vector<double> q) {
   return kl;
 }
 
+/// Levels on one side of zero: 255 if the tensor has one sign (the zero point moves to the end),
+/// else 128.
+int levelsPerSide(const Stats& s) { return (s.lo >= 0 || s.hi <= 0) ? 255 : 128; }
+
+/// The most of a tensor's elements Entropy may clip. KL divergence does not see where the clipped
+/// mass was: on a narrow distribution far from zero (a global average pool's output) its threshold
+/// saturates the largest, most informative values, a large share of them. Clipping rare outliers
+/// is what the method is for; a threshold that clips more than this keeps the full range.
+constexpr double kEntropyMaxClipped = 0.01;
+
+/// The fraction of the histogram's elements in bins from `first` on.
+double fractionFrom(const std::vector<uint64_t>& hist, size_t first) {
+  uint64_t total = 0, above = 0;
+  for (size_t b = 0; b < hist.size(); ++b) {
+    total += hist[b];
+    if (b >= first) above += hist[b];
+  }
+  return total ? static_cast<double>(above) / static_cast<double>(total) : 0;
+}
+
 /// TensorRT's entropy calibration over the |x| histogram: the threshold (in units of bins) whose
 /// clipped-and-quantized distribution diverges least from the clipped reference.
-TensorRange entropyRange(Stats s) {
-  const double absMax = std::max(std::fabs(s.lo), std::fabs(s.hi));
-  const int bins = static_cast<int>(s.hist.size());
-  if (absMax == 0) return {s.lo, s.hi};
+int entropyThresholdBins(std::vector<uint64_t> h, int levels) {
+  const int bins = static_cast<int>(h.size());
   // The bin at 0 holds every exact zero (half of a ReLU output); as NVIDIA's
   // pytorch-quantization does, replace it by its neighbour so the spike does not decide.
-  s.hist[0] = s.hist[1];
-  // Levels on one side of zero: 255 if the tensor has one sign (the zero point moves to the
-  // end), else 128.
-  const int levels = (s.lo >= 0 || s.hi <= 0) ? 255 : 128;
+  h[0] = h[1];
   int best = bins;
   double bestKl = std::numeric_limits<double>::infinity();
   std::vector<double> p, q;
   for (int i = levels; i <= bins; ++i) {
-    p.assign(s.hist.begin(), s.hist.begin() + i);
+    p.assign(h.begin(), h.begin() + i);
     double outliers = 0;
-    for (int j = i; j < bins; ++j) outliers += static_cast<double>(s.hist[static_cast<size_t>(j)]);
+    for (int j = i; j < bins; ++j) outliers += static_cast<double>(h[static_cast<size_t>(j)]);
     p.back() += outliers;
     // Merge the i reference bins into `levels` quantized bins, then spread each back evenly
     // over the reference bins it covers that are non-zero.
@@ -159,11 +174,11 @@ TensorRange entropyRange(Stats s) {
       double sum = 0;
       int nonZero = 0;
       for (int j = start; j < stop; ++j) {
-        sum += static_cast<double>(s.hist[static_cast<size_t>(j)]);
-        nonZero += s.hist[static_cast<size_t>(j)] != 0;
+        sum += static_cast<double>(h[static_cast<size_t>(j)]);
+        nonZero += h[static_cast<size_t>(j)] != 0;
       }
       for (int j = start; j < stop; ++j)
-        if (s.hist[static_cast<size_t>(j)] != 0) q[static_cast<size_t>(j)] = sum / nonZero;
+        if (h[static_cast<size_t>(j)] != 0) q[static_cast<size_t>(j)] = sum / nonZero;
     }
     const double kl = klDivergence(p, q);
     if (kl < bestKl) {
@@ -171,6 +186,16 @@ TensorRange entropyRange(Stats s) {
       best = i;
     }
   }
+  return best;
+}
+
+/// The entropy threshold, or the full range if that threshold clips more than kEntropyMaxClipped.
+TensorRange entropyRange(const Stats& s) {
+  const double absMax = std::max(std::fabs(s.lo), std::fabs(s.hi));
+  const int bins = static_cast<int>(s.hist.size());
+  if (absMax == 0) return {s.lo, s.hi};
+  const int best = entropyThresholdBins(s.hist, levelsPerSide(s));
+  if (fractionFrom(s.hist, static_cast<size_t>(best)) > kEntropyMaxClipped) return {s.lo, s.hi};
   const double threshold = absMax * (best + 0.5) / bins;
   return {std::max(s.lo, -threshold), std::min(s.hi, threshold)};
 }

@@ -441,15 +441,45 @@ TEST(Quantize, PercentileAndEntropyNarrowOutliers) {
   b.output(r);
   auto calib = makeRandomInputs(b.g, 1, 0);
   calib[0].at("x").data<float>()[17] = 1000.0f;
+  QuantOptions m;
+  m.method = CalibrationMethod::MinMax;
   QuantOptions p;
   p.method = CalibrationMethod::Percentile;
+  p.percentile = 99.99;  // one element in 10^4 may be clipped on each side
   QuantOptions e;
   e.method = CalibrationMethod::Entropy;
-  EXPECT_EQ(calibrate(b.g, calib).at("x").hi, 1000.0);
+  EXPECT_EQ(calibrate(b.g, calib, m).at("x").hi, 1000.0);
   EXPECT_LT(calibrate(b.g, calib, p).at("x").hi, 2.0);
   // Entropy's threshold is at least 128 of its 2048 bins over [0, 1000] (62.7).
   EXPECT_LT(calibrate(b.g, calib, e).at("x").hi, 200.0);
   EXPECT_LT(calibrate(b.g, calib, p).at("x").lo, -0.9);
+  // The default, percentile 99.999, keeps one outlier in 10^4 elements.
+  EXPECT_EQ(calibrate(b.g, calib).at("x").hi, 1000.0);
+}
+
+TEST(Quantize, DefaultIsPercentile99999) {
+  const QuantOptions defaults;
+  EXPECT_EQ(defaults.method, CalibrationMethod::Percentile);
+  EXPECT_EQ(defaults.percentile, 99.999);
+}
+
+TEST(Quantize, EntropyKeepsTheTailOfANarrowDistributionFarFromZero) {
+  // Like a global average pool's output: most values in [0.25, 0.35], 5% spread up to 1.4. The
+  // KL threshold alone clips near 0.35 (the 5% largest values, the informative ones, saturate);
+  // Entropy keeps the full range when its threshold clips more than 1% of the values.
+  GraphBuilder b;
+  const int x = b.input("x", {1, 1, 100, 100});
+  const int r = b.node("Relu", {x}, "r", {1, 1, 100, 100});
+  b.output(r);
+  auto calib = makeRandomInputs(b.g, 1, 0);
+  float* d = calib[0].at("x").data<float>();
+  for (int i = 0; i < 10000; ++i) d[i] = i % 20 == 0 ? 0.4f + 1.0f * static_cast<float>(i) / 10000 : 0.3f + 0.05f * d[i];
+  QuantOptions e;
+  e.method = CalibrationMethod::Entropy;
+  QuantOptions m;
+  m.method = CalibrationMethod::MinMax;
+  const TensorRange range = calibrate(b.g, calib, e).at("x");
+  EXPECT_FLOAT_EQ(static_cast<float>(range.hi), calibrate(b.g, calib, m).at("x").hi);
 }
 
 TEST(RandomInputs, SeededUniformAndNormal) {
