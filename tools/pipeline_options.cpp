@@ -46,9 +46,14 @@ void addCalibrationOptions(CLI::App& cmd, PipelineArgs& a) {
       ->check(CLI::ExistingDirectory);
   cmd.add_option("--calib-samples", a.calibSamples, "calibration samples to use (default: 8 random inputs, or every sample of --calib)")
       ->check(CLI::NonNegativeNumber);
-  cmd.add_option("--calib-method", a.calibMethod, "how calibration picks each tensor's range")
+  const compiler::QuantOptions defaults;
+  cmd.add_option("--calib-method", a.calibMethod,
+                 "how calibration picks each tensor's range (bench/int8_accuracy.md compares them on seven architectures)")
       ->check(CLI::IsMember({"minmax", "percentile", "entropy"}))
-      ->default_val("minmax");
+      ->default_val(std::string(compiler::calibrationMethodName(defaults.method)));
+  cmd.add_option("--calib-percentile", a.calibPercentile, "with --calib-method=percentile: the percentile, in (50, 100]")
+      ->check(CLI::Range(50.000001, 100.0))
+      ->default_val(defaults.percentile);
 }
 
 void printTimes(const compiler::PassInfo& pass, const compiler::Graph&, double seconds) {
@@ -97,6 +102,7 @@ compiler::PipelineOptions pipelineOptions(const PipelineArgs& a, const isa::IsaC
   };
   options.quant.method = compiler::parseCalibrationMethod(a.calibMethod).value();  // checked by CLI11
   options.quant.num_samples = a.calibSamples;
+  options.quant.percentile = a.calibPercentile;
   options.calibration_dir = a.calibDir;
   options.lower.min_npu_macs = a.minNpuMacs;
   for (const std::string& arg : a.shapes) {

@@ -14,7 +14,8 @@ namespace systole::tools {
 struct PipelineArgs {
   std::string model, isa = "default", emit, passes;
   bool verifyEach = false, printAfterAll = false, timePasses = false;
-  std::string calibDir, calibMethod = "minmax";
+  std::string calibDir, calibMethod;
+  double calibPercentile = 0;
   int calibSamples = 0;  // 0: 8 seeded random inputs, or every sample in calibDir
   int64_t minNpuMacs = 0;
   std::vector<std::string> shapes;  // NAME=DxDx...

@@ -580,7 +580,33 @@ class Rewriter {
 
 }  // namespace
 
-QuantSummary quantizeWithRanges(Graph& g, const std::map<std::string, TensorRange>& ranges) {
+namespace {
+
+/// A Concat needs one scale for all its inputs. An input computed by an operator that
+/// requantizes anyway (Conv, Gemm, MatMul, Add) and read by nothing else can produce that scale
+/// directly: give it and the Concat's output the union of their ranges, so no Requant is needed.
+std::map<std::string, TensorRange> shareConcatRanges(const Graph& g, std::map<std::string, TensorRange> ranges) {
+  const auto users = g.users();
+  for (const Node& n : g.nodes) {
+    if (n.dead || n.op != "Concat" || !ranges.count(g.values[static_cast<size_t>(n.outputs[0])].name)) continue;
+    std::vector<std::string> group = {g.values[static_cast<size_t>(n.outputs[0])].name};
+    for (int v : n.inputs) {
+      const Value& val = g.values[static_cast<size_t>(v)];
+      if (val.producer < 0 || users[static_cast<size_t>(v)].size() != 1 || !ranges.count(val.name)) continue;
+      const std::string& op = g.nodes[static_cast<size_t>(val.producer)].op;
+      if (op == "Conv" || op == "Gemm" || op == "MatMul" || op == "Add") group.push_back(val.name);
+    }
+    TensorRange all = ranges.at(group[0]);
+    for (const auto& name : group) all.lo = std::min(all.lo, ranges.at(name).lo), all.hi = std::max(all.hi, ranges.at(name).hi);
+    for (const auto& name : group) ranges[name] = all;
+  }
+  return ranges;
+}
+
+}  // namespace
+
+QuantSummary quantizeWithRanges(Graph& g, const std::map<std::string, TensorRange>& calibratedRanges) {
+  const auto ranges = shareConcatRanges(g, calibratedRanges);
   g.verify();
   for (const Value& v : g.values)
     if (v.type == ElemType::Int8 || v.quant) throw Error("quantize: the graph is already quantized ('" + v.name + "')");

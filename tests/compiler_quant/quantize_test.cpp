@@ -288,6 +288,21 @@ TEST(QuantizeE2E, FloatOperatorBetweenDequantizeAndQuantize) {
   EXPECT_LE(c2in.quant->scale[0], 1.0f / 255.0f * 1.001f);
 }
 
+TEST(QuantizeE2E, ConcatInputsComputedOnlyForItShareItsScale) {
+  Net n;
+  const int x = n.b.input("x", {1, 4, 8, 8});
+  const int a = n.conv("convA", x, 4, 3, 1, 1, "", 1.0f);
+  const int b = n.conv("convB", x, 4, 1, 1, 0, "", 8.0f);  // a much wider range
+  const int cat = n.b.node("Concat", {a, b}, "cat", {1, 8, 8, 8}, {{"axis", int64_t{1}}});
+  n.b.output(n.conv("conv", cat, 4, 3, 1, 1));
+  const Result r = quantizeAndCompare(n.b.g, "concat (shared scale)");
+  EXPECT_GE(r.minCosine, 0.99);
+  EXPECT_EQ(r.summary.requant, 0);  // both convolutions requantize straight to the Concat's scale
+  const Node& catNode = nodeProducing(r.quantized, "cat");
+  for (int v : catNode.inputs)
+    EXPECT_EQ(r.quantized.values[static_cast<size_t>(v)].quant, r.quantized.values[static_cast<size_t>(catNode.outputs[0])].quant);
+}
+
 TEST(QuantizeE2E, ConcatWithDifferentScalesGetsRequant) {
   Net n;
   const int x = n.b.input("x", {1, 4, 8, 8});
@@ -296,6 +311,7 @@ TEST(QuantizeE2E, ConcatWithDifferentScalesGetsRequant) {
   const int cat = n.b.node("Concat", {a, b}, "cat", {1, 8, 8, 8}, {{"axis", int64_t{1}}});
   const int c = n.conv("conv", cat, 4, 3, 1, 1);
   n.b.output(c);
+  n.b.output(n.conv("other", a, 4, 1, 1, 0));  // convA's output has another reader: it keeps its narrow scale
   const Result r = quantizeAndCompare(n.b.g, "concat (two scales)");
   EXPECT_GE(r.minCosine, 0.99);
   EXPECT_GE(r.summary.requant, 1);
