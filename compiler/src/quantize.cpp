@@ -1,10 +1,11 @@
 // Algorithm: the quantization rewrite, in three steps over the float graph.
 //  1. Classify every node: which NPU-eligible form it has (Conv, Gemm, MatMul with a constant
-//     right operand, same-shape Add, pools, Relu/Clip, data movement, Concat), checking the
+//     right operand, same-shape Add, Mul of two activations (same shape or per channel), pools,
+//     Relu/Clip, data movement, Concat, one-input functions that become a Lut table), checking the
 //     conditions of docs/quantized-ops.md; anything else stays float.
-//  2. Decide which eligible nodes become int8. Compute operators (Conv, Gemm, MatMul, Add,
+//  2. Decide which eligible nodes become int8. Compute operators (Conv, Gemm, MatMul, Add, Mul,
 //     AveragePool, GlobalAveragePool) always do. Operators that keep their input's scale (MaxPool,
-//     Relu, Clip, data movement) and Concat follow their input: they become int8 when an input is
+//     Relu, Clip, data movement), Lut functions and Concat follow their input: they become int8 when an input is
 //     produced by an int8 node; single-input data movement also becomes int8 when it feeds an int8
 //     node (quantizing before or after moving data is the same). So no QuantizeLinear /
 //     DequantizeLinear pair is inserted around an operator that gains nothing from int8.
@@ -21,6 +22,7 @@
 #include <limits>
 #include <set>
 
+#include "quantize_lut.h"
 #include "systole/compiler/quant_math.h"
 #include "systole/compiler/quantize.h"
 #include "systole/isa/diagnostic.h"
@@ -29,11 +31,11 @@ namespace systole::compiler {
 namespace {
 
 enum class Kind : uint8_t {
-  Float, Conv, Gemm, MatMul, Add, AveragePool, GlobalAveragePool, MaxPool, Relu, Clip, Move, Concat
+  Float, Conv, Gemm, MatMul, Add, Mul, AveragePool, GlobalAveragePool, MaxPool, Relu, Clip, Move, Concat, Lut
 };
 
 bool isCompute(Kind k) {
-  return k == Kind::Conv || k == Kind::Gemm || k == Kind::MatMul || k == Kind::Add || k == Kind::AveragePool ||
+  return k == Kind::Conv || k == Kind::Gemm || k == Kind::MatMul || k == Kind::Add || k == Kind::Mul || k == Kind::AveragePool ||
          k == Kind::GlobalAveragePool;
 }
 
@@ -81,6 +83,8 @@ class Classifier {
         op == "Identity")
       return !n.inputs.empty() && isActivation(n.inputs[0]) ? Kind::Move : Kind::Float;
     if (op == "Concat") return concat(n) ? Kind::Concat : Kind::Float;
+    if (op == "Mul") return mul(n) ? Kind::Mul : Kind::Float;
+    if (isLutOperator(op)) return n.inputs.size() == 1 && isActivation(n.inputs[0]) ? Kind::Lut : Kind::Float;
     return Kind::Float;
   }
 
@@ -111,6 +115,17 @@ class Classifier {
     if (group < 1 || x[1] != w[1] * group || w[0] % group != 0) return false;
     if (!optionalConst(n, 2, w[0])) return false;
     return windowOk(n, x, shape(n.outputs[0]), {w.begin() + 2, w.end()});
+  }
+
+  /// Two activations of one shape, or one of them [N, C, 1, 1] against the other's [N, C, H, W].
+  bool mul(const Node& n) const {
+    if (n.inputs.size() != 2 || !isActivation(n.inputs[0]) || !isActivation(n.inputs[1])) return false;
+    const auto& a = shape(n.inputs[0]);
+    const auto& b = shape(n.inputs[1]);
+    const auto perChannel = [](const std::vector<int64_t>& big, const std::vector<int64_t>& small) {
+      return big.size() == 4 && small == std::vector<int64_t>{big[0], big[1], 1, 1};
+    };
+    return a == b || perChannel(a, b) || perChannel(b, a);
   }
 
   bool gemm(const Node& n) const {
@@ -520,6 +535,29 @@ class Rewriter {
         n.inputs[0] = int8Input(n.inputs[0]);
         retypeOutput(y, *g_.values[static_cast<size_t>(n.inputs[0])].quant);
         break;
+      case Kind::Mul: {
+        // The per-channel operand goes second (the kernel and the tiler broadcast that one).
+        if (g_.values[static_cast<size_t>(n.inputs[0])].shape != g_.values[static_cast<size_t>(y)].shape) std::swap(n.inputs[0], n.inputs[1]);
+        n.inputs[0] = int8Input(n.inputs[0]);
+        n.inputs[1] = int8Input(n.inputs[1]);
+        const double sa = g_.values[static_cast<size_t>(n.inputs[0])].quant->scale.at(0);
+        const double sb = g_.values[static_cast<size_t>(n.inputs[1])].quant->scale.at(0);
+        const Quant qy = calibrated(y);
+        setRequantize(n, {quantizeMultiplier(sa * sb / double{qy.scale[0]})});
+        setClamp(n, ActivationClamp{});
+        retypeOutput(y, qy);
+        break;
+      }
+      case Kind::Lut: {
+        n.inputs[0] = int8Input(n.inputs[0]);
+        const Quant qx = *g_.values[static_cast<size_t>(n.inputs[0])].quant;
+        const Quant qy = calibrated(y);
+        const std::vector<int64_t> table = lutTable(g_, n, activationOf(qx), activationOf(qy));
+        n.attrs = {{"function", n.op}, {"table", table}};
+        n.op = "Lut";
+        retypeOutput(y, qy);
+        break;
+      }
       case Kind::Relu:
       case Kind::Clip: {
         n.inputs[0] = int8Input(n.inputs[0]);

@@ -118,6 +118,9 @@ MODELS = {
     "transformer_opset9": (transformer, (1, 16, 64), False, False, 9),
     "transformer_opset17": (transformer, (1, 16, 64), False, False, 17),
     "resnet18_b4": (lambda: vision("resnet18"), (4, 3, 224, 224), False, False),
+    # Modern blocks (hard-swish, SiLU, squeeze-and-excitation).
+    "mobilenet_v3_large": (lambda: vision("mobilenet_v3_large"), (1, 3, 224, 224), False, True),
+    "efficientnet_b0": (lambda: vision("efficientnet_b0"), (1, 3, 224, 224), False, True),
     "mlp_wide": (mlp_wide, (1, 32), False, False),
     "cnn_pixels": (CnnPixels, (1, 3, 16, 16), False, False),
 }

@@ -257,6 +257,24 @@ def dynamic_hw():
     return build([conv], [vi("x", ["batch", 2, "h", "w"])], [vi("y", ["batch", 4, "h", "w"])], [f32("w", [4, 2, 3, 3])])
 
 
+# Modern blocks: SiLU (x * sigmoid(x)), hard-swish, and a squeeze-and-excitation gate
+# (global pool -> 1x1 convs -> hard-sigmoid -> per-channel Mul).
+@model
+def modern_blocks():
+    nodes = [h.make_node("Conv", ["x", "w1"], ["c1"], name="conv1", pads=[1, 1, 1, 1]),
+             h.make_node("Sigmoid", ["c1"], ["s1"], name="sigmoid"),
+             h.make_node("Mul", ["c1", "s1"], ["silu"], name="silu"),
+             h.make_node("HardSwish", ["silu"], ["hs"], name="hardswish"),
+             h.make_node("GlobalAveragePool", ["hs"], ["gap"], name="gap"),
+             h.make_node("Conv", ["gap", "w2"], ["r"], name="squeeze"),
+             h.make_node("Relu", ["r"], ["rr"], name="relu"),
+             h.make_node("Conv", ["rr", "w3"], ["e"], name="excite"),
+             h.make_node("HardSigmoid", ["e"], ["gate"], name="hardsigmoid", alpha=1.0 / 6, beta=0.5),
+             h.make_node("Mul", ["gate", "hs"], ["y"], name="scale")]
+    return build(nodes, [vi("x", [1, 3, 8, 8])], [vi("y", [1, 8, 8, 8])],
+                 [f32("w1", [8, 3, 3, 3]), f32("w2", [4, 8, 1, 1]), f32("w3", [8, 4, 1, 1])])
+
+
 # A matrix product: one input row, a K x N weight matrix, and a residual add of two such products.
 @model
 def plan_gemm_add():
