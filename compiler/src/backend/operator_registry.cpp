@@ -36,7 +36,8 @@ std::string checkMul(const Graph& g, const Node& n, const std::vector<ActBuffer>
   return "only same-shape or per-channel products run on the NPU";
 }
 
-std::string checkConcat(const Graph& g, const Node& n, const std::vector<ActBuffer>&, const std::vector<ActBuffer>&) {
+std::string checkConcat(const Graph& g, const Node& n, const std::vector<ActBuffer>& ins, const std::vector<ActBuffer>&) {
+  if (ins.size() != n.inputs.size()) return "concatenation with a constant tensor runs on the host";
   const auto& shape = valueOf(g, n.outputs[0]).shape;
   const int64_t axis = n.getInt("axis", 1);
   const int64_t channelAxis = shape.size() == 4 ? 1 : static_cast<int64_t>(shape.size()) - 1;
@@ -44,12 +45,17 @@ std::string checkConcat(const Graph& g, const Node& n, const std::vector<ActBuff
   return "";
 }
 
-/// A reshape aliases its input only when every byte stays where it is in NHWC: the same channels
-/// and the same number of pixels (it only regroups pixels into rows).
-std::string checkAlias(const Graph&, const Node&, const std::vector<ActBuffer>& ins, const std::vector<ActBuffer>& outs) {
-  if (ins[0].C != outs[0].C || ins[0].N * ins[0].H * ins[0].W != outs[0].N * outs[0].H * outs[0].W)
-    return "this reshape reorders bytes in the NHWC layout";
-  return "";
+/// A reshape aliases its input only when every byte stays where it is. A 4-D tensor is NHWC in
+/// DRAM but NCHW to the model, so between two 4-D shapes it may only regroup pixels (the same
+/// images and channels); a 4-D tensor and a row-major matrix ([..., rows, C]) agree only when the
+/// 4-D one has a single pixel per image; two matrices agree when they have the same columns.
+std::string checkAlias(const Graph& g, const Node& n, const std::vector<ActBuffer>& ins, const std::vector<ActBuffer>& outs) {
+  const ActBuffer &a = ins[0], &b = outs[0];
+  const bool a4 = valueOf(g, n.inputs[0]).shape.size() == 4, b4 = valueOf(g, n.outputs[0]).shape.size() == 4;
+  bool same = a.C == b.C && a.N * a.H * a.W == b.N * b.H * b.W;
+  if (a4 && b4) same = same && a.N == b.N;
+  else if (a4 || b4) same = same && (a4 ? a : b).H * (a4 ? a : b).W == 1;
+  return same ? "" : "this reshape reorders bytes in the NHWC layout";
 }
 
 // ---- work --------------------------------------------------------------------------------------

@@ -275,6 +275,27 @@ def modern_blocks():
                  [f32("w1", [8, 3, 3, 3]), f32("w2", [4, 8, 1, 1]), f32("w3", [8, 4, 1, 1])])
 
 
+# A Reshape of an NCHW tensor into [1, H*W, C] rows (not a transpose: the elements move), then a
+# matrix product: the NHWC bytes are not those rows, so the Reshape must not alias its input.
+@model
+def reshape_nchw_rows():
+    nodes = [h.make_node("Conv", ["x", "w"], ["c"], name="conv"),
+             h.make_node("Reshape", ["c", "shape"], ["r"], name="reshape"),
+             h.make_node("MatMul", ["r", "m"], ["y"], name="matmul")]
+    return build(nodes, [vi("x", [1, 4, 3, 3])], [vi("y", [1, 9, 5])],
+                 [f32("w", [4, 4, 1, 1]), i64("shape", [1, 9, 4]), f32("m", [4, 5])])
+
+
+# A Concat of a convolution's output with a constant tensor.
+@model
+def concat_constant():
+    nodes = [h.make_node("Conv", ["x", "w"], ["c"], name="conv"),
+             h.make_node("Concat", ["c", "k"], ["cat"], name="concat", axis=1),
+             h.make_node("Conv", ["cat", "w2"], ["y"], name="conv2")]
+    return build(nodes, [vi("x", [1, 4, 3, 3])], [vi("y", [1, 4, 3, 3])],
+                 [f32("w", [4, 4, 1, 1]), f32("k", [1, 2, 3, 3]), f32("w2", [4, 6, 1, 1])])
+
+
 # A matrix product: one input row, a K x N weight matrix, and a residual add of two such products.
 @model
 def plan_gemm_add():
