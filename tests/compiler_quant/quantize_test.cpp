@@ -12,6 +12,7 @@
 
 #include "quant_test_util.h"
 #include "systole/compiler/interpreter.h"
+#include "systole/compiler/quant_math.h"
 #include "systole/compiler/quantize.h"
 #include "systole/isa/diagnostic.h"
 #include "systole/isa/npy.h"
@@ -270,10 +271,10 @@ TEST(QuantizeE2E, FloatOperatorBetweenDequantizeAndQuantize) {
   Net n;
   const int x = n.b.input("x", {1, 4, 8, 8});
   const int c1 = n.conv("conv1", x, 8, 3, 1, 1);
-  const int sg = n.b.node("Sigmoid", {c1}, "sigmoid", {1, 8, 8, 8});
+  const int sg = n.b.node("Softmax", {c1}, "sigmoid", {1, 8, 8, 8}, {{"axis", int64_t{1}}});  // stays float
   const int c2 = n.conv("conv2", sg, 4, 3, 1, 1);
   n.b.output(c2);
-  const Result r = quantizeAndCompare(n.b.g, "conv+sigmoid+conv");
+  const Result r = quantizeAndCompare(n.b.g, "conv+softmax+conv");
   EXPECT_GE(r.minCosine, 0.99);
   const Graph& q = r.quantized;
   EXPECT_EQ(countOps(q, "QuantizeLinear"), 2);
@@ -286,6 +287,29 @@ TEST(QuantizeE2E, FloatOperatorBetweenDequantizeAndQuantize) {
   const Value& c2in = q.values[static_cast<size_t>(c2n.inputs[0])];
   EXPECT_EQ(c2in.type, ElemType::Int8);
   EXPECT_LE(c2in.quant->scale[0], 1.0f / 255.0f * 1.001f);
+}
+
+TEST(QuantizeE2E, OneInputFunctionBecomesLutOfItsFloatKernel) {
+  Net n;
+  const int x = n.b.input("x", {1, 4, 8, 8});
+  const int c1 = n.conv("conv1", x, 8, 3, 1, 1);
+  const int sg = n.b.node("Sigmoid", {c1}, "sigmoid", {1, 8, 8, 8});
+  n.b.output(n.conv("conv2", sg, 4, 3, 1, 1));
+  const Result r = quantizeAndCompare(n.b.g, "conv+sigmoid(lut)+conv");
+  EXPECT_GE(r.minCosine, 0.99);
+  const Graph& q = r.quantized;
+  EXPECT_EQ(countOps(q, "QuantizeLinear"), 1);  // no DequantizeLinear/QuantizeLinear around the sigmoid
+  const Node& lut = nodeProducing(q, "sigmoid");
+  ASSERT_EQ(lut.op, "Lut");
+  EXPECT_EQ(lut.getString("function", ""), "Sigmoid");
+  const Quant& qx = *q.values[static_cast<size_t>(lut.inputs[0])].quant;
+  const Quant& qy = *q.values[static_cast<size_t>(lut.outputs[0])].quant;
+  const auto table = lut.getInts("table");
+  ASSERT_EQ(table.size(), 256u);
+  for (int v = -128; v < 128; v += 17) {
+    const float real = qx.scale[0] * static_cast<float>(v - qx.zero_point[0]);
+    EXPECT_EQ(table[static_cast<size_t>(v + 128)], quantizeFloat(1.f / (1.f + std::exp(-real)), qy.scale[0], qy.zero_point[0])) << v;
+  }
 }
 
 TEST(QuantizeE2E, ConcatInputsComputedOnlyForItShareItsScale) {
