@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 CONFIG=${1:-default}
 shift || true
-MODELS=${*:-"mlp squeezenet1_1 resnet18 mobilenet_v2 resnet50 transformer"}
+MODELS=${*:-"mlp squeezenet1_1 resnet18 resnet18_b4 mobilenet_v2 mobilenet_v3_large efficientnet_b0 resnet50 transformer"}
 SYSTOLE=build/default/tools/systole
 echo "| model | cycles | MAC util | roofline bound | cycles / bound | compile s | simulate s | peak RSS MB |"
 echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
