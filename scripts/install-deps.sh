@@ -5,7 +5,7 @@ set -euo pipefail
 
 PACKAGES=(
   build-essential cmake ninja-build pkg-config python3
-  libyaml-cpp-dev libcli11-dev libfmt-dev nlohmann-json3-dev
+  libyaml-cpp-dev libcli11-dev libfmt-dev nlohmann-json3-dev zlib1g-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   llvm-19-tools
   libsystemc-dev verilator

@@ -249,10 +249,9 @@ std::vector<std::filesystem::path> sortedEntries(const std::filesystem::path& di
 
 /// The samples one .npy file holds for input `v`: one of v's shape, or k stacked along a leading
 /// batch dimension of 1.
-std::vector<HostTensor> samplesOf(const std::filesystem::path& file, const Value& v, bool allowStack) {
-  NpyArray a = readNpy(file.string());
+std::vector<HostTensor> samplesOf(NpyArray a, const std::string& where, const Value& v, bool allowStack) {
   if (a.dtype != isa::DType::Float32 || v.type != ElemType::Float32)
-    throw Error(SourceLocation{file.string()}, "calibration data for input '" + v.name + "' must be float32");
+    throw Error(SourceLocation{where}, "calibration data for input '" + v.name + "' must be float32");
   if (a.shape == v.shape) {
     HostTensor t(ElemType::Float32, v.shape);
     t.bytes = std::move(a.bytes);
@@ -261,8 +260,7 @@ std::vector<HostTensor> samplesOf(const std::filesystem::path& file, const Value
   const bool stacked = allowStack && !v.shape.empty() && v.shape[0] == 1 && a.shape.size() == v.shape.size() &&
                        std::equal(a.shape.begin() + 1, a.shape.end(), v.shape.begin() + 1);
   if (!stacked)
-    throw Error(SourceLocation{file.string()}, "shape " + shapeText(a.shape) + " does not match input '" + v.name + "' " +
-                                                   shapeText(v.shape));
+    throw Error(SourceLocation{where}, "shape " + shapeText(a.shape) + " does not match input '" + v.name + "' " + shapeText(v.shape));
   std::vector<HostTensor> out;
   const size_t bytes = a.bytes.size() / static_cast<size_t>(std::max<int64_t>(a.shape[0], 1));
   for (int64_t k = 0; k < a.shape[0]; ++k) {
@@ -273,12 +271,44 @@ std::vector<HostTensor> samplesOf(const std::filesystem::path& file, const Value
   return out;
 }
 
+std::vector<HostTensor> samplesOf(const std::filesystem::path& file, const Value& v, bool allowStack) {
+  return samplesOf(readNpy(file.string()), file.string(), v, allowStack);
+}
+
+/// A .npz: for a one-input model every array holds samples of that input (one, or a stack); else
+/// one array per input, named after it, each holding the same number of samples.
+std::vector<TensorMap> loadCalibrationNpz(const Graph& g, const std::string& path) {
+  auto arrays = readNpz(path);
+  std::vector<TensorMap> samples;
+  if (g.inputs.size() == 1) {
+    const Value& in = g.values[static_cast<size_t>(g.inputs[0])];
+    for (auto& [name, a] : arrays)
+      for (HostTensor& t : samplesOf(std::move(a), path + ":" + name, in, true)) samples.push_back({{in.name, std::move(t)}});
+    return samples;
+  }
+  for (int id : g.inputs) {
+    const Value& in = g.values[static_cast<size_t>(id)];
+    auto it = std::find_if(arrays.begin(), arrays.end(), [&](const auto& a) { return a.first == in.name; });
+    if (it == arrays.end()) throw Error(SourceLocation{path}, "no array named '" + in.name + "' for that model input");
+    auto stack = samplesOf(std::move(it->second), path + ":" + in.name, in, true);
+    if (samples.empty()) samples.resize(stack.size());
+    if (stack.size() != samples.size()) throw Error(SourceLocation{path}, "the inputs' arrays hold different numbers of samples");
+    for (size_t k = 0; k < stack.size(); ++k) samples[k].emplace(in.name, std::move(stack[k]));
+  }
+  return samples;
+}
+
 }  // namespace
 
 std::vector<TensorMap> loadCalibrationDir(const Graph& g, const std::string& dir) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  if (!fs::is_directory(dir, ec)) throw Error(SourceLocation{dir}, "not a directory of calibration .npy files");
+  if (fs::is_regular_file(dir, ec) && fs::path(dir).extension() == ".npz") {
+    auto samples = loadCalibrationNpz(g, dir);
+    if (samples.empty()) throw Error(SourceLocation{dir}, "no calibration samples in the archive");
+    return samples;
+  }
+  if (!fs::is_directory(dir, ec)) throw Error(SourceLocation{dir}, "not a directory of calibration .npy files nor a .npz archive");
   std::vector<TensorMap> samples;
   const auto files = sortedEntries(dir, false);
   if (!files.empty()) {

@@ -65,6 +65,8 @@ std::vector<TensorMap> makeRandomInputs(const Graph& g, int count, uint64_t seed
 ///    of samples [k, d1, ...] when the input is [1, d1, ...];
 ///  - for any graph, every subdirectory DIR/SAMPLE/ is one sample holding INPUT_NAME.npy for each
 ///    graph input.
+/// `dir` may also be a .npz archive: for a single-input graph every array holds samples of the
+/// input (one, or a stack); otherwise one array per input, named after it, stacked alike.
 /// Throws Error naming the file on a type or shape mismatch, and if DIR holds no sample.
 std::vector<TensorMap> loadCalibrationDir(const Graph& g, const std::string& dir);
 

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "systole/isa/program.h"
@@ -20,6 +21,10 @@ struct NpyArray {
 NpyArray readNpy(const std::string& path);
 NpyArray parseNpy(const std::vector<uint8_t>& file, const std::string& name);
 std::vector<uint8_t> serializeNpy(const NpyArray& array);
+
+/// The arrays of a NumPy .npz archive (numpy.savez or savez_compressed), in archive order, each
+/// named by its member name without ".npy". Throws Error naming the file on anything malformed.
+std::vector<std::pair<std::string, NpyArray>> readNpz(const std::string& path);
 void writeNpy(const std::string& path, const NpyArray& array);
 
 }  // namespace systole
