@@ -2,10 +2,32 @@
 #include <iostream>
 
 #include "commands.h"
+#include "systole/compiler/artifact.h"
 #include "systole/isa/assembler.h"
 #include "systole/isa/file_io.h"
 
 namespace systole::tools {
+
+namespace {
+
+/// Every program of a compiled model, under "# program K" when there is more than one.
+int disassembleModel(const std::string& path, const std::string& isaPath, const std::string& output) {
+  const compiler::Artifact artifact = compiler::readArtifact(path);
+  const auto config = loadConfig(isaPath.empty() ? shippedConfigPath(artifact.isa_name) : isaPath);
+  compiler::checkArtifactMatches(artifact, config, path);
+  std::string text;
+  size_t k = 0;
+  for (const auto& item : artifact.model.schedule) {
+    if (!item.npu) continue;
+    if (artifact.model.programCount() > 1) text += "# program " + std::to_string(k++) + "\n";
+    text += isa::disassemble(config, item.npu->program);
+  }
+  if (output.empty()) std::cout << text;
+  else writeFileAtomic(output, text);
+  return kOk;
+}
+
+}  // namespace
 
 void registerAsm(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actions) {
   struct AsmOpts {
@@ -29,6 +51,8 @@ void registerAsm(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
   dis->add_option("--isa", d.isa, "ISA config (default: the shipped config the program names)");
   dis->add_option("-o,--output", d.output, "write to a file instead of stdout");
   actions.emplace_back(dis, [] {
+    if (isa::sbinVersion(readBinaryFile(d.input), d.input) == isa::kModelSbinVersion)
+      return static_cast<int>(disassembleModel(d.input, d.isa, d.output));
     const auto program = isa::readSbin(d.input);
     const auto config = loadConfig(d.isa.empty() ? shippedConfigPath(program.isa_name) : d.isa);
     isa::checkProgramMatches(program, config, d.input);
@@ -40,7 +64,7 @@ void registerAsm(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
     }
     if (d.output.empty()) std::cout << text;
     else writeFileAtomic(d.output, text);
-    return kOk;
+    return static_cast<int>(kOk);
   });
 }
 

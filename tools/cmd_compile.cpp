@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "commands.h"
+#include "systole/compiler/artifact.h"
 #include "pipeline_options.h"
 #include "systole/isa/file_io.h"
 #include "systole/isa/program.h"
@@ -114,7 +115,7 @@ int compile(const PipelineArgs& a, const std::string& output) {
     if (stage.name == "opt") s.optimized = describeGraph(r.graph);
   };
   const auto r = compiler::runPipeline(a.model, config, options);
-  if (!output.empty()) isa::writeSbin(output, compiler::singleProgram(r, config, options).program);
+  if (!output.empty()) compiler::writeArtifact(output, config, r.graph, *r.compiled);
   std::cout << frontEndLine(r, s) << quantLine(r, options) << programLines(r, config);
   return kOk;
 }
@@ -124,7 +125,7 @@ int compile(const PipelineArgs& a, const std::string& output) {
 void registerCompile(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actions) {
   static PipelineArgs a;
   static std::string output;
-  auto* cmd = app.add_subcommand("compile", "Compile an ONNX model into an NPU program (-o OUT.sbin); print any stage with --emit");
+  auto* cmd = app.add_subcommand("compile", "Compile an ONNX model into one artifact (-o OUT.sbin: every NPU program and the host steps); print any stage with --emit");
   addPipelineOptions(*cmd, a);
   cmd->add_option("-o,--output", output, "the .sbin to write; with --emit, the stage's text (default: stdout)");
   actions.emplace_back(cmd, [] { return compile(a, output); });

@@ -15,6 +15,7 @@
 #include "commands.h"
 #include "pipeline_options.h"
 #include "run_report.h"
+#include "systole/compiler/artifact.h"
 #include "systole/isa/file_io.h"
 #include "systole/runtime/session.h"
 #include "tensor_io.h"
@@ -59,6 +60,14 @@ void writeResults(const runtime::RunResult& result, const Accuracy& accuracy, co
   writeOutputs(a.outputDir, outs);
 }
 
+/// What runs: compiled now from an ONNX model, or loaded from a compiled .sbin.
+struct Prepared {
+  compiler::Graph graph;                       // quantized
+  compiler::CompiledModel model;
+  std::optional<compiler::Graph> float_graph;  // absent for a .sbin
+  std::string origin;                          // "compiled in ..." or "loaded from ..."
+};
+
 /// "import 0.01, opt 0.002, ..." over the stages that ran and did work.
 std::string stageTimes(const compiler::PipelineResult& compiled) {
   std::string out;
@@ -67,65 +76,85 @@ std::string stageTimes(const compiler::PipelineResult& compiled) {
   return out;
 }
 
-void printSummary(const compiler::PipelineResult& compiled, const runtime::RunResult& result, const Accuracy& accuracy,
-                  const isa::IsaConfig& config, const RunArgs& a, double runSeconds) {
+bool isCompiledModel(const std::string& path) { return path.size() > 5 && path.ends_with(".sbin"); }
+
+Prepared compileModel(RunArgs& a, const isa::IsaConfig& config) {
+  auto options = pipelineOptions(a.compile, config);
+  options.lower.keep_intermediates = a.checkIntermediates;
+  auto compiled = compiler::runPipeline(a.compile.model, config, options);
+  return {std::move(compiled.graph), std::move(*compiled.compiled), std::move(compiled.float_graph),
+          "compiled in " + std::to_string(compiled.totalSeconds()) + " s (" + stageTimes(compiled) + ")"};
+}
+
+Prepared loadModel(const RunArgs& a, const isa::IsaConfig& config) {
+  compiler::Artifact artifact = compiler::readArtifact(a.compile.model);
+  compiler::checkArtifactMatches(artifact, config, a.compile.model);
+  return {std::move(artifact.graph), std::move(artifact.model), std::nullopt, "loaded from the compiled model"};
+}
+
+void printSummary(const Prepared& p, const runtime::RunResult& result, const Accuracy& accuracy, const isa::IsaConfig& config,
+                  const RunArgs& a, double runSeconds) {
   size_t instructions = 0, layers = 0;
-  for (const auto& item : compiled.compiled->schedule)
+  for (const auto& item : p.model.schedule)
     if (item.npu) {
       instructions += item.npu->program.instructionCount();
       layers += item.npu->layers.size();
     }
   std::cout << a.compile.model << " on ISA '" << config.params().name << "': " << result.programs << " NPU program(s), "
-            << instructions << " instructions, " << layers << " NPU layers, " << result.host_operators << " host operators; compiled in "
-            << compiled.totalSeconds() << " s (" << stageTimes(compiled) << "), run in " << runSeconds << " s"
-            << (a.check ? " including the reference check" : "") << "\n";
+            << instructions << " instructions, " << layers << " NPU layers, " << result.host_operators << " host operators; " << p.origin
+            << ", run in " << runSeconds << " s" << (a.check ? " including the reference check" : "") << "\n";
   std::cout << result.sim.stats.summary() << std::flush;
   const int64_t pes = config.params().array_rows * config.params().array_cols;
   printTotalCycles(result);
   printUtilization(result.layers, result.sim.stats.cycles, pes);
-  printHostOperators(compiled);
+  printHostOperators(p.graph, p.model);
   if (a.layers) printLayers(result.layers, pes, accuracy);
   printAccuracy(accuracy);
 }
 
 /// The INT8 model's outputs against the float model's on the same inputs; with --layers also
 /// every NPU layer's output value.
-Accuracy measureAccuracy(const compiler::PipelineResult& compiled, const runtime::RunResult& result, const compiler::TensorMap& inputs,
-                         const RunArgs& a) {
+Accuracy measureAccuracy(const Prepared& p, const runtime::RunResult& result, const compiler::TensorMap& inputs, const RunArgs& a) {
   Accuracy accuracy;
   if (a.timingOnly) return accuracy;
+  if (!p.float_graph) {
+    accuracy.why_not = "a compiled .sbin holds no float model: run the ONNX file to compare with it";
+    return accuracy;
+  }
   accuracy.measured = true;
-  accuracy.outputs = runtime::compareOutputs(runtime::floatReference(compiled.float_graph, inputs), result.outputs);
+  accuracy.outputs = runtime::compareOutputs(runtime::floatReference(*p.float_graph, inputs), result.outputs);
   if (a.layers) {
     std::vector<std::string> values;
     for (const auto& l : result.layers) values.push_back(l.report.output);
-    accuracy.values = runtime::valueAccuracy(compiled.float_graph, compiled.graph, inputs, values);
+    accuracy.values = runtime::valueAccuracy(*p.float_graph, p.graph, inputs, values);
   }
   return accuracy;
 }
 
-int run(RunArgs& a) {
+int runModel(RunArgs& a) {
+  const bool compiledModel = isCompiledModel(a.compile.model);
+  if (compiledModel && a.compile.isa == "default") a.compile.isa = shippedConfigPath(compiler::readArtifact(a.compile.model).isa_name);
   const auto config = loadConfig(a.compile.isa);
-  auto options = pipelineOptions(a.compile, config);
-  options.lower.keep_intermediates = a.checkIntermediates;
   if (!a.compile.emit.empty()) {
+    if (compiledModel) throw Error("--emit needs an ONNX model, not a compiled .sbin");
+    auto options = pipelineOptions(a.compile, config);
     writeStageText(compiler::runPipeline(a.compile.model, config, options, a.compile.emit), config, a.output);
     return kOk;
   }
   if (a.checkIntermediates) a.check = true;
-  auto compiled = compiler::runPipeline(a.compile.model, config, options);
-  runtime::Session session(config, *compiled.compiled, compiled.graph);
+  Prepared p = compiledModel ? loadModel(a, config) : compileModel(a, config);
+  runtime::Session session(config, p.model, p.graph);
   runtime::RunOptions runOptions;
   runOptions.check = a.check;
   runOptions.timing_only = a.timingOnly;
   runOptions.trace = !a.trace.empty();
   const auto start = std::chrono::steady_clock::now();
-  const auto inputs = modelInputs(compiled.graph, a);
+  const auto inputs = modelInputs(p.graph, a);
   const auto result = session.run(inputs, runOptions);
   const double runSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const Accuracy accuracy = measureAccuracy(compiled, result, inputs, a);
+  const Accuracy accuracy = measureAccuracy(p, result, inputs, a);
   writeResults(result, accuracy, a);
-  printSummary(compiled, result, accuracy, config, a, runSeconds);
+  printSummary(p, result, accuracy, config, a, runSeconds);
   int status = kOk;
   if (a.check && result.mismatch) {
     std::cerr << a.compile.model << ": error: check failed: " << result.mismatch->describe() << "\n";
@@ -141,6 +170,19 @@ int run(RunArgs& a) {
 }
 
 }  // namespace
+
+int runCompiledModel(const SimRequest& r) {
+  RunArgs a;
+  a.compile.model = r.path;
+  a.compile.isa = r.isa.empty() ? "default" : r.isa;
+  a.inputs = r.inputs;
+  a.seed = r.seed;
+  a.outputDir = r.outputDir;
+  a.stats = r.stats;
+  a.trace = r.trace;
+  a.timingOnly = r.timingOnly;
+  return runModel(a);
+}
 
 void registerRun(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actions) {
   static RunArgs a;
@@ -164,7 +206,7 @@ void registerRun(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
       ->excludes(checkAll)
       ->excludes(minSqnr)
       ->excludes(minCosine);
-  actions.emplace_back(cmd, [] { return run(a); });
+  actions.emplace_back(cmd, [] { return runModel(a); });
 }
 
 }  // namespace systole::tools

@@ -1,5 +1,7 @@
 // systole sim: run a .sbin program on the simulated NPU; print cycles and utilization, write
-// outputs (.npy), statistics (JSON) and a timeline trace (Chrome/Perfetto JSON).
+// outputs (.npy), statistics (JSON) and a timeline trace (Chrome/Perfetto JSON). A compiled model
+// (.sbin version 2, from `systole compile -o`) runs end to end, float inputs and outputs by their
+// ONNX names, as `systole run` runs it.
 #include <iostream>
 #include <memory>
 
@@ -36,6 +38,10 @@ void registerSim(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
       ->check(CLI::IsMember({"array"}));
   cmd->add_option("--vcd", a.vcd, "with --rtl: write the RTL array's waveform (VCD)");
   actions.emplace_back(cmd, [] {
+    if (isa::sbinVersion(readBinaryFile(a.program), a.program) == isa::kModelSbinVersion) {
+      if (!a.rtl.empty() || a.poison) throw Error("--rtl and --poison take a single program (.sbin version 1), not a compiled model");
+      return runCompiledModel({a.program, a.isa, a.outputDir, a.stats, a.trace, a.inputs, a.seed, a.timingOnly});
+    }
     const auto program = isa::readSbin(a.program);
     const auto config = loadConfig(a.isa.empty() ? shippedConfigPath(program.isa_name) : a.isa);
     isa::checkProgramMatches(program, config, a.program);

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "systole/isa/config.h"
 
@@ -21,6 +22,15 @@ void registerAsm(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
 void registerSim(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actions);
 void registerCompile(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actions);
 void registerRun(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actions);
+
+/// `systole sim` on a compiled model (.sbin version 2): runs it end to end as `systole run` does.
+struct SimRequest {
+  std::string path, isa, outputDir, stats, trace;
+  std::vector<std::string> inputs;  // NAME=FILE.npy, by the model's float input names
+  uint64_t seed = 1;
+  bool timingOnly = false;
+};
+int runCompiledModel(const SimRequest& request);
 
 /// Loads a config given as a path or as the name of a shipped config ("default", "tiny").
 isa::IsaConfig loadConfig(const std::string& pathOrName);

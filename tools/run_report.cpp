@@ -31,7 +31,7 @@ nlohmann::ordered_json toJson(const runtime::TensorAccuracy& a) {
 
 void printAccuracy(const Accuracy& accuracy) {
   if (!accuracy.measured) {
-    std::printf("accuracy: not measured (--timing-only computes no data)\n");
+    std::printf("accuracy: not measured (%s)\n", accuracy.why_not.c_str());
     return;
   }
   for (const auto& a : accuracy.outputs) {
@@ -53,12 +53,12 @@ std::string accuracyFailure(const Accuracy& accuracy, double minSqnr, double min
   return s;
 }
 
-void printHostOperators(const compiler::PipelineResult& compiled) {
+void printHostOperators(const compiler::Graph& quantized, const compiler::CompiledModel& model) {
   std::map<std::string, int> byType;
   std::vector<std::string> named;
-  for (const auto& item : compiled.compiled->schedule) {
+  for (const auto& item : model.schedule) {
     if (item.npu) continue;
-    const compiler::Node& n = compiled.graph.nodes[static_cast<size_t>(item.host_node)];
+    const compiler::Node& n = quantized.nodes[static_cast<size_t>(item.host_node)];
     ++byType[n.op];
     if (!item.host_reason.empty() && item.host_reason != "no NPU lowering for this operator")
       named.push_back("node '" + n.name + "' (" + n.op + "): " + item.host_reason);

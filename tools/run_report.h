@@ -14,7 +14,8 @@
 namespace systole::tools {
 
 struct Accuracy {
-  bool measured = false;                                    // false with --timing-only: no data
+  bool measured = false;
+  std::string why_not = "--timing-only computes no data";  // when not measured
   std::vector<runtime::TensorAccuracy> outputs;             // model outputs vs the float model
   std::map<std::string, runtime::TensorAccuracy> values;    // NPU layer outputs (with --layers)
 };
@@ -25,7 +26,7 @@ void printAccuracy(const Accuracy& accuracy);
 std::string accuracyFailure(const Accuracy& accuracy, double minSqnr, double minCosine);
 /// Host operators by type, and each one the NPU has a
 /// lowering for, with the reason it ran on the host.
-void printHostOperators(const compiler::PipelineResult& compiled);
+void printHostOperators(const compiler::Graph& quantized, const compiler::CompiledModel& model);
 /// The per-layer table: predicted and simulated cycles, utilization, and with accuracy figures
 /// the SQNR and saturation of each layer's output.
 void printLayers(const std::vector<runtime::LayerTiming>& layers, int64_t pes, const Accuracy& accuracy);

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "systole/isa/byte_stream.h"
 #include "systole/isa/file_io.h"
 #include "systole/isa/program.h"
 
@@ -12,90 +13,10 @@ namespace systole::isa {
 
 namespace {
 
+using Writer = ByteWriter;
+using Reader = ByteReader;
+
 constexpr char kMagic[8] = {'S', 'Y', 'S', 'T', 'O', 'L', 'E', '\0'};
-constexpr uint64_t kMaxCount = uint64_t{1} << 32;  // sanity bound on any count or size field
-
-class Writer {
- public:
-  void u8(uint8_t v) { out_.push_back(v); }
-  void u16(uint16_t v) { raw(&v, 2); }
-  void u32(uint32_t v) { raw(&v, 4); }
-  void u64(uint64_t v) { raw(&v, 8); }
-  void i32(int32_t v) { raw(&v, 4); }
-  void i64(int64_t v) { raw(&v, 8); }
-  void f32(float v) { raw(&v, 4); }
-  void str(const std::string& s) {
-    u32(static_cast<uint32_t>(s.size()));
-    raw(s.data(), s.size());
-  }
-  void bytes(const std::vector<uint8_t>& b) {
-    u64(b.size());
-    raw(b.data(), b.size());
-  }
-  void raw(const void* p, size_t n) {
-    const auto* b = static_cast<const uint8_t*>(p);
-    out_.insert(out_.end(), b, b + n);
-  }
-  std::vector<uint8_t>& out() { return out_; }
-
- private:
-  std::vector<uint8_t> out_;
-};
-
-class Reader {
- public:
-  Reader(const std::vector<uint8_t>& in, size_t end, const std::string& name) : in_(in), end_(end), name_(name) {}
-  void section(const char* what) { what_ = what; }
-  uint8_t u8() { return get<uint8_t>(); }
-  uint16_t u16() { return get<uint16_t>(); }
-  uint32_t u32() { return get<uint32_t>(); }
-  uint64_t u64() { return get<uint64_t>(); }
-  int32_t i32() { return get<int32_t>(); }
-  int64_t i64() { return get<int64_t>(); }
-  float f32() { return get<float>(); }
-  std::string str() {
-    uint32_t n = u32();
-    need(n);
-    std::string s(reinterpret_cast<const char*>(in_.data() + pos_), n);
-    pos_ += n;
-    return s;
-  }
-  std::vector<uint8_t> bytes() {
-    uint64_t n = u64();
-    need(n);
-    std::vector<uint8_t> b(in_.begin() + static_cast<ptrdiff_t>(pos_), in_.begin() + static_cast<ptrdiff_t>(pos_ + n));
-    pos_ += n;
-    return b;
-  }
-  uint64_t count(uint64_t limit = kMaxCount) {
-    uint64_t n = u32();
-    if (n > limit) fail("implausible count " + std::to_string(n));
-    return n;
-  }
-  size_t pos() const { return pos_; }
-  [[noreturn]] void fail(const std::string& msg) const {
-    throw Error(SourceLocation{name_, 0, 0}, msg + " (at byte " + std::to_string(pos_) + ", reading " + what_ + ")");
-  }
-
- private:
-  template <typename T>
-  T get() {
-    need(sizeof(T));
-    T v;
-    std::memcpy(&v, in_.data() + pos_, sizeof(T));
-    pos_ += sizeof(T);
-    return v;
-  }
-  void need(uint64_t n) {
-    if (n > end_ - pos_) fail("truncated file");
-  }
-  const std::vector<uint8_t>& in_;
-  size_t end_;
-  size_t pos_ = 0;
-  std::string name_;
-  const char* what_ = "header";
-};
-
 }  // namespace
 
 std::string_view dtypeName(DType t) {
@@ -182,6 +103,9 @@ Program deserializeSbin(const std::vector<uint8_t>& bytes, const std::string& na
   Reader r(bytes, body, name);
   for (size_t i = 0; i < sizeof kMagic; ++i) r.u8();
   const uint32_t version = r.u32();
+  if (version == kModelSbinVersion)
+    throw Error(SourceLocation{name, 0, 0}, "this .sbin holds a whole compiled model (version 2), not one program: run it with "
+                                            "'systole run' or 'systole sim'");
   if (version != kSbinVersion)
     throw Error(SourceLocation{name, 0, 0}, "unsupported container version " + std::to_string(version) +
                                                 " (this build reads version " + std::to_string(kSbinVersion) + ")");
@@ -229,6 +153,47 @@ Program deserializeSbin(const std::vector<uint8_t>& bytes, const std::string& na
   }
   if (r.pos() != body) r.fail("unexpected bytes after the tensor table");
   return p;
+}
+
+uint32_t sbinVersion(const std::vector<uint8_t>& bytes, const std::string& name) {
+  if (bytes.size() < sizeof kMagic + 4 || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0)
+    throw Error(SourceLocation{name, 0, 0}, "not a Systole program (bad magic; expected 'SYSTOLE\\0')");
+  uint32_t version;
+  std::memcpy(&version, bytes.data() + sizeof kMagic, 4);
+  return version;
+}
+
+std::vector<uint8_t> serializeModelSbin(const ModelContainer& m) {
+  Writer w;
+  w.raw(kMagic, sizeof kMagic);
+  w.u32(kModelSbinVersion);
+  w.u32(0);  // flags, reserved
+  w.u32(static_cast<uint32_t>(m.programs.size()));
+  for (const Program& p : m.programs) w.bytes(serializeSbin(p));
+  w.bytes(m.model);
+  const uint64_t checksum = fnv1a64(w.out().data(), w.out().size());
+  w.u64(checksum);
+  return std::move(w.out());
+}
+
+ModelContainer deserializeModelSbin(const std::vector<uint8_t>& bytes, const std::string& name) {
+  if (sbinVersion(bytes, name) != kModelSbinVersion)
+    throw Error(SourceLocation{name, 0, 0}, "not a compiled model (container version " + std::to_string(sbinVersion(bytes, name)) + ")");
+  if (bytes.size() < sizeof kMagic + 8 + 8) throw Error(SourceLocation{name, 0, 0}, "truncated file (no header)");
+  const size_t body = bytes.size() - 8;
+  uint64_t stored;
+  std::memcpy(&stored, bytes.data() + body, 8);
+  if (stored != fnv1a64(bytes.data(), body)) throw Error(SourceLocation{name, 0, 0}, "checksum mismatch: the file is corrupted or truncated");
+  Reader r(bytes, body, name);
+  for (size_t i = 0; i < sizeof kMagic + 8; ++i) r.u8();
+  ModelContainer m;
+  r.section("programs");
+  for (uint64_t n = r.count(1 << 20), i = 0; i < n; ++i)
+    m.programs.push_back(deserializeSbin(r.bytes(), name + " (program " + std::to_string(i) + ")"));
+  r.section("model description");
+  m.model = r.bytes();
+  if (r.pos() != body) r.fail("unexpected bytes after the model description");
+  return m;
 }
 
 void writeSbin(const std::string& path, const Program& program) {

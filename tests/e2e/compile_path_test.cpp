@@ -9,6 +9,7 @@
 #include <string>
 #include <unistd.h>
 
+#include "systole/compiler/artifact.h"
 #include "systole/compiler/pipeline.h"
 #include "systole/isa/file_io.h"
 #include "systole/isa/program.h"
@@ -49,7 +50,7 @@ class CompilePath : public ::testing::TestWithParam<std::string> {
 TEST_P(CompilePath, ApiAndCompileWriteTheSameProgramBytes) {
   const auto isa = isa::IsaConfig::load(config());
   const auto api = compileWithApi(isa);
-  const std::vector<uint8_t> apiBytes = isa::serializeSbin(compiler::singleProgram(api, isa, compiler::PipelineOptions{}).program);
+  const std::vector<uint8_t> apiBytes = compiler::serializeArtifact(isa, api.graph, *api.compiled);
 
   const auto sbin = std::filesystem::path(::testing::TempDir()) / ("compile_path_" + GetParam() + "_" + std::to_string(getpid()) + ".sbin");
   systole("compile " + commonArgs() + " -o " + sbin.string() + " > /dev/null");

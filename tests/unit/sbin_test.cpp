@@ -208,7 +208,7 @@ TEST_F(Sbin, BadMagic) {
 }
 
 TEST_F(Sbin, UnsupportedVersion) {
-  for (uint32_t version : {0u, 2u, 0xFFFFFFFFu}) {
+  for (uint32_t version : {0u, 3u, 0xFFFFFFFFu}) {
     std::vector<uint8_t> bad = bytes;
     for (size_t i = 0; i < 4; ++i) bad[8 + i] = static_cast<uint8_t>(version >> (8 * i));
     reseal(bad);  // a well-formed file of another version
@@ -217,6 +217,28 @@ TEST_F(Sbin, UnsupportedVersion) {
     EXPECT_TRUE(contains(e->message(), "unsupported container version " + std::to_string(version))) << e->what();
     EXPECT_TRUE(contains(e->message(), "reads version 1")) << e->what();
   }
+}
+
+TEST_F(Sbin, ModelContainerIsNamedNotMisread) {
+  std::vector<uint8_t> v2 = bytes;
+  v2[8] = 2;
+  reseal(v2);
+  auto e = catchError([&] { deserializeSbin(v2, "m.sbin"); });
+  ASSERT_TRUE(e);
+  EXPECT_TRUE(contains(e->message(), "holds a whole compiled model (version 2)")) << e->what();
+}
+
+TEST_F(Sbin, ModelContainerRoundTripsAndRejectsEveryTruncation) {
+  ModelContainer m;
+  m.programs = {deserializeSbin(bytes, "p.sbin"), deserializeSbin(bytes, "p.sbin")};
+  m.model = {1, 2, 3, 4, 5};
+  const auto encoded = serializeModelSbin(m);
+  const ModelContainer back = deserializeModelSbin(encoded, "m.sbin");
+  ASSERT_EQ(back.programs.size(), 2u);
+  EXPECT_EQ(back.programs[1], m.programs[1]);
+  EXPECT_EQ(back.model, m.model);
+  for (size_t cut = 0; cut < encoded.size(); cut += 7)
+    EXPECT_TRUE(catchError([&] { deserializeModelSbin({encoded.begin(), encoded.begin() + static_cast<std::ptrdiff_t>(cut)}, "m.sbin"); })) << cut;
 }
 
 // Offsets into the serialization of a program with no data and one rank-2 tensor named "t".

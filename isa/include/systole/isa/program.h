@@ -53,6 +53,20 @@ struct Program {
 };
 
 inline constexpr uint32_t kSbinVersion = 1;
+/// A whole compiled model: every NPU program plus the compiler's description of the host steps.
+inline constexpr uint32_t kModelSbinVersion = 2;
+
+struct ModelContainer {
+  std::vector<Program> programs;
+  std::vector<uint8_t> model;  // opaque here: written and read by the compiler (systole/compiler/artifact.h)
+};
+
+/// The container version of a .sbin's bytes (after checking its magic).
+uint32_t sbinVersion(const std::vector<uint8_t>& bytes, const std::string& name);
+std::vector<uint8_t> serializeModelSbin(const ModelContainer& model);
+/// Parses a version-2 container; every program inside is a complete version-1 image, checked as
+/// deserializeSbin checks one.
+ModelContainer deserializeModelSbin(const std::vector<uint8_t>& bytes, const std::string& name);
 
 std::vector<uint8_t> serializeSbin(const Program& program);
 /// Parses a container; `name` is used in error messages. Throws Error on truncation, corruption,
