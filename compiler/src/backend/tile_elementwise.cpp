@@ -42,42 +42,11 @@ void tileConcat(TileContext& T, const Node& n) {
   }
 }
 
-void tileAdd(TileContext& T, const Node& n) {
-  const ActBuffer& a = T.buffer(n.inputs[0]);
-  const ActBuffer& b = T.buffer(n.inputs[1]);
-  const ActBuffer& y = T.buffer(n.outputs[0]);
-  const OnChipLayout& l = T.layout();
-  const int32_t za = T.zeroPoint(n.inputs[0]), zb = T.zeroPoint(n.inputs[1]), zy = T.zeroPoint(n.outputs[0]);
-  const int64_t ma = n.getInt("a_multiplier", 0), mb = n.getInt("b_multiplier", 0);
-  const int32_t lo = static_cast<int32_t>(n.getInt("act_min", -128)), hi = static_cast<int32_t>(n.getInt("act_max", 127));
-  const int64_t lanes = T.p.acc_row_elems;
-  // Two input blocks per load slot and per accumulator half.
-  const int64_t rows = std::min({l.chunk, l.slot_rows / 2, (l.acc_half - 1) / 2});
-  const int64_t spadGap = conflictFreeStride(rows, 1), accGap = conflictFreeStride(rows, T.p.acc_banks);
-  T.layer().loops = "c / lanes x pixel chunks of <= " + std::to_string(rows) + ": widen a, widen b, add, requantize";
-  bool first = true;
-  for (int64_t c0 = 0; c0 < y.C; c0 += lanes) {
-    const int64_t nc = std::min(lanes, y.C - c0);
-    for (const auto& chunk : pixelChunks(y.H, y.W, rows)) {
-      const int64_t m = chunkPixels(chunk);
-      const Operand slot = T.loadSlot(), acc = T.newAccTile();
-      if (first) loadScales(T, int32s(n, "multiplier"), int32s(n, "shift"), l.scale_base);
-      first = false;
-      loadRuns(T, chunk, a, c0, nc, slot);
-      loadRuns(T, chunk, b, c0, nc, slot + spadGap);
-      T.compute(Semantics::VectorWiden, {slot, acc, m, za, ma});
-      T.compute(Semantics::VectorWiden, {slot + spadGap, acc + accGap, m, zb, mb});
-      T.compute(Semantics::VectorAdd, {acc, acc, acc + accGap, m});
-      T.compute(Semantics::Requantize, {acc, T.outSlot(), m, l.scale_base, zy, lo, hi});
-      T.writesOutput();
-      storeRuns(T, chunk, y, c0, nc, T.outSlot());
-      T.endStep(chunkLabel(c0, nc, chunk));
-    }
-  }
-  T.layer().min_dram_bytes = 3 * y.H * y.W * y.C;
-}
+namespace {
 
-void tileMul(TileContext& T, const Node& n) {
+/// Add and Mul: both inputs widened into one accumulation tile (each with its multiplier; b
+/// broadcast over the pixels when it has one per channel), combined by `combine`, requantized.
+void tileTwoInputs(TileContext& T, const Node& n, Semantics combine, int64_t ma, int64_t mb, const std::string& what) {
   const ActBuffer& a = T.buffer(n.inputs[0]);
   const ActBuffer& b = T.buffer(n.inputs[1]);
   const ActBuffer& y = T.buffer(n.outputs[0]);
@@ -86,10 +55,11 @@ void tileMul(TileContext& T, const Node& n) {
   const int32_t za = T.zeroPoint(n.inputs[0]), zb = T.zeroPoint(n.inputs[1]), zy = T.zeroPoint(n.outputs[0]);
   const int32_t lo = static_cast<int32_t>(n.getInt("act_min", -128)), hi = static_cast<int32_t>(n.getInt("act_max", 127));
   const int64_t lanes = T.p.acc_row_elems;
+  // Two input blocks per load slot and per accumulator half.
   const int64_t rows = std::min({l.chunk, l.slot_rows / 2, (l.acc_half - 1) / 2});
   const int64_t spadGap = conflictFreeStride(rows, 1), accGap = conflictFreeStride(rows, T.p.acc_banks);
-  T.layer().loops = "c / lanes x pixel chunks of <= " + std::to_string(rows) + ": widen a, widen b" + (broadcast ? " (broadcast per channel)" : "") +
-                    ", multiply, requantize";
+  T.layer().loops = "c / lanes x pixel chunks of <= " + std::to_string(rows) + ": widen a, widen b" +
+                    (broadcast ? " (broadcast per channel)" : "") + ", " + what + ", requantize";
   bool first = true;
   for (int64_t c0 = 0; c0 < y.C; c0 += lanes) {
     const int64_t nc = std::min(lanes, y.C - c0);
@@ -99,18 +69,26 @@ void tileMul(TileContext& T, const Node& n) {
       if (first) loadScales(T, int32s(n, "multiplier"), int32s(n, "shift"), l.scale_base);
       first = false;
       loadRuns(T, chunk, a, c0, nc, slot);
-      if (broadcast) T.load(isa::Semantics::DmaLoad, {b.interior(0, 0) + c0, slot + spadGap, m, nc, 0});
+      if (broadcast) T.load(Semantics::DmaLoad, {b.interior(0, 0) + c0, slot + spadGap, m, nc, 0});
       else loadRuns(T, chunk, b, c0, nc, slot + spadGap);
-      T.compute(isa::Semantics::VectorWiden, {slot, acc, m, za, 1});
-      T.compute(isa::Semantics::VectorWiden, {slot + spadGap, acc + accGap, m, zb, 1});
-      T.compute(isa::Semantics::VectorMul, {acc, acc, acc + accGap, m});
-      T.compute(isa::Semantics::Requantize, {acc, T.outSlot(), m, l.scale_base, zy, lo, hi});
+      T.compute(Semantics::VectorWiden, {slot, acc, m, za, ma});
+      T.compute(Semantics::VectorWiden, {slot + spadGap, acc + accGap, m, zb, mb});
+      T.compute(combine, {acc, acc, acc + accGap, m});
+      T.compute(Semantics::Requantize, {acc, T.outSlot(), m, l.scale_base, zy, lo, hi});
       T.writesOutput();
       storeRuns(T, chunk, y, c0, nc, T.outSlot());
       T.endStep(chunkLabel(c0, nc, chunk));
     }
   }
-  T.layer().min_dram_bytes = 2 * y.H * y.W * y.C + b.H * b.W * b.C;
+  T.layer().min_dram_bytes = a.H * a.W * a.C + b.H * b.W * b.C + y.H * y.W * y.C;
 }
+
+}  // namespace
+
+void tileAdd(TileContext& T, const Node& n) {
+  tileTwoInputs(T, n, Semantics::VectorAdd, n.getInt("a_multiplier", 0), n.getInt("b_multiplier", 0), "add");
+}
+
+void tileMul(TileContext& T, const Node& n) { tileTwoInputs(T, n, Semantics::VectorMul, 1, 1, "multiply"); }
 
 }  // namespace systole::compiler
