@@ -246,7 +246,25 @@ TEST(FoldBatchNorm, SharedConvOutputIsNotFolded) {
   b.output(b.op("Add", {bn, conv}, {}, "y"));
   const Graph before = b.done();
   const Graph after = optimized(before);
-  EXPECT_EQ(opCounts(after).count("BatchNormalization"), 1u);
+  // Not folded into the shared Conv: the BN stays its own operator, as a depthwise 1x1 Conv.
+  EXPECT_EQ(opCounts(after).count("BatchNormalization"), 0u);
+  EXPECT_EQ(opCounts(after).at("Conv"), 2u);
+  expectSameResults(before, after);
+}
+
+TEST(BatchNormToConv, UnfoldableBatchNormBecomesDepthwiseConv) {
+  Builder b;
+  const int x = b.input("x", {1, 3, 4, 4});
+  b.output(batchNorm(b, x, 3, 70));  // nothing to fold into: it reads the graph input
+  const Graph before = b.done();
+  Graph after = before;
+  runPasses(after, {"infer-shapes", "batchnorm-to-conv"});
+  ASSERT_EQ(opCounts(after).count("Conv"), 1u);
+  for (const Node& n : after.nodes) {
+    if (n.op == "Conv") {
+      EXPECT_EQ(n.getInt("group", 1), 3);
+    }
+  }
   expectSameResults(before, after);
 }
 

@@ -16,28 +16,7 @@ namespace {
 
 using passes::val;
 
-struct BnParams {
-  std::vector<float> scale, shift;  // y = x * scale + shift per channel
-  std::vector<float> mean, gamma, beta, s;
-};
-
-std::optional<BnParams> bnParams(const Graph& g, const Node& bn) {
-  if (bn.inputs.size() < 5 || bn.outputs.size() != 1) return std::nullopt;  // training-mode outputs
-  if (bn.getInt("training_mode", 0) != 0 || bn.getInt("spatial", 1) != 1) return std::nullopt;
-  for (size_t k = 1; k < 5; ++k)
-    if (!passes::isFloatConst(g, bn.inputs[k])) return std::nullopt;
-  BnParams p;
-  p.gamma = passes::floats(g, bn.inputs[1]);
-  p.beta = passes::floats(g, bn.inputs[2]);
-  p.mean = passes::floats(g, bn.inputs[3]);
-  const auto var = passes::floats(g, bn.inputs[4]);
-  const double eps = bn.getFloat("epsilon", 1e-5);
-  for (size_t c = 0; c < var.size(); ++c)
-    p.s.push_back(static_cast<float>(p.gamma[c] / std::sqrt(static_cast<double>(var[c]) + eps)));
-  return p;
-}
-
-bool foldIntoConv(Graph& g, int convId, int bnId, const BnParams& p) {
+bool foldIntoConv(Graph& g, int convId, int bnId, const passes::BnParams& p) {
   Node& conv = g.nodes[static_cast<size_t>(convId)];
   const int w = conv.inputs[1];
   const int b = conv.inputs.size() > 2 ? conv.inputs[2] : -1;
@@ -63,7 +42,7 @@ bool foldIntoConv(Graph& g, int convId, int bnId, const BnParams& p) {
   return true;
 }
 
-bool foldIntoGemm(Graph& g, int gemmId, int bnId, const BnParams& p) {
+bool foldIntoGemm(Graph& g, int gemmId, int bnId, const passes::BnParams& p) {
   Node& gemm = g.nodes[static_cast<size_t>(gemmId)];
   const int bIn = gemm.inputs[1];
   const int cIn = gemm.inputs.size() > 2 ? gemm.inputs[2] : -1;
@@ -110,7 +89,7 @@ void foldBatchNorm(Graph& g) {
     const std::string& op = g.nodes[static_cast<size_t>(producer)].op;
     if (op != "Conv" && op != "Gemm") continue;
     if (g.nodes[static_cast<size_t>(producer)].has("activation")) continue;
-    const auto p = bnParams(g, bn);
+    const auto p = passes::batchNormParams(g, bn);
     if (!p) continue;
     const bool done = op == "Conv" ? foldIntoConv(g, producer, id, *p) : foldIntoGemm(g, producer, id, *p);
     if (done) uses.refresh();

@@ -16,6 +16,8 @@ const std::vector<PassInfo>& passRegistry() {
       {"fold-constants", "evaluate nodes whose inputs are all constant (and Shape of static shapes)", foldConstants},
       {"cse", "merge identical constants and identical nodes", eliminateCommonSubexpressions},
       {"fold-batchnorm", "fold BatchNormalization into the Conv or Gemm before it", foldBatchNorm},
+      {"batchnorm-to-conv", "turn a BatchNormalization that could not be folded into a depthwise 1x1 Conv", batchNormToConv},
+      {"reducemean-to-pool", "turn a ReduceMean over the spatial axes into GlobalAveragePool (+ Flatten)", reduceMeanToPool},
       {"recognize-layernorm", "replace decomposed layer normalization by LayerNormalization", recognizeLayerNorm},
       {"recognize-gelu", "replace x*0.5*(1+erf(x/sqrt(2))) by Gelu", recognizeGelu},
       {"fuse-bias", "fold an Add of a constant bias into the Conv, Gemm or MatMul before it", fuseBias},

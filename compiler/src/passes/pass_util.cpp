@@ -3,6 +3,7 @@
 #include "passes/pass_util.h"
 
 #include <algorithm>
+#include <cmath>
 #include <unordered_set>
 
 namespace systole::compiler::passes {
@@ -80,5 +81,22 @@ void absorb(Graph& g, int keeper, int absorbed) {
   val(g, result).producer = keeper;
   a.dead = true;
 }
+
+std::optional<BnParams> batchNormParams(const Graph& g, const Node& bn) {
+  if (bn.inputs.size() < 5 || bn.outputs.size() != 1) return std::nullopt;  // training-mode outputs
+  if (bn.getInt("training_mode", 0) != 0 || bn.getInt("spatial", 1) != 1) return std::nullopt;
+  for (size_t k = 1; k < 5; ++k)
+    if (!isFloatConst(g, bn.inputs[k])) return std::nullopt;
+  BnParams p;
+  p.gamma = floats(g, bn.inputs[1]);
+  p.beta = floats(g, bn.inputs[2]);
+  p.mean = floats(g, bn.inputs[3]);
+  const auto var = floats(g, bn.inputs[4]);
+  const double eps = bn.getFloat("epsilon", 1e-5);
+  for (size_t c = 0; c < var.size(); ++c)
+    p.s.push_back(static_cast<float>(p.gamma[c] / std::sqrt(static_cast<double>(var[c]) + eps)));
+  return p;
+}
+
 
 }  // namespace systole::compiler::passes

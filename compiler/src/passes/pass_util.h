@@ -74,6 +74,15 @@ inline bool near(std::optional<float> x, double target, double tol = 1e-4) {
   return x && std::abs(static_cast<double>(*x) - target) <= tol * std::max(1.0, std::abs(target));
 }
 
+/// An inference BatchNormalization as y = x * s + (beta - mean * s) per channel.
+struct BnParams {
+  std::vector<float> scale, shift;  // y = x * scale + shift per channel
+  std::vector<float> mean, gamma, beta, s;
+};
+
+/// The parameters of an inference BatchNormalization with constant inputs, else nullopt.
+std::optional<BnParams> batchNormParams(const Graph& g, const Node& bn);
+
 /// A value name not used yet, derived from `base`.
 std::string uniqueName(const Graph& g, const std::string& base);
 

@@ -296,6 +296,23 @@ def concat_constant():
                  [f32("w", [4, 4, 1, 1]), f32("k", [1, 2, 3, 3]), f32("w2", [4, 6, 1, 1])])
 
 
+# DenseNet's pre-activation: Concat -> BatchNormalization -> Relu -> Conv (nothing to fold the BN
+# into), then a spatial ReduceMean (as x.mean([2, 3]) exports) and a classifier.
+@model
+def preact_reducemean():
+    nodes = [h.make_node("Conv", ["x", "w0"], ["x0"], name="conv0", pads=[1, 1, 1, 1]),
+             h.make_node("Conv", ["x0", "w1"], ["a"], name="conv1", pads=[1, 1, 1, 1]),
+             h.make_node("Concat", ["x0", "a"], ["cat"], name="concat", axis=1),
+             h.make_node("BatchNormalization", ["cat", "g", "b", "m", "v"], ["bn"], name="bn"),
+             h.make_node("Relu", ["bn"], ["r"], name="relu"),
+             h.make_node("Conv", ["r", "w2"], ["c"], name="conv2"),
+             h.make_node("ReduceMean", ["c"], ["pooled"], name="mean", axes=[2, 3], keepdims=0),
+             h.make_node("Gemm", ["pooled", "fc"], ["y"], name="fc")]
+    inits = [f32("w0", [4, 4, 3, 3]), f32("w1", [4, 4, 3, 3]), f32("g", [8], 0.5, 1.5), f32("b", [8]), f32("m", [8]), f32("v", [8], 0.5, 1.5),
+             f32("w2", [6, 8, 1, 1]), f32("fc", [6, 3])]
+    return build(nodes, [vi("x", [1, 4, 6, 6])], [vi("y", [1, 3])], inits)
+
+
 # A matrix product: one input row, a K x N weight matrix, and a residual add of two such products.
 @model
 def plan_gemm_add():
