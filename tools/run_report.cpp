@@ -72,9 +72,9 @@ void printHostOperators(const compiler::Graph& quantized, const compiler::Compil
 }
 
 void printTotalCycles(const runtime::RunResult& result) {
-  std::printf("total cycles: %llu = NPU %llu + host %llu (%zu operators, the config's host model) + host<->NPU transfers %llu\n",
+  std::printf("total cycles: %llu = NPU %llu + host %llu (%zu operators, %lld MACs, the config's host model) + host<->NPU transfers %llu\n",
               static_cast<unsigned long long>(result.totalCycles()), static_cast<unsigned long long>(result.sim.stats.cycles),
-              static_cast<unsigned long long>(result.host_cycles), result.host_operators,
+              static_cast<unsigned long long>(result.host_cycles), result.host_operators, static_cast<long long>(result.host_macs),
               static_cast<unsigned long long>(result.transfer_cycles));
 }
 

@@ -187,6 +187,7 @@ RunResult Session::run(const std::map<std::string, HostTensor>& inputs, const Ru
     if (!item.npu) {
       const compiler::Node& n = g.nodes[static_cast<size_t>(item.host_node)];
       result.host_cycles += hostOperatorCycles(isa_.params(), g, n);
+      result.host_macs += nodeMacs(g, n);
       ++result.host_operators;
       if (!options.timing_only) runHostNode(g, n, env);
       continue;

@@ -46,6 +46,7 @@ struct RunResult {
   size_t programs = 0;              // NPU programs run (more than one when host operators sit between)
   size_t host_operators = 0;        // operators run on the host
   uint64_t host_cycles = 0;         // their cost by the config's host model (host_cost.h)
+  int64_t host_macs = 0;            // multiply-accumulates the host operators do
   uint64_t transfer_cycles = 0;     // moving each program's inputs and outputs between host and NPU
   uint64_t totalCycles() const { return sim.stats.cycles + host_cycles + transfer_cycles; }
   std::vector<LayerTiming> layers;
