@@ -65,11 +65,33 @@ int64_t TensorInfo::elements() const {
   return n;
 }
 
+/// Magic, container version, reserved flags.
+void writeHeader(Writer& w, uint32_t version) {
+  w.raw(kMagic, sizeof kMagic);
+  w.u32(version);
+  w.u32(0);  // flags, reserved
+}
+
+/// Appends the checksum of everything written.
+std::vector<uint8_t> sealed(Writer& w) {
+  const uint64_t checksum = fnv1a64(w.out().data(), w.out().size());
+  w.u64(checksum);
+  return std::move(w.out());
+}
+
+/// The length of the bytes the trailing checksum covers, after checking it.
+size_t checksummedBody(const std::vector<uint8_t>& bytes, const std::string& name) {
+  if (bytes.size() < sizeof kMagic + 8 + 8) throw Error(SourceLocation{name, 0, 0}, "truncated file (no header)");
+  const size_t body = bytes.size() - 8;
+  uint64_t stored;
+  std::memcpy(&stored, bytes.data() + body, 8);
+  if (stored != fnv1a64(bytes.data(), body)) throw Error(SourceLocation{name, 0, 0}, "checksum mismatch: the file is corrupted or truncated");
+  return body;
+}
+
 std::vector<uint8_t> serializeSbin(const Program& p) {
   Writer w;
-  w.raw(kMagic, sizeof kMagic);
-  w.u32(kSbinVersion);
-  w.u32(0);  // flags, reserved
+  writeHeader(w, kSbinVersion);
   w.str(p.isa_name);
   w.u64(p.isa_hash);
   w.u32(p.instr_bytes);
@@ -90,9 +112,7 @@ std::vector<uint8_t> serializeSbin(const Program& p) {
     w.f32(t.scale);
     w.i32(t.zero_point);
   }
-  const uint64_t checksum = fnv1a64(w.out().data(), w.out().size());
-  w.u64(checksum);
-  return std::move(w.out());
+  return sealed(w);
 }
 
 Program deserializeSbin(const std::vector<uint8_t>& bytes, const std::string& name) {
@@ -109,10 +129,7 @@ Program deserializeSbin(const std::vector<uint8_t>& bytes, const std::string& na
   if (version != kSbinVersion)
     throw Error(SourceLocation{name, 0, 0}, "unsupported container version " + std::to_string(version) +
                                                 " (this build reads version " + std::to_string(kSbinVersion) + ")");
-  uint64_t stored;
-  std::memcpy(&stored, bytes.data() + body, 8);
-  if (stored != fnv1a64(bytes.data(), body))
-    throw Error(SourceLocation{name, 0, 0}, "checksum mismatch: the file is corrupted or truncated");
+  checksummedBody(bytes, name);  // after the version, so another version is named as such
   Program p;
   r.u32();  // flags
   r.section("ISA identity");
@@ -165,25 +182,17 @@ uint32_t sbinVersion(const std::vector<uint8_t>& bytes, const std::string& name)
 
 std::vector<uint8_t> serializeModelSbin(const ModelContainer& m) {
   Writer w;
-  w.raw(kMagic, sizeof kMagic);
-  w.u32(kModelSbinVersion);
-  w.u32(0);  // flags, reserved
+  writeHeader(w, kModelSbinVersion);
   w.u32(static_cast<uint32_t>(m.programs.size()));
   for (const Program& p : m.programs) w.bytes(serializeSbin(p));
   w.bytes(m.model);
-  const uint64_t checksum = fnv1a64(w.out().data(), w.out().size());
-  w.u64(checksum);
-  return std::move(w.out());
+  return sealed(w);
 }
 
 ModelContainer deserializeModelSbin(const std::vector<uint8_t>& bytes, const std::string& name) {
   if (sbinVersion(bytes, name) != kModelSbinVersion)
     throw Error(SourceLocation{name, 0, 0}, "not a compiled model (container version " + std::to_string(sbinVersion(bytes, name)) + ")");
-  if (bytes.size() < sizeof kMagic + 8 + 8) throw Error(SourceLocation{name, 0, 0}, "truncated file (no header)");
-  const size_t body = bytes.size() - 8;
-  uint64_t stored;
-  std::memcpy(&stored, bytes.data() + body, 8);
-  if (stored != fnv1a64(bytes.data(), body)) throw Error(SourceLocation{name, 0, 0}, "checksum mismatch: the file is corrupted or truncated");
+  const size_t body = checksummedBody(bytes, name);
   Reader r(bytes, body, name);
   for (size_t i = 0; i < sizeof kMagic + 8; ++i) r.u8();
   ModelContainer m;
