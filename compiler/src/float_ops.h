@@ -209,6 +209,23 @@ struct Operand {
   int64_t elements() const { return product(shape); }
 };
 
+/// A node's inputs as operands: shapes and types from the graph, contents for constants.
+inline std::vector<Operand> graphOperands(const Graph& g, const Node& n) {
+  std::vector<Operand> in;
+  for (int v : n.inputs) {
+    Operand o;
+    if (v >= 0) {
+      const Value& val = g.values[static_cast<size_t>(v)];
+      o.present = true;
+      o.type = val.type;
+      o.shape = val.shape;
+      if (val.is_constant) o.data = val.data.data();
+    }
+    in.push_back(std::move(o));
+  }
+  return in;
+}
+
 /// Thrown when a parameter lives in an input whose contents are not known (not a constant yet).
 struct NeedsData {};
 

@@ -324,43 +324,6 @@ void globalAveragePool(const Graph& g, const Node& n, const std::vector<const Ho
 
 // ---- data movement ----
 
-void copyBytes(const std::vector<const HostTensor*>& in, HostTensor& y) {
-  if (in.at(0) == nullptr || in[0]->bytes.size() != y.bytes.size()) throw Error("element counts differ");
-  std::memcpy(y.bytes.data(), in[0]->bytes.data(), y.bytes.size());
-}
-
-void transpose(const Node& n, const std::vector<const HostTensor*>& in, HostTensor& y) {
-  expectType(in.at(0), ElemType::Int8, "Transpose input");
-  const HostTensor& x = *in[0];
-  const size_t rank = x.shape.size();
-  std::vector<int64_t> perm = n.getInts("perm");
-  if (perm.empty())
-    for (size_t d = 0; d < rank; ++d) perm.push_back(static_cast<int64_t>(rank - 1 - d));
-  if (perm.size() != rank || y.shape.size() != rank) throw Error("'perm' does not match the rank");
-  for (int64_t& p : perm)
-    if (p < 0) p += static_cast<int64_t>(rank);
-  std::vector<int64_t> inStride(rank, 1);
-  for (size_t d = rank; d-- > 1;) inStride[d - 1] = inStride[d] * x.shape[d];
-  std::vector<int64_t> stride(rank);  // input stride of each output dimension
-  for (size_t d = 0; d < rank; ++d) {
-    if (perm[d] < 0 || perm[d] >= static_cast<int64_t>(rank) || y.shape[d] != x.shape[static_cast<size_t>(perm[d])])
-      throw Error("'perm' does not match the shapes");
-    stride[d] = inStride[static_cast<size_t>(perm[d])];
-  }
-  std::vector<int64_t> idx(rank, 0);
-  const int8_t* xd = x.data<int8_t>();
-  int8_t* yd = y.data<int8_t>();
-  for (int64_t i = 0; i < y.elements(); ++i) {
-    int64_t src = 0;
-    for (size_t d = 0; d < rank; ++d) src += idx[d] * stride[d];
-    yd[i] = xd[src];
-    for (size_t d = rank; d-- > 0;) {
-      if (++idx[d] < y.shape[d]) break;
-      idx[d] = 0;
-    }
-  }
-}
-
 void concat(const Node& n, const std::vector<const HostTensor*>& in, HostTensor& y) {
   const int64_t rank = static_cast<int64_t>(y.shape.size());
   int64_t axis = n.getInt("axis", 0);
@@ -413,8 +376,16 @@ void mul(const Graph& g, const Node& n, const std::vector<const HostTensor*>& in
   for (int64_t i = 0; i < y.elements(); ++i) out[i] = rq(arith::mul(arith::widen(a[i], za, 1), arith::widen(b[i / pixels], zb, 1)), 0);
 }
 
+/// Pure data movement is the same for any element type: kernels_float.cpp's kernels run it.
+bool isTypeGenericMove(const std::string& op) {
+  for (const char* m : {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity", "Transpose", "Slice", "Gather"})
+    if (op == m) return true;
+  return false;
+}
+
 bool isQuantizedNode(const Graph& g, const Node& n) {
   if (n.op == "QuantizeLinear" || n.op == "DequantizeLinear" || n.op == "Requant") return true;
+  if (isTypeGenericMove(n.op)) return false;
   return !n.inputs.empty() && n.inputs[0] >= 0 && valueOf(g, n.inputs[0]).type == ElemType::Int8;
 }
 
@@ -443,9 +414,6 @@ bool runQuantizedKernel(const Graph& g, const Node& n, const std::vector<const H
     const int32_t z = perTensorQuant(g, n.inputs[0]).zero_point;
     clamp(n, in, y, n.has("act_min") ? intAttr(n, "act_min") : z, n.has("act_max") ? intAttr(n, "act_max") : 127);
   } else if (op == "Clip") clamp(n, in, y, intAttr(n, "act_min"), intAttr(n, "act_max"));
-  else if (op == "Reshape" || op == "Flatten" || op == "Squeeze" || op == "Unsqueeze" || op == "Identity")
-    copyBytes(in, y);
-  else if (op == "Transpose") transpose(n, in, y);
   else if (op == "Concat") concat(n, in, y);
   else throw Error("no quantized kernel for an int8 '" + op + "'");
   return true;

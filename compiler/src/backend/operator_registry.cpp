@@ -45,6 +45,10 @@ std::string checkConcat(const Graph& g, const Node& n, const std::vector<ActBuff
   return "";
 }
 
+std::string checkChannelSelect(const Graph& g, const Node& n, const std::vector<ActBuffer>&, const std::vector<ActBuffer>&) {
+  return selectedChannels(g, n) ? "" : "only a constant selection of whole channels runs on the NPU";
+}
+
 /// A reshape aliases its input only when every byte stays where it is. A 4-D tensor is NHWC in
 /// DRAM but NCHW to the model, so between two 4-D shapes it may only regroup pixels (the same
 /// images and channels); a 4-D tensor and a row-major matrix ([..., rows, C]) agree only when the
@@ -108,6 +112,8 @@ const std::vector<NpuOperator>& table() {
       {"Clip", kRescale, false, nullptr, nullptr, nullptr, false, tileRequant},
       {"Requant", kRescale, false, nullptr, nullptr, nullptr, false, tileRequant},
       {"Concat", kRescale, false, checkConcat, nullptr, nullptr, false, tileConcat},
+      {"Slice", kRescale, false, checkChannelSelect, nullptr, nullptr, false, tileChannelSelect},
+      {"Gather", kRescale, false, checkChannelSelect, nullptr, nullptr, false, tileChannelSelect},
       aliasOp("Reshape"),
       aliasOp("Flatten"),
       aliasOp("Squeeze"),

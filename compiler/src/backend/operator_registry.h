@@ -4,6 +4,7 @@
 // only this table. Adding an operator: one entry in operator_registry.cpp and one tiler file.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -52,5 +53,10 @@ void tileMul(TileContext& T, const Node& n);
 void tileLut(TileContext& T, const Node& n);           // tile_lut.cpp
 void tileMaxPool(TileContext& T, const Node& n);       // tile_pool.cpp
 void tileAveragePool(TileContext& T, const Node& n);   // AveragePool, GlobalAveragePool
+void tileChannelSelect(TileContext& T, const Node& n); // Slice, Gather of channels: tile_channel_select.cpp
+
+/// The input channel of each output channel when `n` (Slice or Gather) selects whole channels
+/// (constant parameters, every other axis kept), else nullopt.
+std::optional<std::vector<int64_t>> selectedChannels(const Graph& g, const Node& n);
 
 }  // namespace systole::compiler

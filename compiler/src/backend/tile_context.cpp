@@ -98,36 +98,62 @@ void loadScales(TileContext& T, std::vector<int32_t> multipliers, std::vector<in
   T.load(Semantics::DmaLoadAcc, {at, row, 2 * tiles, T.p.acc_row_bytes, T.p.acc_row_bytes});
 }
 
+namespace {
+
+/// The chunk's pixel runs as DMA transfers: in a buffer without a halo, a run that ends its image
+/// row continues in the next row's first pixel, so consecutive runs merge into one transfer (up
+/// to the instruction's row limit).
+std::vector<PixelRun> transfers(const TileContext& T, Semantics s, const std::vector<PixelRun>& chunk, const ActBuffer& b) {
+  const int64_t maxRows = T.limit(s, 2);
+  std::vector<PixelRun> out;
+  for (const PixelRun& run : chunk) {
+    if (!out.empty() && b.halo == 0) {
+      PixelRun& last = out.back();
+      const bool adjacent = (last.y * b.W + last.x0 + last.count == run.y * b.W + run.x0) && last.offset + last.count == run.offset;
+      if (adjacent && last.count + run.count <= maxRows) {
+        last.count += run.count;
+        continue;
+      }
+    }
+    out.push_back(run);
+  }
+  return out;
+}
+
+}  // namespace
+
 void loadRuns(TileContext& T, const std::vector<PixelRun>& chunk, const ActBuffer& in, int64_t c0, int64_t nc, Operand toRow) {
-  for (const PixelRun& run : chunk) T.load(Semantics::DmaLoad, {in.interior(run.y, run.x0) + c0, toRow + run.offset, run.count, nc, in.C});
+  for (const PixelRun& run : transfers(T, Semantics::DmaLoad, chunk, in))
+    T.load(Semantics::DmaLoad, {in.interior(run.y, run.x0) + c0, toRow + run.offset, run.count, nc, in.C});
 }
 
 void storeRuns(TileContext& T, const std::vector<PixelRun>& chunk, const ActBuffer& out, int64_t c0, int64_t nc, Operand fromRow) {
-  for (const PixelRun& run : chunk)
+  for (const PixelRun& run : transfers(T, Semantics::DmaStore, chunk, out))
     T.store(Semantics::DmaStore, {out.interior(run.y, run.x0) + c0, fromRow + run.offset, run.count, nc, out.C});
 }
 
-void emitRescale(TileContext& T, const ActBuffer& in, int64_t inC0, const ActBuffer& out, int64_t outC0, int64_t C, int32_t zIn,
+void emitRescale(TileContext& T, const ActBuffer& in, const ActBuffer& out, const std::vector<ChannelRun>& runs, int32_t zIn,
                  int32_t M, int32_t S, int32_t zOut, int32_t lo, int32_t hi) {
   const OnChipLayout& l = T.layout();
   const int64_t lanes = T.p.acc_row_elems;
   const int64_t n = std::min({l.chunk, l.acc_half, l.slot_rows});
   bool first = true;
-  for (int64_t c0 = 0; c0 < C; c0 += lanes) {
-    const int64_t nc = std::min(lanes, C - c0);
-    for (const auto& chunk : pixelChunks(in.H, in.W, n)) {
-      const int64_t rows = chunkPixels(chunk);
-      const Operand acc = T.newAccTile();
-      if (first) loadScales(T, {M}, {S}, l.scale_base);
-      first = false;
-      loadRuns(T, chunk, in, inC0 + c0, nc, T.loadSlot());
-      T.compute(Semantics::VectorWiden, {T.loadSlot(), acc, rows, zIn, 1});
-      T.compute(Semantics::Requantize, {acc, T.outSlot(), rows, l.scale_base, zOut, lo, hi});
-      T.writesOutput();
-      storeRuns(T, chunk, out, outC0 + c0, nc, T.outSlot());
-      T.endStep(chunkLabel(c0, nc, chunk));
+  for (const ChannelRun& run : runs)
+    for (int64_t c0 = 0; c0 < run.count; c0 += lanes) {
+      const int64_t nc = std::min(lanes, run.count - c0);
+      for (const auto& chunk : pixelChunks(in.H, in.W, n)) {
+        const int64_t rows = chunkPixels(chunk);
+        const Operand acc = T.newAccTile();
+        if (first) loadScales(T, {M}, {S}, l.scale_base);
+        first = false;
+        loadRuns(T, chunk, in, run.from + c0, nc, T.loadSlot());
+        T.compute(Semantics::VectorWiden, {T.loadSlot(), acc, rows, zIn, 1});
+        T.compute(Semantics::Requantize, {acc, T.outSlot(), rows, l.scale_base, zOut, lo, hi});
+        T.writesOutput();
+        storeRuns(T, chunk, out, run.to + c0, nc, T.outSlot());
+        T.endStep(chunkLabel(run.from + c0, nc, chunk));
+      }
     }
-  }
 }
 
 std::string chunkLabel(int64_t c0, int64_t nc, const std::vector<PixelRun>& chunk) {

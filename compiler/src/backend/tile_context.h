@@ -68,11 +68,20 @@ void loadRuns(TileContext& T, const std::vector<PixelRun>& chunk, const ActBuffe
 /// Stores the chunk's pixel runs from scratchpad rows starting at `fromRow` into channels
 /// [c0, c0 + nc) of `out`, one strided DMA per run.
 void storeRuns(TileContext& T, const std::vector<PixelRun>& chunk, const ActBuffer& out, int64_t c0, int64_t nc, Operand fromRow);
+/// Channels [from, from + count) of one tensor going to channels [to, to + count) of another.
+struct ChannelRun {
+  int64_t from = 0, to = 0, count = 0;
+};
+
 /// Copies (and rescales) `in` into `out` through the vector unit:
-/// out = requantize(widen(in, zIn, 1), M, S, zOut, lo, hi), channels [inC0, inC0 + C) of `in` going
-/// to channels [outC0, ...) of `out`.
-void emitRescale(TileContext& T, const ActBuffer& in, int64_t inC0, const ActBuffer& out, int64_t outC0, int64_t C, int32_t zIn,
+/// out = requantize(widen(in, zIn, 1), M, S, zOut, lo, hi), run by run of channels.
+void emitRescale(TileContext& T, const ActBuffer& in, const ActBuffer& out, const std::vector<ChannelRun>& runs, int32_t zIn,
                  int32_t M, int32_t S, int32_t zOut, int32_t lo, int32_t hi);
+/// The same for one run: channels [inC0, inC0 + C) of `in` to channels [outC0, ...) of `out`.
+inline void emitRescale(TileContext& T, const ActBuffer& in, int64_t inC0, const ActBuffer& out, int64_t outC0, int64_t C,
+                        int32_t zIn, int32_t M, int32_t S, int32_t zOut, int32_t lo, int32_t hi) {
+  emitRescale(T, in, out, {{inC0, outC0, C}}, zIn, M, S, zOut, lo, hi);
+}
 /// "c [c0, c0 + nc), px y:x +n": the loop indices of a step over a channel tile and a pixel chunk.
 std::string chunkLabel(int64_t c0, int64_t nc, const std::vector<PixelRun>& chunk);
 /// Rows between two source blocks of `n` rows such that row i of each falls in different banks.

@@ -18,6 +18,8 @@ const std::vector<PassInfo>& passRegistry() {
       {"fold-batchnorm", "fold BatchNormalization into the Conv or Gemm before it", foldBatchNorm},
       {"batchnorm-to-conv", "turn a BatchNormalization that could not be folded into a depthwise 1x1 Conv", batchNormToConv},
       {"reducemean-to-pool", "turn a ReduceMean over the spatial axes into GlobalAveragePool (+ Flatten)", reduceMeanToPool},
+      {"fold-pad", "remove zero Pads; fold a zero-fill spatial Pad into the Conv or AveragePool reading it", foldPads},
+      {"recognize-channel-shuffle", "replace Reshape-Transpose-Reshape channel shuffles by a Gather of channels", recognizeChannelShuffle},
       {"recognize-layernorm", "replace decomposed layer normalization by LayerNormalization", recognizeLayerNorm},
       {"recognize-gelu", "replace x*0.5*(1+erf(x/sqrt(2))) by Gelu", recognizeGelu},
       {"fuse-bias", "fold an Add of a constant bias into the Conv, Gemm or MatMul before it", fuseBias},

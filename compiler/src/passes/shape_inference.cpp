@@ -18,22 +18,6 @@ using ops::Operand;
 
 namespace {
 
-std::vector<Operand> operands(const Graph& g, const Node& n) {
-  std::vector<Operand> in;
-  for (int v : n.inputs) {
-    Operand o;
-    if (v >= 0) {
-      const Value& val = g.values[static_cast<size_t>(v)];
-      o.present = true;
-      o.type = val.type;
-      o.shape = val.shape;
-      if (val.is_constant) o.data = val.data.data();
-    }
-    in.push_back(std::move(o));
-  }
-  return in;
-}
-
 ElemType castTarget(int64_t to) {
   switch (to) {
     case 1: return ElemType::Float32;
@@ -305,7 +289,7 @@ std::optional<std::vector<OutputInfo>> computeOutputs(const Graph& g, const Node
   for (int v : n.inputs)
     if (v >= 0 && !hasStaticShape(g.values[static_cast<size_t>(v)])) return std::nullopt;
   try {
-    auto out = infer(n, g.opset, operands(g, n));
+    auto out = infer(n, g.opset, ops::graphOperands(g, n));
     if (out.size() != n.outputs.size()) throw Error("has " + std::to_string(n.outputs.size()) + " outputs, expected " + std::to_string(out.size()));
     return out;
   } catch (const ops::NeedsData&) {

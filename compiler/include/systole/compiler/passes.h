@@ -56,6 +56,8 @@ void eliminateDeadCode(Graph& g);              // dce
 void foldBatchNorm(Graph& g);                  // fold-batchnorm (into Conv / Gemm)
 void batchNormToConv(Graph& g);                // batchnorm-to-conv (the ones not folded: depthwise 1x1 Conv)
 void reduceMeanToPool(Graph& g);               // reducemean-to-pool (spatial ReduceMean -> GlobalAveragePool)
+void foldPads(Graph& g);                       // fold-pad (zero Pads into Conv / AveragePool)
+void recognizeChannelShuffle(Graph& g);        // recognize-channel-shuffle (-> Gather of channels)
 void recognizeLayerNorm(Graph& g);             // recognize-layernorm
 void recognizeGelu(Graph& g);                  // recognize-gelu
 void fuseBias(Graph& g);                       // fuse-bias (Add of a constant into Conv/Gemm/MatMul)
