@@ -111,7 +111,6 @@ inline Windows windows(const Node& n, const std::vector<int64_t>& x, const std::
   std::vector<int64_t> pads = n.getInts("pads", std::vector<int64_t>(2 * sp, 0));
   if (w.strides.size() != sp || w.dilations.size() != sp || pads.size() != 2 * sp)
     throw Error("strides, dilations or pads do not match the " + std::to_string(sp) + " spatial dimensions");
-  const std::string autoPad = n.getString("auto_pad", "NOTSET");
   w.padBegin.assign(pads.begin(), pads.begin() + static_cast<long>(sp));
   w.padEnd.assign(pads.begin() + static_cast<long>(sp), pads.end());
   for (size_t i = 0; i < sp; ++i) {
@@ -119,16 +118,6 @@ inline Windows windows(const Node& n, const std::vector<int64_t>& x, const std::
     const int64_t s = w.strides[i], d = w.dilations[i], k = kernel[i];
     if (s <= 0 || d <= 0 || k <= 0) throw Error("kernel, strides and dilations must be positive");
     const int64_t span = (k - 1) * d + 1;
-    if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
-      const int64_t out = (in + s - 1) / s;
-      const int64_t total = std::max<int64_t>(0, (out - 1) * s + span - in);
-      w.padBegin[i] = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
-      w.padEnd[i] = total - w.padBegin[i];
-    } else if (autoPad == "VALID") {
-      w.padBegin[i] = w.padEnd[i] = 0;
-    } else if (autoPad != "NOTSET") {
-      throw Error("auto_pad '" + autoPad + "' is not supported");
-    }
     const int64_t padded = in + w.padBegin[i] + w.padEnd[i] - span;
     if (padded < 0) throw Error("the window (" + std::to_string(span) + ") is larger than the padded input (" + std::to_string(in + w.padBegin[i] + w.padEnd[i]) + ")");
     int64_t out = ceilMode ? (padded + s - 1) / s + 1 : padded / s + 1;

@@ -164,6 +164,7 @@ void Graph::verify() const {
     const Node& node = nodes[n];
     if (node.dead) continue;
     for (int in : node.inputs) check(in >= -1 && in < nv, "node '" + node.name + "' reads a value id out of range");
+    check(!node.has("auto_pad"), "node '" + node.name + "' has auto_pad (resolveAutoPad makes it explicit pads)");
     for (int o : node.outputs) {
       check(o >= 0 && o < nv, "node '" + node.name + "' writes a value id out of range");
       check(producers[static_cast<size_t>(o)] < 0, "value '" + values[static_cast<size_t>(o)].name + "' has two producers");

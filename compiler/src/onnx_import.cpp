@@ -5,7 +5,8 @@
 // run onnx::checker::check_model, then onnx::shape_inference::InferShapes (strict, with data
 // propagation); finally convert initializers and Constant nodes to constant values and every other
 // node to a Graph node, taking each value's type and shape from the inferred value_info (a dimension
-// ONNX could not infer is -1; an unknown rank is the one-dimension shape [-1]).
+// ONNX could not infer is -1; an unknown rank is the one-dimension shape [-1]); last, resolve every
+// `auto_pad` into explicit `pads` (auto_pad.h), so no later stage sees two conventions.
 #include "systole/compiler/onnx_import.h"
 
 #include <onnx/checker.h>
@@ -22,6 +23,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "systole/compiler/auto_pad.h"
 #include "systole/isa/diagnostic.h"
 
 namespace systole::compiler {
@@ -384,6 +386,7 @@ class Importer {
       g.addNode(std::move(node));
     }
     for (const auto& out : gp.output()) g.outputs.push_back(valueId(out.name()));
+    resolveAutoPad(g);
     return g;
   }
 

@@ -141,27 +141,11 @@ Window2d windowOf(const Node& n, const std::vector<int64_t>& in, const std::vect
   };
   const std::vector<int64_t> strides = spatial("strides", 1);
   const std::vector<int64_t> dils = spatial("dilations", 1);
-  std::vector<int64_t> begin(sp, 0), end(sp, 0);
-  const std::string autoPad = n.getString("auto_pad", "NOTSET");
-  if (autoPad == "NOTSET") {
-    const std::vector<int64_t> pads = n.getInts("pads", std::vector<int64_t>(2 * sp, 0));
-    if (pads.size() != 2 * sp) throw Error("attribute 'pads' has the wrong length");
-    for (size_t d = 0; d < sp; ++d) {
-      begin[d] = pads[d];
-      end[d] = pads[d + sp];
-      if (begin[d] < 0 || end[d] < 0) throw Error("negative pads are not supported");
-    }
-  } else if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
-    for (size_t d = 0; d < sp; ++d) {
-      const int64_t total =
-          std::max<int64_t>(0, (out[2 + d] - 1) * strides[d] + (kernel[d] - 1) * dils[d] + 1 - in[2 + d]);
-      const int64_t small = total / 2;
-      begin[d] = autoPad == "SAME_UPPER" ? small : total - small;
-      end[d] = total - begin[d];
-    }
-  } else if (autoPad != "VALID") {
-    throw Error("unknown auto_pad '" + autoPad + "'");
-  }
+  const std::vector<int64_t> pads = n.getInts("pads", std::vector<int64_t>(2 * sp, 0));
+  if (pads.size() != 2 * sp) throw Error("attribute 'pads' has the wrong length");
+  std::vector<int64_t> begin(pads.begin(), pads.begin() + static_cast<ptrdiff_t>(sp)), end(pads.begin() + static_cast<ptrdiff_t>(sp), pads.end());
+  for (size_t d = 0; d < sp; ++d)
+    if (begin[d] < 0 || end[d] < 0) throw Error("negative pads are not supported");
   Window2d w;
   const size_t h = sp == 2 ? 0 : sp, x = sp - 1;  // h == sp marks "no H dimension"
   w.in_w = in[2 + x];

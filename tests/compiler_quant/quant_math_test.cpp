@@ -208,7 +208,7 @@ TEST(ActivationClamp, ReluAndClip) {
   EXPECT_EQ(inf.hi, 127);
 }
 
-TEST(Window, AutoPadAndPadsAreResolved) {
+TEST(Window, PadsAreRead) {
   Node n;
   n.attrs["pads"] = std::vector<int64_t>{1, 2, 3, 4};
   n.attrs["strides"] = std::vector<int64_t>{2, 1};
@@ -219,15 +219,6 @@ TEST(Window, AutoPadAndPadsAreResolved) {
   EXPECT_EQ(w.pad_right, 4);
   EXPECT_EQ(w.stride_h, 2);
   EXPECT_TRUE(w.windowsInsidePadded());
-
-  Node same;
-  same.attrs["auto_pad"] = std::string("SAME_UPPER");
-  same.attrs["strides"] = std::vector<int64_t>{2, 2};
-  const Window2d s = windowOf(same, {1, 1, 8, 8}, {1, 1, 4, 4}, {3, 3});  // total pad 1: 0 before, 1 after
-  EXPECT_EQ(s.pad_top, 0);
-  EXPECT_EQ(s.pad_bottom, 1);
-  same.attrs["auto_pad"] = std::string("SAME_LOWER");
-  EXPECT_EQ(windowOf(same, {1, 1, 8, 8}, {1, 1, 4, 4}, {3, 3}).pad_top, 1);
 
   Node oneD;  // N C W
   const Window2d d = windowOf(oneD, {1, 2, 10}, {1, 2, 8}, {3});

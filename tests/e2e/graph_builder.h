@@ -1,5 +1,6 @@
 // Builds small float graphs for the end-to-end tests with the compiler's Graph API, the way the
-// ONNX importer and the optimizer leave them (Conv/Gemm with a fused "activation" attribute).
+// ONNX importer and the optimizer leave them (Conv/Gemm with a fused "activation" attribute; an
+// `auto_pad` written by the *Same builders is resolved into pads by finish(), as import does).
 #pragma once
 
 #include <cmath>
@@ -8,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "systole/compiler/auto_pad.h"
 #include "systole/compiler/graph.h"
 
 namespace systole::testing {
@@ -37,17 +39,26 @@ class FloatGraphBuilder {
 
   int conv(int x, int64_t oc, int64_t k, int64_t stride, int64_t pad, int64_t group, bool relu) {
     const auto s = shape(x);
-    const int64_t ic = s[1];
-    const int64_t oh = (s[2] + 2 * pad - k) / stride + 1, ow = (s[3] + 2 * pad - k) / stride + 1;
-    const int w = constant({oc, ic / group, k, k}, 1.0f / static_cast<float>(std::sqrt(static_cast<double>(ic / group * k * k))));
-    const int b = constant({oc}, 0.1f);
-    compiler::Node n = node("Conv", {x, w, b}, {1, oc, oh, ow});
+    compiler::Node n = convNode(x, oc, k, stride, group, relu, {(s[2] + 2 * pad - k) / stride + 1, (s[3] + 2 * pad - k) / stride + 1});
+    n.attrs["pads"] = std::vector<int64_t>{pad, pad, pad, pad};
+    return add(std::move(n));
+  }
+
+  /// A Conv padded by `autoPad` (SAME_UPPER or SAME_LOWER), as TensorFlow exports write it.
+  int convSame(int x, int64_t oc, int64_t k, int64_t stride, const std::string& autoPad, bool relu) {
+    compiler::Node n = convNode(x, oc, k, stride, 1, relu, sameSize(x, stride));
+    n.attrs["auto_pad"] = autoPad;
+    return add(std::move(n));
+  }
+
+  /// MaxPool, or AveragePool counting the padding (the NPU's divisor), padded by `autoPad`.
+  int poolSame(const std::string& op, int x, int64_t k, int64_t stride, const std::string& autoPad) {
+    const auto hw = sameSize(x, stride);
+    compiler::Node n = node(op, {x}, {1, shape(x)[1], hw[0], hw[1]});
     n.attrs["kernel_shape"] = std::vector<int64_t>{k, k};
     n.attrs["strides"] = std::vector<int64_t>{stride, stride};
-    n.attrs["pads"] = std::vector<int64_t>{pad, pad, pad, pad};
-    n.attrs["dilations"] = std::vector<int64_t>{1, 1};
-    n.attrs["group"] = group;
-    if (relu) n.attrs["activation"] = std::string("relu");
+    n.attrs["auto_pad"] = autoPad;
+    if (op == "AveragePool") n.attrs["count_include_pad"] = int64_t{1};
     return add(std::move(n));
   }
 
@@ -105,6 +116,7 @@ class FloatGraphBuilder {
 
   compiler::Graph finish(int output) {
     g_.outputs.push_back(output);
+    compiler::resolveAutoPad(g_);
     g_.verify();
     return std::move(g_);
   }
@@ -113,6 +125,23 @@ class FloatGraphBuilder {
   std::mt19937_64& rng() { return rng_; }
 
  private:
+  compiler::Node convNode(int x, int64_t oc, int64_t k, int64_t stride, int64_t group, bool relu, std::vector<int64_t> hw) {
+    const int64_t ic = shape(x)[1];
+    const int w = constant({oc, ic / group, k, k}, 1.0f / static_cast<float>(std::sqrt(static_cast<double>(ic / group * k * k))));
+    const int b = constant({oc}, 0.1f);
+    compiler::Node n = node("Conv", {x, w, b}, {1, oc, hw[0], hw[1]});
+    n.attrs["kernel_shape"] = std::vector<int64_t>{k, k};
+    n.attrs["strides"] = std::vector<int64_t>{stride, stride};
+    n.attrs["dilations"] = std::vector<int64_t>{1, 1};
+    n.attrs["group"] = group;
+    if (relu) n.attrs["activation"] = std::string("relu");
+    return n;
+  }
+  /// Output H and W of a SAME-padded window: ceil(in / stride).
+  std::vector<int64_t> sameSize(int x, int64_t stride) const {
+    const auto s = shape(x);
+    return {(s[2] + stride - 1) / stride, (s[3] + stride - 1) / stride};
+  }
   int value(const std::string& name, std::vector<int64_t> shape) {
     compiler::Value v;
     v.name = name;

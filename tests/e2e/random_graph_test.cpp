@@ -1,7 +1,8 @@
 // The differential heart of the back end: seeded random graphs (shapes that are not multiples of
 // the array, 1x1 and odd kernels, strides, padding, depthwise, residual adds, pooling, matmul
-// chains) x every shipped config -> quantize -> compile -> simulate -> bit-exact against the
-// reference interpreter. SYSTOLE_DIFFERENTIAL_CASES raises the number of seeds.
+// chains, auto_pad SAME_UPPER/SAME_LOWER) x every shipped config -> quantize -> compile -> simulate ->
+// bit-exact against the reference interpreter. SYSTOLE_DIFFERENTIAL_CASES raises the number of
+// seeds. Named cases stress one dimension each (AutoPad/...: SAME padding on H != W inputs).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -35,7 +36,7 @@ compiler::Graph randomGraph(uint64_t seed) {
   const int blocks = static_cast<int>(pick(1, 3));
   for (int i = 0; i < blocks; ++i) {
     const auto s = b.shape(x);
-    switch (pick(0, 5)) {
+    switch (pick(0, 6)) {
       case 0:  // residual block
         x = b.addOp(x, b.conv(x, s[1], 3, 1, 1, 1, false), true);
         break;
@@ -51,8 +52,11 @@ compiler::Graph randomGraph(uint64_t seed) {
       case 4:  // average pooling
         if (s[2] >= 2) x = b.averagePool(x, 2, 2);
         break;
-      default:  // concat of two branches
+      case 5:  // concat of two branches
         x = b.concat(b.conv(x, pick(1, 9), 1, 1, 0, 1, true), b.conv(x, pick(1, 9), 3, 1, 1, 1, true));
+        break;
+      default:  // auto_pad
+        x = b.convSame(x, pick(2, 24), pick(1, 5), pick(1, 2), pick(0, 1) ? "SAME_UPPER" : "SAME_LOWER", true);
     }
   }
   x = b.flatten(b.globalAveragePool(x));
@@ -61,17 +65,34 @@ compiler::Graph randomGraph(uint64_t seed) {
   return b.finish(x);
 }
 
+/// SAME_UPPER / SAME_LOWER padding on an H != W input: convolutions with kernels 1..5 and strides
+/// 1..2 (odd and even pad totals on each axis), then max or average pooling, a pooled classifier.
+compiler::Graph autoPadGraph(uint64_t seed) {
+  FloatGraphBuilder b(seed);
+  auto& rng = b.rng();
+  auto pick = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
+  auto mode = [&] { return pick(0, 1) ? "SAME_UPPER" : "SAME_LOWER"; };
+  const int64_t h = pick(5, 12);
+  int x = b.input("image", {1, pick(1, 5), h, h + pick(1, 4) * (pick(0, 1) ? 1 : -1)});
+  x = b.convSame(x, pick(3, 20), pick(1, 5), pick(1, 2), mode(), true);
+  x = b.convSame(x, pick(3, 20), pick(2, 4), pick(1, 2), mode(), true);
+  x = b.poolSame(pick(0, 1) ? "MaxPool" : "AveragePool", x, pick(2, 3), pick(1, 2), mode());
+  x = b.flatten(b.globalAveragePool(x));
+  return b.finish(b.gemm(x, pick(2, 10), false));
+}
+
 struct Case {
   uint64_t seed;
   std::string config;
+  compiler::Graph (*make)(uint64_t) = randomGraph;
 };
 
 class RandomGraph : public ::testing::TestWithParam<Case> {};
 
 TEST_P(RandomGraph, CompilesAndRunsBitExact) {
-  const auto [seed, name] = GetParam();
+  const auto [seed, name, make] = GetParam();
   const isa::IsaConfig& isa = config(name);
-  compiler::Graph g = randomGraph(seed);
+  compiler::Graph g = make(seed);
   compiler::quantize(g, compiler::makeRandomInputs(g, 4, seed));
   compiler::LowerOptions lowerOptions;
   lowerOptions.keep_intermediates = true;  // a mismatch then names the first differing value
@@ -86,18 +107,21 @@ TEST_P(RandomGraph, CompilesAndRunsBitExact) {
   EXPECT_GT(result.sim.stats.cycles, 0u);
 }
 
-std::vector<Case> cases() {
-  int seeds = 50;
+/// `seeds` seeds (SYSTOLE_DIFFERENTIAL_CASES overrides) of `make` on every shipped config.
+std::vector<Case> cases(int seeds, compiler::Graph (*make)(uint64_t)) {
   if (const char* env = std::getenv("SYSTOLE_DIFFERENTIAL_CASES")) seeds = std::max(1, std::atoi(env));
   std::vector<Case> out;
   for (const char* c : {"tiny", "default", "large", "os16"})
-    for (int s = 0; s < seeds; ++s) out.push_back({static_cast<uint64_t>(s), c});
+    for (int s = 0; s < seeds; ++s) out.push_back({static_cast<uint64_t>(s), c, make});
   return out;
 }
 
-INSTANTIATE_TEST_SUITE_P(Seeds, RandomGraph, ::testing::ValuesIn(cases()), [](const auto& info) {
+std::string caseName(const ::testing::TestParamInfo<Case>& info) {
   return info.param.config + "_seed" + std::to_string(info.param.seed);
-});
+}
+
+INSTANTIATE_TEST_SUITE_P(Seeds, RandomGraph, ::testing::ValuesIn(cases(50, randomGraph)), caseName);
+INSTANTIATE_TEST_SUITE_P(AutoPad, RandomGraph, ::testing::ValuesIn(cases(10, autoPadGraph)), caseName);
 
 }  // namespace
 }  // namespace systole::testing

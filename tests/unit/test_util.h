@@ -61,6 +61,26 @@ inline std::string replaceFirst(const std::string& text, const std::string& from
   return replaceAfter(text, "", from, to);
 }
 
+/// Replaces the `timing:` entry of instruction `instr` (its line and any more deeply indented lines
+/// after it, whatever the shipped expression is today) with `entry`, e.g. "timing: {cycles: m}";
+/// an empty `entry` removes it. Tests that edit a timing this way survive edits of the YAML's timing.
+inline std::string replaceTiming(const std::string& text, const std::string& instr, const std::string& entry) {
+  const size_t key = findAfter(text, "name: " + instr + "\n", "timing:");
+  if (key == std::string::npos) throw std::logic_error("test edit: no timing after 'name: " + instr + "'");
+  const size_t lineStart = text.rfind('\n', key) + 1;
+  size_t end = text.find('\n', key);  // the entry ends at the first line indented no deeper than its key
+  while (end != std::string::npos) {
+    const size_t indent = text.find_first_not_of(' ', end + 1);
+    if (indent == std::string::npos || text[indent] == '\n' || indent - (end + 1) <= key - lineStart) break;
+    end = text.find('\n', end + 1);
+  }
+  if (end == std::string::npos) end = text.size();
+  std::string out = text;
+  if (entry.empty()) out.erase(lineStart, std::min(end + 1, text.size()) - lineStart);
+  else out.replace(key, end - key, entry);
+  return out;
+}
+
 /// 1-based line and column of byte `offset` in `text`.
 inline SourceLocation locationOf(const std::string& text, size_t offset, const std::string& file) {
   if (offset == std::string::npos || offset > text.size()) throw std::logic_error("test: offset not in text");

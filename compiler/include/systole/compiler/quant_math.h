@@ -65,9 +65,10 @@ struct ActivationClamp {
 ActivationClamp reluClamp(const ActivationQuant& q);
 ActivationClamp clipClamp(const ActivationQuant& q, double a, double b);
 
-/// The sliding window of Conv, MaxPool and AveragePool over an N C [H] W tensor, with `auto_pad`
-/// resolved from the output size; a 1-D window (N C W) is the 2-D one with H = 1. Both the
-/// quantizer (eligibility) and the quantized kernels read windows through this.
+/// The sliding window of Conv, MaxPool and AveragePool over an N C [H] W tensor (padding from
+/// `pads`: the importer has resolved any `auto_pad`, see auto_pad.h); a 1-D window (N C W) is the
+/// 2-D one with H = 1. Both the quantizer (eligibility) and the quantized kernels read windows
+/// through this.
 struct Window2d {
   int64_t in_h = 1, in_w = 1, out_h = 1, out_w = 1;
   int64_t k_h = 1, k_w = 1, stride_h = 1, stride_w = 1, dil_h = 1, dil_w = 1;
@@ -77,7 +78,7 @@ struct Window2d {
   bool hasPadding() const { return pad_top || pad_left || pad_bottom || pad_right; }
 };
 /// `kernel` is the spatial kernel size (kernel_shape, or the weight's trailing dimensions); `in`
-/// and `out` are the full N C [H] W shapes. Reads strides, dilations, pads and auto_pad from `n`.
+/// and `out` are the full N C [H] W shapes. Reads strides, dilations and pads from `n`.
 /// Throws Error for a rank other than 3 or 4 or malformed attributes.
 Window2d windowOf(const Node& n, const std::vector<int64_t>& in, const std::vector<int64_t>& out,
                   const std::vector<int64_t>& kernel);

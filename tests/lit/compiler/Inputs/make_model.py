@@ -296,6 +296,34 @@ def concat_constant():
                  [f32("w", [4, 4, 1, 1]), f32("k", [1, 2, 3, 3]), f32("w2", [4, 6, 1, 1])])
 
 
+# auto_pad (as TensorFlow and Keras exports write it) on an H != W input: kernel 3 stride 1 (total
+# pad 2 on each axis), kernel 4 stride 1 (3: odd), kernel 3 stride 2 (H 7 -> 2, W 10 -> 1).
+def conv_auto_pad(mode):
+    nodes = [h.make_node("Conv", ["x", "w1"], ["c1"], name="conv_k3", auto_pad=mode),
+             h.make_node("Relu", ["c1"], ["r1"], name="relu1"),
+             h.make_node("Conv", ["r1", "w2"], ["c2"], name="conv_k4", auto_pad=mode),
+             h.make_node("Relu", ["c2"], ["r2"], name="relu2"),
+             h.make_node("Conv", ["r2", "w3"], ["y"], name="conv_k3_s2", auto_pad=mode, strides=[2, 2])]
+    return build(nodes, [vi("x", [1, 3, 7, 10])], [vi("y", [1, 5, 4, 5])],
+                 [f32("w1", [8, 3, 3, 3]), f32("w2", [6, 8, 4, 4]), f32("w3", [5, 6, 3, 3])])
+
+
+MODELS["conv_same_upper"] = lambda: conv_auto_pad("SAME_UPPER")
+MODELS["conv_same_lower"] = lambda: conv_auto_pad("SAME_LOWER")
+
+
+# Pooling with auto_pad SAME_UPPER after a convolution (so the pools run on the NPU): max pooling
+# 3x3 stride 2 (H 7: total 2, W 10: total 1) and average pooling 2x2 stride 1 (total 1, at the end;
+# count_include_pad, as the NPU's average pooling divides by the kernel size).
+@model
+def pool_same_upper():
+    nodes = [h.make_node("Conv", ["x", "w"], ["c"], name="conv", pads=[1, 1, 1, 1]),
+             h.make_node("MaxPool", ["c"], ["m"], name="maxpool", auto_pad="SAME_UPPER", kernel_shape=[3, 3], strides=[2, 2]),
+             h.make_node("AveragePool", ["m"], ["y"], name="avgpool", auto_pad="SAME_UPPER", kernel_shape=[2, 2],
+                         count_include_pad=1)]
+    return build(nodes, [vi("x", [1, 3, 7, 10])], [vi("y", [1, 8, 4, 5])], [f32("w", [8, 3, 3, 3])])
+
+
 # DenseNet's pre-activation: Concat -> BatchNormalization -> Relu -> Conv (nothing to fold the BN
 # into), then a spatial ReduceMean (as x.mean([2, 3]) exports) and a classifier.
 @model
