@@ -18,13 +18,15 @@ std::string_view elemTypeName(ElemType t) {
     case ElemType::Int8: return "i8";
     case ElemType::Int32: return "i32";
     case ElemType::Int64: return "i64";
+    case ElemType::Bool: return "bool";
   }
   return "?";
 }
 
 int elemTypeBytes(ElemType t) {
   switch (t) {
-    case ElemType::Int8: return 1;
+    case ElemType::Int8:
+    case ElemType::Bool: return 1;
     case ElemType::Int64: return 8;
     default: return 4;
   }

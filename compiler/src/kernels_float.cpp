@@ -705,6 +705,7 @@ void cast(const Ctx& c) {
       case ElemType::Int64: return static_cast<double>(X.data<int64_t>()[i]);
       case ElemType::Int32: return X.data<int32_t>()[i];
       case ElemType::Int8: return X.data<int8_t>()[i];
+      case ElemType::Bool: return X.data<uint8_t>()[i];
     }
     return 0;
   };
@@ -715,6 +716,77 @@ void cast(const Ctx& c) {
       case ElemType::Int64: Y.data<int64_t>()[i] = static_cast<int64_t>(v); break;
       case ElemType::Int32: Y.data<int32_t>()[i] = static_cast<int32_t>(v); break;
       case ElemType::Int8: Y.data<int8_t>()[i] = static_cast<int8_t>(v); break;
+      case ElemType::Bool: Y.data<uint8_t>()[i] = v != 0; break;
+    }
+  }
+}
+
+// ---- Logic and shape-generating operators (torch's dynamic-shape exports; constant-folded) ----
+
+/// A comparison of two numbers of one type into a Bool tensor, with broadcasting.
+template <typename Op>
+void compare(const Ctx& c, Op op) {
+  const auto& a = c.input(0);
+  const auto& b = c.input(1);
+  if (a.type != b.type) throw Error("operands have different element types");
+  uint8_t* y = c.output().data<uint8_t>();
+  auto run = [&](auto* pa, auto* pb) {
+    forEachBroadcast(c.output().shape, {a.shape, b.shape}, [&](int64_t o, const std::vector<int64_t>& off) { y[o] = op(pa[off[0]], pb[off[1]]); });
+  };
+  switch (a.type) {
+    case ElemType::Float32: run(a.data<float>(), b.data<float>()); break;
+    case ElemType::Int64: run(a.data<int64_t>(), b.data<int64_t>()); break;
+    case ElemType::Int32: run(a.data<int32_t>(), b.data<int32_t>()); break;
+    case ElemType::Int8: run(a.data<int8_t>(), b.data<int8_t>()); break;
+    case ElemType::Bool: run(a.data<uint8_t>(), b.data<uint8_t>()); break;
+  }
+}
+
+/// Not, and And/Or/Xor of Bool tensors (`op` of one or two bytes).
+template <typename Op>
+void logic(const Ctx& c, Op op) {
+  for (size_t k = 0; k < c.in.size(); ++k)
+    if (c.input(k).type != ElemType::Bool) throw Error("a logical operator takes bool tensors");
+  uint8_t* y = c.output().data<uint8_t>();
+  const uint8_t* a = c.input(0).data<uint8_t>();
+  if (c.in.size() == 1) {
+    for (int64_t i = 0; i < c.output().elements(); ++i) y[i] = op(a[i], uint8_t{0});
+    return;
+  }
+  const uint8_t* b = c.input(1).data<uint8_t>();
+  forEachBroadcast(c.output().shape, {c.input(0).shape, c.input(1).shape},
+                   [&](int64_t o, const std::vector<int64_t>& off) { y[o] = op(a[off[0]], b[off[1]]); });
+}
+
+/// Where(condition, X, Y): X where the condition holds, else Y, with broadcasting; any element type.
+void where(const Ctx& c) {
+  const auto& cond = c.input(0);
+  const auto& X = c.input(1);
+  const auto& Y = c.input(2);
+  auto& out = c.output();
+  if (cond.type != ElemType::Bool || X.type != Y.type || out.type != X.type) throw Error("Where takes a bool condition and two tensors of one type");
+  const size_t eb = static_cast<size_t>(elemTypeBytes(X.type));
+  forEachBroadcast(out.shape, {cond.shape, X.shape, Y.shape}, [&](int64_t o, const std::vector<int64_t>& off) {
+    const bool pick = cond.data<uint8_t>()[off[0]] != 0;
+    const uint8_t* src = pick ? X.bytes.data() + static_cast<size_t>(off[1]) * eb : Y.bytes.data() + static_cast<size_t>(off[2]) * eb;
+    std::memcpy(out.bytes.data() + static_cast<size_t>(o) * eb, src, eb);
+  });
+}
+
+/// ConstantOfShape: the output (shape given by input 0) filled with the `value` attribute (0 if absent).
+void constantOfShape(const Ctx& c) {
+  const auto& S = c.input(0);
+  auto& Y = c.output();
+  if (ops::readInts(S.type, S.bytes.data(), S.elements()) != Y.shape || Y.bytes.size() != static_cast<size_t>(Y.elements() * elemTypeBytes(Y.type)))
+    throw Error("ConstantOfShape: the output does not have the requested shape");
+  const double v = c.n.getFloat("value", 0.0);
+  for (int64_t i = 0; i < Y.elements(); ++i) {
+    switch (Y.type) {
+      case ElemType::Float32: Y.data<float>()[i] = static_cast<float>(v); break;
+      case ElemType::Int64: Y.data<int64_t>()[i] = static_cast<int64_t>(v); break;
+      case ElemType::Int32: Y.data<int32_t>()[i] = static_cast<int32_t>(v); break;
+      case ElemType::Int8: Y.data<int8_t>()[i] = static_cast<int8_t>(v); break;
+      case ElemType::Bool: Y.data<uint8_t>()[i] = v != 0; break;
     }
   }
 }
@@ -826,6 +898,17 @@ const std::map<std::string, Kernel, std::less<>>& kernels() {
       {"Shape", shapeOp},
       {"Cast", cast},
       {"Constant", constant},
+      {"ConstantOfShape", constantOfShape},
+      {"Equal", [](const Ctx& c) { compare(c, [](auto a, auto b) { return a == b; }); }},
+      {"Less", [](const Ctx& c) { compare(c, [](auto a, auto b) { return a < b; }); }},
+      {"LessOrEqual", [](const Ctx& c) { compare(c, [](auto a, auto b) { return a <= b; }); }},
+      {"Greater", [](const Ctx& c) { compare(c, [](auto a, auto b) { return a > b; }); }},
+      {"GreaterOrEqual", [](const Ctx& c) { compare(c, [](auto a, auto b) { return a >= b; }); }},
+      {"Not", [](const Ctx& c) { logic(c, [](uint8_t a, uint8_t) -> uint8_t { return !a; }); }},
+      {"And", [](const Ctx& c) { logic(c, [](uint8_t a, uint8_t b) -> uint8_t { return a && b; }); }},
+      {"Or", [](const Ctx& c) { logic(c, [](uint8_t a, uint8_t b) -> uint8_t { return a || b; }); }},
+      {"Xor", [](const Ctx& c) { logic(c, [](uint8_t a, uint8_t b) -> uint8_t { return (a != 0) != (b != 0); }); }},
+      {"Where", where},
   };
   return table;
 }

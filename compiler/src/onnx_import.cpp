@@ -37,7 +37,9 @@ const std::vector<std::string>& supportedOps() {
       "MaxPool",    "Min",         "Mul",                "Neg",       "Pad",      "Pow",
       "ReduceMean", "Relu",        "Reshape",            "Resize",    "Shape",    "Sigmoid",
       "Slice",      "Softmax",     "Split",              "Sqrt",      "Squeeze",  "Sub",      "Tanh",
-      "Transpose",  "Unsqueeze",   "Upsample"};
+      "Transpose",  "Unsqueeze",   "Upsample",
+      // Logic and shape generation, as torch's dynamic-shape exports use them; folded when constant.
+      "And", "ConstantOfShape", "Equal", "Greater", "GreaterOrEqual", "Less", "LessOrEqual", "Not", "Or", "Where", "Xor"};
   return ops;
 }
 
@@ -106,6 +108,7 @@ std::optional<ElemType> elemTypeOf(int32_t onnxType) {
     case onnx::TensorProto::INT8: return ElemType::Int8;
     case onnx::TensorProto::INT32: return ElemType::Int32;
     case onnx::TensorProto::INT64: return ElemType::Int64;
+    case onnx::TensorProto::BOOL: return ElemType::Bool;
     default: return std::nullopt;
   }
 }
@@ -155,8 +158,21 @@ Value tensorToValue(const onnx::TensorProto& t, const std::string& valueName, co
     case ElemType::Int64: fill(t.int64_data(), [](int64_t x) { return x; }); break;
     case ElemType::Int32: fill(t.int32_data(), [](int32_t x) { return x; }); break;
     case ElemType::Int8: fill(t.int32_data(), [](int32_t x) { return static_cast<int8_t>(x); }); break;
+    case ElemType::Bool: fill(t.int32_data(), [](int32_t x) { return static_cast<uint8_t>(x != 0); }); break;
   }
   return v;
+}
+
+/// The number a one-element constant holds.
+double scalarOf(const Value& v) {
+  switch (v.type) {
+    case ElemType::Float32: return *v.as<float>();
+    case ElemType::Int64: return static_cast<double>(*v.as<int64_t>());
+    case ElemType::Int32: return *v.as<int32_t>();
+    case ElemType::Int8: return *v.as<int8_t>();
+    case ElemType::Bool: return *v.as<uint8_t>();
+  }
+  return 0;
 }
 
 /// A Constant node's value attribute (value, value_float(s), value_int(s)) as a tensor.
@@ -399,6 +415,15 @@ class Importer {
       case onnx::AttributeProto::FLOATS: {
         std::vector<double> f(a.floats().begin(), a.floats().end());
         node.attrs[a.name()] = std::move(f);
+        break;
+      }
+      case onnx::AttributeProto::TENSOR: {
+        // A one-element tensor (ConstantOfShape's `value`): its number, and its ONNX type as
+        // `<name>_type`.
+        const Value v = tensorToValue(a.t(), a.name(), who);
+        if (v.elements() != 1) throw Error(who + ": attribute " + quote(a.name()) + " must hold one element");
+        node.attrs[a.name()] = scalarOf(v);
+        node.attrs[a.name() + "_type"] = static_cast<int64_t>(a.t().data_type());
         break;
       }
       default:

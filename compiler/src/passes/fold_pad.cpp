@@ -2,7 +2,7 @@
 // axes only is
 //   * removed when every pad is 0 (torch exports one before some AveragePools), or
 //   * folded into the `pads` of its only reader when that reader pads with zeros itself: a Conv
-//     (no auto_pad), or an AveragePool that counts padding in its divisor (count_include_pad = 1,
+//     (the importer has made every auto_pad explicit), or an AveragePool that counts padding in its divisor (count_include_pad = 1,
 //     or no padding of its own, when it becomes 1).
 // So the padding reaches the NPU as halo rows of the reader instead of a host operator between
 // two NPU programs. Other Pads (edge/reflect, a non-zero fill, padding N or C) are left alone.
@@ -35,7 +35,6 @@ std::optional<std::vector<int64_t>> spatialZeroPads(const Graph& g, const Node& 
 /// Adds the spatial pads (ONNX order for 4-D: begin N, C, H, W, end N, C, H, W) to `reader`'s
 /// pads, if it pads with zeros the same way; false when it does not.
 bool foldInto(Node& reader, const std::vector<int64_t>& pads) {
-  if (reader.getString("auto_pad", "NOTSET") != "NOTSET") return false;
   std::vector<int64_t> own = reader.getInts("pads", {0, 0, 0, 0});
   if (own.size() != 4) return false;
   if (reader.op == "AveragePool") {

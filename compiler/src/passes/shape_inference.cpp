@@ -24,6 +24,7 @@ ElemType castTarget(int64_t to) {
     case 3: return ElemType::Int8;
     case 6: return ElemType::Int32;
     case 7: return ElemType::Int64;
+    case 9: return ElemType::Bool;
     default: throw Error("Cast to ONNX type " + std::to_string(to) + " is not supported");
   }
 }
@@ -99,6 +100,23 @@ std::vector<OutputInfo> infer(const Node& n, int64_t opset, const std::vector<Op
     for (size_t k = 1; k < in.size(); ++k)
       if (in[k].present) shape = ops::broadcast(shape, in[k].shape);
     return same(shape);
+  }
+  if (op == "Equal" || op == "Less" || op == "LessOrEqual" || op == "Greater" || op == "GreaterOrEqual" || op == "And" ||
+      op == "Or" || op == "Xor") {
+    need(2);
+    return {OutputInfo{ElemType::Bool, ops::broadcast(x.shape, in[1].shape)}};
+  }
+  if (op == "Not") return {OutputInfo{ElemType::Bool, x.shape}};
+  if (op == "Where") {
+    need(3);
+    return {OutputInfo{in[1].type, ops::broadcast(ops::broadcast(x.shape, in[1].shape), in[2].shape)}};
+  }
+  if (op == "ConstantOfShape") {
+    auto shape = ops::intsInput(in, 0);
+    if (!shape) throw Error("ConstantOfShape needs its shape input");
+    for (int64_t d : *shape)
+      if (d < 0) throw Error("ConstantOfShape with a negative dimension");
+    return {OutputInfo{castTarget(n.getInt("value_type", 1)), *shape}};
   }
   if (op == "Conv") {
     need(2);

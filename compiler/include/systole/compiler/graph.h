@@ -12,7 +12,7 @@
 
 namespace systole::compiler {
 
-enum class ElemType : uint8_t { Float32, Int8, Int32, Int64 };
+enum class ElemType : uint8_t { Float32, Int8, Int32, Int64, Bool };  // Bool: one byte, 0 or 1
 std::string_view elemTypeName(ElemType t);
 int elemTypeBytes(ElemType t);
 

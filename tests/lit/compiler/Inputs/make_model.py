@@ -296,6 +296,58 @@ def concat_constant():
                  [f32("w", [4, 4, 1, 1]), f32("k", [1, 2, 3, 3]), f32("w2", [4, 6, 1, 1])])
 
 
+# ShuffleNet's unit: a channel shuffle (Reshape to [N, g, C/g, H, W], Transpose [0, 2, 1, 3, 4],
+# Reshape back) between two Concats, and the channel split (two Slices) after it. H != W.
+@model
+def channel_shuffle():
+    nodes = [h.make_node("Conv", ["x", "w1"], ["a"], name="conv_a"),
+             h.make_node("Conv", ["x", "w2"], ["b"], name="conv_b", pads=[1, 1, 1, 1]),
+             h.make_node("Concat", ["a", "b"], ["cat"], name="concat", axis=1),
+             h.make_node("Reshape", ["cat", "split_shape"], ["r5"], name="reshape5"),
+             h.make_node("Transpose", ["r5"], ["t5"], name="transpose", perm=[0, 2, 1, 3, 4]),
+             h.make_node("Reshape", ["t5", "flat_shape"], ["shuffled"], name="shuffle"),
+             h.make_node("Slice", ["shuffled", "s0", "e0", "axes"], ["left"], name="slice_left"),
+             h.make_node("Slice", ["shuffled", "s1", "e1", "axes"], ["right"], name="slice_right"),
+             h.make_node("Conv", ["right", "w3"], ["r"], name="conv_right"),
+             h.make_node("Relu", ["r"], ["rr"], name="relu"),
+             h.make_node("Concat", ["left", "rr"], ["y"], name="concat_out", axis=1)]
+    return build(nodes, [vi("x", [1, 3, 5, 7])], [vi("y", [1, 10, 5, 7])],
+                 [f32("w1", [6, 3, 1, 1]), f32("w2", [6, 3, 3, 3]), f32("w3", [4, 6, 1, 1]),
+                  i64("split_shape", [1, 2, 6, 5, 7]), i64("flat_shape", [1, 12, 5, 7]),
+                  i64("s0", [0]), i64("e0", [6]), i64("s1", [6]), i64("e1", [12]), i64("axes", [1])])
+
+
+# Pads torch writes before pools and convolutions: an all-zero Pad before an AveragePool, and a
+# zero-fill spatial Pad (asymmetric) before a Conv with pads of its own.
+@model
+def pads_to_fold():
+    nodes = [h.make_node("Conv", ["x", "w1"], ["c"], name="conv1"),
+             h.make_node("Pad", ["c", "zero"], ["p0"], name="pad_zero", mode="constant"),
+             h.make_node("AveragePool", ["p0"], ["pool"], name="pool", kernel_shape=[2, 2], strides=[2, 2]),
+             h.make_node("Pad", ["pool", "spatial"], ["p1"], name="pad_spatial", mode="constant"),
+             h.make_node("Conv", ["p1", "w2"], ["y"], name="conv2", pads=[1, 1, 1, 1])]
+    return build(nodes, [vi("x", [1, 3, 8, 6])], [vi("y", [1, 4, 5, 4])],
+                 [f32("w1", [4, 3, 1, 1]), f32("w2", [4, 4, 3, 3]), i64("zero", [0] * 8),
+                  i64("spatial", [0, 0, 1, 0, 0, 0, 0, 1])])
+
+
+# torch's dynamic-shape idiom on static shapes: ConstantOfShape -> Equal -> Where picks the
+# Reshape's target; Not/And/Less too. Everything folds before quantization.
+@model
+def logic_folding():
+    nodes = [h.make_node("ConstantOfShape", ["two"], ["ones"], name="ones",
+                         value=nh.from_array(np.array([1], dtype=np.int64), "value")),
+             h.make_node("Equal", ["target", "minus_one"], ["is_auto"], name="equal"),
+             h.make_node("Less", ["target", "ones"], ["neg"], name="less"),
+             h.make_node("Not", ["neg"], ["not_neg"], name="not"),
+             h.make_node("And", ["is_auto", "not_neg"], ["never"], name="and"),
+             h.make_node("Where", ["never", "ones", "target"], ["shape"], name="where"),
+             h.make_node("Reshape", ["x", "shape"], ["r"], name="reshape"),
+             h.make_node("Gemm", ["r", "w"], ["y"], name="fc")]
+    return build(nodes, [vi("x", [1, 2, 4])], [vi("y", [1, 3])],
+                 [i64("two", [2]), i64("target", [1, -1]), i64("minus_one", [-1]), f32("w", [8, 3])])
+
+
 # auto_pad (as TensorFlow and Keras exports write it) on an H != W input: kernel 3 stride 1 (total
 # pad 2 on each axis), kernel 4 stride 1 (3: odd), kernel 3 stride 2 (H 7 -> 2, W 10 -> 1).
 def conv_auto_pad(mode):
