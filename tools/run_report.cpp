@@ -22,7 +22,11 @@ nlohmann::ordered_json toJson(const runtime::TensorAccuracy& a) {
   j["cosine"] = a.cosine;
   j["sqnr_db"] = std::isinf(a.sqnr_db) ? nlohmann::ordered_json("inf") : nlohmann::ordered_json(a.sqnr_db);
   j["max_error_ratio"] = a.max_error_ratio;
-  if (a.top1_agrees) j["top1_agrees"] = *a.top1_agrees;
+  if (a.top1_images) {
+    j["top1_agrees"] = a.top1_agree == a.top1_images;
+    j["top1_images"] = a.top1_images;
+    j["top1_agree"] = a.top1_agree;
+  }
   if (a.saturated) j["saturated"] = *a.saturated;
   return j;
 }
@@ -37,7 +41,9 @@ void printAccuracy(const Accuracy& accuracy) {
   for (const auto& a : accuracy.outputs) {
     std::printf("accuracy of '%s' against the float model: cosine %.5f, SQNR %s dB, max |error| / max |float| %.4f", a.name.c_str(), a.cosine,
                 db(a.sqnr_db).c_str(), a.max_error_ratio);
-    if (a.top1_agrees) std::printf(", top-1 %s", *a.top1_agrees ? "agrees" : "DIFFERS");
+    if (a.top1_images == 1) std::printf(", top-1 %s", a.top1_agree ? "agrees" : "DIFFERS");
+    if (a.top1_images > 1)
+      std::printf(", top-1 agrees on %lld of %lld images", static_cast<long long>(a.top1_agree), static_cast<long long>(a.top1_images));
     std::printf("\n");
   }
 }

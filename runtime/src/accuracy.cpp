@@ -1,7 +1,7 @@
 // Algorithm: both tensors are flattened and compared in double precision. SQNR is the float
 // signal's energy over the error's; an error of zero gives +inf. An output is logits-like when all
-// its dimensions but the last are 1 and the last is more than 1; its top-1 agrees when both
-// tensors have their maximum at the same index. A quantized value's saturation counts int8 values
+// its dimensions but the first (the batch) and the last are 1 and the last is more than 1; an
+// image's top-1 agrees when both tensors have the maximum of its row at the same index. A quantized value's saturation counts int8 values
 // at -128 or 127 except where that is its zero point (a ReLU's floor) or its clamp bound.
 #include "systole/runtime/accuracy.h"
 
@@ -19,9 +19,12 @@ using compiler::HostTensor;
 namespace {
 
 bool logitsLike(const std::vector<int64_t>& shape) {
-  if (shape.empty() || shape.back() < 2) return false;
-  return std::all_of(shape.begin(), shape.end() - 1, [](int64_t d) { return d == 1; });
+  if (shape.size() < 2 || shape.back() < 2) return false;
+  return std::all_of(shape.begin() + 1, shape.end() - 1, [](int64_t d) { return d == 1; });
 }
+
+/// The index of the largest of `n` values.
+int64_t argmax(const float* x, int64_t n) { return std::max_element(x, x + n) - x; }
 
 /// The int8 tensor `q` of value `v` as float.
 HostTensor dequantize(const compiler::Value& v, const HostTensor& q) {
@@ -54,20 +57,21 @@ TensorAccuracy compareTensors(const std::string& name, const HostTensor& referen
   TensorAccuracy a;
   a.name = name;
   double dot = 0, rr = 0, gg = 0, err = 0, maxRef = 0, maxErr = 0;
-  int64_t topRef = 0, topGot = 0;
   const float* r = reference.data<float>();
   const float* q = got.data<float>();
   for (int64_t i = 0; i < reference.elements(); ++i) {
     const double x = r[i], y = q[i], d = y - x;
     dot += x * y, rr += x * x, gg += y * y, err += d * d;
     maxRef = std::max(maxRef, std::abs(x)), maxErr = std::max(maxErr, std::abs(d));
-    if (r[i] > r[topRef]) topRef = i;
-    if (q[i] > q[topGot]) topGot = i;
   }
   a.cosine = rr == 0 && gg == 0 ? 1.0 : dot / (std::sqrt(rr * gg) + 1e-300);
   a.sqnr_db = err == 0 ? std::numeric_limits<double>::infinity() : 10.0 * std::log10(rr / err);
   a.max_error_ratio = maxRef > 0 ? maxErr / maxRef : (maxErr > 0 ? std::numeric_limits<double>::infinity() : 0.0);
-  if (logitsLike(reference.shape)) a.top1_agrees = topRef == topGot;
+  if (logitsLike(reference.shape)) {
+    const int64_t classes = reference.shape.back();
+    a.top1_images = reference.shape.front();
+    for (int64_t n = 0; n < a.top1_images; ++n) a.top1_agree += argmax(r + n * classes, classes) == argmax(q + n * classes, classes);
+  }
   return a;
 }
 
@@ -97,7 +101,7 @@ std::map<std::string, TensorAccuracy> valueAccuracy(const compiler::Graph& float
     const compiler::Value& v = quantized.values[static_cast<size_t>(id)];
     if (v.type != ElemType::Int8 || !v.quant || fi->second.type != ElemType::Float32 || fi->second.shape != qi->second.shape) continue;
     TensorAccuracy a = compareTensors(name, fi->second, dequantize(v, qi->second));
-    a.top1_agrees.reset();
+    a.top1_images = a.top1_agree = 0;
     a.saturated = saturatedFraction(quantized, v, qi->second);
     out[name] = a;
   }

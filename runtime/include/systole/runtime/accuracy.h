@@ -21,7 +21,8 @@ struct TensorAccuracy {
   double cosine = 1;                                          // of the flattened tensors
   double sqnr_db = std::numeric_limits<double>::infinity();   // 10 log10(sum f^2 / sum (q - f)^2)
   double max_error_ratio = 0;                                 // max |q - f| / max |f|
-  std::optional<bool> top1_agrees;                            // for logits-like outputs ([1, ..., 1, N], N > 1)
+  // Logits-like outputs ([N, 1, ..., 1, K], K > 1): images whose top-1 class agrees, of `top1_images`.
+  int64_t top1_images = 0, top1_agree = 0;
   std::optional<double> saturated;                            // int8 values: fraction at -128 or 127 that are not a clamp bound
 };
 

@@ -348,6 +348,13 @@ def logic_folding():
                  [i64("two", [2]), i64("target", [1, -1]), i64("minus_one", [-1]), f32("w", [8, 3])])
 
 
+# A classifier head on a batch of 3: logits [3, 5], one row per image.
+@model
+def logits_batch3():
+    nodes = [h.make_node("Gemm", ["x", "w", "b"], ["y"], name="fc")]
+    return build(nodes, [vi("x", [3, 8])], [vi("y", [3, 5])], [f32("w", [8, 5]), f32("b", [5])])
+
+
 # auto_pad (as TensorFlow and Keras exports write it) on an H != W input: kernel 3 stride 1 (total
 # pad 2 on each axis), kernel 4 stride 1 (3: odd), kernel 3 stride 2 (H 7 -> 2, W 10 -> 1).
 def conv_auto_pad(mode):
