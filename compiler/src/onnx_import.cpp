@@ -31,7 +31,7 @@ namespace systole::compiler {
 const std::vector<std::string>& supportedOps() {
   static const std::vector<std::string> ops = {
       "Add",        "AveragePool", "BatchNormalization", "Cast",      "Clip",     "Concat",
-      "Constant",   "Conv",        "Div",                "Dropout",   "Erf",      "Exp",
+      "Constant",   "Conv",        "ConvTranspose",      "DepthToSpace",       "Div",                "Dropout",   "Erf",      "Exp",
       "Flatten",    "Gather",      "Gemm",               "GlobalAveragePool",   "HardSigmoid",
       "HardSwish",  "Identity",    "LayerNormalization", "LeakyRelu", "MatMul",   "Max",
       "MaxPool",    "Min",         "Mul",                "Neg",       "Pad",      "Pow",
