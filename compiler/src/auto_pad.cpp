@@ -44,6 +44,11 @@ void resolve(const Graph& g, Node& n) {
   const std::string mode = n.getString("auto_pad", "NOTSET");
   n.attrs.erase("auto_pad");
   if (mode == "NOTSET") return;
+  if (n.op == "ConvTranspose") {
+    if (mode != "VALID") throw Error("auto_pad " + mode + " on ConvTranspose is not supported (give pads and output_padding)");
+    n.attrs.erase("pads");
+    return;
+  }
   const std::vector<int64_t>& x = g.values[static_cast<size_t>(n.inputs.at(0))].shape;
   if (x.size() < 3 || std::any_of(x.begin() + 2, x.end(), [](int64_t d) { return d < 1; }))
     throw Error("auto_pad " + mode + " needs the input's spatial sizes, which shape inference could not determine");

@@ -126,6 +126,61 @@ inline Windows windows(const Node& n, const std::vector<int64_t>& x, const std::
   return w;
 }
 
+/// ConvTranspose geometry over the spatial dimensions of `x` ([N, C, spatial...]) with weight
+/// [C, M / group, kernel...]: output o receives input i through tap k where
+/// o = i * stride - padBegin + k * dilation, and out = stride * (in - 1) + output_padding +
+/// (k - 1) * dilation + 1 - padBegin - padEnd. Pads are explicit (output_shape is not supported).
+struct TransposedWindows {
+  std::vector<int64_t> kernel, strides, dilations, padBegin, padEnd, outputPadding, out;
+};
+
+inline TransposedWindows transposedWindows(const Node& n, const std::vector<int64_t>& x, const std::vector<int64_t>& kernel) {
+  const size_t sp = x.size() - 2;
+  if (kernel.size() != sp) throw Error("kernel has " + std::to_string(kernel.size()) + " dimensions, the input " + std::to_string(sp) + " spatial ones");
+  if (n.has("output_shape")) throw Error("ConvTranspose with output_shape is not supported (give pads and output_padding)");
+  TransposedWindows w;
+  w.kernel = kernel;
+  w.strides = n.getInts("strides", std::vector<int64_t>(sp, 1));
+  w.dilations = n.getInts("dilations", std::vector<int64_t>(sp, 1));
+  w.outputPadding = n.getInts("output_padding", std::vector<int64_t>(sp, 0));
+  const std::vector<int64_t> pads = n.getInts("pads", std::vector<int64_t>(2 * sp, 0));
+  if (w.strides.size() != sp || w.dilations.size() != sp || w.outputPadding.size() != sp || pads.size() != 2 * sp)
+    throw Error("strides, dilations, output_padding or pads do not match the " + std::to_string(sp) + " spatial dimensions");
+  w.padBegin.assign(pads.begin(), pads.begin() + static_cast<long>(sp));
+  w.padEnd.assign(pads.begin() + static_cast<long>(sp), pads.end());
+  for (size_t i = 0; i < sp; ++i) {
+    const int64_t s = w.strides[i], d = w.dilations[i], k = kernel[i];
+    if (s <= 0 || d <= 0 || k <= 0) throw Error("kernel, strides and dilations must be positive");
+    if (w.outputPadding[i] < 0 || w.outputPadding[i] >= std::max(s, d)) throw Error("output_padding must be in [0, max(stride, dilation))");
+    const int64_t out = s * (x[i + 2] - 1) + w.outputPadding[i] + (k - 1) * d + 1 - w.padBegin[i] - w.padEnd[i];
+    if (out <= 0) throw Error("the pads leave no output");
+    w.out.push_back(out);
+  }
+  return w;
+}
+
+/// DepthToSpace: the block size and whether the input channels are ordered depth-column-row
+/// (DCR, channel (i * b + j) * C' + c, the default) or column-row-depth (CRD, c * b * b + i * b + j).
+struct DepthToSpace {
+  int64_t block = 1;
+  bool dcr = true;
+  /// The input channel that output pixel phase (i, j) of output channel c reads.
+  int64_t inputChannel(int64_t c, int64_t i, int64_t j, int64_t outChannels) const {
+    return dcr ? (i * block + j) * outChannels + c : (c * block + i) * block + j;
+  }
+};
+
+inline DepthToSpace depthToSpace(const Node& n, const std::vector<int64_t>& x) {
+  DepthToSpace d{n.getInt("blocksize", 0), true};
+  const std::string mode = n.getString("mode", "DCR");
+  if (mode != "DCR" && mode != "CRD") throw Error("DepthToSpace mode '" + mode + "' is not DCR or CRD");
+  d.dcr = mode == "DCR";
+  if (d.block <= 0) throw Error("DepthToSpace needs a positive blocksize");
+  if (x.size() != 4 || x[1] % (d.block * d.block) != 0)
+    throw Error("DepthToSpace needs a 4-D input whose channels divide by blocksize^2, not " + shapeText(x));
+  return d;
+}
+
 /// Resolved Slice parameters per axis of the input: first index, step and count.
 struct SliceAxis {
   int64_t start = 0, step = 1, count = 0;
@@ -297,6 +352,74 @@ inline std::vector<int64_t> resizeOutput(const Node& n, int64_t opset, const std
   auto scales = floatsInput(in, 2);
   if (!scales || scales->empty()) throw Error("Resize needs scales or sizes");
   return resizeShape(shape, *scales, {});
+}
+
+/// Resize (and Upsample) interpolation: mode "nearest" or "linear", the coordinate transformation,
+/// the nearest rounding, and the scale of each axis (the `scales` input, or out / in from `sizes`).
+struct ResizeParams {
+  std::string mode, ctm, nearest;
+  std::vector<double> scales;
+};
+
+inline ResizeParams resizeParams(const Node& n, int64_t opset, const std::vector<Operand>& in, const std::vector<int64_t>& out) {
+  const bool legacy = n.op == "Upsample" || opset < 11;
+  ResizeParams p;
+  p.mode = n.getString("mode", "nearest");
+  if (p.mode != "nearest" && p.mode != "linear") throw Error(n.op + " mode '" + p.mode + "' is not supported (only nearest and linear)");
+  p.ctm = legacy ? "asymmetric" : n.getString("coordinate_transformation_mode", "half_pixel");
+  for (const char* m : {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_half_pixel_for_nn"})
+    if (p.ctm == m) p.nearest = legacy ? "floor" : n.getString("nearest_mode", "round_prefer_floor");
+  if (p.nearest.empty()) throw Error("coordinate_transformation_mode '" + p.ctm + "' is not supported");
+  std::vector<float> scales;
+  if (legacy) scales = floatsInput(in, 1).value_or(std::vector<float>{});
+  else if (intsInput(in, 3).value_or(std::vector<int64_t>{}).empty()) scales = floatsInput(in, 2).value_or(std::vector<float>{});
+  const auto& x = in.at(0).shape;
+  for (size_t d = 0; d < x.size(); ++d)
+    p.scales.push_back(scales.empty() ? static_cast<double>(out[d]) / static_cast<double>(x[d]) : static_cast<double>(scales[d]));
+  return p;
+}
+
+/// The input coordinate that output index `o` of an axis (`in` -> `out` elements) samples.
+inline double resizeSource(const ResizeParams& p, double scale, int64_t o, int64_t in, int64_t out) {
+  const double x = static_cast<double>(o);
+  if (p.ctm == "half_pixel") return (x + 0.5) / scale - 0.5;
+  if (p.ctm == "pytorch_half_pixel") return out > 1 ? (x + 0.5) / scale - 0.5 : 0.0;
+  if (p.ctm == "align_corners") return out == 1 ? 0.0 : x * static_cast<double>(in - 1) / static_cast<double>(out - 1);
+  if (p.ctm == "asymmetric") return x / scale;
+  return (x + 0.5) / scale;  // tf_half_pixel_for_nn
+}
+
+/// Nearest mode: the input index of every output index, per axis.
+inline std::vector<std::vector<int64_t>> resizeNearestMaps(const ResizeParams& p, const std::vector<int64_t>& in, const std::vector<int64_t>& out) {
+  std::vector<std::vector<int64_t>> maps(in.size());
+  for (size_t d = 0; d < in.size(); ++d)
+    for (int64_t o = 0; o < out[d]; ++o) {
+      const double x = resizeSource(p, p.scales[d], o, in[d], out[d]);
+      int64_t i;
+      if (p.nearest == "floor") i = static_cast<int64_t>(std::floor(x));
+      else if (p.nearest == "ceil") i = static_cast<int64_t>(std::ceil(x));
+      else if (p.nearest == "round_prefer_ceil") i = static_cast<int64_t>(std::floor(x + 0.5));
+      else if (p.nearest == "round_prefer_floor") i = x - std::floor(x) == 0.5 ? static_cast<int64_t>(std::floor(x)) : static_cast<int64_t>(std::round(x));
+      else throw Error("nearest_mode '" + p.nearest + "' is not supported");
+      maps[d].push_back(std::clamp<int64_t>(i, 0, in[d] - 1));
+    }
+  return maps;
+}
+
+/// Linear mode along one axis: output index o blends input indices lo and hi, (1 - w) * x[lo] + w * x[hi].
+struct LinearTap {
+  int64_t lo = 0, hi = 0;
+  double w = 0;
+};
+
+inline std::vector<LinearTap> resizeLinearTaps(const ResizeParams& p, double scale, int64_t in, int64_t out) {
+  std::vector<LinearTap> taps;
+  for (int64_t o = 0; o < out; ++o) {
+    const double x = std::clamp(resizeSource(p, scale, o, in, out), 0.0, static_cast<double>(in - 1));
+    const int64_t lo = static_cast<int64_t>(std::floor(x));
+    taps.push_back({lo, std::min(lo + 1, in - 1), x - static_cast<double>(lo)});
+  }
+  return taps;
 }
 
 /// Reshape's target shape: 0 copies the input's dimension (unless allowzero), -1 is inferred.

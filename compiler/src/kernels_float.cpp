@@ -342,6 +342,49 @@ void conv(const Ctx& c) {
   applyActivation(c.n, y, Y.elements());
 }
 
+/// ConvTranspose (1-D or 2-D, any group, stride, dilation, pads, output_padding): every input
+/// pixel scatters weight * x into the output pixels its taps reach, o = i * s - p + k * d.
+void convTranspose(const Ctx& c) {
+  const auto& X = c.input(0);
+  const auto& Wt = c.input(1);
+  auto& Y = c.output();
+  const Shape kernel(Wt.shape.begin() + 2, Wt.shape.end());
+  const auto win = ops::transposedWindows(c.n, X.shape, kernel);
+  // The same 2-D view as the convolution, with the roles of input and output swapped.
+  const ops::Windows asConv{win.kernel, win.strides, win.dilations, win.padBegin, win.padEnd, {}};
+  const auto g = geometry2D(asConv, Y.shape, X.shape);  // H, W: output; OH, OW: input
+  const int64_t N = X.shape[0], C = X.shape[1], group = c.n.getInt("group", 1);
+  const int64_t cg = C / group, mg = Wt.shape[1], M = mg * group;
+  const float* x = c.f(0);
+  const float* w = c.f(1);
+  float* y = c.fo();
+  const int64_t inPlane = g.OH * g.OW, outPlane = g.H * g.W;
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t m = 0; m < M; ++m)
+      std::fill(y + (n * M + m) * outPlane, y + (n * M + m + 1) * outPlane, c.has(2) ? c.f(2)[m] : 0.f);
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t ic = 0; ic < C; ++ic) {
+      const int64_t grp = ic / cg;
+      const float* xp = x + (n * C + ic) * inPlane;
+      for (int64_t mo = 0; mo < mg; ++mo) {
+        float* yp = y + (n * M + grp * mg + mo) * outPlane;
+        for (int64_t kh = 0; kh < g.KH; ++kh)
+          for (int64_t kw = 0; kw < g.KW; ++kw) {
+            const float wv = w[((ic * mg + mo) * g.KH + kh) * g.KW + kw];
+            for (int64_t ih = 0; ih < g.OH; ++ih) {
+              const int64_t oh = ih * g.sh - g.ph + kh * g.dh;
+              if (oh < 0 || oh >= g.H) continue;
+              for (int64_t iw = 0; iw < g.OW; ++iw) {
+                const int64_t ow = iw * g.sw - g.pw + kw * g.dw;
+                if (ow >= 0 && ow < g.W) yp[oh * g.W + ow] += wv * xp[ih * g.OW + iw];
+              }
+            }
+          }
+      }
+    }
+  applyActivation(c.n, y, Y.elements());
+}
+
 void pool(const Ctx& c, bool isMax) {
   const auto& X = c.input(0);
   auto& Y = c.output();
@@ -649,39 +692,78 @@ void gather(const Ctx& c) {
     }
 }
 
+/// Linear interpolation, separable: each output element blends the 2^k corners of the k resized
+/// axes, weighting each by the product of its per-axis weights.
+void resizeLinear(const Ctx& c, const ops::ResizeParams& p) {
+  const auto& X = c.input(0);
+  auto& Y = c.output();
+  const size_t rank = X.shape.size();
+  std::vector<std::vector<ops::LinearTap>> taps(rank);
+  std::vector<size_t> resized;
+  for (size_t d = 0; d < rank; ++d) {
+    taps[d] = ops::resizeLinearTaps(p, p.scales[d], X.shape[d], Y.shape[d]);
+    if (X.shape[d] != Y.shape[d] || std::any_of(taps[d].begin(), taps[d].end(), [](const ops::LinearTap& t) { return t.w != 0; }))
+      resized.push_back(d);
+  }
+  std::vector<int64_t> inStride(rank);
+  for (size_t i = rank, s = 1; i-- > 0;) {
+    inStride[i] = static_cast<int64_t>(s);
+    s *= static_cast<size_t>(X.shape[i]);
+  }
+  const float* x = c.f(0);
+  float* y = c.fo();
+  const int64_t total = Y.elements();
+  std::vector<int64_t> idx(rank, 0);
+  for (int64_t o = 0; o < total; ++o) {
+    int64_t base = 0;
+    for (size_t d = 0; d < rank; ++d) base += taps[d][static_cast<size_t>(idx[d])].lo * inStride[d];
+    double sum = 0;
+    for (uint32_t corner = 0; corner < (1u << resized.size()); ++corner) {
+      double weight = 1;
+      int64_t off = base;
+      for (size_t k = 0; k < resized.size(); ++k) {
+        const size_t d = resized[k];
+        const ops::LinearTap& t = taps[d][static_cast<size_t>(idx[d])];
+        const bool high = (corner >> k) & 1u;
+        weight *= high ? t.w : 1 - t.w;
+        if (high) off += (t.hi - t.lo) * inStride[d];
+      }
+      if (weight != 0) sum += weight * static_cast<double>(x[off]);
+    }
+    y[o] = static_cast<float>(sum);
+    for (size_t d = rank; d-- > 0;) {
+      if (++idx[d] < Y.shape[d]) break;
+      idx[d] = 0;
+    }
+  }
+}
+
 void resize(const Ctx& c) {
   const auto& X = c.input(0);
   auto& Y = c.output();
-  const bool legacy = c.n.op == "Upsample" || c.g.opset < 11;
-  const std::string ctm = legacy ? "asymmetric" : c.n.getString("coordinate_transformation_mode", "half_pixel");
-  const std::string nearest = legacy ? "floor" : c.n.getString("nearest_mode", "round_prefer_floor");
-  std::vector<float> scales;
-  if (legacy) scales = ops::floatsInput(c.operands, 1).value_or(std::vector<float>{});
-  else if (!ops::intsInput(c.operands, 3).value_or(std::vector<int64_t>{}).empty()) scales.clear();
-  else scales = ops::floatsInput(c.operands, 2).value_or(std::vector<float>{});
-  const size_t rank = X.shape.size();
-  std::vector<std::vector<int64_t>> maps(rank);
-  for (size_t d = 0; d < rank; ++d) {
-    const int64_t in = X.shape[d], out = Y.shape[d];
-    const double scale = scales.empty() ? static_cast<double>(out) / static_cast<double>(in) : static_cast<double>(scales[d]);
-    for (int64_t o = 0; o < out; ++o) {
-      double xo;
-      if (ctm == "half_pixel") xo = (o + 0.5) / scale - 0.5;
-      else if (ctm == "pytorch_half_pixel") xo = out > 1 ? (o + 0.5) / scale - 0.5 : 0.0;
-      else if (ctm == "align_corners") xo = out == 1 ? 0.0 : static_cast<double>(o) * static_cast<double>(in - 1) / static_cast<double>(out - 1);
-      else if (ctm == "asymmetric") xo = o / scale;
-      else if (ctm == "tf_half_pixel_for_nn") xo = (o + 0.5) / scale;
-      else throw Error("coordinate_transformation_mode '" + ctm + "' is not supported");
-      int64_t i;
-      if (nearest == "floor") i = static_cast<int64_t>(std::floor(xo));
-      else if (nearest == "ceil") i = static_cast<int64_t>(std::ceil(xo));
-      else if (nearest == "round_prefer_ceil") i = static_cast<int64_t>(std::floor(xo + 0.5));
-      else if (nearest == "round_prefer_floor") i = xo - std::floor(xo) == 0.5 ? static_cast<int64_t>(std::floor(xo)) : static_cast<int64_t>(std::round(xo));
-      else throw Error("nearest_mode '" + nearest + "' is not supported");
-      maps[d].push_back(std::clamp<int64_t>(i, 0, in - 1));
-    }
-  }
+  const auto p = ops::resizeParams(c.n, c.g.opset, c.operands, Y.shape);
+  if (p.mode == "linear") return resizeLinear(c, p);
+  const auto maps = ops::resizeNearestMaps(p, X.shape, Y.shape);
   gatherAxes(X, Y, [&](size_t d, int64_t o) { return maps[d][static_cast<size_t>(o)]; }, nullptr);
+}
+
+/// Works on bytes: output pixel (h * b + i, w * b + j) of channel c is input pixel (h, w) of the
+/// channel ops::DepthToSpace::inputChannel names.
+void depthToSpace(const Ctx& c) {
+  const auto& X = c.input(0);
+  auto& Y = c.output();
+  const auto d = ops::depthToSpace(c.n, X.shape);
+  const int64_t C = Y.shape[1], H = X.shape[2], W = X.shape[3], b = d.block;
+  const size_t eb = static_cast<size_t>(elemTypeBytes(X.type));
+  for (int64_t n = 0; n < Y.shape[0]; ++n)
+    for (int64_t ch = 0; ch < C; ++ch)
+      for (int64_t oh = 0; oh < H * b; ++oh)
+        for (int64_t ow = 0; ow < W * b; ++ow) {
+          const int64_t ic = d.inputChannel(ch, oh % b, ow % b, C);
+          const int64_t src = ((n * X.shape[1] + ic) * H + oh / b) * W + ow / b;
+          const int64_t dst = ((n * C + ch) * H * b + oh) * W * b + ow;
+          std::memcpy(Y.bytes.data() + static_cast<size_t>(dst) * eb, X.bytes.data() + static_cast<size_t>(src) * eb, eb);
+        }
 }
 
 void shapeOp(const Ctx& c) {
@@ -869,6 +951,7 @@ const std::map<std::string, Kernel, std::less<>>& kernels() {
          else throw Error("Gelu approximate='" + approx + "' is not supported");
        }},
       {"Conv", conv},
+      {"ConvTranspose", convTranspose},
       {"Gemm", gemm},
       {"MatMul", matmul},
       {"MaxPool", [](const Ctx& c) {
@@ -894,6 +977,7 @@ const std::map<std::string, Kernel, std::less<>>& kernels() {
       {"Pad", pad},
       {"Gather", gather},
       {"Resize", resize},
+      {"DepthToSpace", depthToSpace},
       {"Upsample", resize},
       {"Shape", shapeOp},
       {"Cast", cast},

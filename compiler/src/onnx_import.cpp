@@ -30,14 +30,12 @@ namespace systole::compiler {
 
 const std::vector<std::string>& supportedOps() {
   static const std::vector<std::string> ops = {
-      "Add",        "AveragePool", "BatchNormalization", "Cast",      "Clip",     "Concat",
-      "Constant",   "Conv",        "Div",                "Dropout",   "Erf",      "Exp",
-      "Flatten",    "Gather",      "Gemm",               "GlobalAveragePool",   "HardSigmoid",
-      "HardSwish",  "Identity",    "LayerNormalization", "LeakyRelu", "MatMul",   "Max",
-      "MaxPool",    "Min",         "Mul",                "Neg",       "Pad",      "Pow",
-      "ReduceMean", "Relu",        "Reshape",            "Resize",    "Shape",    "Sigmoid",
-      "Slice",      "Softmax",     "Split",              "Sqrt",      "Squeeze",  "Sub",      "Tanh",
-      "Transpose",  "Unsqueeze",   "Upsample",
+      "Add", "AveragePool", "BatchNormalization", "Cast", "Clip", "Concat", "Constant", "Conv",
+      "ConvTranspose", "DepthToSpace", "Div", "Dropout", "Erf", "Exp", "Flatten", "Gather", "Gemm",
+      "GlobalAveragePool", "HardSigmoid", "HardSwish", "Identity", "LayerNormalization", "LeakyRelu",
+      "MatMul", "Max", "MaxPool", "Min", "Mul", "Neg", "Pad", "Pow", "ReduceMean", "Relu", "Reshape",
+      "Resize", "Shape", "Sigmoid", "Slice", "Softmax", "Split", "Sqrt", "Squeeze", "Sub", "Tanh",
+      "Transpose", "Unsqueeze", "Upsample",
       // Logic and shape generation, as torch's dynamic-shape exports use them; folded when constant.
       "And", "ConstantOfShape", "Equal", "Greater", "GreaterOrEqual", "Less", "LessOrEqual", "Not", "Or", "Where", "Xor"};
   return ops;

@@ -268,6 +268,56 @@ TEST(BatchNormToConv, UnfoldableBatchNormBecomesDepthwiseConv) {
   expectSameResults(before, after);
 }
 
+// ---- convtranspose-to-conv --------------------------------------------------------------------
+
+struct ConvTransposeCase {
+  int64_t k, s, padBegin, padEnd, outputPadding, h, w;
+};
+
+class ConvTransposeToConv : public ::testing::TestWithParam<ConvTransposeCase> {};
+
+// Every stride, kernel (k % s == 0 or not, k < s), pad and output_padding: the Conv of the s*s
+// phases + DepthToSpace (+ Slice when the output is a crop) computes the ConvTranspose.
+TEST_P(ConvTransposeToConv, SubPixelConvEqualsConvTranspose) {
+  const auto c = GetParam();
+  Builder b;
+  const int x = b.input("x", {1, 3, c.h, c.w});
+  b.output(b.op("ConvTranspose", {x, b.constant({3, 5, c.k, c.k}, 80), b.constant({5}, 81)},
+                {{"strides", std::vector<int64_t>{c.s, c.s}}, {"pads", std::vector<int64_t>{c.padBegin, c.padBegin, c.padEnd, c.padEnd}},
+                 {"output_padding", std::vector<int64_t>{c.outputPadding, c.outputPadding}}},
+                "y"));
+  const Graph before = b.done();
+  Graph after = before;
+  runPasses(after, {"infer-shapes", "convtranspose-to-conv"}, verifying());
+  const auto ops = opCounts(after);
+  EXPECT_EQ(ops.count("ConvTranspose"), 0u);
+  EXPECT_EQ(ops.at("Conv"), 1);
+  EXPECT_EQ(ops.count("DepthToSpace"), c.s > 1 ? 1u : 0u);
+  expectSameResults(before, after);
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, ConvTransposeToConv,
+                         ::testing::Values(ConvTransposeCase{2, 2, 0, 0, 0, 4, 5},   // U-Net
+                                           ConvTransposeCase{4, 2, 1, 1, 0, 4, 5},   // DCGAN
+                                           ConvTransposeCase{3, 2, 1, 1, 1, 4, 5},   // "same" x2
+                                           ConvTransposeCase{3, 2, 1, 1, 0, 4, 5},   // odd output: a crop
+                                           ConvTransposeCase{3, 3, 0, 0, 0, 3, 4},
+                                           ConvTransposeCase{1, 2, 0, 0, 1, 3, 4},   // k < s: zero phases
+                                           ConvTransposeCase{5, 2, 2, 1, 1, 3, 4},
+                                           ConvTransposeCase{4, 4, 3, 2, 0, 3, 3},
+                                           ConvTransposeCase{3, 1, 1, 1, 0, 4, 5},   // stride 1: a plain Conv
+                                           ConvTransposeCase{2, 2, 3, 3, 0, 5, 6},   // pads past the kernel
+                                           ConvTransposeCase{6, 3, 4, 1, 2, 3, 4}));
+
+TEST(ConvTransposeToConvLeaves, GroupedConvTransposeStays) {
+  Builder b;
+  const int x = b.input("x", {1, 4, 3, 3});
+  b.output(b.op("ConvTranspose", {x, b.constant({4, 1, 2, 2}, 82)}, {{"strides", std::vector<int64_t>{2, 2}}, {"group", int64_t{4}}}, "y"));
+  Graph g = b.done();
+  runPasses(g, {"infer-shapes", "convtranspose-to-conv"}, verifying());
+  EXPECT_EQ(opCounts(g).at("ConvTranspose"), 1);
+}
+
 // ---- fuse-bias, fuse-activation ----------------------------------------------------------------
 
 TEST(Fusion, ConvBiasAddRelu) {

@@ -94,6 +94,56 @@ class CnnPixels(nn.Module):
         return self.fc(torch.flatten(nn.functional.adaptive_avg_pool2d(x, 1), 1))
 
 
+class UNet(nn.Module):
+    """A small U-Net (input 1x3x64x64): two down steps (double 3x3 conv + BN + ReLU, max pool), a
+    bottleneck, two up steps (ConvTranspose k=2 s=2, Concat with the skip, double conv) and a 1x1
+    head with 2 classes."""
+
+    @staticmethod
+    def block(cin, cout):
+        return nn.Sequential(nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(),
+                             nn.Conv2d(cout, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU())
+
+    def __init__(self):
+        super().__init__()
+        self.down1, self.down2, self.mid = self.block(3, 16), self.block(16, 32), self.block(32, 64)
+        self.up2, self.dec2 = nn.ConvTranspose2d(64, 32, 2, stride=2), self.block(64, 32)
+        self.up1, self.dec1 = nn.ConvTranspose2d(32, 16, 2, stride=2), self.block(32, 16)
+        self.head = nn.Conv2d(16, 2, 1)
+
+    def forward(self, x):
+        d1 = self.down1(x)
+        d2 = self.down2(nn.functional.max_pool2d(d1, 2))
+        m = self.mid(nn.functional.max_pool2d(d2, 2))
+        u2 = self.dec2(torch.cat([self.up2(m), d2], 1))
+        u1 = self.dec1(torch.cat([self.up1(u2), d1], 1))
+        return self.head(u1)
+
+
+class Upsamplers(nn.Module):
+    """Every upsampling the compiler lowers, in one small model (input 1x4x6x7): ConvTranspose
+    k=4 s=2 p=1, k=3 s=2 p=1 output_padding=1, k=3 s=2 p=1 (an odd output: a crop), k=3 s=3 p=0;
+    nearest interpolation by 2; bilinear with half_pixel and with align_corners."""
+
+    def __init__(self):
+        super().__init__()
+        self.t4 = nn.ConvTranspose2d(4, 4, 4, stride=2, padding=1)
+        self.t3 = nn.ConvTranspose2d(4, 4, 3, stride=2, padding=1, output_padding=1)
+        self.t3odd = nn.ConvTranspose2d(4, 4, 3, stride=2, padding=1)
+        self.t33 = nn.ConvTranspose2d(4, 4, 3, stride=3)
+        self.conv = nn.Conv2d(16, 4, 3, padding=1)
+
+    def forward(self, x):
+        f = nn.functional
+        a = torch.relu(self.t4(x))                                          # 12 x 14
+        b = torch.relu(self.t3(x))                                          # 12 x 14
+        c = f.interpolate(torch.relu(self.t3odd(x)), size=(12, 14), mode="bilinear", align_corners=False)  # 11 x 13 -> 12 x 14
+        d = f.interpolate(x, scale_factor=2, mode="nearest")                # 12 x 14
+        y = self.conv(torch.cat([a, b, c, d], 1))
+        e = f.interpolate(torch.relu(self.t33(y)), scale_factor=0.5, mode="bilinear", align_corners=True)   # 36 x 42 -> 18 x 21
+        return e
+
+
 # Models whose inputs live far outside [-1, 1]: name -> how to draw an input. Their input and
 # NAME.calib/ (8 calibration samples, another seed) come from that distribution, so a test can show
 # that synthetic calibration fails them and real calibration does not. Bundled models get a
@@ -123,6 +173,9 @@ MODELS = {
     "efficientnet_b0": (lambda: vision("efficientnet_b0"), (1, 3, 224, 224), False, True),
     "mlp_wide": (mlp_wide, (1, 32), False, False),
     "cnn_pixels": (CnnPixels, (1, 3, 16, 16), False, False),
+    # Segmentation: ConvTranspose (sub-pixel Conv + DepthToSpace), nearest and bilinear Resize.
+    "unet": (UNet, (1, 3, 64, 64), False, True),
+    "upsamplers": (Upsamplers, (1, 4, 6, 7), False, False),
 }
 BUNDLED = {"tiny_cnn": (TinyCnn, (1, 3, 16, 16), True, True)}
 

@@ -62,6 +62,10 @@ std::string checkAlias(const Graph& g, const Node& n, const std::vector<ActBuffe
   return same ? "" : "this reshape reorders bytes in the NHWC layout";
 }
 
+std::string checkNearestResize(const Graph& g, const Node& n, const std::vector<ActBuffer>&, const std::vector<ActBuffer>&) {
+  return nearestUpsampleFactors(g, n) ? "" : "only a nearest upsampling of H and W by integer factors runs on the NPU";
+}
+
 // ---- work --------------------------------------------------------------------------------------
 
 int64_t matmulMacs(const Graph& g, const Node& n) {
@@ -114,6 +118,9 @@ const std::vector<NpuOperator>& table() {
       {"Concat", kRescale, false, checkConcat, nullptr, nullptr, false, tileConcat},
       {"Slice", kRescale, false, checkChannelSelect, nullptr, nullptr, false, tileChannelSelect},
       {"Gather", kRescale, false, checkChannelSelect, nullptr, nullptr, false, tileChannelSelect},
+      {"DepthToSpace", kRescale, false, nullptr, nullptr, nullptr, false, tileDepthToSpace},
+      {"Resize", kRescale, false, checkNearestResize, nullptr, nullptr, false, tileNearestResize},
+      {"Upsample", kRescale, false, checkNearestResize, nullptr, nullptr, false, tileNearestResize},
       aliasOp("Reshape"),
       aliasOp("Flatten"),
       aliasOp("Squeeze"),

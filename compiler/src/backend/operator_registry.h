@@ -54,9 +54,15 @@ void tileLut(TileContext& T, const Node& n);           // tile_lut.cpp
 void tileMaxPool(TileContext& T, const Node& n);       // tile_pool.cpp
 void tileAveragePool(TileContext& T, const Node& n);   // AveragePool, GlobalAveragePool
 void tileChannelSelect(TileContext& T, const Node& n); // Slice, Gather of channels: tile_channel_select.cpp
+void tileDepthToSpace(TileContext& T, const Node& n);  // tile_depth_to_space.cpp
+void tileNearestResize(TileContext& T, const Node& n); // Resize, Upsample (nearest, integer factors)
 
 /// The input channel of each output channel when `n` (Slice or Gather) selects whole channels
 /// (constant parameters, every other axis kept), else nullopt.
 std::optional<std::vector<int64_t>> selectedChannels(const Graph& g, const Node& n);
+
+/// The integer factors (H, W) of a Resize/Upsample that samples output pixel (y, x) from input
+/// pixel (y / sy, x / sx) of a 4-D tensor (nearest, constant parameters), else nullopt.
+std::optional<std::pair<int64_t, int64_t>> nearestUpsampleFactors(const Graph& g, const Node& n);
 
 }  // namespace systole::compiler

@@ -102,12 +102,13 @@ namespace {
 
 /// The chunk's pixel runs as DMA transfers: in a buffer without a halo, a run that ends its image
 /// row continues in the next row's first pixel, so consecutive runs merge into one transfer (up
-/// to the instruction's row limit).
-std::vector<PixelRun> transfers(const TileContext& T, Semantics s, const std::vector<PixelRun>& chunk, const ActBuffer& b) {
+/// to the instruction's row limit); runs placed with a pixel stride do not merge.
+std::vector<PixelRun> transfers(const TileContext& T, Semantics s, const std::vector<PixelRun>& chunk, const ActBuffer& b,
+                                const PixelPlacement& at = {}) {
   const int64_t maxRows = T.limit(s, 2);
   std::vector<PixelRun> out;
   for (const PixelRun& run : chunk) {
-    if (!out.empty() && b.halo == 0) {
+    if (!out.empty() && b.halo == 0 && at.identity()) {
       PixelRun& last = out.back();
       const bool adjacent = (last.y * b.W + last.x0 + last.count == run.y * b.W + run.x0) && last.offset + last.count == run.offset;
       if (adjacent && last.count + run.count <= maxRows) {
@@ -127,9 +128,11 @@ void loadRuns(TileContext& T, const std::vector<PixelRun>& chunk, const ActBuffe
     T.load(Semantics::DmaLoad, {in.interior(run.y, run.x0) + c0, toRow + run.offset, run.count, nc, in.C});
 }
 
-void storeRuns(TileContext& T, const std::vector<PixelRun>& chunk, const ActBuffer& out, int64_t c0, int64_t nc, Operand fromRow) {
-  for (const PixelRun& run : transfers(T, Semantics::DmaStore, chunk, out))
-    T.store(Semantics::DmaStore, {out.interior(run.y, run.x0) + c0, fromRow + run.offset, run.count, nc, out.C});
+void storeRuns(TileContext& T, const std::vector<PixelRun>& chunk, const ActBuffer& out, int64_t c0, int64_t nc, Operand fromRow,
+               const PixelPlacement& at) {
+  for (const PixelRun& run : transfers(T, Semantics::DmaStore, chunk, out, at))
+    T.store(Semantics::DmaStore, {out.interior(at.sy * run.y + at.oy, at.sx * run.x0 + at.ox) + c0, fromRow + run.offset, run.count, nc,
+                                  at.sx * out.C});
 }
 
 void emitRescale(TileContext& T, const ActBuffer& in, const ActBuffer& out, const std::vector<ChannelRun>& runs, int32_t zIn,
@@ -150,7 +153,7 @@ void emitRescale(TileContext& T, const ActBuffer& in, const ActBuffer& out, cons
         T.compute(Semantics::VectorWiden, {T.loadSlot(), acc, rows, zIn, 1});
         T.compute(Semantics::Requantize, {acc, T.outSlot(), rows, l.scale_base, zOut, lo, hi});
         T.writesOutput();
-        storeRuns(T, chunk, out, run.to + c0, nc, T.outSlot());
+        for (const PixelPlacement& at : run.at) storeRuns(T, chunk, out, run.to + c0, nc, T.outSlot(), at);
         T.endStep(chunkLabel(run.from + c0, nc, chunk));
       }
     }

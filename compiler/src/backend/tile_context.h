@@ -65,16 +65,27 @@ class TileContext {
 void loadScales(TileContext& T, std::vector<int32_t> multipliers, std::vector<int32_t> shifts, int64_t row);
 /// Loads the chunk's pixel runs of channels [c0, c0 + nc) of `in` into rows from `toRow`.
 void loadRuns(TileContext& T, const std::vector<PixelRun>& chunk, const ActBuffer& in, int64_t c0, int64_t nc, Operand toRow);
+/// Where a stored pixel lands: pixel (y, x) of the chunk's image goes to pixel
+/// (sy * y + oy, sx * x + ox) of the output, so a run of pixels is one DMA at a pixel stride of
+/// `sx` output pixels. The identity, or one phase of an upsampling (DepthToSpace, Resize).
+struct PixelPlacement {
+  int64_t sy = 1, sx = 1, oy = 0, ox = 0;
+  bool identity() const { return sy == 1 && sx == 1 && oy == 0 && ox == 0; }
+};
 /// Stores the chunk's pixel runs from scratchpad rows starting at `fromRow` into channels
-/// [c0, c0 + nc) of `out`, one strided DMA per run.
-void storeRuns(TileContext& T, const std::vector<PixelRun>& chunk, const ActBuffer& out, int64_t c0, int64_t nc, Operand fromRow);
-/// Channels [from, from + count) of one tensor going to channels [to, to + count) of another.
+/// [c0, c0 + nc) of `out` at pixels placed by `at`, one strided DMA per run.
+void storeRuns(TileContext& T, const std::vector<PixelRun>& chunk, const ActBuffer& out, int64_t c0, int64_t nc, Operand fromRow,
+               const PixelPlacement& at = {});
+/// Channels [from, from + count) of one tensor going to channels [to, to + count) of another,
+/// stored at every placement of `at` (one copy each).
 struct ChannelRun {
   int64_t from = 0, to = 0, count = 0;
+  std::vector<PixelPlacement> at = {PixelPlacement{}};
 };
 
 /// Copies (and rescales) `in` into `out` through the vector unit:
-/// out = requantize(widen(in, zIn, 1), M, S, zOut, lo, hi), run by run of channels.
+/// out = requantize(widen(in, zIn, 1), M, S, zOut, lo, hi), run by run of channels; each chunk is
+/// computed once and stored at every placement of its run.
 void emitRescale(TileContext& T, const ActBuffer& in, const ActBuffer& out, const std::vector<ChannelRun>& runs, int32_t zIn,
                  int32_t M, int32_t S, int32_t zOut, int32_t lo, int32_t hi);
 /// The same for one run: channels [inC0, inC0 + C) of `in` to channels [outC0, ...) of `out`.

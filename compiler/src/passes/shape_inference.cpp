@@ -135,6 +135,23 @@ std::vector<OutputInfo> infer(const Node& n, int64_t opset, const std::vector<Op
     shape.insert(shape.end(), win.out.begin(), win.out.end());
     return same(shape);
   }
+  if (op == "ConvTranspose") {
+    need(2);
+    const Operand& w = in[1];
+    const int64_t group = n.getInt("group", 1);
+    if (rank < 3 || w.shape.size() != rank || group <= 0 || x.shape[1] != w.shape[0] || w.shape[0] % group != 0)
+      throw Error("ConvTranspose input " + ops::shapeText(x.shape) + " and weight " + ops::shapeText(w.shape) + " with group " +
+                  std::to_string(group) + " do not match");
+    std::vector<int64_t> kernel(w.shape.begin() + 2, w.shape.end());
+    if (n.has("kernel_shape") && n.getInts("kernel_shape") != kernel) throw Error("ConvTranspose kernel_shape does not match the weight");
+    if (ops::present(in, 2) && in[2].elements() != w.shape[1] * group)
+      throw Error("ConvTranspose bias has " + std::to_string(in[2].elements()) + " values for " + std::to_string(w.shape[1] * group) +
+                  " output channels");
+    const auto win = ops::transposedWindows(n, x.shape, kernel);
+    std::vector<int64_t> shape = {x.shape[0], w.shape[1] * group};
+    shape.insert(shape.end(), win.out.begin(), win.out.end());
+    return same(shape);
+  }
   if (op == "MaxPool" || op == "AveragePool") {
     if (rank < 3) throw Error(op + " needs spatial dimensions");
     const auto win = ops::windows(n, x.shape, n.getInts("kernel_shape"), n.getInt("ceil_mode", 0) != 0);
@@ -238,8 +255,13 @@ std::vector<OutputInfo> infer(const Node& n, int64_t opset, const std::vector<Op
     return same(shape);
   }
   if (op == "Resize" || op == "Upsample") {
-    if (n.getString("mode", "nearest") != "nearest") throw Error(op + " mode '" + n.getString("mode", "") + "' is not supported (only nearest)");
-    return same(ops::resizeOutput(n, opset, in));
+    const auto shape = ops::resizeOutput(n, opset, in);
+    ops::resizeParams(n, opset, in, shape);  // mode and coordinate transformation are supported
+    return same(shape);
+  }
+  if (op == "DepthToSpace") {
+    const int64_t b = ops::depthToSpace(n, x.shape).block;
+    return same({x.shape[0], x.shape[1] / (b * b), x.shape[2] * b, x.shape[3] * b});
   }
   if (op == "Shape") {
     const int64_t r = static_cast<int64_t>(rank);

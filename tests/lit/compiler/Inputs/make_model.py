@@ -400,6 +400,46 @@ def preact_reducemean():
     return build(nodes, [vi("x", [1, 4, 6, 6])], [vi("y", [1, 3])], inits)
 
 
+# A convolution, then a ConvTranspose (U-Net's k=2 s=2, or DCGAN's k=4 s=2 p=1; or k=3 s=2 p=1,
+# whose odd output is a crop) and a Relu, on an H != W input.
+def conv_transpose(k, pads, out_hw):
+    nodes = [h.make_node("Conv", ["x", "w0"], ["c"], name="conv", pads=[1, 1, 1, 1]),
+             h.make_node("ConvTranspose", ["c", "wt", "bt"], ["t"], name="up", strides=[2, 2], pads=pads),
+             h.make_node("Relu", ["t"], ["y"], name="relu")]
+    return build(nodes, [vi("x", [1, 3, 5, 6])], [vi("y", [1, 5] + out_hw)],
+                 [f32("w0", [4, 3, 3, 3]), f32("wt", [4, 5, k, k]), f32("bt", [5])])
+
+
+MODELS["convtranspose_k2s2"] = lambda: conv_transpose(2, [0, 0, 0, 0], [10, 12])
+MODELS["convtranspose_k4s2p1"] = lambda: conv_transpose(4, [1, 1, 1, 1], [10, 12])
+MODELS["convtranspose_k3s2_crop"] = lambda: conv_transpose(3, [1, 1, 1, 1], [9, 11])
+
+
+# DepthToSpace in CRD order (a phase's channels are blocksize^2 apart) between two convolutions.
+@model
+def depth_to_space_crd():
+    nodes = [h.make_node("Conv", ["x", "w0"], ["c"], name="conv0", pads=[1, 1, 1, 1]),
+             h.make_node("DepthToSpace", ["c"], ["d"], name="d2s", blocksize=2, mode="CRD"),
+             h.make_node("Conv", ["d", "w1"], ["y"], name="conv1", pads=[1, 1, 1, 1])]
+    return build(nodes, [vi("x", [1, 3, 4, 5])], [vi("y", [1, 4, 8, 10])], [f32("w0", [12, 3, 3, 3]), f32("w1", [4, 3, 3, 3])])
+
+
+# Resize between two convolutions: nearest by 2 x 3 (asymmetric/floor, as torch exports it), or
+# bilinear by 2 with half_pixel or align_corners.
+def resize(mode, ctm, scales, out_hw):
+    nodes = [h.make_node("Conv", ["x", "w0"], ["c"], name="conv0", pads=[1, 1, 1, 1]),
+             h.make_node("Resize", ["c", "", "scales"], ["r"], name="resize", mode=mode, coordinate_transformation_mode=ctm,
+                         nearest_mode="floor"),
+             h.make_node("Conv", ["r", "w1"], ["y"], name="conv1", pads=[1, 1, 1, 1])]
+    return build(nodes, [vi("x", [1, 3, 4, 5])], [vi("y", [1, 4] + out_hw)],
+                 [f32("w0", [6, 3, 3, 3]), nh.from_array(np.array(scales, dtype=np.float32), "scales"), f32("w1", [4, 6, 3, 3])])
+
+
+MODELS["resize_nearest"] = lambda: resize("nearest", "asymmetric", [1, 1, 2, 3], [8, 15])
+MODELS["resize_linear_half_pixel"] = lambda: resize("linear", "half_pixel", [1, 1, 2, 2], [8, 10])
+MODELS["resize_linear_align_corners"] = lambda: resize("linear", "align_corners", [1, 1, 2, 2], [8, 10])
+
+
 # A matrix product: one input row, a K x N weight matrix, and a residual add of two such products.
 @model
 def plan_gemm_add():
