@@ -193,8 +193,9 @@ class ConfigLoader {
     p.acc_conflict_cycles = integer(acc["conflict_cycles"], "memories.accumulator.conflict_cycles", 0, 1000);
 
     const YAML::Node dma = root["dma"];
-    checkKeys(dma, "dma", {"burst_bytes"}, {"burst_bytes"});
+    checkKeys(dma, "dma", {"burst_bytes", "outstanding"}, {"burst_bytes"});
     p.dma_burst_bytes = integer(dma["burst_bytes"], "dma.burst_bytes", 1, 1 << 20);
+    if (dma["outstanding"]) p.dma_outstanding = integer(dma["outstanding"], "dma.outstanding", 1, 256);
     const YAML::Node vec = root["vector"];
     checkKeys(vec, "vector", {"latency"}, {"latency"});
     p.vector_latency = integer(vec["latency"], "vector.latency", 0, 1000);
@@ -288,14 +289,19 @@ class ConfigLoader {
       d.operand_field[static_cast<size_t>(k)] = idx;
     }
     const YAML::Node timing = n["timing"];
-    checkKeys(timing, "timing", {"cycles"}, {"cycles"});
-    d.cycles = Expr::compile(str(timing["cycles"], "timing.cycles"),
-                             [&](std::string_view name) -> std::optional<NameBinding> {
-                               int idx = d.fieldIndex(name);
-                               if (idx >= 0) return NameBinding{NameBinding::Kind::Field, 0, idx};
-                               return param(p, name);
-                             },
-                             textStart(timing["cycles"]));
+    checkKeys(timing, "timing", {"cycles", "issue"}, {"cycles"});
+    const auto names = [&](std::string_view name) -> std::optional<NameBinding> {
+      int idx = d.fieldIndex(name);
+      if (idx >= 0) return NameBinding{NameBinding::Kind::Field, 0, idx};
+      return param(p, name);
+    };
+    d.cycles = Expr::compile(str(timing["cycles"], "timing.cycles"), names, textStart(timing["cycles"]));
+    if (timing["issue"]) {
+      if (d.unit == Unit::Compute)
+        throw Error(at(timing["issue"]), "'timing.issue' applies to DMA instructions only (see dma.outstanding)");
+      d.issue = Expr::compile(str(timing["issue"], "timing.issue"), names, textStart(timing["issue"]));
+      d.has_issue = true;
+    }
     return d;
   }
 

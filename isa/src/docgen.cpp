@@ -99,6 +99,7 @@ std::string generateIsaDoc(const IsaConfig& isa, const std::string& sourceName) 
     }
     out << "Timing: `cycles = " << d.cycles.text() << "`";
     if (d.cycles.isConstant()) out << " = " << d.cycles.eval();
+    if (d.has_issue) out << "; `issue = " << d.issue.text() << "` (with dma.outstanding > 1)";
     out << "\n";
   }
   return out.str();

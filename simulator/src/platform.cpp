@@ -178,13 +178,19 @@ void QueueUnit::runProgram() {
     const isa::Instruction& in = program[e.index];
     const isa::InstrDesc& d = ctx_.isa->instr(in.desc);
     uint64_t start = std::max(local_, e.dispatch);
+    // At most `limit` instructions in flight: wait for the oldest to complete.
+    const size_t limit = unit_ == Unit::Compute ? 1 : static_cast<size_t>(ctx_.params().dma_outstanding);
+    while (!inflight_.empty() && (inflight_.front() <= start || inflight_.size() >= limit)) {
+      start = std::max(start, inflight_.front());
+      inflight_.pop_front();
+    }
     if ((in.tokens & isa::kPopPrev) && !popToken(me_ - 1, e, start)) break;
     if ((in.tokens & isa::kPopNext) && !popToken(me_ + 1, e, start)) break;
     q.start_cycles.push_back(start);
     q.started.notify();
-    uint64_t cycles;
+    Timing time;
     try {
-      cycles = execute(d, in, start);
+      time = execute(d, in, start);
     } catch (const FaultCause& c) {
       ctx_.raise(e.index, c.message);
       break;
@@ -192,27 +198,32 @@ void QueueUnit::runProgram() {
       ctx_.raise(e.index, err.message());
       break;
     }
-    const uint64_t end = start + cycles;
+    // Instructions of a unit complete in order, so a token never overtakes the data before it.
+    const uint64_t end = std::max(start + time.cycles, inflight_.empty() ? 0 : inflight_.back());
+    inflight_.push_back(end);
     if (in.tokens & isa::kPushPrev) pushToken(me_ - 1, end);
     if (in.tokens & isa::kPushNext) pushToken(me_ + 1, end);
     if (ctx_.record_trace) ctx_.trace.add({e.index, static_cast<uint8_t>(me_), start - ctx_.base_cycle, end - ctx_.base_cycle});
     ++ctx_.stats.instructions;
     ++ctx_.stats.by_opcode[static_cast<size_t>(in.desc)].second;
-    local_ = end;
+    local_ = start + time.occupancy;
     st.local_cycle = local_;
     syncIfAhead();
   }
+  for (uint64_t c : inflight_) local_ = std::max(local_, c);  // the unit is done when its last one completes
+  inflight_.clear();
   st.local_cycle = local_;
   st.done = !ctx_.fault;
 }
 
-uint64_t QueueUnit::execute(const isa::InstrDesc& d, const isa::Instruction& in, uint64_t start) {
+QueueUnit::Timing QueueUnit::execute(const isa::InstrDesc& d, const isa::Instruction& in, uint64_t start) {
   const auto base = static_cast<uint64_t>(d.cycles.eval(in.fields));
   if (isDma(d.semantics)) {
     const uint64_t stall = executeDma(d, in, start);
+    const auto occupancy = static_cast<uint64_t>(isa::occupancyCycles(*ctx_.isa, in)) + stall;
     ctx_.stats.stall_cycles[static_cast<size_t>(me_)][static_cast<size_t>(StallCause::DramBandwidth)] += stall;
-    ctx_.stats.busy_cycles[static_cast<size_t>(unit_ == Unit::Load ? Resource::LoadDma : Resource::StoreDma)] += base + stall;
-    return base + stall;
+    ctx_.stats.busy_cycles[static_cast<size_t>(unit_ == Unit::Load ? Resource::LoadDma : Resource::StoreDma)] += occupancy;
+    return {base + stall, occupancy};
   }
   const isa::Params& p = ctx_.params();
   if (!ctx_.timing_only) {
@@ -230,7 +241,7 @@ uint64_t QueueUnit::execute(const isa::InstrDesc& d, const isa::Instruction& in,
     ctx_.stats.busy_cycles[static_cast<size_t>(Resource::Array)] += base + penalty;
   else if (d.semantics != Semantics::Nop && d.semantics != Semantics::Finish)
     ctx_.stats.busy_cycles[static_cast<size_t>(Resource::Vector)] += base + penalty;
-  return base + penalty;
+  return {base + penalty, base + penalty};
 }
 
 uint64_t QueueUnit::moveData(uint64_t addr, uint8_t* buffer, uint64_t len, bool toDram) {

@@ -3,6 +3,7 @@
 // shared by both DMA units. This file only declares and wires the modules.
 #pragma once
 
+#include <deque>
 #include <memory>
 #include <systemc>
 #include <tlm>
@@ -57,9 +58,14 @@ class QueueUnit : public sc_core::sc_module {
   void runProgram();
   bool popToken(int from, const QueueEntry& e, uint64_t& cycle);
   void pushToken(int to, uint64_t cycle);
-  /// Executes an instruction that starts at `start`; returns its cycles (YAML timing plus
-  /// modelled contention). Throws FaultCause.
-  uint64_t execute(const isa::InstrDesc& d, const isa::Instruction& in, uint64_t start);
+  /// An instruction's time: to completion, and how long it occupies the unit (less when a DMA
+  /// unit keeps several in flight).
+  struct Timing {
+    uint64_t cycles = 0, occupancy = 0;
+  };
+  /// Executes an instruction that starts at `start`; returns its time (YAML timing plus modelled
+  /// contention). Throws FaultCause.
+  Timing execute(const isa::InstrDesc& d, const isa::Instruction& in, uint64_t start);
   uint64_t executeDma(const isa::InstrDesc& d, const isa::Instruction& in, uint64_t start);
   /// Moves `len` bytes between DRAM at `addr` and `buffer` (untimed: the time is accounted per
   /// instruction). Returns any delay a memory model without DMI annotated, in cycles.
@@ -69,7 +75,8 @@ class QueueUnit : public sc_core::sc_module {
   RunContext& ctx_;
   isa::Unit unit_;
   int me_;
-  uint64_t local_ = 0;
+  uint64_t local_ = 0;              // when the unit can start its next instruction
+  std::deque<uint64_t> inflight_;   // completion cycles of the instructions still in flight, in order
   tlm::tlm_generic_payload payload_;
   DmaTiming* timing_;  // owned by payload_
   tlm::tlm_dmi dmi_;   // the last DMI region granted

@@ -6,6 +6,9 @@
 //              places earlier in the same queue starts);
 //   start    = max(the unit's previous end, dispatch, stamps of the tokens it pops);
 //   end      = start + YAML cycles + contention (DRAM channel waits, bank conflicts);
+//   with dma.outstanding = k > 1 a DMA unit's "previous end" is the previous DMA's start + its
+//   `issue` cycles (+ channel waits), and a DMA also waits for the completion of the one k
+//   places before it; a unit's DMAs complete in order;
 //   Stats.cycles = the latest end of any unit.
 //
 // The YAML expressions used below (identical in tiny, default, large and os16 except gemm):
@@ -24,6 +27,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "gemm_program.h"
 #include "sim_test_util.h"
@@ -48,6 +52,22 @@ int64_t dmaCycles(const isa::Params& p, int64_t rows, int64_t bytes) {
   return p.dram_latency + rows * ceilDiv(bytes, p.dram_bytes_per_cycle);
 }
 int64_t channelCycles(const isa::Params& p, int64_t rows, int64_t bytes) { return rows * ceilDiv(bytes, p.dram_bytes_per_cycle); }
+// The cycles a DMA occupies its unit (its busy cycles): its `issue` when several may be in flight.
+int64_t dmaBusy(const isa::Params& p, int64_t rows, int64_t bytes) {
+  return p.dma_outstanding > 1 ? channelCycles(p, rows, bytes) : dmaCycles(p, rows, bytes);
+}
+/// When the last of `n` independent DMAs of one unit, issued back to back from cycle `first`,
+/// completes: DMA i starts when the unit is free of DMA i - 1 (its busy cycles) and DMA
+/// i - outstanding has completed; each completes latency + occupancy after its start.
+int64_t dmaStreamEnd(const isa::Params& p, int64_t n, int64_t rows, int64_t bytes, int64_t first) {
+  std::vector<int64_t> start(static_cast<size_t>(n)), end(static_cast<size_t>(n));
+  for (size_t i = 0; i < start.size(); ++i) {
+    start[i] = i == 0 ? first : start[i - 1] + dmaBusy(p, rows, bytes);
+    if (i >= static_cast<size_t>(p.dma_outstanding)) start[i] = std::max(start[i], end[i - static_cast<size_t>(p.dma_outstanding)]);
+    end[i] = start[i] + dmaCycles(p, rows, bytes);
+  }
+  return end.back();
+}
 int64_t preloadCycles(const isa::Params& p) { return p.array_rows; }
 int64_t gemmCycles(const isa::Params& p, int64_t m) {
   return p.dataflow == isa::Dataflow::WeightStationary ? m + p.array_rows + p.array_cols - 2
@@ -112,10 +132,10 @@ TEST_P(TimingOnConfig, SerializedChainMatchesHandDerivation) {
     const int64_t requantEnd = load + preload + gemm + requant;
     EXPECT_EQ(stats.cycles, u64(requantEnd + store));
     EXPECT_EQ(stats.instructions, 6u);
-    EXPECT_EQ(busy(stats, Resource::LoadDma), u64(load));
+    EXPECT_EQ(busy(stats, Resource::LoadDma), u64(dmaBusy(p, R + m, E)));
     EXPECT_EQ(busy(stats, Resource::Array), u64(preload + gemm));
     EXPECT_EQ(busy(stats, Resource::Vector), u64(requant));
-    EXPECT_EQ(busy(stats, Resource::StoreDma), u64(store));
+    EXPECT_EQ(busy(stats, Resource::StoreDma), u64(dmaBusy(p, m, E)));
     // The preload was dispatched at cycle 1 and waited for the load's token; the store,
     // dispatched at cycle 4, for the requantize's.
     EXPECT_EQ(stall(stats, isa::Unit::Compute, StallCause::Token), u64(load - 1));
@@ -197,6 +217,28 @@ TEST_P(TimingOnConfig, DmaAloneTakesLatencyPlusRowsTimesBeats) {
   }
 }
 
+// Independent loads back to back: with dma.outstanding = k, load i starts when the channel is
+// free of load i - 1 (its `issue` = occupancy occ) and when load i - k has completed; each
+// completes dram.latency + occ after its start. With k = 1 that is N * (latency + occ); with
+// k >= N one latency plus N occupancies.
+TEST_P(TimingOnConfig, OutstandingDmasOverlapTheirLatency) {
+  const auto& isa = shippedConfig(GetParam());
+  const auto& p = isa.params();
+  const int64_t R = p.array_rows, E = p.spad_row_elems, N = 6, occ = channelCycles(p, R, E);
+  isa::ProgramBuilder b(isa);
+  for (int64_t i = 0; i < N; ++i) b.emit(Semantics::DmaLoad, {0x2000 + i * R * E, i * R, R, E, E});
+  b.emit(Semantics::Finish, {});
+  const auto stats = runProgram(isa, b);
+  EXPECT_EQ(stats.cycles, u64(dmaStreamEnd(p, N, R, E, 0)));
+  if (p.dma_outstanding >= N) {
+    EXPECT_EQ(stats.cycles, u64(p.dram_latency + N * occ));
+  }
+  if (p.dma_outstanding == 1) {
+    EXPECT_EQ(stats.cycles, u64(N * dmaCycles(p, R, E)));
+  }
+  EXPECT_EQ(totalStall(stats, StallCause::DramBandwidth), 0u);
+}
+
 // A load and an independent compute instruction overlap: the units are decoupled.
 TEST_P(TimingOnConfig, IndependentQueuesRunInParallel) {
   const auto& isa = shippedConfig(GetParam());
@@ -263,8 +305,8 @@ TEST_P(TimingOnConfig, SharedDramBandwidthDelaysConcurrentStreams) {
   EXPECT_EQ(together.cycles - std::max(aloneL.cycles, aloneS.cycles), u64(occS));
   // Every cycle of the end is accounted for: start + YAML cycles + the DRAM stall, per stream.
   EXPECT_EQ(together.cycles, std::max(u64(dmaCycles(p, NL, bytes)) + stallL, 1 + u64(dmaCycles(p, NS, bytes)) + stallS));
-  EXPECT_EQ(busy(together, Resource::LoadDma), u64(dmaCycles(p, NL, bytes)) + stallL);
-  EXPECT_EQ(busy(together, Resource::StoreDma), u64(dmaCycles(p, NS, bytes)) + stallS);
+  EXPECT_EQ(busy(together, Resource::LoadDma), u64(dmaBusy(p, NL, bytes)) + stallL);
+  EXPECT_EQ(busy(together, Resource::StoreDma), u64(dmaBusy(p, NS, bytes)) + stallS);
   EXPECT_EQ(together.dram_bytes_read, u64(NL * bytes));
   EXPECT_EQ(together.dram_bytes_written, u64(NS * bytes));
 
@@ -391,8 +433,12 @@ TEST_P(TimingOnConfig, QueueFullOnTheStoreQueue) {
   b.emit(Semantics::Finish, {});
   const auto stats = runProgram(isa, b);
   EXPECT_EQ(stall(stats, isa::Unit::Store, StallCause::QueueFull), u64(G - (D + 1)));
-  // The stores run back to back from G, each dram.latency + ceil_div(E, bw) cycles.
-  EXPECT_EQ(stats.cycles, u64(G + (D + 1) * dmaCycles(p, 1, E)));
+  // The stores run back to back from G, each dram.latency + ceil_div(E, bw) cycles (their
+  // latencies overlapping with dma.outstanding > 1).
+  EXPECT_EQ(stats.cycles, u64(dmaStreamEnd(p, D + 1, 1, E, G)));
+  if (p.dma_outstanding == 1) {
+    EXPECT_EQ(stats.cycles, u64(G + (D + 1) * dmaCycles(p, 1, E)));
+  }
 }
 
 // Temporal decoupling is a host-side speed knob: how far a unit may run ahead of SystemC time

@@ -296,6 +296,16 @@ TEST_F(ConfigErrors, ErrorTextCarriesFileLineColumn) {
   EXPECT_STREQ(e->what(), ("x.yaml:6:12: error: " + e->message()).c_str());
 }
 
+// dma.outstanding is a count of at least 1; `timing.issue` belongs to DMA instructions only.
+TEST_F(ConfigErrors, OutstandingAndIssue) {
+  const size_t dma = def.find("\ndma: {"), close = def.find('}', dma);
+  ASSERT_NE(dma, std::string::npos);
+  std::string t = def.substr(0, dma) + "\ndma: {burst_bytes: 64, outstanding: 0}" + def.substr(close + 1);
+  expectError(t, plus(locate(t, "", "outstanding: 0"), 13), "dma.outstanding");
+  t = replaceAfter(def, "name: gemm", "{cycles:", "{issue: \"1\", cycles:");
+  expectError(t, locate(t, "name: gemm", "\"1\""), "'timing.issue' applies to DMA instructions only");
+}
+
 TEST_F(ConfigErrors, UnknownKey) {
   std::string t = replaceFirst(def, "clock_mhz: 800\n", "clock_mhz: 800\nclock_ghz: 1\n");
   expectError(t, locate(t, "", "clock_ghz"), "unknown key 'clock_ghz' in 'config'");
@@ -492,7 +502,9 @@ TEST_F(ConfigErrors, MalformedYaml) {
   std::string t = replaceFirst(def, "clock_mhz: 800\n", "clock_mhz: 800\n  oops: 1\n");
   expectError(t, plus(locate(t, "", "oops"), 4), "malformed YAML");
   // An unclosed flow mapping is noticed where the next line starts a key.
-  t = replaceFirst(def, "dma: {burst_bytes: 64}", "dma: {burst_bytes: 64");
+  const size_t dma = def.find("\ndma: {"), close = def.find('}', dma);
+  ASSERT_NE(dma, std::string::npos);
+  t = def.substr(0, close) + def.substr(close + 1);  // the dma mapping loses its closing brace
   auto e = catchError([&] { IsaConfig::parse(t, kFile); });
   ASSERT_TRUE(e);
   EXPECT_NE(e->message().find("malformed YAML"), std::string::npos) << e->what();

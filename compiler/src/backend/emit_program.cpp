@@ -58,7 +58,7 @@ LayerReport report(const isa::IsaConfig& isa, const isa::ProgramBuilder& b, cons
   int64_t perQueue[isa::kNumUnits] = {0, 0, 0};
   const auto& code = b.instructions();
   for (uint32_t i = r.first_instruction; i < r.end_instruction; ++i)
-    perQueue[static_cast<int>(isa.instr(code[i].desc).unit)] += isa::timingCycles(isa, code[i]);
+    perQueue[static_cast<int>(isa.instr(code[i].desc).unit)] += isa::occupancyCycles(isa, code[i]);
   r.predicted_cycles = *std::max_element(perQueue, perQueue + isa::kNumUnits) + p.dram_latency;
   const double compute = static_cast<double>(r.macs) / static_cast<double>(p.array_rows * p.array_cols);
   const double memory = static_cast<double>(r.min_dram_bytes) / static_cast<double>(p.dram_bytes_per_cycle);

@@ -23,7 +23,7 @@ StepCycles stepCycles(const isa::IsaConfig& isa, const PlanStep& step) {
   for (const auto* list : {&step.sync, &step.loads, &step.computes, &step.stores})
     for (const PlanInstr& in : *list) {
       const isa::Instruction i = toInstruction(isa, in);
-      if (i.desc >= 0) c.unit[static_cast<int>(isa.instr(i.desc).unit)] += isa::timingCycles(isa, i);
+      if (i.desc >= 0) c.unit[static_cast<int>(isa.instr(i.desc).unit)] += isa::occupancyCycles(isa, i);
     }
   return c;
 }

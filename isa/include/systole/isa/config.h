@@ -30,6 +30,7 @@ struct Params {
   int64_t spad_size = 0, spad_banks = 0, spad_conflict_cycles = 0;
   int64_t acc_size = 0, acc_banks = 0, acc_conflict_cycles = 0;
   int64_t dma_burst_bytes = 0;
+  int64_t dma_outstanding = 1;  // DMA instructions in flight per DMA unit (their latency overlaps)
   int64_t vector_latency = 0;
   int64_t queue_depth[kNumUnits] = {0, 0, 0};
   int64_t instr_bits = 0, opcode_bits = 0;
@@ -90,7 +91,9 @@ struct InstrDesc {
   std::vector<FieldDesc> fields;
   /// operand_field[k] = index into `fields` of the semantics class's k-th operand.
   std::array<int, 8> operand_field{};
-  Expr cycles;
+  Expr cycles;         // from start to completion (tokens are pushed then)
+  Expr issue;          // DMA only, optional: from start until the unit may start its next one
+  bool has_issue = false;
   SourceLocation where;
 
   int fieldIndex(std::string_view field) const;  // -1 if absent

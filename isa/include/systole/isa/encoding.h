@@ -7,6 +7,7 @@
 //   all other bits                    reserved, zero
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <span>
@@ -43,9 +44,18 @@ std::string checkTokens(const InstrDesc& d, uint8_t tokens);
 std::vector<uint8_t> encodeAll(const IsaConfig& isa, std::span<const Instruction> program);
 std::vector<Instruction> decodeAll(const IsaConfig& isa, std::span<const uint8_t> code);
 
-/// Cycles the instruction takes by its YAML timing expression.
+/// Cycles the instruction takes by its YAML timing expression, from start to completion.
 inline int64_t timingCycles(const IsaConfig& isa, const Instruction& in) {
   return isa.instr(in.desc).cycles.eval(in.fields);
+}
+
+/// Cycles the instruction occupies its unit: its `issue` expression (at most its cycles) when the
+/// unit keeps several in flight (a DMA unit with dma.outstanding > 1), else its cycles.
+inline int64_t occupancyCycles(const IsaConfig& isa, const Instruction& in) {
+  const InstrDesc& d = isa.instr(in.desc);
+  const int64_t cycles = d.cycles.eval(in.fields);
+  if (!d.has_issue || isa.params().dma_outstanding <= 1) return cycles;
+  return std::min(cycles, d.issue.eval(in.fields));
 }
 
 }  // namespace systole::isa

@@ -9,7 +9,9 @@
 #   dma.store 16 rows x 16 bytes   100 + 16 * ceil(16/16) = 116   ends 330
 #   finish                         1                              ends 215 (before the store)
 # Total 330 cycles. Token stalls: the preload, dispatched at cycle 1, waits until 132 (131); the
-# store, dispatched at cycle 4, until 214 (210). MACs: 16 * 16 * 16 = 4096.
+# store, dispatched at cycle 4, until 214 (210). MACs: 16 * 16 * 16 = 4096. With dma.outstanding 4
+# a DMA keeps its unit busy for its `issue` cycles only (the transfer, 32 and 16 cycles): the
+# latency is the DRAM's, and the next DMA could start meanwhile.
 # The requantize scale rows (accumulator rows 16, 17) are never written: harmless, except in
 # poison mode.
 # DRAM: weights at 0x1000 (16 rows of 16 bytes; only the first is non-zero), the input x right
