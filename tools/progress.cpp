@@ -1,6 +1,6 @@
 // Algorithm: a ticker thread wakes every 100 ms; while a task has run for at least a second it
-// redraws the line in place (carriage return, erase to end of line). end() and the destructor
-// erase a drawn line, so later output starts on a clean line.
+// redraws the line in place (carriage return, erase to end of line) when its text has changed.
+// end() and the destructor erase a drawn line, so later output starts on a clean line.
 #include "progress.h"
 
 #include <unistd.h>
@@ -71,9 +71,11 @@ void Progress::tick() {
     const auto elapsed = std::chrono::steady_clock::now() - start_;
     if (elapsed < kDelay) continue;
     const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(elapsed).count();
-    std::fprintf(stderr, "\r\x1b[Ksystole: %s%s%s (%lld s)", task_.c_str(), detail_.empty() ? "" : ": ", detail_.c_str(),
-                 static_cast<long long>(seconds));
+    std::string line = "systole: " + task_ + (detail_.empty() ? "" : ": ") + detail_ + " (" + std::to_string(seconds) + " s)";
+    if (drawn_ && line == shown_) continue;
+    std::fprintf(stderr, "\r\x1b[K%s", line.c_str());
     std::fflush(stderr);
+    shown_ = std::move(line);
     drawn_ = true;
   }
 }

@@ -33,7 +33,7 @@ class Progress {
   std::mutex mutex_;
   std::condition_variable wake_;
   bool stop_ = false, active_ = false, drawn_ = false;
-  std::string task_, detail_;
+  std::string task_, detail_, shown_;
   std::chrono::steady_clock::time_point start_;
   std::thread ticker_;
 };
