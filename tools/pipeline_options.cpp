@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <memory>
 #include <sstream>
 
+#include "progress.h"
 #include "systole/isa/file_io.h"
 
 namespace systole::tools {
@@ -76,6 +78,9 @@ CLI::Option* addPipelineOptions(CLI::App& cmd, PipelineArgs& a) {
   CLI::Option* emit = addEmitOption(cmd, a);
   addPassOptions(cmd, a);
   addCalibrationOptions(cmd, a);
+  cmd.add_option("-j,--jobs", a.jobs, "calibration threads (default: the hardware concurrency; the result does not depend on it)")
+      ->check(CLI::NonNegativeNumber);
+  cmd.add_flag("-q,--quiet", a.quiet, "no progress line on stderr (drawn only when stderr is a terminal)");
   cmd.add_option("--min-npu-macs", a.minNpuMacs, "keep runs of NPU operators with fewer MACs on the host")->default_val(0);
   cmd.add_option("--shape", a.shapes,
                  "NAME=1x3x224x224: bind a model input's symbolic dimensions (repeatable); an unbound symbolic batch is 1");
@@ -93,7 +98,13 @@ compiler::PipelineOptions pipelineOptions(const PipelineArgs& a, const isa::IsaC
     };
   if (a.printAfterAll)
     for (std::string_view pass : compiler::backendPasses()) options.lower.print_after.emplace_back(pass);
-  options.after_stage = [&a, &isa](const compiler::StageInfo& stage, const compiler::PipelineResult& r, double seconds) {
+  auto progress = std::make_shared<Progress>(progressWanted(a.quiet));
+  options.before_stage = [progress](const compiler::StageInfo& stage) { progress->begin(std::string(stage.label)); };
+  options.quant.progress = [progress](size_t done, size_t total) {
+    progress->detail("sample " + std::to_string(done) + "/" + std::to_string(total));
+  };
+  options.after_stage = [&a, &isa, progress](const compiler::StageInfo& stage, const compiler::PipelineResult& r, double seconds) {
+    progress->end();
     if (stage.name == "quant" && a.calibDir.empty()) warnSyntheticCalibration(a, r);
     if (a.timePasses && stage.run) std::fprintf(stderr, "%-30s %9.3f ms\n", std::string(stage.label).c_str(), seconds * 1e3);
     const auto passes = compiler::backendPasses();
@@ -102,6 +113,7 @@ compiler::PipelineOptions pipelineOptions(const PipelineArgs& a, const isa::IsaC
   };
   options.quant.method = compiler::parseCalibrationMethod(a.calibMethod).value();  // checked by CLI11
   options.quant.num_samples = a.calibSamples;
+  options.quant.jobs = a.jobs;
   options.quant.percentile = a.calibPercentile;
   options.calibration_dir = a.calibDir;
   options.lower.min_npu_macs = a.minNpuMacs;

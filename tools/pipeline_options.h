@@ -13,7 +13,8 @@ namespace systole::tools {
 
 struct PipelineArgs {
   std::string model, isa = "default", emit, passes;
-  bool verifyEach = false, printAfterAll = false, timePasses = false;
+  bool verifyEach = false, printAfterAll = false, timePasses = false, quiet = false;
+  int jobs = 0;  // calibration threads; 0: the hardware concurrency
   std::string calibDir, calibMethod;
   double calibPercentile = 0;
   int calibSamples = 0;  // 0: 8 seeded random inputs, or every sample in calibDir
@@ -22,11 +23,13 @@ struct PipelineArgs {
 };
 
 /// Adds MODEL, --isa, --emit (stages from compiler::stageTable()), --passes, --verify-each,
-/// --print-after-all, --time-passes, --calib, --calib-samples, --calib-method, --min-npu-macs and --shape.
+/// --print-after-all, --time-passes, --calib, --calib-samples, --calib-method, --jobs, --quiet,
+/// --min-npu-macs and --shape.
 /// Returns the --emit option.
 CLI::Option* addPipelineOptions(CLI::App& cmd, PipelineArgs& a);
 
-/// The options the flags ask for; --print-after-all and --time-passes print to stderr.
+/// The options the flags ask for; --print-after-all and --time-passes print to stderr, and so does
+/// a progress line for stages longer than a second (when stderr is a terminal, unless --quiet).
 compiler::PipelineOptions pipelineOptions(const PipelineArgs& a, const isa::IsaConfig& isa);
 
 /// Writes the text of the last stage that ran to `output`, or to stdout when it is empty.

@@ -1,15 +1,34 @@
 // Algorithm: walk the nodes in topological order; keep each value's tensor until its last reader
-// has run (unless every value is wanted); run the quantized kernel when the node is a quantized
-// operator, else the float kernel.
+// has run, showing each to the observer (if any) as it is produced; run the quantized kernel when
+// the node is a quantized operator, else the float kernel. Constants are materialized once per
+// Interpreter and read in place by every run.
 #include "systole/compiler/interpreter.h"
 
 #include "systole/isa/diagnostic.h"
 
 namespace systole::compiler {
 
-std::map<std::string, HostTensor> interpret(const Graph& g, const std::map<std::string, HostTensor>& inputs,
-                                            bool keepAll) {
+Interpreter::Interpreter(const Graph& g)
+    : g_(g), constants_(g.values.size()), order_(g.topoOrder()), readers_(g.values.size()), isOutput_(g.values.size(), false) {
+  for (size_t v = 0; v < g.values.size(); ++v)
+    if (g.values[v].is_constant) {
+      HostTensor t(g.values[v].type, g.values[v].shape);
+      t.bytes = g.values[v].data;
+      constants_[v] = std::move(t);
+    }
+  const auto users = g.users();
+  for (size_t v = 0; v < g.values.size(); ++v) readers_[v] = users[v].size();
+  for (int v : g.outputs) isOutput_[static_cast<size_t>(v)] = true;
+}
+
+std::map<std::string, HostTensor> Interpreter::run(const std::map<std::string, HostTensor>& inputs,
+                                                   const ValueObserver& observe) const {
+  const Graph& g = g_;
   std::vector<std::optional<HostTensor>> env(g.values.size());
+  auto valueOf = [&](size_t v) -> const HostTensor* {
+    if (constants_[v]) return &*constants_[v];
+    return env[v] ? &*env[v] : nullptr;
+  };
   for (int v : g.inputs) {
     const Value& val = g.values[static_cast<size_t>(v)];
     auto it = inputs.find(val.name);
@@ -17,20 +36,11 @@ std::map<std::string, HostTensor> interpret(const Graph& g, const std::map<std::
     if (it->second.type != val.type || it->second.shape != val.shape)
       throw Error("graph input '" + val.name + "' has the wrong type or shape");
     env[static_cast<size_t>(v)] = it->second;
+    if (observe) observe(v, it->second);
   }
-  for (size_t v = 0; v < g.values.size(); ++v)
-    if (g.values[v].is_constant) {
-      HostTensor t(g.values[v].type, g.values[v].shape);
-      t.bytes = g.values[v].data;
-      env[v] = std::move(t);
-    }
-  const auto users = g.users();
-  std::vector<size_t> remaining(g.values.size());
-  for (size_t v = 0; v < g.values.size(); ++v) remaining[v] = users[v].size();
-  std::vector<bool> isOutput(g.values.size(), false);
-  for (int v : g.outputs) isOutput[static_cast<size_t>(v)] = true;
+  std::vector<size_t> remaining = readers_;
 
-  for (int id : g.topoOrder()) {
+  for (int id : order_) {
     const Node& n = g.nodes[static_cast<size_t>(id)];
     std::vector<const HostTensor*> in;
     for (int v : n.inputs) {
@@ -38,9 +48,10 @@ std::map<std::string, HostTensor> interpret(const Graph& g, const std::map<std::
         in.push_back(nullptr);
         continue;
       }
-      if (!env[static_cast<size_t>(v)])
+      const HostTensor* t = valueOf(static_cast<size_t>(v));
+      if (!t)
         throw Error("node '" + n.name + "' (" + n.op + "): input '" + g.values[static_cast<size_t>(v)].name + "' has no value");
-      in.push_back(&*env[static_cast<size_t>(v)]);
+      in.push_back(t);
     }
     std::vector<HostTensor> results;
     for (int v : n.outputs) results.emplace_back(g.values[static_cast<size_t>(v)].type, g.values[static_cast<size_t>(v)].shape);
@@ -51,19 +62,29 @@ std::map<std::string, HostTensor> interpret(const Graph& g, const std::map<std::
     } catch (const Error& e) {
       throw Error("node '" + n.name + "' (" + n.op + "): " + e.message());
     }
-    for (size_t i = 0; i < n.outputs.size(); ++i) env[static_cast<size_t>(n.outputs[i])] = std::move(results[i]);
-    if (!keepAll)
-      for (int v : n.inputs)
-        if (v >= 0 && --remaining[static_cast<size_t>(v)] == 0 && !isOutput[static_cast<size_t>(v)] &&
-            !g.values[static_cast<size_t>(v)].is_constant)
-          env[static_cast<size_t>(v)].reset();
+    for (size_t i = 0; i < n.outputs.size(); ++i) {
+      env[static_cast<size_t>(n.outputs[i])] = std::move(results[i]);
+      if (observe) observe(n.outputs[i], *env[static_cast<size_t>(n.outputs[i])]);
+    }
+    for (int v : n.inputs)
+      if (v >= 0 && --remaining[static_cast<size_t>(v)] == 0 && !isOutput_[static_cast<size_t>(v)])
+        env[static_cast<size_t>(v)].reset();
   }
   std::map<std::string, HostTensor> result;
-  for (size_t v = 0; v < g.values.size(); ++v) {
-    const bool wanted = keepAll ? !g.values[v].is_constant : isOutput[v];
-    if (wanted && env[v]) result[g.values[v].name] = *env[v];
-  }
+  for (size_t v = 0; v < g.values.size(); ++v)
+    if (isOutput_[v]) {
+      if (const HostTensor* t = valueOf(v)) result[g.values[v].name] = *t;
+    }
   return result;
+}
+
+std::map<std::string, HostTensor> interpret(const Graph& g, const std::map<std::string, HostTensor>& inputs,
+                                            bool keepAll) {
+  const Interpreter interpreter(g);
+  if (!keepAll) return interpreter.run(inputs);
+  std::map<std::string, HostTensor> all;
+  interpreter.run(inputs, [&](int v, const HostTensor& t) { all[g.values[static_cast<size_t>(v)].name] = t; });
+  return all;
 }
 
 }  // namespace systole::compiler

@@ -3,7 +3,7 @@
 // Concat, Split, Slice, Gather, Pad...) works on bytes and so on every element type. Output tensors arrive
 // shaped from the graph; parameters that may live in attributes or inputs, and all window geometry,
 // come from src/float_ops.h, the same code the shape-inference pass uses. Loops are ordered so the
-// innermost one walks contiguous memory (Conv: output row += weight * input row; MatMul: i-k-j).
+// innermost one walks contiguous memory (Conv: im2col, then the blocked GEMM of float_gemm.h; MatMul: i-k-j).
 // Fused forms: Conv/Gemm/MatMul/Add with attribute "activation" ("relu", or "clip" with
 // clip_min/clip_max), MatMul with a third (bias) input, LayerNormalization and Gelu.
 #include <algorithm>
@@ -12,6 +12,7 @@
 #include <map>
 #include <numbers>
 
+#include "float_gemm.h"
 #include "float_ops.h"
 #include "systole/compiler/interpreter.h"
 
@@ -307,37 +308,10 @@ void conv(const Ctx& c) {
       const float* xg = x + (n * C + grp * cg) * inPlane;
       if (!pointwise) im2col(xg, cg, g, col.data());
       const float* B = pointwise ? xg : col.data();  // [K][plane]
-      // Y[m][p] = bias[m] + sum_k W[m][k] * B[k][p], four output channels at a time so each row
-      // of B is read once per four outputs.
-      for (int64_t m0 = grp * mg; m0 < (grp + 1) * mg; m0 += 4) {
-        const int64_t mb = std::min<int64_t>(4, (grp + 1) * mg - m0);
-        float* yr[4];
-        for (int64_t i = 0; i < 4; ++i) {
-          yr[i] = y + (n * M + m0 + std::min(i, mb - 1)) * plane;
-          if (i < mb) std::fill(yr[i], yr[i] + plane, bias ? bias[m0 + i] : 0.f);
-        }
-        for (int64_t k = 0; k < K; ++k) {
-          const float* b = B + k * plane;
-          float a[4];
-          for (int64_t i = 0; i < 4; ++i) a[i] = i < mb ? w[(m0 + i) * K + k] : 0.f;
-          if (mb == 4) {
-            float* __restrict y0 = yr[0];
-            float* __restrict y1 = yr[1];
-            float* __restrict y2 = yr[2];
-            float* __restrict y3 = yr[3];
-            for (int64_t p = 0; p < plane; ++p) {
-              const float v = b[p];
-              y0[p] += a[0] * v;
-              y1[p] += a[1] * v;
-              y2[p] += a[2] * v;
-              y3[p] += a[3] * v;
-            }
-          } else {
-            for (int64_t i = 0; i < mb; ++i)
-              for (int64_t p = 0; p < plane; ++p) yr[i][p] += a[i] * b[p];
-          }
-        }
-      }
+      // Y[m][p] = bias[m] + sum_k W[m][k] * B[k][p].
+      float* yg = y + (n * M + grp * mg) * plane;
+      for (int64_t m = 0; m < mg; ++m) std::fill(yg + m * plane, yg + (m + 1) * plane, bias ? bias[grp * mg + m] : 0.f);
+      gemmAccumulate(w + grp * mg * K, K, B, plane, yg, plane, mg, K, plane);
     }
   applyActivation(c.n, y, Y.elements());
 }

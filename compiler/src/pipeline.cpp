@@ -109,6 +109,7 @@ double secondsSince(std::chrono::steady_clock::time_point start) {
 
 /// Runs one stage, timing it; an error without a location is reported against the model.
 void runStage(const StageInfo& stage, PipelineResult& r, const isa::IsaConfig& isa, const PipelineOptions& options) {
+  if (stage.run && options.before_stage) options.before_stage(stage);
   const auto start = std::chrono::steady_clock::now();
   try {
     if (stage.run) stage.run(r, isa, options);

@@ -1,5 +1,6 @@
-// Algorithm: calibration runs the float reference interpreter on each sample with every
-// intermediate value kept and folds each float32 tensor into per-tensor statistics. MinMax needs
+// Algorithm: calibration runs the float reference interpreter on the samples in parallel
+// (parallelFor) and folds each float32 tensor into per-value statistics as it is computed
+// (calibration_stats.h), so no sample's intermediates outlive their last reader. MinMax needs
 // one pass. Percentile and Entropy take a second pass that fills a fixed-width histogram over the
 // first pass's [min, max] (Percentile) or [0, max|x|] (Entropy), then choose the range from it:
 // Percentile walks the cumulative counts from both ends; Entropy is TensorRT's KL-divergence
@@ -14,9 +15,12 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <mutex>
 #include <numbers>
 
+#include "calibration_stats.h"
 #include "systole/compiler/interpreter.h"
+#include "systole/compiler/parallel.h"
 #include "systole/compiler/quantize.h"
 #include "systole/isa/diagnostic.h"
 #include "systole/isa/npy.h"
@@ -60,48 +64,37 @@ constexpr int kPercentileBins = 8192;
 constexpr int kEntropyBins = 2048;
 
 struct Stats {
-  double lo = std::numeric_limits<double>::infinity();
-  double hi = -std::numeric_limits<double>::infinity();
+  FiniteRange range;           // first pass
+  bool observed = false;       // a float32 tensor was seen (perhaps with no finite element)
   std::vector<uint64_t> hist;  // second pass
-  bool seen() const { return lo <= hi; }
+  double lo() const { return range.lo; }
+  double hi() const { return range.hi; }
+  bool seen() const { return range.seen(); }
 };
-
-void forFinite(const HostTensor& t, auto&& fn) {
-  const float* d = t.data<float>();
-  for (int64_t i = 0; i < t.elements(); ++i)
-    if (std::isfinite(d[i])) fn(static_cast<double>(d[i]));
-}
-
-/// Bin of v in `bins` equal bins over [lo, hi] (the last bin includes hi).
-int binOf(double v, double lo, double hi, int bins) {
-  if (hi <= lo) return 0;
-  const double b = std::floor((v - lo) / (hi - lo) * bins);
-  return static_cast<int>(std::clamp(b, 0.0, static_cast<double>(bins - 1)));
-}
 
 TensorRange percentileRange(const Stats& s, double p) {
   const int bins = static_cast<int>(s.hist.size());
   uint64_t total = 0;
   for (uint64_t c : s.hist) total += c;
-  if (total == 0 || s.hi <= s.lo) return {s.lo, s.hi};
+  if (total == 0 || s.hi() <= s.lo()) return {s.lo(), s.hi()};
   // The number of elements allowed outside the range on each side.
   const auto keep = static_cast<uint64_t>(std::ceil(static_cast<double>(total) * p / 100.0));
   const uint64_t tail = total - std::min(total, keep);
-  const double width = (s.hi - s.lo) / bins;
-  TensorRange r{s.lo, s.hi};
+  const double width = (s.hi() - s.lo()) / bins;
+  TensorRange r{s.lo(), s.hi()};
   uint64_t cum = 0;
   for (int b = bins - 1; b > 0; --b) {  // drop top bins while they hold at most `tail` elements
     if (cum + s.hist[static_cast<size_t>(b)] > tail) break;
     cum += s.hist[static_cast<size_t>(b)];
-    r.hi = s.lo + width * b;
+    r.hi = s.lo() + width * b;
   }
   cum = 0;
   for (int b = 0; b < bins - 1; ++b) {
     if (cum + s.hist[static_cast<size_t>(b)] > tail) break;
     cum += s.hist[static_cast<size_t>(b)];
-    r.lo = s.lo + width * (b + 1);
+    r.lo = s.lo() + width * (b + 1);
   }
-  if (r.lo > r.hi) r = {s.lo, s.hi};
+  if (r.lo > r.hi) r = {s.lo(), s.hi()};
   return r;
 }
 
@@ -131,7 +124,7 @@ double klDivergence(std::vector<double> p, std::vector<double> q) {
 
 /// Levels on one side of zero: 255 if the tensor has one sign (the zero point moves to the end),
 /// else 128.
-int levelsPerSide(const Stats& s) { return (s.lo >= 0 || s.hi <= 0) ? 255 : 128; }
+int levelsPerSide(const Stats& s) { return (s.lo() >= 0 || s.hi() <= 0) ? 255 : 128; }
 
 /// The most of a tensor's elements Entropy may clip. KL divergence does not see where the clipped
 /// mass was: on a narrow distribution far from zero (a global average pool's output) its threshold
@@ -191,13 +184,13 @@ int entropyThresholdBins(std::vector<uint64_t> h, int levels) {
 
 /// The entropy threshold, or the full range if that threshold clips more than kEntropyMaxClipped.
 TensorRange entropyRange(const Stats& s) {
-  const double absMax = std::max(std::fabs(s.lo), std::fabs(s.hi));
+  const double absMax = std::max(std::fabs(s.lo()), std::fabs(s.hi()));
   const int bins = static_cast<int>(s.hist.size());
-  if (absMax == 0) return {s.lo, s.hi};
+  if (absMax == 0) return {s.lo(), s.hi()};
   const int best = entropyThresholdBins(s.hist, levelsPerSide(s));
-  if (fractionFrom(s.hist, static_cast<size_t>(best)) > kEntropyMaxClipped) return {s.lo, s.hi};
+  if (fractionFrom(s.hist, static_cast<size_t>(best)) > kEntropyMaxClipped) return {s.lo(), s.hi()};
   const double threshold = absMax * (best + 0.5) / bins;
-  return {std::max(s.lo, -threshold), std::min(s.hi, threshold)};
+  return {std::max(s.lo(), -threshold), std::min(s.hi(), threshold)};
 }
 
 }  // namespace
@@ -342,43 +335,62 @@ std::map<std::string, TensorRange> calibrate(const Graph& g, const std::vector<T
   if (opts.method == CalibrationMethod::Percentile && !(opts.percentile > 50 && opts.percentile <= 100))
     throw Error("the calibration percentile must be in (50, 100]");
 
-  std::map<std::string, Stats> stats;
-  for (size_t i = 0; i < n; ++i)
-    for (const auto& [name, t] : interpret(g, calibration[i], /*keepAll=*/true)) {
-      if (t.type != ElemType::Float32) continue;
-      Stats& s = stats[name];
-      forFinite(t, [&](double v) {
-        s.lo = std::min(s.lo, v);
-        s.hi = std::max(s.hi, v);
-      });
-    }
+  // One pass over the samples per statistic: ranges, then (Percentile, Entropy) histograms over
+  // them. Each thread folds a value's tensor into a local result and merges it under that value's
+  // lock; merging is min/max and integer sums, so the totals are those of a serial run.
+  const Interpreter interpreter(g);
+  std::vector<Stats> stats(g.values.size());
+  std::vector<std::mutex> locks(g.values.size());
+  const int passes = opts.method == CalibrationMethod::MinMax ? 1 : 2;
+  std::mutex progressLock;
+  size_t done = 0;
+  auto runPass = [&](const ValueObserver& observe) {
+    parallelFor(n, opts.jobs, [&](size_t i) {
+      interpreter.run(calibration[i], observe);
+      if (!opts.progress) return;
+      const std::lock_guard lock(progressLock);
+      opts.progress(++done, n * static_cast<size_t>(passes));
+    });
+  };
+  runPass([&](int v, const HostTensor& t) {
+    if (t.type != ElemType::Float32) return;
+    const FiniteRange r = finiteRange(t.data<float>(), t.elements());
+    const std::lock_guard lock(locks[static_cast<size_t>(v)]);
+    Stats& s = stats[static_cast<size_t>(v)];
+    s.observed = true;
+    s.range.merge(r);
+  });
 
-  if (opts.method != CalibrationMethod::MinMax) {
+  if (passes == 2) {
     const bool entropy = opts.method == CalibrationMethod::Entropy;
-    for (auto& [name, s] : stats) s.hist.assign(entropy ? kEntropyBins : kPercentileBins, 0);
-    for (size_t i = 0; i < n; ++i)
-      for (const auto& [name, t] : interpret(g, calibration[i], /*keepAll=*/true)) {
-        auto it = stats.find(name);
-        if (t.type != ElemType::Float32 || it == stats.end() || !it->second.seen()) continue;
-        Stats& s = it->second;
-        const int bins = static_cast<int>(s.hist.size());
-        if (entropy) {
-          const double absMax = std::max(std::fabs(s.lo), std::fabs(s.hi));
-          forFinite(t, [&](double v) { ++s.hist[static_cast<size_t>(binOf(std::fabs(v), 0, absMax, bins))]; });
-        } else {
-          forFinite(t, [&](double v) { ++s.hist[static_cast<size_t>(binOf(v, s.lo, s.hi, bins))]; });
-        }
-      }
+    const size_t bins = entropy ? kEntropyBins : kPercentileBins;
+    for (Stats& s : stats)
+      if (s.seen()) s.hist.assign(bins, 0);
+    runPass([&](int v, const HostTensor& t) {
+      const Stats& s = stats[static_cast<size_t>(v)];
+      if (t.type != ElemType::Float32 || !s.seen()) return;
+      std::vector<uint64_t> local(bins, 0);
+      if (entropy)
+        addToHistogram(t.data<float>(), t.elements(), 0, std::max(std::fabs(s.lo()), std::fabs(s.hi())), true, local);
+      else
+        addToHistogram(t.data<float>(), t.elements(), s.lo(), s.hi(), false, local);
+      const std::lock_guard lock(locks[static_cast<size_t>(v)]);
+      std::vector<uint64_t>& hist = stats[static_cast<size_t>(v)].hist;
+      for (size_t b = 0; b < bins; ++b) hist[b] += local[b];
+    });
   }
 
   std::map<std::string, TensorRange> ranges;
-  for (const auto& [name, s] : stats) {
+  for (size_t v = 0; v < stats.size(); ++v) {
+    const Stats& s = stats[v];
+    if (!s.observed) continue;
+    const std::string& name = g.values[v].name;
     if (!s.seen()) {
       ranges[name] = {0, 0};  // nothing finite was observed
       continue;
     }
     switch (opts.method) {
-      case CalibrationMethod::MinMax: ranges[name] = {s.lo, s.hi}; break;
+      case CalibrationMethod::MinMax: ranges[name] = {s.lo(), s.hi()}; break;
       case CalibrationMethod::Percentile: ranges[name] = percentileRange(s, opts.percentile); break;
       case CalibrationMethod::Entropy: ranges[name] = entropyRange(s); break;
     }

@@ -473,6 +473,70 @@ TEST(Quantize, NumSamplesLimitsCalibration) {
   EXPECT_LE(all.at("conv2").lo, r1.at("conv2").lo);
 }
 
+/// A deeper graph than convReluGraph, with a residual Add, so values are freed at different times.
+Graph residualGraph() {
+  Net n;
+  const int x = n.b.input("x", {1, 3, 24, 24});
+  const int c1 = n.conv("c1", x, 8, 3, 1, 1, "relu");
+  const int c2 = n.conv("c2", c1, 8, 3, 1, 1);
+  const int c3 = n.conv("c3", c2, 8, 1, 1, 0, "clip");
+  const int sum = n.b.node("Add", {c1, c3}, "sum", {1, 8, 24, 24});
+  n.b.output(n.conv("c4", sum, 4, 3, 2, 1));
+  return n.b.g;
+}
+
+TEST(Calibrate, SameRangesWhateverTheThreadCount) {
+  const Graph g = residualGraph();
+  const auto calib = makeRandomInputs(g, 7, 5, RandomDistribution::Normal);
+  for (CalibrationMethod method : {CalibrationMethod::MinMax, CalibrationMethod::Percentile, CalibrationMethod::Entropy}) {
+    QuantOptions opts;
+    opts.method = method;
+    opts.percentile = 99.9;
+    opts.jobs = 1;
+    const auto serial = calibrate(g, calib, opts);
+    EXPECT_EQ(serial.size(), 6u);  // x, c1..c4, sum
+    for (int jobs : {2, 3, 8}) {
+      opts.jobs = jobs;
+      const auto parallel = calibrate(g, calib, opts);
+      ASSERT_EQ(parallel.size(), serial.size());
+      for (const auto& [name, range] : serial) {
+        EXPECT_EQ(parallel.at(name).lo, range.lo) << calibrationMethodName(method) << " " << name << " jobs " << jobs;
+        EXPECT_EQ(parallel.at(name).hi, range.hi) << calibrationMethodName(method) << " " << name << " jobs " << jobs;
+      }
+    }
+  }
+}
+
+TEST(Calibrate, ReportsProgressOverBothPasses) {
+  const Graph g = convReluGraph();
+  const auto calib = makeRandomInputs(g, 5, 1);
+  QuantOptions opts;
+  opts.jobs = 2;
+  std::vector<size_t> done;
+  opts.progress = [&](size_t d, size_t total) {
+    EXPECT_EQ(total, 10u);
+    done.push_back(d);
+  };
+  (void)calibrate(g, calib, opts);
+  ASSERT_EQ(done.size(), 10u);
+  for (size_t i = 0; i < done.size(); ++i) EXPECT_EQ(done[i], i + 1);
+}
+
+TEST(Interpreter, ObserverSeesEveryValueKeepAllReturns) {
+  const Graph g = residualGraph();
+  const auto in = makeRandomInputs(g, 1, 3)[0];
+  const auto all = interpret(g, in, /*keepAll=*/true);
+  const Interpreter interpreter(g);
+  std::map<std::string, HostTensor> seen;
+  const auto outputs = interpreter.run(in, [&](int v, const HostTensor& t) {
+    EXPECT_TRUE(seen.emplace(g.values[static_cast<size_t>(v)].name, t).second) << "seen twice";
+  });
+  EXPECT_EQ(seen, all);
+  EXPECT_EQ(outputs, interpret(g, in));
+  ASSERT_EQ(outputs.size(), 1u);
+  EXPECT_EQ(outputs.at("c4"), all.at("c4"));
+}
+
 TEST(Quantize, PercentileAndEntropyNarrowOutliers) {
   // One extreme input value: MinMax keeps it, Percentile and Entropy clip it.
   GraphBuilder b;

@@ -4,7 +4,9 @@
 // checked against.
 #pragma once
 
+#include <functional>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "systole/compiler/graph.h"
@@ -12,9 +14,34 @@
 
 namespace systole::compiler {
 
+/// Sees one value (its id in the graph) and its tensor as soon as it is known: the graph inputs
+/// first, then each node's outputs in topological order; the tensor is released after the call
+/// once no later node reads it.
+using ValueObserver = std::function<void(int value, const HostTensor&)>;
+
+/// A graph prepared for evaluation (constants materialized once, order and readers computed), so
+/// many inputs can be evaluated without redoing that work. `run` is const and may be called from
+/// several threads at once. The graph must outlive the interpreter and stay unchanged.
+class Interpreter {
+ public:
+  explicit Interpreter(const Graph& g);
+  /// Evaluates the graph on `inputs` (by graph-input name), calling `observe` (if set) for every
+  /// non-constant value. Keeps each intermediate only until its last reader has run. Returns the
+  /// graph outputs by name. Throws systole::Error naming the node, its op type and the reason for
+  /// an unsupported operator or bad input.
+  std::map<std::string, HostTensor> run(const std::map<std::string, HostTensor>& inputs,
+                                        const ValueObserver& observe = {}) const;
+
+ private:
+  const Graph& g_;
+  std::vector<std::optional<HostTensor>> constants_;
+  std::vector<int> order_;
+  std::vector<size_t> readers_;
+  std::vector<bool> isOutput_;
+};
+
 /// Evaluates `g` on `inputs` (by graph-input name). Returns the graph outputs by name, or every
-/// value computed when `keepAll` (calibration and --check use that). Throws systole::Error naming
-/// the node, its op type and the reason for an unsupported operator or bad input.
+/// value computed when `keepAll` (--check uses that). Throws as Interpreter::run does.
 std::map<std::string, HostTensor> interpret(const Graph& g, const std::map<std::string, HostTensor>& inputs,
                                             bool keepAll = false);
 

@@ -39,8 +39,9 @@ struct PipelineOptions {
   /// opt: called after each pass (--print-after-all, --time-passes).
   std::function<void(const PassInfo& pass, const Graph& g, double seconds)> after_pass;
 
-  /// quant: method, percentile, and num_samples = how many calibration samples to use
-  /// (0: kDefaultCalibrationSamples random inputs, or every sample of calibration_dir).
+  /// quant: method, percentile, jobs (calibration threads), progress, and num_samples = how many
+  /// calibration samples to use (0: kDefaultCalibrationSamples random inputs, or every sample of
+  /// calibration_dir).
   QuantOptions quant;
   /// quant: a directory of .npy samples (loadCalibrationDir); empty = seeded random inputs.
   std::string calibration_dir;
@@ -50,6 +51,8 @@ struct PipelineOptions {
   /// tiles: --min-npu-macs, keep_intermediates (--check-intermediates).
   LowerOptions lower;
 
+  /// Called before each stage that runs something (progress lines).
+  std::function<void(const StageInfo& stage)> before_stage;
   /// Called after each stage runs, with its wall-clock time (--time-passes, summaries).
   std::function<void(const StageInfo& stage, const PipelineResult& result, double seconds)> after_stage;
 };

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -34,6 +35,10 @@ struct QuantOptions {
   CalibrationMethod method = CalibrationMethod::Percentile;
   double percentile = 99.999;  // Percentile only: in (50, 100]
   int num_samples = 0;        // how many of the calibration inputs to use; 0 = all of them
+  int jobs = 0;               // calibration threads; 0 = the hardware concurrency (results do not depend on it)
+  /// Called (from any calibration thread, one call at a time) after each sample of each pass:
+  /// samples done and total, counted over all passes.
+  std::function<void(size_t done, size_t total)> progress;
 };
 
 /// The real range [lo, hi] calibration chose for one tensor (before extending it to contain 0).
@@ -71,7 +76,9 @@ std::vector<TensorMap> makeRandomInputs(const Graph& g, int count, uint64_t seed
 std::vector<TensorMap> loadCalibrationDir(const Graph& g, const std::string& dir);
 
 /// Runs the float interpreter over the calibration inputs (the first opts.num_samples of them,
-/// or all) and returns the range of every float32 non-constant value, by value name.
+/// or all; opts.jobs samples at a time) and returns the range of every float32 non-constant
+/// value, by value name. Statistics are folded in as each value is computed, so memory holds one
+/// sample's live tensors per thread; the ranges do not depend on opts.jobs.
 /// Throws Error if there is no calibration input.
 std::map<std::string, TensorRange> calibrate(const Graph& g, const std::vector<TensorMap>& calibration,
                                              const QuantOptions& opts = {});

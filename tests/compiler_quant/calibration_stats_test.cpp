@@ -1,0 +1,90 @@
+// The calibration folds (src/calibration_stats.h) against their element-by-element definitions,
+// and parallelFor's contract.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <stdexcept>
+#include <vector>
+
+#include "calibration_stats.h"
+#include "systole/compiler/parallel.h"
+
+namespace systole::compiler {
+namespace {
+
+/// Normal values with the special cases mixed in: the range's ends repeated, signed zeros,
+/// infinities and NaNs.
+std::vector<float> awkwardValues(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> normal(0.5f, 2.0f);
+  std::vector<float> v(n);
+  for (float& x : v) x = normal(rng);
+  const float specials[] = {0.0f, -0.0f, std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
+                            std::numeric_limits<float>::quiet_NaN(), 1e-30f, -7.25f, 9.5f};
+  for (size_t i = 0; i < n; i += 13) v[i] = specials[(i / 13) % std::size(specials)];
+  return v;
+}
+
+TEST(CalibrationStats, FiniteRangeIsTheMinAndMaxOfTheFiniteElements) {
+  for (size_t n : {0u, 1u, 7u, 8u, 9u, 1000u, 4099u}) {
+    const auto v = awkwardValues(n, static_cast<uint32_t>(n));
+    FiniteRange want;
+    for (float x : v)
+      if (std::isfinite(x)) want.merge({x, x});
+    const FiniteRange got = finiteRange(v.data(), static_cast<int64_t>(v.size()));
+    EXPECT_EQ(got.seen(), want.seen()) << n;
+    if (want.seen()) {
+      EXPECT_EQ(got.lo, want.lo) << n;
+      EXPECT_EQ(got.hi, want.hi) << n;
+    }
+  }
+  const float nonFinite[] = {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()};
+  EXPECT_FALSE(finiteRange(nonFinite, 2).seen());
+}
+
+TEST(CalibrationStats, HistogramCountsEachFiniteElementInItsBin) {
+  const auto v = awkwardValues(5000, 7);
+  for (bool absolute : {false, true})
+    for (int bins : {1, 2, 3, 2048, 8192}) {
+      const double lo = absolute ? 0.0 : -7.25, hi = 9.5;
+      std::vector<uint64_t> want(static_cast<size_t>(bins), 0), got(static_cast<size_t>(bins), 0);
+      for (float x : v)
+        if (std::isfinite(x)) ++want[static_cast<size_t>(binOf(absolute ? std::fabs(double(x)) : double(x), lo, hi, bins))];
+      addToHistogram(v.data(), static_cast<int64_t>(v.size()), lo, hi, absolute, got);
+      EXPECT_EQ(got, want) << "bins " << bins << " absolute " << absolute;
+    }
+  // An empty range puts every finite element in bin 0.
+  std::vector<uint64_t> one(4, 0);
+  addToHistogram(v.data(), static_cast<int64_t>(v.size()), 1.0, 1.0, false, one);
+  EXPECT_EQ(one[0], static_cast<uint64_t>(std::count_if(v.begin(), v.end(), [](float x) { return std::isfinite(x); })));
+}
+
+TEST(ParallelFor, RunsEveryIndexOnceWhateverTheJobs) {
+  for (int jobs : {0, 1, 2, 5, 64}) {
+    std::vector<std::atomic<int>> hits(37);
+    parallelFor(hits.size(), jobs, [&](size_t i) { ++hits[i]; });
+    for (size_t i = 0; i < hits.size(); ++i) EXPECT_EQ(hits[i], 1) << i << " jobs " << jobs;
+  }
+  parallelFor(0, 4, [](size_t) { FAIL(); });
+  EXPECT_GE(resolveJobs(0), 1);
+  EXPECT_EQ(resolveJobs(3), 3);
+}
+
+TEST(ParallelFor, RethrowsTheLowestFailingIndex) {
+  for (int jobs : {1, 2, 4}) {
+    try {
+      parallelFor(20, jobs, [](size_t i) {
+        if (i == 6 || i == 11) throw std::runtime_error(std::to_string(i));
+      });
+      FAIL() << "no exception";
+    } catch (const std::runtime_error& e) {
+      EXPECT_STREQ(e.what(), "6") << "jobs " << jobs;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace systole::compiler
