@@ -2,8 +2,8 @@
 //   1. Data: the halo fill of every haloed buffer, then the constants.
 //   2. Tensor table: program inputs, outputs, then (with keep_intermediates) every other value
 //      the segment computes; 4-D tensors are NHWC with their halo.
-//   3. Code: each layer's steps (loads, computes, stores; a barrier's nops) in order, then the
-//      epilogue; each instruction's operands checked against its field by the builder.
+//   3. Code: each layer's steps (loads, computes, stores; a barrier's nops) in order, the loads of
+//      a step hoisted above the computes of the step before (see emitSteps), then the epilogue; each instruction's operands checked against its field by the builder.
 //   4. Reports: per layer its instruction range, MACs, the cost model's prediction (the busiest
 //      queue's summed timing expressions plus one DRAM latency) and the roofline bound.
 #include <algorithm>
@@ -28,11 +28,26 @@ void emitInstr(isa::ProgramBuilder& b, const PlanInstr& in) {
   }
 }
 
+/// Each queue's instructions keep their order (the tokens depend on nothing else), but the loads
+/// of step i + 1 are placed before the computes of step i: the controller dispatches in program
+/// order, so otherwise the next step's loads could not reach the load queue until the compute
+/// queue had taken in nearly all of step i, and loading would not overlap computing. Loads are
+/// never moved across a barrier (they would wait for its nops, which could then never be
+/// dispatched past a full load queue).
 void emitSteps(isa::ProgramBuilder& b, const LayerPlan& layer) {
-  for (const PlanStep& s : layer.steps) {
-    for (const PlanInstr& in : s.sync) emitInstr(b, in);
-    for (const auto* list : {&s.loads, &s.computes, &s.stores})
-      for (const PlanInstr& in : *list) emitInstr(b, in);
+  const auto& steps = layer.steps;
+  auto emitList = [&](const std::vector<PlanInstr>& list) {
+    for (const PlanInstr& in : list) emitInstr(b, in);
+  };
+  bool loadsEmitted = false;  // step i's loads went out with step i - 1
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const PlanStep& s = steps[i];
+    emitList(s.sync);
+    if (!loadsEmitted) emitList(s.loads);
+    loadsEmitted = !s.barrier && i + 1 < steps.size() && !steps[i + 1].barrier;
+    if (loadsEmitted) emitList(steps[i + 1].loads);
+    emitList(s.computes);
+    emitList(s.stores);
   }
 }
 
