@@ -339,6 +339,20 @@ inline PadParams padParams(const Node& n, int64_t opset, const std::vector<Opera
   return p;
 }
 
+/// The input index that output index `o` of a padded axis (`begin` pads, `n` input elements)
+/// copies, or -1 where constant mode fills.
+inline int64_t padSource(const std::string& mode, int64_t o, int64_t begin, int64_t n) {
+  int64_t i = o - begin;
+  if (i >= 0 && i < n) return i;
+  if (mode == "constant") return -1;
+  if (mode == "edge") return std::clamp<int64_t>(i, 0, n - 1);
+  // reflect (without repeating the edge)
+  const int64_t period = 2 * (n - 1);
+  if (period == 0) return 0;
+  i = ((i % period) + period) % period;
+  return i < n ? i : period - i;
+}
+
 /// Resize (opset 10: X, scales; 11+: X, roi, scales, sizes) and Upsample (X, scales).
 inline std::vector<int64_t> resizeOutput(const Node& n, int64_t opset, const std::vector<Operand>& in) {
   const auto& shape = in.at(0).shape;

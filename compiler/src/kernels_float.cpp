@@ -632,18 +632,7 @@ void pad(const Ctx& c) {
     const int64_t v = static_cast<int64_t>(p.value);
     std::memcpy(fill, &v, static_cast<size_t>(elemTypeBytes(X.type)));
   }
-  gatherAxes(X, c.output(), [&](size_t d, int64_t o) -> int64_t {
-    int64_t i = o - p.pads[d];
-    const int64_t n = X.shape[d];
-    if (i >= 0 && i < n) return i;
-    if (p.mode == "constant") return -1;
-    if (p.mode == "edge") return std::clamp<int64_t>(i, 0, n - 1);
-    // reflect (without repeating the edge)
-    const int64_t period = 2 * (n - 1);
-    if (period == 0) return 0;
-    i = ((i % period) + period) % period;
-    return i < n ? i : period - i;
-  }, fill);
+  gatherAxes(X, c.output(), [&](size_t d, int64_t o) { return ops::padSource(p.mode, o, p.pads[d], X.shape[d]); }, fill);
 }
 
 void gather(const Ctx& c) {

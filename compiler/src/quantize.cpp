@@ -81,7 +81,8 @@ class Classifier {
     if (op == "Clip") return clip(n) ? Kind::Clip : Kind::Float;
     if (op == "Reshape" || op == "Flatten" || op == "Transpose" || op == "Squeeze" || op == "Unsqueeze" ||
         op == "Identity" || op == "Slice" || op == "Gather" || op == "DepthToSpace" ||
-        ((op == "Resize" || op == "Upsample") && n.getString("mode", "nearest") == "nearest"))
+        ((op == "Resize" || op == "Upsample") && n.getString("mode", "nearest") == "nearest") ||
+        (op == "Pad" && n.getString("mode", "constant") != "constant"))
       return !n.inputs.empty() && isActivation(n.inputs[0]) ? Kind::Move : Kind::Float;
     if (op == "Concat") return concat(n) ? Kind::Concat : Kind::Float;
     if (op == "Mul") return mul(n) ? Kind::Mul : Kind::Float;

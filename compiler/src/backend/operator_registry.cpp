@@ -49,6 +49,14 @@ std::string checkChannelSelect(const Graph& g, const Node& n, const std::vector<
   return selectedChannels(g, n) ? "" : "only a constant selection of whole channels runs on the NPU";
 }
 
+std::string checkSlice(const Graph& g, const Node& n, const std::vector<ActBuffer>&, const std::vector<ActBuffer>&) {
+  return selectedChannels(g, n) || spatialMove(g, n) ? "" : "only a constant selection of channels, or of pixels keeping the batch, runs on the NPU";
+}
+
+std::string checkPad(const Graph& g, const Node& n, const std::vector<ActBuffer>&, const std::vector<ActBuffer>&) {
+  return spatialMove(g, n) ? "" : "only an edge or reflect Pad of H and W runs on the NPU (zero fills fold into the reader)";
+}
+
 /// A reshape aliases its input only when every byte stays where it is. A 4-D tensor is NHWC in
 /// DRAM but NCHW to the model, so between two 4-D shapes it may only regroup pixels (the same
 /// images and channels); a 4-D tensor and a row-major matrix ([..., rows, C]) agree only when the
@@ -116,7 +124,8 @@ const std::vector<NpuOperator>& table() {
       {"Clip", kRescale, false, nullptr, nullptr, nullptr, false, tileRequant},
       {"Requant", kRescale, false, nullptr, nullptr, nullptr, false, tileRequant},
       {"Concat", kRescale, false, checkConcat, nullptr, nullptr, false, tileConcat},
-      {"Slice", kRescale, false, checkChannelSelect, nullptr, nullptr, false, tileChannelSelect},
+      {"Slice", kRescale, false, checkSlice, nullptr, nullptr, false, tileSlice},
+      {"Pad", kRescale, false, checkPad, nullptr, nullptr, false, tilePixelGather},
       {"Gather", kRescale, false, checkChannelSelect, nullptr, nullptr, false, tileChannelSelect},
       {"DepthToSpace", kRescale, false, nullptr, nullptr, nullptr, false, tileDepthToSpace},
       {"Resize", kRescale, false, checkNearestResize, nullptr, nullptr, false, tileNearestResize},

@@ -54,12 +54,24 @@ void tileLut(TileContext& T, const Node& n);           // tile_lut.cpp
 void tileMaxPool(TileContext& T, const Node& n);       // tile_pool.cpp
 void tileAveragePool(TileContext& T, const Node& n);   // AveragePool, GlobalAveragePool
 void tileChannelSelect(TileContext& T, const Node& n); // Slice, Gather of channels: tile_channel_select.cpp
+void tilePixelGather(TileContext& T, const Node& n);   // Pad (edge, reflect), spatial Slice: tile_pixel_gather.cpp
+void tileSlice(TileContext& T, const Node& n);         // a channel selection, else a pixel gather
 void tileDepthToSpace(TileContext& T, const Node& n);  // tile_depth_to_space.cpp
 void tileNearestResize(TileContext& T, const Node& n); // Resize, Upsample (nearest, integer factors)
 
 /// The input channel of each output channel when `n` (Slice or Gather) selects whole channels
 /// (constant parameters, every other axis kept), else nullopt.
 std::optional<std::vector<int64_t>> selectedChannels(const Graph& g, const Node& n);
+
+/// A spatial layout move of a 4-D tensor: output (n, c, y, x) = input (n, channels[c],
+/// pixels.rows[y], pixels.cols[x]).
+struct SpatialMove {
+  std::vector<int64_t> channels;
+  PixelGather pixels;
+};
+/// `n` as a spatial layout move — a Slice keeping the batch, an edge or reflect Pad of H and W
+/// (constant parameters) — else nullopt.
+std::optional<SpatialMove> spatialMove(const Graph& g, const Node& n);
 
 /// The integer factors (H, W) of a Resize/Upsample that samples output pixel (y, x) from input
 /// pixel (y / sy, x / sx) of a 4-D tensor (nearest, constant parameters), else nullopt.

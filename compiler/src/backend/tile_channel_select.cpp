@@ -50,12 +50,7 @@ std::optional<std::vector<int64_t>> selectedChannels(const Graph& g, const Node&
 void tileChannelSelect(TileContext& T, const Node& n) {
   const auto picked = selectedChannels(T.g, n);
   if (!picked) throw Error("code generation: node '" + n.name + "' does not select channels");
-  std::vector<ChannelRun> runs;
-  for (int64_t o = 0; o < static_cast<int64_t>(picked->size()); ++o) {
-    const int64_t from = (*picked)[static_cast<size_t>(o)];
-    if (!runs.empty() && runs.back().from + runs.back().count == from) ++runs.back().count;
-    else runs.push_back({from, o, 1});
-  }
+  const std::vector<ChannelRun> runs = channelRuns(*picked);
   const int32_t z = T.zeroPoint(n.inputs[0]);
   T.layer().loops = std::to_string(runs.size()) + " channel runs x c / lanes x pixel chunks: copy";
   emitRescale(T, T.buffer(n.inputs[0]), T.buffer(n.outputs[0]), runs, z, 1 << 30, 30, T.zeroPoint(n.outputs[0]), -128, 127);

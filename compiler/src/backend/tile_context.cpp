@@ -128,6 +128,24 @@ void loadRuns(TileContext& T, const std::vector<PixelRun>& chunk, const ActBuffe
     T.load(Semantics::DmaLoad, {in.interior(run.y, run.x0) + c0, toRow + run.offset, run.count, nc, in.C});
 }
 
+void gatherRuns(TileContext& T, const std::vector<PixelRun>& chunk, const ActBuffer& in, const PixelGather& from, int64_t c0, int64_t nc,
+                Operand toRow) {
+  const int64_t maxRows = T.limit(Semantics::DmaLoad, 2), maxStride = T.limit(Semantics::DmaLoad, 4);
+  for (const PixelRun& run : chunk) {
+    const int64_t y = from.rows.at(static_cast<size_t>(run.y));
+    const auto col = [&](int64_t i) { return from.cols.at(static_cast<size_t>(run.x0 + i)); };
+    for (int64_t i = 0; i < run.count;) {
+      const int64_t x = col(i);
+      int64_t step = i + 1 < run.count ? col(i + 1) - x : 1;
+      if (step < 0 || step * in.C > maxStride) step = 1;  // such sources move one pixel per DMA
+      int64_t n = 1;
+      while (i + n < run.count && n < maxRows && col(i + n) == x + n * step) ++n;
+      T.load(Semantics::DmaLoad, {in.interior(y, x) + c0, toRow + run.offset + i, n, nc, step * in.C});
+      i += n;
+    }
+  }
+}
+
 void storeRuns(TileContext& T, const std::vector<PixelRun>& chunk, const ActBuffer& out, int64_t c0, int64_t nc, Operand fromRow,
                const PixelPlacement& at) {
   for (const PixelRun& run : transfers(T, Semantics::DmaStore, chunk, out, at))
@@ -135,21 +153,33 @@ void storeRuns(TileContext& T, const std::vector<PixelRun>& chunk, const ActBuff
                                   at.sx * out.C});
 }
 
+std::vector<ChannelRun> channelRuns(const std::vector<int64_t>& from, const PixelPlacement& at) {
+  std::vector<ChannelRun> runs;
+  for (int64_t o = 0; o < static_cast<int64_t>(from.size()); ++o) {
+    const int64_t c = from[static_cast<size_t>(o)];
+    if (!runs.empty() && runs.back().from + runs.back().count == c && runs.back().to + runs.back().count == o) ++runs.back().count;
+    else runs.push_back({c, o, 1, {at}});
+  }
+  return runs;
+}
+
 void emitRescale(TileContext& T, const ActBuffer& in, const ActBuffer& out, const std::vector<ChannelRun>& runs, int32_t zIn,
-                 int32_t M, int32_t S, int32_t zOut, int32_t lo, int32_t hi) {
+                 int32_t M, int32_t S, int32_t zOut, int32_t lo, int32_t hi, const PixelGather* from) {
   const OnChipLayout& l = T.layout();
+  const ActBuffer& chunked = from ? out : in;
   const int64_t lanes = T.p.acc_row_elems;
   const int64_t n = std::min({l.chunk, l.acc_half, l.slot_rows});
   bool first = true;
   for (const ChannelRun& run : runs)
     for (int64_t c0 = 0; c0 < run.count; c0 += lanes) {
       const int64_t nc = std::min(lanes, run.count - c0);
-      for (const auto& chunk : pixelChunks(in.H, in.W, n)) {
+      for (const auto& chunk : pixelChunks(chunked.H, chunked.W, n)) {
         const int64_t rows = chunkPixels(chunk);
         const Operand acc = T.newAccTile();
         if (first) loadScales(T, {M}, {S}, l.scale_base);
         first = false;
-        loadRuns(T, chunk, in, run.from + c0, nc, T.loadSlot());
+        if (from) gatherRuns(T, chunk, in, *from, run.from + c0, nc, T.loadSlot());
+        else loadRuns(T, chunk, in, run.from + c0, nc, T.loadSlot());
         T.compute(Semantics::VectorWiden, {T.loadSlot(), acc, rows, zIn, 1});
         T.compute(Semantics::Requantize, {acc, T.outSlot(), rows, l.scale_base, zOut, lo, hi});
         T.writesOutput();

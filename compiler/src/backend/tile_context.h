@@ -83,11 +83,27 @@ struct ChannelRun {
   std::vector<PixelPlacement> at = {PixelPlacement{}};
 };
 
+/// Where each output pixel of a spatial layout move comes from: output pixel (y, x) copies input
+/// pixel (rows[y], cols[x]) — a crop or strided Slice, an edge or reflect Pad.
+struct PixelGather {
+  std::vector<int64_t> rows, cols;
+};
+/// Loads the chunk's pixel runs (output pixels) of channels [c0, c0 + nc) from the input pixels
+/// `from` names into rows from `toRow`: one strided DMA per stretch of output pixels whose
+/// sources step by a constant number of pixels (0 repeats an edge pixel).
+void gatherRuns(TileContext& T, const std::vector<PixelRun>& chunk, const ActBuffer& in, const PixelGather& from, int64_t c0, int64_t nc,
+                Operand toRow);
+
+/// Groups an output-channel -> input-channel map (`from[o]` feeds output channel o) into runs of
+/// consecutive input channels, each stored at `at`.
+std::vector<ChannelRun> channelRuns(const std::vector<int64_t>& from, const PixelPlacement& at = {});
+
 /// Copies (and rescales) `in` into `out` through the vector unit:
 /// out = requantize(widen(in, zIn, 1), M, S, zOut, lo, hi), run by run of channels; each chunk is
-/// computed once and stored at every placement of its run.
+/// computed once and stored at every placement of its run. With `from`, the chunks are of output
+/// pixels, loaded from the input pixels it names (the runs' placements are then the identity).
 void emitRescale(TileContext& T, const ActBuffer& in, const ActBuffer& out, const std::vector<ChannelRun>& runs, int32_t zIn,
-                 int32_t M, int32_t S, int32_t zOut, int32_t lo, int32_t hi);
+                 int32_t M, int32_t S, int32_t zOut, int32_t lo, int32_t hi, const PixelGather* from = nullptr);
 /// The same for one run: channels [inC0, inC0 + C) of `in` to channels [outC0, ...) of `out`.
 inline void emitRescale(TileContext& T, const ActBuffer& in, int64_t inC0, const ActBuffer& out, int64_t outC0, int64_t C,
                         int32_t zIn, int32_t M, int32_t S, int32_t zOut, int32_t lo, int32_t hi) {

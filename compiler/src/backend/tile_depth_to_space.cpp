@@ -15,17 +15,6 @@ namespace {
 
 const Value& valueOf(const Graph& g, int v) { return g.values[static_cast<size_t>(v)]; }
 
-/// Groups an output-channel -> input-channel map into runs of consecutive input channels.
-std::vector<ChannelRun> channelRuns(const std::vector<int64_t>& from, const PixelPlacement& at) {
-  std::vector<ChannelRun> runs;
-  for (int64_t o = 0; o < static_cast<int64_t>(from.size()); ++o) {
-    const int64_t c = from[static_cast<size_t>(o)];
-    if (!runs.empty() && runs.back().from + runs.back().count == c && runs.back().to + runs.back().count == o) ++runs.back().count;
-    else runs.push_back({c, o, 1, {at}});
-  }
-  return runs;
-}
-
 void copy(TileContext& T, const Node& n, const std::vector<ChannelRun>& runs, const std::string& what) {
   T.layer().loops = std::to_string(runs.size()) + " channel runs x c / lanes x pixel chunks: " + what;
   emitRescale(T, T.buffer(n.inputs[0]), T.buffer(n.outputs[0]), runs, T.zeroPoint(n.inputs[0]), 1 << 30, 30, T.zeroPoint(n.outputs[0]), -128,

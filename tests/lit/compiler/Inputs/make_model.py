@@ -440,6 +440,31 @@ MODELS["resize_linear_half_pixel"] = lambda: resize("linear", "half_pixel", [1, 
 MODELS["resize_linear_align_corners"] = lambda: resize("linear", "align_corners", [1, 1, 2, 2], [8, 10])
 
 
+# A spatial Pad (edge or reflect, asymmetric) between two convolutions, on an H != W tensor.
+def pad_spatial(mode):
+    pads = [0, 0, 1, 2, 0, 0, 2, 1]
+    nodes = [h.make_node("Conv", ["x", "w0"], ["c"], name="conv0", pads=[1, 1, 1, 1]),
+             h.make_node("Pad", ["c", "pads"], ["p"], name="pad", mode=mode),
+             h.make_node("Conv", ["p", "w1"], ["y"], name="conv1")]
+    return build(nodes, [vi("x", [1, 3, 5, 7])], [vi("y", [1, 4, 6, 8])],
+                 [f32("w0", [6, 3, 3, 3]), i64("pads", pads), f32("w1", [4, 6, 3, 3])])
+
+
+MODELS["pad_edge"] = lambda: pad_spatial("edge")
+MODELS["pad_reflect"] = lambda: pad_spatial("reflect")
+
+
+# A Slice of channels [2, 7), rows [1, 6) and every second column from 1, between two convolutions.
+@model
+def slice_spatial():
+    nodes = [h.make_node("Conv", ["x", "w0"], ["c"], name="conv0", pads=[1, 1, 1, 1]),
+             h.make_node("Slice", ["c", "starts", "ends", "axes", "steps"], ["s"], name="crop"),
+             h.make_node("Conv", ["s", "w1"], ["y"], name="conv1", pads=[1, 1, 1, 1])]
+    inits = [f32("w0", [8, 3, 3, 3]), i64("starts", [2, 1, 1]), i64("ends", [7, 6, 100]), i64("axes", [1, 2, 3]), i64("steps", [1, 1, 2]),
+             f32("w1", [4, 5, 3, 3])]
+    return build(nodes, [vi("x", [1, 3, 7, 9])], [vi("y", [1, 4, 5, 4])], inits)
+
+
 # A matrix product: one input row, a K x N weight matrix, and a residual add of two such products.
 @model
 def plan_gemm_add():
