@@ -318,6 +318,61 @@ TEST(ConvTransposeToConvLeaves, GroupedConvTransposeStays) {
   EXPECT_EQ(opCounts(g).at("ConvTranspose"), 1);
 }
 
+// ---- resize-linear-to-conv --------------------------------------------------------------------
+
+struct ResizeLinearCase {
+  std::string ctm;
+  int64_t s, h, w;
+  bool bySizes;  // the output size given by `sizes` instead of `scales`
+};
+
+class ResizeLinearToConv : public ::testing::TestWithParam<ResizeLinearCase> {};
+
+// Each coordinate mode with phase-constant blends, factors 2..8, H != W, 1-pixel images: the edge
+// Pad, the depthwise Conv per phase, the Concat and the DepthToSpace compute the bilinear Resize,
+// clamping at the borders included.
+TEST_P(ResizeLinearToConv, PhaseConvsEqualResize) {
+  const auto c = GetParam();
+  Builder b;
+  const int x = b.input("x", {1, 3, c.h, c.w});
+  const float sf = static_cast<float>(c.s);
+  const int scales = c.bySizes ? -1 : b.constantFrom(floatTensor({4}, {1.f, 1.f, sf, sf}));
+  const int sizes = c.bySizes ? b.ints({1, 3, c.s * c.h, c.s * c.w}) : -1;
+  std::vector<int> inputs = {x, -1, scales};
+  if (c.bySizes) inputs.push_back(sizes);
+  b.output(b.op("Resize", inputs, {{"mode", std::string("linear")}, {"coordinate_transformation_mode", c.ctm}}, "y"));
+  const Graph before = b.done();
+  Graph after = before;
+  runPasses(after, {"infer-shapes", "resize-linear-to-conv"}, verifying());
+  const auto ops = opCounts(after);
+  EXPECT_EQ(ops.count("Resize"), 0u);
+  EXPECT_EQ(ops.at("Pad"), 1);
+  EXPECT_EQ(ops.at("Conv"), c.s * c.s);
+  EXPECT_EQ(ops.at("DepthToSpace"), 1);
+  expectSameResults(before, after);
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, ResizeLinearToConv,
+                         ::testing::Values(ResizeLinearCase{"half_pixel", 2, 4, 5, false},
+                                           ResizeLinearCase{"half_pixel", 3, 3, 4, true},
+                                           ResizeLinearCase{"half_pixel", 8, 2, 3, false},   // lraspp's final upsampling
+                                           ResizeLinearCase{"pytorch_half_pixel", 2, 5, 3, true},
+                                           ResizeLinearCase{"asymmetric", 2, 4, 4, false},
+                                           ResizeLinearCase{"asymmetric", 4, 3, 2, false},
+                                           ResizeLinearCase{"half_pixel", 2, 1, 1, false}));  // every tap clamped
+
+TEST(ResizeLinearToConvLeaves, AlignCornersAndUnequalFactorsStay) {
+  for (const auto& [ctm, sh, sw] : {std::tuple{"align_corners", 2.f, 2.f}, {"half_pixel", 2.f, 3.f}, {"half_pixel", 1.5f, 1.5f}}) {
+    Builder b;
+    const int x = b.input("x", {1, 2, 4, 4});
+    const int scales = b.constantFrom(floatTensor({4}, {1.f, 1.f, sh, sw}));
+    b.output(b.op("Resize", {x, -1, scales}, {{"mode", std::string("linear")}, {"coordinate_transformation_mode", std::string(ctm)}}, "y"));
+    Graph g = b.done();
+    runPasses(g, {"infer-shapes", "resize-linear-to-conv"}, verifying());
+    EXPECT_EQ(opCounts(g).at("Resize"), 1) << ctm << " " << sh << "x" << sw;
+  }
+}
+
 // ---- fuse-bias, fuse-activation ----------------------------------------------------------------
 
 TEST(Fusion, ConvBiasAddRelu) {

@@ -52,24 +52,6 @@ AxisPlan planAxis(int64_t s, int64_t K, int64_t n, int64_t pb, int64_t out) {
 
 bool needsCrop(const AxisPlan& a, int64_t s) { return a.cropBegin != 0 || s * a.rows != a.out; }
 
-int addInt64Constant(Graph& g, const std::string& base, const std::vector<int64_t>& v) {
-  Value c;
-  c.name = passes::uniqueName(g, base);
-  c.type = ElemType::Int64;
-  c.shape = {static_cast<int64_t>(v.size())};
-  c.is_constant = true;
-  c.data.resize(v.size() * sizeof(int64_t));
-  std::memcpy(c.data.data(), v.data(), c.data.size());
-  return g.addValue(std::move(c));
-}
-
-int addActivation(Graph& g, const std::string& base, std::vector<int64_t> shape) {
-  Value v;
-  v.name = passes::uniqueName(g, base);
-  v.shape = std::move(shape);
-  return g.addValue(std::move(v));
-}
-
 void decompose(Graph& g, int id) {
   const Node ct = g.nodes[static_cast<size_t>(id)];
   const std::vector<int64_t> x = passes::val(g, ct.inputs[0]).shape;        // copies: g.values grows below
@@ -105,8 +87,8 @@ void decompose(Graph& g, int id) {
   }
   const int out = ct.outputs[0];
   const bool crop = needsCrop(ph, s) || needsCrop(pw, s);
-  const int spaced = crop ? addActivation(g, passes::val(g, out).name + "_uncropped", {x[0], Cout, s * ph.rows, s * pw.rows}) : out;
-  const int phased = s == 1 ? spaced : addActivation(g, passes::val(g, out).name + "_phases", {x[0], M, ph.rows, pw.rows});
+  const int spaced = crop ? passes::addActivation(g, passes::val(g, out).name + "_uncropped", {x[0], Cout, s * ph.rows, s * pw.rows}) : out;
+  const int phased = s == 1 ? spaced : passes::addActivation(g, passes::val(g, out).name + "_phases", {x[0], M, ph.rows, pw.rows});
 
   Node& conv = g.nodes[static_cast<size_t>(id)];
   conv.op = "Conv";
@@ -135,8 +117,8 @@ void decompose(Graph& g, int id) {
     slice.inputs = {spaced};
     slice.attrs = {{"starts", starts}, {"ends", ends}, {"axes", axes}};
   } else {
-    slice.inputs = {spaced, addInt64Constant(g, ct.name + ".crop_starts", starts), addInt64Constant(g, ct.name + ".crop_ends", ends),
-                    addInt64Constant(g, ct.name + ".crop_axes", axes)};
+    slice.inputs = {spaced, passes::addInt64Constant(g, ct.name + ".crop_starts", starts), passes::addInt64Constant(g, ct.name + ".crop_ends", ends),
+                    passes::addInt64Constant(g, ct.name + ".crop_axes", axes)};
   }
   slice.outputs = {out};
   g.addNode(std::move(slice));

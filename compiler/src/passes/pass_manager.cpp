@@ -16,6 +16,8 @@ const std::vector<PassInfo>& passRegistry() {
       {"fold-constants", "evaluate nodes whose inputs are all constant (and Shape of static shapes)", foldConstants},
       {"cse", "merge identical constants and identical nodes", eliminateCommonSubexpressions},
       {"convtranspose-to-conv", "split a ConvTranspose into a Conv of its s*s output phases and a DepthToSpace (sub-pixel)", convTransposeToConv},
+      {"resize-linear-to-conv", "split a bilinear Resize by an integer factor into an edge Pad, a depthwise Conv per output phase, a Concat and a DepthToSpace",
+       resizeLinearToConv},
       {"fold-batchnorm", "fold BatchNormalization into the Conv or Gemm before it", foldBatchNorm},
       {"batchnorm-to-conv", "turn a BatchNormalization that could not be folded into a depthwise 1x1 Conv", batchNormToConv},
       {"reducemean-to-pool", "turn a ReduceMean over the spatial axes into GlobalAveragePool (+ Flatten)", reduceMeanToPool},

@@ -29,6 +29,24 @@ int addFloatConstant(Graph& g, const std::string& baseName, std::vector<int64_t>
   return g.addValue(std::move(v));
 }
 
+int addInt64Constant(Graph& g, const std::string& baseName, const std::vector<int64_t>& data) {
+  Value c;
+  c.name = uniqueName(g, baseName);
+  c.type = ElemType::Int64;
+  c.shape = {static_cast<int64_t>(data.size())};
+  c.is_constant = true;
+  c.data.resize(data.size() * sizeof(int64_t));
+  std::memcpy(c.data.data(), data.data(), c.data.size());
+  return g.addValue(std::move(c));
+}
+
+int addActivation(Graph& g, const std::string& baseName, std::vector<int64_t> shape) {
+  Value v;
+  v.name = uniqueName(g, baseName);
+  v.shape = std::move(shape);
+  return g.addValue(std::move(v));
+}
+
 void replaceUses(Graph& g, int from, int to) {
   for (auto& n : g.nodes) {
     if (n.dead) continue;

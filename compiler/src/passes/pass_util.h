@@ -89,6 +89,12 @@ std::string uniqueName(const Graph& g, const std::string& base);
 /// Adds a float constant.
 int addFloatConstant(Graph& g, const std::string& baseName, std::vector<int64_t> shape, const std::vector<float>& data);
 
+/// Adds an int64 constant (a shape, pads, slice bounds).
+int addInt64Constant(Graph& g, const std::string& baseName, const std::vector<int64_t>& data);
+
+/// Adds a float activation value of `shape`, produced by a node the caller adds.
+int addActivation(Graph& g, const std::string& baseName, std::vector<int64_t> shape);
+
 /// Every live reader of `from` (and the graph outputs) reads `to` instead.
 void replaceUses(Graph& g, int from, int to);
 

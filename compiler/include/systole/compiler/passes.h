@@ -56,6 +56,7 @@ void eliminateDeadCode(Graph& g);              // dce
 void foldBatchNorm(Graph& g);                  // fold-batchnorm (into Conv / Gemm)
 void batchNormToConv(Graph& g);                // batchnorm-to-conv (the ones not folded: depthwise 1x1 Conv)
 void convTransposeToConv(Graph& g);            // convtranspose-to-conv (sub-pixel: Conv + DepthToSpace)
+void resizeLinearToConv(Graph& g);             // resize-linear-to-conv (bilinear by s: edge Pad + s*s depthwise Convs + DepthToSpace)
 void reduceMeanToPool(Graph& g);               // reducemean-to-pool (spatial ReduceMean -> GlobalAveragePool)
 void foldPads(Graph& g);                       // fold-pad (zero Pads into Conv / AveragePool)
 void recognizeChannelShuffle(Graph& g);        // recognize-channel-shuffle (-> Gather of channels)
