@@ -18,20 +18,9 @@ import torch
 import torchvision
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "models"))
-from export_models import save_atomic, settle_batchnorm  # noqa: E402
+from export_models import lraspp, save_atomic, settle_batchnorm  # noqa: E402
 
 SHAPE = (1, 3, 224, 224)
-
-
-class SegmentationOut(torch.nn.Module):
-    """torchvision's segmentation models return a dict; export its "out" tensor."""
-
-    def __init__(self, model):
-        super().__init__()
-        self.model = model
-
-    def forward(self, x):
-        return self.model(x)["out"]
 
 
 def classifier(name):
@@ -42,8 +31,7 @@ def classifier(name):
 SUITE = {name: (classifier(name), 1, False) for name in [
     "mobilenet_v3_large", "efficientnet_b1", "shufflenet_v2_x1_0", "densenet169", "resnext50_32x4d",
     "regnet_y_400mf", "googlenet", "mnasnet0_5"]}
-SUITE["lraspp"] = (lambda: SegmentationOut(torchvision.models.segmentation.lraspp_mobilenet_v3_large(
-    weights=None, weights_backbone=None)), 1, False)
+SUITE["lraspp"] = (lraspp, 1, False)
 SUITE["resnet18_b4"] = (classifier("resnet18"), 4, False)
 SUITE["resnet18_dynamic"] = (classifier("resnet18"), 1, True)
 

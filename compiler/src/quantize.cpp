@@ -1,6 +1,6 @@
 // Algorithm: the quantization rewrite, in three steps over the float graph.
 //  1. Classify every node: which NPU-eligible form it has (Conv, Gemm, MatMul with a constant
-//     right operand, same-shape Add, Mul of two activations (same shape or per channel), pools,
+//     right operand, same-shape Add or Sub (an Add whose b multiplier is negative), Mul of two activations (same shape or per channel), pools,
 //     Relu/Clip, data movement, Concat, one-input functions that become a Lut table), checking the
 //     conditions of docs/quantized-ops.md; anything else stays float.
 //  2. Decide which eligible nodes become int8. Compute operators (Conv, Gemm, MatMul, Add, Mul,
@@ -71,7 +71,7 @@ class Classifier {
     if (op == "Conv") return conv(n) ? Kind::Conv : Kind::Float;
     if (op == "Gemm") return gemm(n) ? Kind::Gemm : Kind::Float;
     if (op == "MatMul") return matmul(n) ? Kind::MatMul : Kind::Float;
-    if (op == "Add") return add(n) ? Kind::Add : Kind::Float;
+    if (op == "Add" || op == "Sub") return add(n) ? Kind::Add : Kind::Float;
     if (op == "MaxPool") return pool(n, true) ? Kind::MaxPool : Kind::Float;
     if (op == "AveragePool") return pool(n, false) ? Kind::AveragePool : Kind::Float;
     if (op == "GlobalAveragePool")
@@ -511,7 +511,10 @@ class Rewriter {
         const Quant qy = calibrated(y);
         const double smax = std::max(sa, sb), unit = std::ldexp(1.0, kAddMultiplierBits);
         n.attrs["a_multiplier"] = static_cast<int64_t>(std::llround(sa / smax * unit));
-        n.attrs["b_multiplier"] = static_cast<int64_t>(std::llround(sb / smax * unit));
+        // a - b is a + (-1) * b: the quantized node is an Add whose b multiplier is negative.
+        const int64_t sign = n.op == "Sub" ? -1 : 1;
+        n.op = "Add";
+        n.attrs["b_multiplier"] = sign * static_cast<int64_t>(std::llround(sb / smax * unit));
         setRequantize(n, {quantizeMultiplier(smax / (unit * double{qy.scale[0]}))});
         setClamp(n, fusedClamp(n, qy));
         retypeOutput(y, qy);

@@ -62,7 +62,8 @@ TEST_P(ExportedModel, FloatInterpreterMatchesPyTorch) { checkModel(SYSTOLE_MODEL
 
 INSTANTIATE_TEST_SUITE_P(Models, ExportedModel,
                          ::testing::Values("mlp", "squeezenet1_1", "resnet18", "mobilenet_v2", "resnet50", "transformer",
-                                           "tiny_cnn_opset9", "transformer_opset9", "transformer_opset17", "unet", "upsamplers"),
+                                           "tiny_cnn_opset9", "transformer_opset9", "transformer_opset17", "unet", "upsamplers",
+                                           "lraspp"),
                          [](const auto& info) { return info.param; });
 
 TEST(BundledModel, TinyCnnMatchesPyTorch) { checkModel(std::string(SYSTOLE_SOURCE_DIR) + "/tests/models/bundled", "tiny_cnn"); }

@@ -59,6 +59,23 @@ def vision(name):
     return getattr(torchvision.models, name)(weights=None)
 
 
+class SegmentationOut(nn.Module):
+    """torchvision's segmentation models return a dict; export its "out" tensor."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, x):
+        return self.model(x)["out"]
+
+
+def lraspp():
+    import torchvision
+
+    return SegmentationOut(torchvision.models.segmentation.lraspp_mobilenet_v3_large(weights=None, weights_backbone=None))
+
+
 def settle_batchnorm(model, shape, batches=4):
     """Run a few train-mode batches so BatchNorm's running statistics are the data's (an untrained
     mobilenet_v2 with the initial statistics outputs ~0)."""
@@ -123,7 +140,8 @@ class UNet(nn.Module):
 class Upsamplers(nn.Module):
     """Every upsampling the compiler lowers, in one small model (input 1x4x6x7): ConvTranspose
     k=4 s=2 p=1, k=3 s=2 p=1 output_padding=1, k=3 s=2 p=1 (an odd output: a crop), k=3 s=3 p=0;
-    nearest interpolation by 2; bilinear with half_pixel and with align_corners."""
+    nearest interpolation by 2; bilinear by 2 (half_pixel: on the NPU), to a size (a factor of 12/11)
+    and with align_corners (on the host)."""
 
     def __init__(self):
         super().__init__()
@@ -131,7 +149,7 @@ class Upsamplers(nn.Module):
         self.t3 = nn.ConvTranspose2d(4, 4, 3, stride=2, padding=1, output_padding=1)
         self.t3odd = nn.ConvTranspose2d(4, 4, 3, stride=2, padding=1)
         self.t33 = nn.ConvTranspose2d(4, 4, 3, stride=3)
-        self.conv = nn.Conv2d(16, 4, 3, padding=1)
+        self.conv = nn.Conv2d(20, 4, 3, padding=1)
 
     def forward(self, x):
         f = nn.functional
@@ -139,7 +157,8 @@ class Upsamplers(nn.Module):
         b = torch.relu(self.t3(x))                                          # 12 x 14
         c = f.interpolate(torch.relu(self.t3odd(x)), size=(12, 14), mode="bilinear", align_corners=False)  # 11 x 13 -> 12 x 14
         d = f.interpolate(x, scale_factor=2, mode="nearest")                # 12 x 14
-        y = self.conv(torch.cat([a, b, c, d], 1))
+        g = f.interpolate(x, scale_factor=2, mode="bilinear", align_corners=False)  # 12 x 14
+        y = self.conv(torch.cat([a, b, c, d, g], 1))
         e = f.interpolate(torch.relu(self.t33(y)), scale_factor=0.5, mode="bilinear", align_corners=True)   # 36 x 42 -> 18 x 21
         return e
 
@@ -176,6 +195,8 @@ MODELS = {
     # Segmentation: ConvTranspose (sub-pixel Conv + DepthToSpace), nearest and bilinear Resize.
     "unet": (UNet, (1, 3, 64, 64), False, True),
     "upsamplers": (Upsamplers, (1, 4, 6, 7), False, False),
+    # Segmentation with bilinear upsampling by 2 and by 8 (resize-linear-to-conv).
+    "lraspp": (lraspp, (1, 3, 224, 224), False, True),
 }
 BUNDLED = {"tiny_cnn": (TinyCnn, (1, 3, 16, 16), True, True)}
 

@@ -465,6 +465,16 @@ def slice_spatial():
     return build(nodes, [vi("x", [1, 3, 7, 9])], [vi("y", [1, 4, 5, 4])], inits)
 
 
+# The difference of two convolutions of one input, then a Relu.
+@model
+def sub_activations():
+    nodes = [h.make_node("Conv", ["x", "w0"], ["a"], name="conv_a", pads=[1, 1, 1, 1]),
+             h.make_node("Conv", ["x", "w1"], ["b"], name="conv_b"),
+             h.make_node("Sub", ["a", "b"], ["d"], name="sub"),
+             h.make_node("Relu", ["d"], ["y"], name="relu")]
+    return build(nodes, [vi("x", [1, 3, 5, 6])], [vi("y", [1, 6, 5, 6])], [f32("w0", [6, 3, 3, 3]), f32("w1", [6, 3, 1, 1], -2.0, 2.0)])
+
+
 # A matrix product: one input row, a K x N weight matrix, and a residual add of two such products.
 @model
 def plan_gemm_add():
