@@ -1,13 +1,14 @@
 // Algorithm (phase decomposition): a bilinear Resize of a 4-D tensor that upsamples H and W by one
 // integer factor s blends, for output row o = s * i + r (phase r), the input rows i + a_r and
-// i + a_r + 1 with weights (1 - w_r, w_r) that depend on the phase only, the rows clamped to the
-// image; the same holds for columns. Such a Resize (half_pixel, pytorch_half_pixel and asymmetric
-// coordinates; checked against the interpolation's own taps, clamping included, for every output
-// index) becomes
-//   Pad(edge, 1 pixel on each side of H and W)          the clamping
-//   -> s * s depthwise 3x3 Convs, one per phase (ry, rx),   kernel[dy][dx] = wy_ry[dy] * wx_rx[dx]
+// i + a_r + 1 (a_r = -1 or 0) with weights (1 - w_r, w_r) that depend on the phase only, the rows
+// clamped to the image; the same holds for columns. Such a Resize (half_pixel, pytorch_half_pixel
+// and asymmetric coordinates; checked against the interpolation's own taps, clamping included, for
+// every output index) becomes
+//   Pad(edge) per window offset (a_y, a_x) in use: -a rows before, 1 + a after   the clamping
+//   -> s * s depthwise 2x2 Convs, one per phase (ry, rx), reading its offset's Pad,
+//      kernel[dy][dx] = wy_ry[dy] * wx_rx[dx]
 //   -> Concat of the phases (channel (ry * s + rx) * C + c)
-//   -> DepthToSpace(s, DCR)                             the interleave
+//   -> DepthToSpace(s, DCR)                                                      the interleave
 // all of which run on the NPU. Other linear Resizes (align_corners, non-integer or unequal factors)
 // are left alone: they run on the host in float.
 #include "float_ops.h"
@@ -17,13 +18,12 @@ namespace systole::compiler {
 
 namespace {
 
-/// Each phase's window: input rows [i - 1, i + 1], the input padded by one pixel on each side.
-constexpr int64_t kWindow = 3;
-
-/// One axis: the factor and, per output phase, the weights of the window's taps.
+/// One axis: the factor and, per output phase r, the window's first row relative to i (a_r) and
+/// the weight of its second row (w_r).
 struct AxisPhases {
   int64_t factor = 1;
-  std::vector<std::vector<float>> kernel;  // [phase][tap]
+  std::vector<int64_t> shift;
+  std::vector<double> weight;
 };
 
 /// The input weights output index o gives each input index, clamped: a sum of (index, weight).
@@ -63,10 +63,8 @@ std::optional<AxisPhases> planAxis(const ops::ResizeParams& p, double scale, int
       if (all) found = std::pair{shift, t.w};
     }
     if (!found) return std::nullopt;
-    std::vector<float> k(kWindow, 0.f);
-    k[static_cast<size_t>(found->first + 1)] += static_cast<float>(1.0 - found->second);
-    k[static_cast<size_t>(found->first + 2)] += static_cast<float>(found->second);
-    a.kernel.push_back(k);
+    a.shift.push_back(found->first);
+    a.weight.push_back(found->second);
   }
   return a;
 }
@@ -96,28 +94,32 @@ void decompose(Graph& g, int id, const AxisPhases& ah, const AxisPhases& aw) {
   const Node rs = g.nodes[static_cast<size_t>(id)];
   const std::vector<int64_t> x = passes::val(g, rs.inputs[0]).shape;  // copy: g.values grows below
   const int64_t N = x[0], C = x[1], H = x[2], W = x[3], s = ah.factor;
-  const int64_t py = kWindow / 2, px = kWindow / 2;
   const std::string base = passes::val(g, rs.outputs[0]).name;
+  g.nodes[static_cast<size_t>(id)].dead = true;
 
-  // The clamping: an edge Pad (reusing the Resize's node slot).
-  const int padded = passes::addActivation(g, base + "_edge", {N, C, H + 2 * py, W + 2 * px});
-  {
-    Node& pad = g.nodes[static_cast<size_t>(id)];
-    const std::vector<int64_t> pads = {0, 0, py, px, 0, 0, py, px};
+  // The clamping: one edge Pad per window offset (ay, ax) some phase uses.
+  std::map<std::pair<int64_t, int64_t>, int> padded;
+  const auto padFor = [&](int64_t ay, int64_t ax) {
+    if (auto it = padded.find({ay, ax}); it != padded.end()) return it->second;
+    const std::string offset = std::to_string(-ay) + std::to_string(-ax);
+    const std::vector<int64_t> pads = {0, 0, -ay, -ax, 0, 0, 1 + ay, 1 + ax};
+    Node pad;
     pad.op = "Pad";
-    pad.name = passes::nameLike(rs.name, "Pad");
+    pad.name = passes::nameLike(rs.name, "Pad" + offset);
     pad.attrs = {{"mode", std::string("edge")}};
     if (g.opset < 11) {
       pad.inputs = {rs.inputs[0]};
       pad.attrs["pads"] = pads;
     } else {
-      pad.inputs = {rs.inputs[0], passes::addInt64Constant(g, rs.name + ".pads", pads)};
+      pad.inputs = {rs.inputs[0], passes::addInt64Constant(g, rs.name + ".pads" + offset, pads)};
     }
-    pad.outputs = {padded};
-    passes::val(g, padded).producer = id;
-  }
+    pad.outputs = {passes::addActivation(g, base + "_edge" + offset, {N, C, H + 1, W + 1})};
+    padded[{ay, ax}] = pad.outputs[0];
+    g.addNode(std::move(pad));
+    return padded[{ay, ax}];
+  };
 
-  // One depthwise Conv per phase, concatenated phase-major.
+  // One depthwise 2x2 Conv per phase, concatenated phase-major.
   Node concat;
   concat.name = passes::nameLike(rs.name, "Concat");
   concat.op = "Concat";
@@ -125,16 +127,18 @@ void decompose(Graph& g, int id, const AxisPhases& ah, const AxisPhases& aw) {
   for (int64_t ry = 0; ry < s; ++ry)
     for (int64_t rx = 0; rx < s; ++rx) {
       const std::string phase = std::to_string(ry) + "_" + std::to_string(rx);
+      const double wy = ah.weight[static_cast<size_t>(ry)], wx = aw.weight[static_cast<size_t>(rx)];
       std::vector<float> k;
       for (int64_t c = 0; c < C; ++c)
-        for (float wy : ah.kernel[static_cast<size_t>(ry)])
-          for (float wx : aw.kernel[static_cast<size_t>(rx)]) k.push_back(wy * wx);
+        for (double ky : {1.0 - wy, wy})
+          for (double kx : {1.0 - wx, wx}) k.push_back(static_cast<float>(ky * kx));
       Node conv;
       conv.name = passes::nameLike(rs.name, "Conv_phase" + phase);
       conv.op = "Conv";
-      conv.inputs = {padded, passes::addFloatConstant(g, rs.name + ".phase" + phase + "_weight", {C, 1, kWindow, kWindow}, k)};
+      conv.inputs = {padFor(ah.shift[static_cast<size_t>(ry)], aw.shift[static_cast<size_t>(rx)]),
+                     passes::addFloatConstant(g, rs.name + ".phase" + phase + "_weight", {C, 1, 2, 2}, k)};
       conv.outputs = {passes::addActivation(g, base + "_phase" + phase, {N, C, H, W})};
-      conv.attrs = {{"group", C}, {"kernel_shape", std::vector<int64_t>{kWindow, kWindow}}};
+      conv.attrs = {{"group", C}, {"kernel_shape", std::vector<int64_t>{2, 2}}};
       concat.inputs.push_back(conv.outputs[0]);
       g.addNode(std::move(conv));
     }
