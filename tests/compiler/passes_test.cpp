@@ -373,6 +373,44 @@ TEST(ResizeLinearToConvLeaves, AlignCornersAndUnequalFactorsStay) {
   }
 }
 
+// ---- split-to-slice ----------------------------------------------------------------------------
+
+// Explicit sizes on the last axis and equal parts of a middle axis (opset 13), and the attribute
+// form (opset 11): the Slices compute every output of the Split.
+TEST(SplitToSlice, SlicesEqualSplit) {
+  for (int64_t opset : {11, 13}) {
+    Builder b;
+    b.g.opset = opset;
+    const int x = b.input("x", {2, 6, 4, 5});
+    std::map<std::string, AttrValue> attrs = {{"axis", int64_t{-1}}};
+    std::vector<int> inputs = {x};
+    if (opset < 13) attrs["split"] = std::vector<int64_t>{1, 3, 1};
+    else inputs.push_back(b.ints({1, 3, 1}));
+    Graph& g = b.g;  // Builder::op makes one output; a Split here has three
+    Node split;
+    split.name = "split";
+    split.op = "Split";
+    split.inputs = inputs;
+    split.attrs = attrs;
+    for (const char* name : {"p0", "p1", "p2"}) {
+      Value v;
+      v.name = name;
+      v.shape = {-1};
+      split.outputs.push_back(g.addValue(std::move(v)));
+    }
+    g.addNode(split);
+    for (int out : split.outputs) b.output(out);
+    const int rows = b.op("Split", {x}, {{"axis", int64_t{1}}}, "q0");  // one output: the whole axis
+    b.output(rows);
+    const Graph before = b.done();
+    Graph after = before;
+    runPasses(after, {"infer-shapes", "split-to-slice"}, verifying());
+    EXPECT_EQ(opCounts(after).count("Split"), 0u) << "opset " << opset;
+    EXPECT_EQ(opCounts(after).at("Slice"), 4) << "opset " << opset;
+    expectSameResults(before, after);
+  }
+}
+
 // ---- fuse-bias, fuse-activation ----------------------------------------------------------------
 
 TEST(Fusion, ConvBiasAddRelu) {

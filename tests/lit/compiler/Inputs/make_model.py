@@ -465,6 +465,21 @@ def slice_spatial():
     return build(nodes, [vi("x", [1, 3, 7, 9])], [vi("y", [1, 4, 5, 4])], inits)
 
 
+# A Split of a convolution's channels into 3 + 5 and of the 5 into rows 2 + 3 (opset 13: sizes as
+# an input), each part convolved, the results concatenated.
+@model
+def split_parts():
+    nodes = [h.make_node("Conv", ["x", "w0"], ["c"], name="conv0", pads=[1, 1, 1, 1]),
+             h.make_node("Split", ["c", "ch"], ["a", "b"], name="split_c", axis=1),
+             h.make_node("Split", ["b", "rows"], ["b0", "b1"], name="split_h", axis=2),
+             h.make_node("Conv", ["a", "wa"], ["ya"], name="conv_a", pads=[1, 1, 1, 1]),
+             h.make_node("Conv", ["b1", "wb"], ["yb"], name="conv_b", pads=[1, 1, 1, 1]),
+             h.make_node("Relu", ["b0"], ["y0"], name="relu")]
+    inits = [f32("w0", [8, 3, 3, 3]), i64("ch", [3, 5]), i64("rows", [2, 3]), f32("wa", [4, 3, 3, 3]), f32("wb", [4, 5, 3, 3])]
+    return build(nodes, [vi("x", [1, 3, 5, 6])], [vi("ya", [1, 4, 5, 6]), vi("yb", [1, 4, 3, 6]), vi("y0", [1, 5, 2, 6])], inits,
+                 opset=13)
+
+
 # The difference of two convolutions of one input, then a Relu.
 @model
 def sub_activations():
