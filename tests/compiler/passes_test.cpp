@@ -346,7 +346,7 @@ TEST_P(ResizeLinearToConv, PhaseConvsEqualResize) {
   runPasses(after, {"infer-shapes", "resize-linear-to-conv"}, verifying());
   const auto ops = opCounts(after);
   EXPECT_EQ(ops.count("Resize"), 0u);
-  EXPECT_EQ(ops.at("Pad"), c.ctm == "asymmetric" || c.h == 1 ? 1 : 4);  // one per window offset in use
+  EXPECT_EQ(ops.at("Pad"), c.ctm == "asymmetric" ? 1 : 4);  // one per window offset in use
   EXPECT_EQ(ops.at("Conv"), c.s * c.s);
   EXPECT_EQ(ops.at("DepthToSpace"), 1);
   expectSameResults(before, after);
@@ -358,11 +358,28 @@ INSTANTIATE_TEST_SUITE_P(Cases, ResizeLinearToConv,
                                            ResizeLinearCase{"half_pixel", 8, 2, 3, false},   // lraspp's final upsampling
                                            ResizeLinearCase{"pytorch_half_pixel", 2, 5, 3, true},
                                            ResizeLinearCase{"asymmetric", 2, 4, 4, false},
-                                           ResizeLinearCase{"asymmetric", 4, 3, 2, false},
-                                           ResizeLinearCase{"half_pixel", 2, 1, 1, false}));  // every tap clamped
+                                           ResizeLinearCase{"asymmetric", 4, 3, 2, false}));
+
+// A 1 x 1 input (a global-pooling branch upsampled, as in DeepLabV3): every tap clamps, every
+// output copies the one pixel, so the Resize becomes a nearest upsampling (a layout move), not
+// s * s Convs; by 28 too, past the phase limit.
+TEST(ResizeLinearToConvLeaves, OnePixelInputBecomesNearest) {
+  for (float s : {2.f, 28.f}) {
+    Builder b;
+    const int x = b.input("x", {1, 3, 1, 1});
+    const int scales = b.constantFrom(floatTensor({4}, {1.f, 1.f, s, s}));
+    b.output(b.op("Resize", {x, -1, scales}, {{"mode", std::string("linear")}, {"coordinate_transformation_mode", std::string("half_pixel")}}, "y"));
+    const Graph before = b.done();
+    Graph after = before;
+    runPasses(after, {"infer-shapes", "resize-linear-to-conv"}, verifying());
+    ASSERT_EQ(opCounts(after), (std::map<std::string, int>{{"Resize", 1}}));
+    EXPECT_EQ(onlyNode(after, "Resize").getString("mode", ""), "nearest");
+    expectSameResults(before, after);
+  }
+}
 
 TEST(ResizeLinearToConvLeaves, AlignCornersAndUnequalFactorsStay) {
-  for (const auto& [ctm, sh, sw] : {std::tuple{"align_corners", 2.f, 2.f}, {"half_pixel", 2.f, 3.f}, {"half_pixel", 1.5f, 1.5f}}) {
+  for (const auto& [ctm, sh, sw] : {std::tuple{"align_corners", 2.f, 2.f}, {"half_pixel", 2.f, 3.f}, {"half_pixel", 1.5f, 1.5f}, {"half_pixel", 9.f, 9.f}}) {
     Builder b;
     const int x = b.input("x", {1, 2, 4, 4});
     const int scales = b.constantFrom(floatTensor({4}, {1.f, 1.f, sh, sw}));

@@ -9,8 +9,10 @@
 //      kernel[dy][dx] = wy_ry[dy] * wx_rx[dx]
 //   -> Concat of the phases (channel (ry * s + rx) * C + c)
 //   -> DepthToSpace(s, DCR)                                                      the interleave
-// all of which run on the NPU. Other linear Resizes (align_corners, non-integer or unequal factors)
-// are left alone: they run on the host in float.
+// all of which run on the NPU. When every phase copies row i (a 1-pixel input: every tap clamps),
+// the Resize is a nearest upsampling and only its mode changes. Other linear Resizes
+// (align_corners, non-integer or unequal factors, more than kMaxPhases phases) are left alone:
+// they run on the host in float.
 #include "float_ops.h"
 #include "passes/pass_util.h"
 
@@ -25,6 +27,17 @@ struct AxisPhases {
   std::vector<int64_t> shift;
   std::vector<double> weight;
 };
+
+/// Phases (one Conv layer each) beyond which the Resize stays on the host: lraspp's x8 is 64.
+constexpr int64_t kMaxPhases = 64;
+
+/// Every phase copies input row i (as a 1-pixel input, whose taps all clamp, does): a nearest
+/// upsampling.
+bool copiesOnly(const AxisPhases& a) {
+  for (size_t r = 0; r < a.shift.size(); ++r)
+    if (a.shift[r] != 0 || a.weight[r] != 0.0) return false;
+  return true;
+}
 
 /// The input weights output index o gives each input index, clamped: a sum of (index, weight).
 std::map<int64_t, double> blend(int64_t lo, int64_t hi, double w, int64_t n) {
@@ -82,6 +95,9 @@ std::optional<std::pair<AxisPhases, AxisPhases>> plan(const Graph& g, const Node
     auto h = planAxis(p, p.scales[2], x[2], y[2]);
     auto w = planAxis(p, p.scales[3], x[3], y[3]);
     if (!h || !w || h->factor != w->factor) return std::nullopt;  // DepthToSpace has one block size
+    if (!copiesOnly(*h) || !copiesOnly(*w)) {
+      if (h->factor * w->factor > kMaxPhases) return std::nullopt;
+    }
     return std::pair{*h, *w};
   } catch (const ops::NeedsData&) {
     return std::nullopt;
@@ -162,7 +178,16 @@ void resizeLinearToConv(Graph& g) {
   for (size_t id = 0; id < count; ++id) {
     if (g.nodes[id].dead) continue;
     const auto phases = plan(g, g.nodes[id]);
-    if (phases) decompose(g, static_cast<int>(id), phases->first, phases->second);
+    if (!phases) continue;
+    if (copiesOnly(phases->first) && copiesOnly(phases->second)) {
+      // Output pixel (s * i + r, s * j + q) is input pixel (i, j): the nearest upsampling says so.
+      Node& n = g.nodes[id];
+      n.attrs["mode"] = std::string("nearest");
+      n.attrs["coordinate_transformation_mode"] = std::string("asymmetric");
+      n.attrs["nearest_mode"] = std::string("floor");
+      continue;
+    }
+    decompose(g, static_cast<int>(id), phases->first, phases->second);
   }
 }
 
