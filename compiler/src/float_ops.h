@@ -470,11 +470,13 @@ inline std::vector<int64_t> reshapeTarget(const Node& n, const std::vector<Opera
   return out;
 }
 
-/// ReduceMean axes (an attribute through opset 17), normalized and sorted; all axes when absent.
-inline std::vector<size_t> reduceAxes(const Node& n, size_t rank) {
+/// ReduceMean and ReduceSum axes (an attribute; ReduceSum's optional input from opset 13),
+/// normalized and sorted; all axes when absent, none when absent with noop_with_empty_axes.
+inline std::vector<size_t> reduceAxes(const Node& n, int64_t opset, const std::vector<Operand>& in, size_t rank) {
+  const bool fromInput = n.op == "ReduceSum" && opset >= 13;
+  const std::vector<int64_t> a = fromInput ? intsInput(in, 1).value_or(std::vector<int64_t>{}) : n.getInts("axes");
   std::vector<size_t> axes;
-  auto a = n.getInts("axes");
-  if (a.empty())
+  if (a.empty() && !(fromInput && n.getInt("noop_with_empty_axes", 0) != 0))
     for (size_t i = 0; i < rank; ++i) axes.push_back(i);
   for (int64_t x : a) axes.push_back(normAxis(x, rank));
   std::sort(axes.begin(), axes.end());

@@ -492,10 +492,11 @@ void softmax(const Ctx& c) {
     }
 }
 
-void reduceMean(const Ctx& c) {
+/// ReduceMean and ReduceSum: sums in double over the reduced axes, divided by their size for a mean.
+void reduce(const Ctx& c) {
   const auto& X = c.input(0);
   const size_t rank = X.shape.size();
-  const auto axes = ops::reduceAxes(c.n, rank);
+  const auto axes = ops::reduceAxes(c.n, c.g.opset, c.operands, rank);
   Shape kept = X.shape;  // the output shape with reduced axes kept as 1
   int64_t count = 1;
   for (size_t a : axes) {
@@ -507,7 +508,8 @@ void reduceMean(const Ctx& c) {
   // Walk the input; each element adds into its output position (`kept` broadcast over the input).
   forEachBroadcast(X.shape, {X.shape, kept}, [&](int64_t, const std::vector<int64_t>& off) { acc[static_cast<size_t>(off[1])] += x[off[0]]; });
   float* y = c.fo();
-  for (size_t i = 0; i < acc.size(); ++i) y[i] = static_cast<float>(acc[i] / static_cast<double>(count));
+  const double divisor = c.n.op == "ReduceMean" ? static_cast<double>(count) : 1.0;
+  for (size_t i = 0; i < acc.size(); ++i) y[i] = static_cast<float>(acc[i] / divisor);
 }
 
 // ---- Data movement -----------------------------------------------------------------------------
@@ -926,7 +928,8 @@ const std::map<std::string, Kernel, std::less<>>& kernels() {
       {"BatchNormalization", batchNorm},
       {"LayerNormalization", layerNorm},
       {"Softmax", softmax},
-      {"ReduceMean", reduceMean},
+      {"ReduceMean", reduce},
+      {"ReduceSum", reduce},
       {"Identity", copyBytes},
       {"Dropout", copyBytes},
       {"Flatten", copyBytes},

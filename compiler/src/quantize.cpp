@@ -1,6 +1,7 @@
 // Algorithm: the quantization rewrite, in three steps over the float graph.
 //  1. Classify every node: which NPU-eligible form it has (Conv, Gemm, MatMul with a constant
-//     right operand, same-shape Add or Sub (an Add whose b multiplier is negative), Mul of two activations (same shape or per channel), pools,
+//     right operand, same-shape Add or Sub (an Add whose b multiplier is negative), a product with (or
+//     quotient by) a positive constant scalar (an Identity under a scaled Quant), Mul of two activations (same shape or per channel), pools,
 //     Relu/Clip, data movement, Concat, one-input functions that become a Lut table), checking the
 //     conditions of docs/quantized-ops.md; anything else stays float.
 //  2. Decide which eligible nodes become int8. Compute operators (Conv, Gemm, MatMul, Add, Mul,
@@ -31,12 +32,30 @@ namespace systole::compiler {
 namespace {
 
 enum class Kind : uint8_t {
-  Float, Conv, Gemm, MatMul, Add, Mul, AveragePool, GlobalAveragePool, MaxPool, Relu, Clip, Move, Concat, Lut
+  Float, Conv, Gemm, MatMul, Add, Mul, AveragePool, GlobalAveragePool, MaxPool, Relu, Clip, Move, Concat, Lut, Scale
 };
 
 bool isCompute(Kind k) {
   return k == Kind::Conv || k == Kind::Gemm || k == Kind::MatMul || k == Kind::Add || k == Kind::Mul || k == Kind::AveragePool ||
          k == Kind::GlobalAveragePool;
+}
+
+/// A Mul by (either side) or Div by a positive finite constant float scalar: the factor and the
+/// index of the other input.
+std::optional<std::pair<double, size_t>> constantFactor(const Graph& g, const Node& n) {
+  if ((n.op != "Mul" && n.op != "Div") || n.inputs.size() != 2) return std::nullopt;
+  for (size_t a = 0; a < 2; ++a) {
+    if (n.op == "Div" && a != 0) break;
+    const int c = n.inputs[1 - a];
+    if (c < 0 || n.inputs[a] < 0) continue;
+    const Value& k = g.values[static_cast<size_t>(c)];
+    if (!k.is_constant || k.type != ElemType::Float32 || k.elements() != 1 || k.data.size() != sizeof(float)) continue;
+    float v = 0;
+    std::memcpy(&v, k.data.data(), sizeof v);
+    const double f = n.op == "Div" ? 1.0 / double{v} : double{v};
+    if (std::isfinite(f) && f > 0) return std::pair{f, a};
+  }
+  return std::nullopt;
 }
 
 /// Log2 of the larger Add input's widen multiplier (|m| < 2^15 is the ISA's limit).
@@ -85,9 +104,16 @@ class Classifier {
         (op == "Pad" && n.getString("mode", "constant") != "constant"))
       return !n.inputs.empty() && isActivation(n.inputs[0]) ? Kind::Move : Kind::Float;
     if (op == "Concat") return concat(n) ? Kind::Concat : Kind::Float;
+    if ((op == "Mul" || op == "Div") && scale(n)) return Kind::Scale;
     if (op == "Mul") return mul(n) ? Kind::Mul : Kind::Float;
     if (isLutOperator(op)) return n.inputs.size() == 1 && isActivation(n.inputs[0]) ? Kind::Lut : Kind::Float;
     return Kind::Float;
+  }
+
+  /// An activation times (Mul, either side) or over (Div) a positive constant scalar.
+  bool scale(const Node& n) const {
+    const auto f = constantFactor(g_, n);
+    return f && isActivation(n.inputs[f->second]) && shape(n.inputs[f->second]) == shape(n.outputs[0]);
   }
 
   /// The fused activation is one the requantize clamp can express.
@@ -271,7 +297,8 @@ class Rewriter {
       const size_t id = static_cast<size_t>(idInt);
       if (kind[id] == Kind::Float || q[id]) continue;
       const Node& n = g_.nodes[id];
-      const size_t dataInputs = kind[id] == Kind::Concat ? n.inputs.size() : 1;
+      // (a Scale's constant may come first; a constant has no producer)
+      const size_t dataInputs = kind[id] == Kind::Concat || kind[id] == Kind::Scale ? n.inputs.size() : 1;
       for (size_t i = 0; i < dataInputs; ++i) {
         const int p = g_.values[static_cast<size_t>(n.inputs[i])].producer;
         if (p >= 0 && q[static_cast<size_t>(p)]) q[id] = true;
@@ -550,6 +577,18 @@ class Rewriter {
         const Quant qy = calibrated(y);
         setRequantize(n, {quantizeMultiplier(sa * sb / double{qy.scale[0]})});
         setClamp(n, ActivationClamp{});
+        retypeOutput(y, qy);
+        break;
+      }
+      case Kind::Scale: {
+        // y = f * x with f > 0 is x's int8 values under the scale f * s_x (same zero point): an
+        // Identity in the int8 graph, exact and free (on the NPU an alias of x's buffer).
+        const auto [f, a] = *constantFactor(g_, n);
+        n.inputs = {int8Input(n.inputs[a])};
+        Quant qy = *g_.values[static_cast<size_t>(n.inputs[0])].quant;
+        for (float& scale : qy.scale) scale = static_cast<float>(f * double{scale});
+        n.op = "Identity";
+        n.attrs.clear();
         retypeOutput(y, qy);
         break;
       }

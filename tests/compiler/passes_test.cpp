@@ -390,6 +390,36 @@ TEST(ResizeLinearToConvLeaves, AlignCornersAndUnequalFactorsStay) {
   }
 }
 
+// ---- reducemean-to-pool ------------------------------------------------------------------------
+
+// ReduceMean (axes attribute) and ReduceSum (axes input, opset 13) over H and W, with and without
+// keepdims: the GlobalAveragePool (times H * W for the sum, then a Flatten) computes them; a
+// reduction over C stays.
+TEST(ReduceMeanToPool, SpatialMeanAndSumBecomePools) {
+  for (const char* op : {"ReduceMean", "ReduceSum"})
+    for (int64_t keep : {0, 1}) {
+      Builder b;
+      b.g.opset = 13;
+      const int x = b.input("x", {2, 3, 4, 5});
+      const bool sum = std::string(op) == "ReduceSum";
+      std::map<std::string, AttrValue> attrs = {{"keepdims", keep}};
+      if (!sum) attrs["axes"] = Shape{-2, -1};
+      std::vector<int> inputs = {x};
+      if (sum) inputs.push_back(b.ints({2, 3}));
+      b.output(b.op(op, inputs, attrs, "y"));
+      b.output(b.op(op, sum ? std::vector<int>{x, b.ints({1})} : std::vector<int>{x}, sum ? std::map<std::string, AttrValue>{} : std::map<std::string, AttrValue>{{"axes", Shape{1}}}, "z"));
+      const Graph before = b.done();
+      Graph after = before;
+      runPasses(after, {"infer-shapes", "reducemean-to-pool"}, verifying());
+      const auto ops = opCounts(after);
+      EXPECT_EQ(ops.at("GlobalAveragePool"), 1) << op << " keepdims " << keep;
+      EXPECT_EQ(ops.at(op), 1) << "the channel reduction stays";
+      EXPECT_EQ(ops.count("Mul"), sum ? 1u : 0u);
+      EXPECT_EQ(ops.count("Flatten"), keep ? 0u : 1u);
+      expectSameResults(before, after);
+    }
+}
+
 // ---- split-to-slice ----------------------------------------------------------------------------
 
 // Explicit sizes on the last axis and equal parts of a middle axis (opset 13), and the attribute

@@ -21,7 +21,7 @@ const std::vector<PassInfo>& passRegistry() {
        resizeLinearToConv},
       {"fold-batchnorm", "fold BatchNormalization into the Conv or Gemm before it", foldBatchNorm},
       {"batchnorm-to-conv", "turn a BatchNormalization that could not be folded into a depthwise 1x1 Conv", batchNormToConv},
-      {"reducemean-to-pool", "turn a ReduceMean over the spatial axes into GlobalAveragePool (+ Flatten)", reduceMeanToPool},
+      {"reducemean-to-pool", "turn a ReduceMean (ReduceSum) over the spatial axes into GlobalAveragePool (times H*W) (+ Flatten)", reduceMeanToPool},
       {"fold-pad", "remove zero Pads; fold a zero-fill spatial Pad into the Conv or AveragePool reading it", foldPads},
       {"recognize-channel-shuffle", "replace Reshape-Transpose-Reshape channel shuffles by a Gather of channels", recognizeChannelShuffle},
       {"recognize-layernorm", "replace decomposed layer normalization by LayerNormalization", recognizeLayerNorm},

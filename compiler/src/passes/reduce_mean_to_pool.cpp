@@ -1,19 +1,33 @@
 // Algorithm: a ReduceMean over the two spatial axes of a 4-D tensor (axes {2, 3} or {-2, -1}, as
-// `x.mean([2, 3])` exports) is a GlobalAveragePool; with keepdims = 0 it is followed by a Flatten
-// to [N, C]. The rewritten node keeps its name; with keepdims = 0 the pool writes a new [N, C, 1, 1]
-// value and a new Flatten writes the ReduceMean's output.
-#include <algorithm>
-
+// `x.mean([2, 3])` exports) is a GlobalAveragePool; a ReduceSum over them (axes an attribute, or a
+// constant input from opset 13) is that pool times H * W (a Mul by a constant, which quantizes to
+// a rescale). With keepdims = 0 a Flatten to [N, C] follows. The rewritten node keeps its name;
+// what follows it writes the reduction's output.
+#include "float_ops.h"
 #include "passes/pass_util.h"
 
 namespace systole::compiler {
 
 namespace {
 
-bool spatialAxes(std::vector<int64_t> axes) {
-  for (auto& a : axes) a = a < 0 ? a + 4 : a;
-  std::sort(axes.begin(), axes.end());
-  return axes == std::vector<int64_t>{2, 3};
+/// Adds `node` reading `in` and writing a new value of `shape` (or `out` when given); returns the value.
+int append(Graph& g, Node node, int in, std::vector<int64_t> shape, int out = -1) {
+  node.inputs.insert(node.inputs.begin(), in);
+  if (out < 0) out = passes::addActivation(g, node.name + "_output", std::move(shape));
+  node.outputs = {out};
+  g.addNode(std::move(node));
+  return out;
+}
+
+/// The reduction reduces exactly H and W of a 4-D tensor (axes an attribute or a constant input).
+bool reducesSpatialAxes(const Graph& g, const Node& n) {
+  try {
+    return ops::reduceAxes(n, g.opset, ops::graphOperands(g, n), 4) == std::vector<size_t>{2, 3};
+  } catch (const ops::NeedsData&) {
+    return false;
+  } catch (const Error&) {
+    return false;
+  }
 }
 
 }  // namespace
@@ -21,28 +35,39 @@ bool spatialAxes(std::vector<int64_t> axes) {
 void reduceMeanToPool(Graph& g) {
   const size_t count = g.nodes.size();
   for (size_t id = 0; id < count; ++id) {
-    Node& n = g.nodes[id];
-    if (n.dead || n.op != "ReduceMean" || n.inputs.size() != 1 || n.outputs.size() != 1) continue;
+    const Node n = g.nodes[id];
+    if (n.dead || (n.op != "ReduceMean" && n.op != "ReduceSum") || n.inputs.empty() || n.outputs.size() != 1) continue;
     const auto shape = passes::val(g, n.inputs[0]).shape;
-    if (shape.size() != 4 || !spatialAxes(n.getInts("axes"))) continue;
-    const bool keep = n.getInt("keepdims", 1) != 0;
-    n.op = "GlobalAveragePool";
-    n.attrs.clear();
-    if (keep) continue;
+    if (shape.size() != 4 || shape[2] < 1 || shape[3] < 1 || !reducesSpatialAxes(g, n)) continue;
+    const bool keep = n.getInt("keepdims", 1) != 0, sum = n.op == "ReduceSum";
     const int out = n.outputs[0];
-    Value pooled;
-    pooled.name = passes::uniqueName(g, n.name + "_pooled");
-    pooled.shape = {shape[0], shape[1], 1, 1};
-    const int pooledId = g.addValue(std::move(pooled));
-    Node flatten;
-    flatten.name = passes::nameLike(g.nodes[id].name, "Flatten");
-    flatten.op = "Flatten";
-    flatten.inputs = {pooledId};
-    flatten.outputs = {out};
-    flatten.attrs = {{"axis", int64_t{1}}};
-    g.nodes[id].outputs = {pooledId};
-    g.values[static_cast<size_t>(pooledId)].producer = static_cast<int>(id);
-    g.addNode(std::move(flatten));
+    const std::vector<int64_t> pooledShape = {shape[0], shape[1], 1, 1};
+    // The pool takes over the node; a Mul (sums) and a Flatten (keepdims = 0) follow, the last
+    // of them writing the reduction's output.
+    Node& pool = g.nodes[id];
+    pool.op = "GlobalAveragePool";
+    pool.attrs.clear();
+    pool.inputs.resize(1);
+    const bool more = sum || !keep;
+    if (!more) continue;
+    const int pooled = passes::addActivation(g, n.name + "_pooled", pooledShape);
+    g.nodes[id].outputs = {pooled};
+    passes::val(g, pooled).producer = static_cast<int>(id);
+    int v = pooled;
+    if (sum) {
+      Node mul;
+      mul.name = passes::nameLike(n.name, "Mul");
+      mul.op = "Mul";
+      mul.inputs = {passes::addFloatConstant(g, n.name + ".pixels", {}, {static_cast<float>(shape[2] * shape[3])})};
+      v = append(g, std::move(mul), v, pooledShape, keep ? out : -1);
+    }
+    if (!keep) {
+      Node flatten;
+      flatten.name = passes::nameLike(n.name, "Flatten");
+      flatten.op = "Flatten";
+      flatten.attrs = {{"axis", int64_t{1}}};
+      append(g, std::move(flatten), v, {}, out);
+    }
   }
 }
 

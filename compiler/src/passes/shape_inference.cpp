@@ -232,8 +232,8 @@ std::vector<OutputInfo> infer(const Node& n, int64_t opset, const std::vector<Op
     for (const auto& a : axes) shape.push_back(a.count);
     return same(shape);
   }
-  if (op == "ReduceMean") {
-    const auto axes = ops::reduceAxes(n, rank);
+  if (op == "ReduceMean" || op == "ReduceSum") {
+    const auto axes = ops::reduceAxes(n, opset, in, rank);
     const bool keep = n.getInt("keepdims", 1) != 0;
     std::vector<int64_t> shape;
     for (size_t i = 0; i < rank; ++i) {

@@ -480,6 +480,32 @@ def split_parts():
                  opset=13)
 
 
+# Products with and quotients by positive constant scalars (x / 6 as in a decomposed hard-swish,
+# 0.125 * x as attention's 1/sqrt(d), x * 3), between convolutions; and a negative factor, which
+# stays on the host.
+@model
+def scale_constants():
+    nodes = [h.make_node("Conv", ["x", "w0"], ["c"], name="conv0", pads=[1, 1, 1, 1]),
+             h.make_node("Div", ["c", "six"], ["d"], name="div6"),
+             h.make_node("Mul", ["eighth", "d"], ["e"], name="mul_eighth"),
+             h.make_node("Conv", ["e", "w1"], ["f"], name="conv1"),
+             h.make_node("Mul", ["f", "three"], ["g"], name="mul3"),
+             h.make_node("Mul", ["g", "minus"], ["y"], name="mul_neg")]
+    inits = [f32("w0", [6, 3, 3, 3]), scalar("six", 6.0), scalar("eighth", 0.125), f32("w1", [4, 6, 1, 1]), scalar("three", 3.0),
+             scalar("minus", -0.5)]
+    return build(nodes, [vi("x", [1, 3, 5, 6])], [vi("y", [1, 4, 5, 6])], inits)
+
+
+# A spatial ReduceSum (opset 13: axes as an input, keepdims 0) of a convolution, then a Gemm.
+@model
+def reduce_sum_pool():
+    nodes = [h.make_node("Conv", ["x", "w0"], ["c"], name="conv0", pads=[1, 1, 1, 1]),
+             h.make_node("ReduceSum", ["c", "axes"], ["s"], name="sum", keepdims=0),
+             h.make_node("Gemm", ["s", "fc"], ["y"], name="fc")]
+    return build(nodes, [vi("x", [1, 3, 5, 6])], [vi("y", [1, 4])], [f32("w0", [6, 3, 3, 3]), i64("axes", [2, 3]), f32("fc", [6, 4])],
+                 opset=13)
+
+
 # The difference of two convolutions of one input, then a Relu.
 @model
 def sub_activations():
