@@ -514,6 +514,18 @@ void reduce(const Ctx& c) {
 
 // ---- Data movement -----------------------------------------------------------------------------
 
+/// FlattenNhwc (Systole op): [N, C, H, W] -> [N, H * W * C] in (h, w, c) order, on any element type.
+void flattenNhwc(const Ctx& c) {
+  const auto& X = c.input(0);
+  auto& Y = c.output();
+  const int64_t N = X.shape.at(0), C = X.shape.at(1), HW = X.shape.at(2) * X.shape.at(3);
+  const size_t eb = static_cast<size_t>(elemTypeBytes(X.type));
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t ch = 0; ch < C; ++ch)
+      for (int64_t s = 0; s < HW; ++s)
+        std::memcpy(Y.bytes.data() + static_cast<size_t>((n * HW + s) * C + ch) * eb, X.bytes.data() + static_cast<size_t>((n * C + ch) * HW + s) * eb, eb);
+}
+
 void copyBytes(const Ctx& c) {
   const auto& x = c.input(0);
   auto& y = c.output();
@@ -933,6 +945,7 @@ const std::map<std::string, Kernel, std::less<>>& kernels() {
       {"Identity", copyBytes},
       {"Dropout", copyBytes},
       {"Flatten", copyBytes},
+      {"FlattenNhwc", flattenNhwc},
       {"Reshape", copyBytes},
       {"Squeeze", copyBytes},
       {"Unsqueeze", copyBytes},

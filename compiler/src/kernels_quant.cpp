@@ -378,7 +378,7 @@ void mul(const Graph& g, const Node& n, const std::vector<const HostTensor*>& in
 
 /// Pure data movement is the same for any element type: kernels_float.cpp's kernels run it.
 bool isTypeGenericMove(const std::string& op) {
-  for (const char* m : {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity", "Transpose", "Slice", "Gather", "DepthToSpace", "Resize",
+  for (const char* m : {"Reshape", "Flatten", "FlattenNhwc", "Squeeze", "Unsqueeze", "Identity", "Transpose", "Slice", "Gather", "DepthToSpace", "Resize",
                         "Upsample", "Pad"})
     if (op == m) return true;
   return false;

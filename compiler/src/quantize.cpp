@@ -98,7 +98,7 @@ class Classifier {
                                                                                                 : Kind::Float;
     if (op == "Relu") return n.inputs.size() == 1 && isActivation(n.inputs[0]) ? Kind::Relu : Kind::Float;
     if (op == "Clip") return clip(n) ? Kind::Clip : Kind::Float;
-    if (op == "Reshape" || op == "Flatten" || op == "Transpose" || op == "Squeeze" || op == "Unsqueeze" ||
+    if (op == "Reshape" || op == "Flatten" || op == "FlattenNhwc" || op == "Transpose" || op == "Squeeze" || op == "Unsqueeze" ||
         op == "Identity" || op == "Slice" || op == "Gather" || op == "DepthToSpace" ||
         ((op == "Resize" || op == "Upsample") && n.getString("mode", "nearest") == "nearest") ||
         (op == "Pad" && n.getString("mode", "constant") != "constant"))

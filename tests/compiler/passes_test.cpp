@@ -420,6 +420,29 @@ TEST(ReduceMeanToPool, SpatialMeanAndSumBecomePools) {
     }
 }
 
+// ---- flatten-to-nhwc ---------------------------------------------------------------------------
+
+// A Flatten read by a Gemm (transB 0 and 1) and a MatMul: FlattenNhwc and the permuted weights
+// compute the same outputs; a Flatten also read by another operator stays.
+TEST(FlattenToNhwc, PermutedWeightsEqualNchwFlatten) {
+  Builder b;
+  const int x = b.input("x", {2, 3, 2, 4});
+  const int f = b.op("Flatten", {x}, {{"axis", int64_t{1}}});
+  b.output(b.op("Gemm", {f, b.constant({5, 24}, 90), b.constant({5}, 91)}, {{"transB", int64_t{1}}}, "y0"));
+  b.output(b.op("Gemm", {f, b.constant({24, 4}, 92)}, {}, "y1"));
+  b.output(b.op("MatMul", {f, b.constant({24, 3}, 93)}, {}, "y2"));
+  const int g = b.op("Flatten", {x}, {{"axis", int64_t{1}}});
+  b.output(b.op("Gemm", {g, b.constant({24, 2}, 94)}, {}, "z0"));
+  b.output(b.op("Relu", {g}, {}, "z1"));
+  const Graph before = b.done();
+  Graph after = before;
+  runPasses(after, {"infer-shapes", "flatten-to-nhwc"}, verifying());
+  const auto ops = opCounts(after);
+  EXPECT_EQ(ops.at("FlattenNhwc"), 1);
+  EXPECT_EQ(ops.at("Flatten"), 1);
+  expectSameResults(before, after);
+}
+
 // ---- split-to-slice ----------------------------------------------------------------------------
 
 // Explicit sizes on the last axis and equal parts of a middle axis (opset 13), and the attribute

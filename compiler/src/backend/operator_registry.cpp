@@ -128,6 +128,7 @@ const std::vector<NpuOperator>& table() {
       {"Pad", kRescale, false, checkPad, nullptr, nullptr, false, tilePixelGather},
       {"Gather", kRescale, false, checkChannelSelect, nullptr, nullptr, false, tileChannelSelect},
       {"DepthToSpace", kRescale, false, nullptr, nullptr, nullptr, false, tileDepthToSpace},
+      {"FlattenNhwc", kRescale, false, nullptr, nullptr, nullptr, false, tileFlattenNhwc, true},
       {"Resize", kRescale, false, checkNearestResize, nullptr, nullptr, false, tileNearestResize},
       {"Upsample", kRescale, false, checkNearestResize, nullptr, nullptr, false, tileNearestResize},
       aliasOp("Reshape"),
@@ -157,11 +158,14 @@ std::string activationShapes(const Graph& g, const Node& n, std::vector<ActBuffe
   return ins.empty() ? "it reads no activation" : "";
 }
 
-/// Operators other than reshapes run image by image: every 4-D tensor has the same batch.
-std::string checkBatch(const std::vector<ActBuffer>& ins, const std::vector<ActBuffer>& outs) {
-  for (const auto* list : {&ins, &outs})
+/// Operators other than reshapes run image by image: every 4-D tensor has the same batch (but an
+/// output holding the images as rows).
+std::string checkBatch(const std::vector<ActBuffer>& ins, const std::vector<ActBuffer>& outs, bool imagesAsRows) {
+  for (const auto* list : {&ins, &outs}) {
+    if (list == &outs && imagesAsRows) continue;
     for (const ActBuffer& b : *list)
       if (b.N != ins[0].N) return "its tensors differ in batch size";
+  }
   return "";
 }
 
@@ -199,7 +203,7 @@ std::string npuIneligibility(const Graph& g, const Node& n, const isa::IsaConfig
     if (isa.bySemantics(s) < 0) return "ISA '" + isa.params().name + "' has no '" + std::string(isa::semanticsInfo(s).name) + "' instruction";
   std::vector<ActBuffer> ins, outs;
   if (std::string why = activationShapes(g, n, ins, outs); !why.empty()) return why;
-  if (std::string why = entry->alias ? "" : checkBatch(ins, outs); !why.empty()) return why;
+  if (std::string why = entry->alias ? "" : checkBatch(ins, outs, entry->images_as_rows); !why.empty()) return why;
   return entry->check ? entry->check(g, n, ins, outs) : "";
 }
 

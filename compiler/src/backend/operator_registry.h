@@ -30,6 +30,8 @@ struct NpuOperator {
   bool halo_for_max = false;
   /// Appends the operator's steps to T.layer().
   void (*tile)(TileContext& T, const Node& n) = nullptr;
+  /// The output is a matrix whose rows are the input's images (so its own batch is 1).
+  bool images_as_rows = false;
 };
 
 /// The entry for an ONNX operator type, or nullptr.
@@ -57,6 +59,7 @@ void tileChannelSelect(TileContext& T, const Node& n); // Slice, Gather of chann
 void tilePixelGather(TileContext& T, const Node& n);   // Pad (edge, reflect), spatial Slice: tile_pixel_gather.cpp
 void tileSlice(TileContext& T, const Node& n);         // a channel selection, else a pixel gather
 void tileDepthToSpace(TileContext& T, const Node& n);  // tile_depth_to_space.cpp
+void tileFlattenNhwc(TileContext& T, const Node& n);   // tile_flatten_nhwc.cpp
 void tileNearestResize(TileContext& T, const Node& n); // Resize, Upsample (nearest, integer factors)
 
 /// The input channel of each output channel when `n` (Slice or Gather) selects whole channels

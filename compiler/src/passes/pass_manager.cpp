@@ -23,6 +23,7 @@ const std::vector<PassInfo>& passRegistry() {
       {"batchnorm-to-conv", "turn a BatchNormalization that could not be folded into a depthwise 1x1 Conv", batchNormToConv},
       {"reducemean-to-pool", "turn a ReduceMean (ReduceSum) over the spatial axes into GlobalAveragePool (times H*W) (+ Flatten)", reduceMeanToPool},
       {"fold-pad", "remove zero Pads; fold a zero-fill spatial Pad into the Conv or AveragePool reading it", foldPads},
+      {"flatten-to-nhwc", "flatten a 4-D tensor before matrix products in NHWC order, their weights' rows permuted to match", flattenToNhwc},
       {"recognize-channel-shuffle", "replace Reshape-Transpose-Reshape channel shuffles by a Gather of channels", recognizeChannelShuffle},
       {"recognize-layernorm", "replace decomposed layer normalization by LayerNormalization", recognizeLayerNorm},
       {"recognize-gelu", "replace x*0.5*(1+erf(x/sqrt(2))) by Gelu", recognizeGelu},

@@ -192,6 +192,10 @@ std::vector<OutputInfo> infer(const Node& n, int64_t opset, const std::vector<Op
     const size_t a = axis == static_cast<int64_t>(rank) ? rank : ops::normAxis(axis, rank);
     return same({ops::product(x.shape, 0, a), ops::product(x.shape, a)});
   }
+  if (op == "FlattenNhwc") {
+    if (rank != 4) throw Error("FlattenNhwc needs a 4-D input");
+    return same({x.shape[0], ops::product(x.shape, 1)});
+  }
   if (op == "Reshape") {
     need(2);
     return same(ops::reshapeTarget(n, in));

@@ -60,6 +60,7 @@ void convTransposeToConv(Graph& g);            // convtranspose-to-conv (sub-pix
 void resizeLinearToConv(Graph& g);             // resize-linear-to-conv (bilinear by s: edge Pad + s*s depthwise Convs + DepthToSpace)
 void reduceMeanToPool(Graph& g);               // reducemean-to-pool (spatial ReduceMean -> GlobalAveragePool)
 void foldPads(Graph& g);                       // fold-pad (zero Pads into Conv / AveragePool)
+void flattenToNhwc(Graph& g);                  // flatten-to-nhwc (Flatten -> FlattenNhwc before Gemm/MatMul, weights permuted)
 void recognizeChannelShuffle(Graph& g);        // recognize-channel-shuffle (-> Gather of channels)
 void recognizeLayerNorm(Graph& g);             // recognize-layernorm
 void recognizeGelu(Graph& g);                  // recognize-gelu

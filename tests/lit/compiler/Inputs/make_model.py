@@ -496,6 +496,24 @@ def scale_constants():
     return build(nodes, [vi("x", [1, 3, 5, 6])], [vi("y", [1, 4, 5, 6])], inits)
 
 
+# A classifier head as AlexNet and VGG export it: convolution, max pooling, Flatten of the
+# [N, 8, 3, 3] features (NCHW order), two Gemms (transB = 1, then a MatMul-style transB = 0).
+def flatten_head(batch):
+    nodes = [h.make_node("Conv", ["x", "w0"], ["c"], name="conv0", pads=[1, 1, 1, 1]),
+             h.make_node("Relu", ["c"], ["r"], name="relu0"),
+             h.make_node("MaxPool", ["r"], ["p"], name="pool", kernel_shape=[2, 2], strides=[2, 2]),
+             h.make_node("Flatten", ["p"], ["f"], name="flatten"),
+             h.make_node("Gemm", ["f", "fc1", "b1"], ["g"], name="fc1", transB=1),
+             h.make_node("Gemm", ["f", "fc2"], ["y2"], name="fc2"),
+             h.make_node("Relu", ["g"], ["y"], name="relu1")]
+    inits = [f32("w0", [8, 3, 3, 3]), f32("fc1", [10, 72]), f32("b1", [10]), f32("fc2", [72, 5])]
+    return build(nodes, [vi("x", [batch, 3, 6, 7])], [vi("y", [batch, 10]), vi("y2", [batch, 5])], inits)
+
+
+MODELS["flatten_head"] = lambda: flatten_head(1)
+MODELS["flatten_head_b2"] = lambda: flatten_head(2)
+
+
 # A spatial ReduceSum (opset 13: axes as an input, keepdims 0) of a convolution, then a Gemm.
 @model
 def reduce_sum_pool():
