@@ -83,9 +83,9 @@ uint64_t ComputeScoreboard::earliestStart(const Params& p, const InstrDesc& d, c
     if (!conflict && a.writes_rows) conflict = e.rows.overlaps(a.write);  // write after write or after read
     if (conflict) t = e.until;
   }
-  if (a.writes_weights) {
+  if (a.writes_weights) {  // the set is free, and the weight path has finished the previous preload
     const WeightSet& s = sets_[static_cast<size_t>(preloads_ % weight_buffers_)];
-    t = std::max({t, s.ready, s.freed});
+    t = std::max({t, s.ready, s.freed, last_preload_end_});
   }
   if (a.reads_weights && preloads_ > 0) t = std::max(t, sets_[static_cast<size_t>((preloads_ - 1) % weight_buffers_)].ready);
   return t;
@@ -101,6 +101,7 @@ void ComputeScoreboard::record(const Params& p, const InstrDesc& d, const Instru
   if (a.writes_rows) pending_.push_back({a.write, end, true, matmul});
   if (a.writes_weights) {
     sets_[static_cast<size_t>(preloads_ % weight_buffers_)] = {end, 0};
+    last_preload_end_ = end;
     ++preloads_;
   }
   if (a.reads_weights && preloads_ > 0) {

@@ -48,6 +48,7 @@ const isa::IsaConfig& variant(const std::string& which) {
   if (it != cache.end()) return it->second;
   std::string t = defaultText();
   if (which != "on") t = replaceAll(t, ", weight_buffers: 2}", "}");
+  if (which == "preload-issue") t = replaceAll(t, "timing: {cycles: \"array.rows\"}", "timing: {cycles: \"array.rows\", issue: \"1\"}");
   if (which == "off") {
     t = replaceAll(t, ", issue: \"m\"", "");
     t = replaceAll(t, ", issue: \"rows\"", "");
@@ -192,6 +193,25 @@ TEST(Pipeline, APreloadWaitsForTheMatmulsOfTheSetItOverwrites) {
   const std::vector<uint64_t> expected = {0, 20, 50, 70, 100, 120};
   for (int64_t k = 0; k < N; ++k) EXPECT_EQ(slice(r, static_cast<uint32_t>(2 * k)).start, expected[static_cast<size_t>(k)]) << k;
   EXPECT_EQ(r.stats.cycles, 120u + R + m + D + 1);
+}
+
+// A preload that gives `issue: 1` (a variant of on) frees the unit after a cycle, but the array
+// has one weight path: two preloads in a row still load one after the other (the second starts
+// at R), and a matmul waits for its set (at 2 R); an independent widen after the first preload
+// starts at cycle 1.
+TEST(Pipeline, OnePreloadAtATime) {
+  const auto& isa = variant("preload-issue");
+  isa::ProgramBuilder b(isa);
+  b.emit(Semantics::WeightPreload, {0});
+  b.emit(Semantics::VectorWiden, {200, 300, 4, 0, 1});
+  b.emit(Semantics::WeightPreload, {R});
+  b.emit(Semantics::MatmulTile, {2 * R, 0, 8, 0});
+  b.emit(Semantics::Finish, {});
+  const auto r = run(isa, b);
+  EXPECT_EQ(slice(r, 1).start, 1u);
+  EXPECT_EQ(slice(r, 2).start, u64(R));
+  EXPECT_EQ(slice(r, 3).start, u64(2 * R));
+  EXPECT_EQ(r.stats.cycles, u64(2 * R + 8 + D + 1));
 }
 
 // What must wait, and what need not (on; off in brackets). The preload runs 0..R, the matmul

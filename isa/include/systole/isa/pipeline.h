@@ -11,9 +11,12 @@
 //     accumulator after row r of the earlier one (this is what lets back-to-back matmuls
 //     accumulating into one tile overlap their fill and drain);
 //   - the array holds array.weight_buffers weight sets; the n-th weight_preload fills set
-//     n mod weight_buffers once every matmul that read the set's previous weights has completed,
-//     and a matmul_tile waits until the set of the latest preload is complete;
+//     n mod weight_buffers once every matmul that read the set's previous weights has completed
+//     and the preload before it has completed (one weight path), and a matmul_tile waits until
+//     the set of the latest preload is complete;
 //   - finish waits for every earlier instruction to complete.
+// These are data hazards (and the weight path). How long an instruction holds the unit's input
+// (its rows streaming in) is its `issue`, the YAML's claim; nothing here second-guesses it.
 // An instruction's results are ready `cycles` after its start; the tokens it pushes are stamped
 // no earlier than the completion of every instruction before it in its queue (the simulator's
 // rule for every unit), so a token never overtakes the data before it.
@@ -70,6 +73,7 @@ class ComputeScoreboard {
   std::vector<Pending> pending_;
   std::array<WeightSet, 2> sets_{};
   int64_t preloads_ = 0;
+  uint64_t last_preload_end_ = 0;
   uint64_t last_end_ = 0;
 };
 
