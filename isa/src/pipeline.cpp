@@ -113,14 +113,16 @@ void ComputeScoreboard::record(const Params& p, const InstrDesc& d, const Instru
 int64_t computeSpan(const IsaConfig& isa, const Instruction* begin, const Instruction* end) {
   const Params& p = isa.params();
   ComputeScoreboard board(p);
-  uint64_t next = 0, done = 0;
+  uint64_t next = 0, order = 0, done = 0;  // unit free; next start in program order; last completion
   for (const Instruction* i = begin; i != end; ++i) {
     const InstrDesc& d = isa.instr(i->desc);
     if (d.unit != Unit::Compute) continue;
-    const uint64_t start = board.earliestStart(p, d, *i, next);
+    const bool weightPath = onWeightPath(p, d);
+    const uint64_t start = board.earliestStart(p, d, *i, weightPath ? order : std::max(next, order));
     const uint64_t finish = start + static_cast<uint64_t>(d.cycles.eval(i->fields));
     board.record(p, d, *i, start, finish);
-    next = start + static_cast<uint64_t>(occupancyCycles(isa, *i));
+    next = weightPath ? std::max(next, start + 1) : start + static_cast<uint64_t>(occupancyCycles(isa, *i));
+    order = start + 1;
     done = std::max(done, finish);
   }
   return static_cast<int64_t>(std::max(next, done));

@@ -167,6 +167,7 @@ void QueueUnit::runProgram() {
   UnitStatus& st = ctx_.status[me_];
   const auto& program = *ctx_.program;
   local_ = ctx_.base_cycle;
+  order_ = ctx_.base_cycle;
   board_ = isa::ComputeScoreboard(ctx_.params());
   st = UnitStatus{};
   dmiValid_ = false;  // the DRAM's pages were reset for this run
@@ -180,7 +181,11 @@ void QueueUnit::runProgram() {
     q.pending.pop_front();
     const isa::Instruction& in = program[e.index];
     const isa::InstrDesc& d = ctx_.isa->instr(in.desc);
-    uint64_t start = std::max(local_, e.dispatch);
+    // With two weight sets a preload runs on the array's weight path beside the instruction
+    // stream: in order (a cycle after the instruction before it starts), without waiting for that
+    // one's issue to end. Everything else waits until the unit is free.
+    const bool weightPath = unit_ == Unit::Compute && isa::onWeightPath(ctx_.params(), d);
+    uint64_t start = std::max(weightPath ? order_ : std::max(local_, order_), e.dispatch);
     // At most `limit` instructions in flight: wait for the oldest to complete. The compute unit has
     // no such limit: its scoreboard orders what depends on an instruction still in flight, and
     // without `timing.issue` an instruction occupies the unit until it completes.
@@ -223,7 +228,8 @@ void QueueUnit::runProgram() {
     if (ctx_.record_trace) ctx_.trace.add({e.index, static_cast<uint8_t>(me_), start - ctx_.base_cycle, shown - ctx_.base_cycle});
     ++ctx_.stats.instructions;
     ++ctx_.stats.by_opcode[static_cast<size_t>(in.desc)].second;
-    local_ = start + time.occupancy;
+    local_ = weightPath ? std::max(local_, start + 1) : start + time.occupancy;
+    if (unit_ == Unit::Compute) order_ = start + 1;  // one start per cycle, in program order
     st.local_cycle = local_;
     syncIfAhead();
   }
@@ -257,9 +263,11 @@ QueueUnit::Timing QueueUnit::execute(const isa::InstrDesc& d, const isa::Instruc
   // With `timing.issue` the unit takes its next instruction after `issue` cycles while this one
   // completes after `cycles`; a resource is busy for the cycles it is occupied.
   const auto occupancy = static_cast<uint64_t>(isa::occupancyCycles(*ctx_.isa, in)) + penalty;
-  if (d.semantics == Semantics::MatmulTile || d.semantics == Semantics::WeightPreload)
-    ctx_.stats.busy_cycles[static_cast<size_t>(Resource::Array)] += occupancy;
-  else if (d.semantics != Semantics::Nop && d.semantics != Semantics::Finish)
+  // A preload on the weight path (two weight sets) keeps no activation row out of the array: it
+  // is not counted as array busy time.
+  if (d.semantics == Semantics::MatmulTile || d.semantics == Semantics::WeightPreload) {
+    if (!isa::onWeightPath(p, d)) ctx_.stats.busy_cycles[static_cast<size_t>(Resource::Array)] += occupancy;
+  } else if (d.semantics != Semantics::Nop && d.semantics != Semantics::Finish)
     ctx_.stats.busy_cycles[static_cast<size_t>(Resource::Vector)] += occupancy;
   return {base + penalty, occupancy};
 }

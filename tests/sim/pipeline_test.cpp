@@ -5,7 +5,9 @@
 //        preload `cycles = array.rows` (no issue: it occupies the unit until its set is loaded);
 //   one  the same with weight_buffers = 1;
 //   off  no issue on compute and weight_buffers = 1 (the serial model of tiny and os16).
-// The rules (isa/pipeline.h): the unit takes its next instruction `issue` cycles after a start; an
+// The rules (isa/pipeline.h): instructions start in program order, one per cycle; the unit takes
+// its next instruction `issue` cycles after a start, except that with two weight sets a preload
+// runs on the array's weight path and starts without waiting for that (it fills the other set); an
 // instruction that reads or writes rows an earlier one still writes or reads waits for that one's
 // completion, except a matmul after a matmul (one array pipeline, results in order); the n-th
 // preload fills set n mod weight_buffers once the matmuls that read that set have completed, and
@@ -106,8 +108,11 @@ TEST(PipelineConfig, VariantsHaveTheExpectedParameters) {
 
 // One preload, then N matmuls of m rows with those weights, then finish. The preload runs 0..R.
 //   on/one: matmul k starts at R + k m (each issues in m cycles; the weights are ready at R) and
-//           completes D later; finish waits for the last: cycles = R + N m + D + 1. The array is
-//           busy R + N m cycles; finish's wait for the last drain (D) is a hazard stall.
+//           completes D later; finish waits for the last: cycles = R + N m + D + 1. Finish's wait
+//           for the last drain (D) is a hazard stall; on, the preload ran on the weight path, so
+//           the first matmul could have started at cycle 1 and waited R - 1 for the weights (a
+//           hazard stall too), and the array's busy cycles are N m (the preload kept no row out);
+//           one: the preload occupied the unit, the array is busy R + N m.
 //   off:    each takes m + D: cycles = R + N (m + D) + 1.
 // The same holds when every matmul accumulates into the same accumulator rows (a K reduction):
 // results leave the array in order, so the accumulator is no hazard between matmuls.
@@ -132,27 +137,30 @@ TEST(Pipeline, BackToBackMatmulsOverlapFillAndDrain) {
           EXPECT_EQ(s.end, s.start + u64(m + D)) << k;
         }
         EXPECT_EQ(r.stats.cycles, u64(pipelined ? R + N * m + D + 1 : R + N * (m + D) + 1));
-        EXPECT_EQ(r.stats.busy_cycles[static_cast<size_t>(Resource::Array)], u64(pipelined ? R + N * m : R + N * (m + D)));
-        EXPECT_EQ(stall(r.stats, StallCause::Hazard), u64(pipelined ? D : 0));
+        const bool two = std::string(which) == "on";
+        EXPECT_EQ(r.stats.busy_cycles[static_cast<size_t>(Resource::Array)],
+                  u64(two ? N * m : pipelined ? R + N * m : R + N * (m + D)));
+        EXPECT_EQ(stall(r.stats, StallCause::Hazard), u64(two ? R - 1 + D : pipelined ? D : 0));
         EXPECT_EQ(r.stats.macs, u64(N * m * R * 16));
       }
     }
   }
 }
 
-// N (preload, matmul) pairs, matmul k with m >= D - R rows (here 16 and 64), all accumulating into
-// one tile. Preload k starts at s_k and ends at s_k + R; matmul k starts there and ends at
-// s_k + R + m + D, issuing until s_k + R + m.
-//   on (two weight sets): preload k+1 fills the other set as soon as matmul k has issued
-//        (s_k + R + m); the set it overwrites was last read by matmul k-1, complete at
-//        s_{k-1} + R + m + D, which is no later because R + m >= D. So s_k = k (R + m):
-//        cycles = N (R + m) + D + 1, and only finish waits (D) for a result;
-//   one, off: preload k+1 waits for matmul k to complete (its only set is in use), so
-//        s_k = k (R + m + D): cycles = N (R + m + D) + 1.
+// N (preload, matmul) pairs, all matmuls accumulating into one tile, m >= R + D rows (64, 100).
+//   on (two weight sets): preload k+1 runs on the weight path as soon as matmul k has started
+//        (one start per cycle) and the set it overwrites is free: that set was last read by
+//        matmul k-1. So matmul k starts at M_k = R + k m, back to back: preload 1 at R + 1, preload
+//        k >= 2 at the completion of matmul k-2, M_{k-2} + m + D = R + (k-1) m + D, loaded R later,
+//        no later than M_k because m >= R + D. cycles = R + N m + D + 1, as if all N matmuls used
+//        one set. Hazard stalls: the first matmul waits R - 1 for its weights, preloads 2..N-1
+//        wait D - 1 each for their set, finish D for the last drain;
+//   one, off: preload k+1 waits for matmul k to complete (its only set is in use), and occupies
+//        the unit: preload k starts at k (R + m + D), matmul k R later; cycles = N (R + m + D) + 1.
 TEST(Pipeline, DoubleBufferedWeightsOverlapThePreload) {
   const int64_t N = 6;
-  for (const int64_t m : {int64_t{16}, int64_t{64}}) {
-    ASSERT_GE(m, D - R);
+  for (const int64_t m : {int64_t{64}, int64_t{100}}) {
+    ASSERT_GE(m, R + D);
     SCOPED_TRACE("m " + std::to_string(m));
     for (const char* which : {"on", "one", "off"}) {
       SCOPED_TRACE(which);
@@ -165,21 +173,24 @@ TEST(Pipeline, DoubleBufferedWeightsOverlapThePreload) {
       b.emit(Semantics::Finish, {});
       const auto r = run(isa, b);
       const bool two = std::string(which) == "on";
-      const int64_t period = two ? R + m : R + m + D;
       for (int64_t k = 0; k < N; ++k) {
-        EXPECT_EQ(slice(r, static_cast<uint32_t>(2 * k)).start, u64(k * period)) << "preload " << k;
-        EXPECT_EQ(slice(r, static_cast<uint32_t>(2 * k + 1)).start, u64(k * period + R)) << "matmul " << k;
+        const int64_t preload = two ? (k == 0 ? 0 : k == 1 ? R + 1 : R + (k - 1) * m + D) : k * (R + m + D);
+        const int64_t matmul = two ? R + k * m : k * (R + m + D) + R;
+        EXPECT_EQ(slice(r, static_cast<uint32_t>(2 * k)).start, u64(preload)) << "preload " << k;
+        EXPECT_EQ(slice(r, static_cast<uint32_t>(2 * k + 1)).start, u64(matmul)) << "matmul " << k;
       }
-      EXPECT_EQ(r.stats.cycles, u64(two ? N * (R + m) + D + 1 : N * (R + m + D) + 1));
-      // With one set and a pipelined matmul, each preload waits D for the matmul before it.
-      EXPECT_EQ(stall(r.stats, StallCause::Hazard), u64(std::string(which) == "one" ? (N - 1) * D + D : two ? D : 0));
+      EXPECT_EQ(r.stats.cycles, u64(two ? R + N * m + D + 1 : N * (R + m + D) + 1));
+      const int64_t hazard = two ? (R - 1) + (N - 2) * (D - 1) + D : std::string(which) == "one" ? N * D : 0;
+      EXPECT_EQ(stall(r.stats, StallCause::Hazard), u64(hazard));
     }
   }
 }
 
-// With two sets and short matmuls (m < D - R) the set a preload overwrites may still be in use:
-// preload k+1 starts at max(s_k + R + m, s_{k-1} + R + m + D). For m = 4: s = 0, 20, 50, 70, 100,
-// 120: two pairs per R + m + D = 50 cycles.
+// With two sets and short matmuls (m = 4 < R + D) the rules give, step by step (P_k, M_k the
+// starts, M_k completing at M_k + m + D):
+//   P_k     = max(M_{k-1} + 1, completion of M_{k-2} (its set), P_{k-1} + R (the weight path))
+//   M_k     = max(M_{k-1} + m, P_k + R (its weights))
+//   P = 0, 17, 50, 67, 100, 117;  M = 16, 33, 66, 83, 116, 133; the last completes at 167.
 TEST(Pipeline, APreloadWaitsForTheMatmulsOfTheSetItOverwrites) {
   const int64_t m = 4, N = 6;
   const auto& isa = variant("on");
@@ -190,15 +201,18 @@ TEST(Pipeline, APreloadWaitsForTheMatmulsOfTheSetItOverwrites) {
   }
   b.emit(Semantics::Finish, {});
   const auto r = run(isa, b);
-  const std::vector<uint64_t> expected = {0, 20, 50, 70, 100, 120};
-  for (int64_t k = 0; k < N; ++k) EXPECT_EQ(slice(r, static_cast<uint32_t>(2 * k)).start, expected[static_cast<size_t>(k)]) << k;
-  EXPECT_EQ(r.stats.cycles, 120u + R + m + D + 1);
+  const std::vector<uint64_t> preloads = {0, 17, 50, 67, 100, 117}, matmuls = {16, 33, 66, 83, 116, 133};
+  for (int64_t k = 0; k < N; ++k) {
+    EXPECT_EQ(slice(r, static_cast<uint32_t>(2 * k)).start, preloads[static_cast<size_t>(k)]) << k;
+    EXPECT_EQ(slice(r, static_cast<uint32_t>(2 * k + 1)).start, matmuls[static_cast<size_t>(k)]) << k;
+  }
+  EXPECT_EQ(r.stats.cycles, 168u);
 }
 
-// A preload that gives `issue: 1` (a variant of on) frees the unit after a cycle, but the array
-// has one weight path: two preloads in a row still load one after the other (the second starts
-// at R), and a matmul waits for its set (at 2 R); an independent widen after the first preload
-// starts at cycle 1.
+// The array has one weight path: two preloads in a row load one after the other (the second
+// starts at R), and a matmul waits for its set (at 2 R); an independent widen after the first
+// preload starts at cycle 1 (the preload is on the weight path; here, a variant of on whose
+// preload also gives `issue: 1`, which the weight path makes moot).
 TEST(Pipeline, OnePreloadAtATime) {
   const auto& isa = variant("preload-issue");
   isa::ProgramBuilder b(isa);
@@ -254,10 +268,11 @@ TEST(Pipeline, ComputeWaitsOnlyForTheResultsItNeeds) {
       const auto& v = slice(r, 2);
       EXPECT_EQ(v.start, u64(on ? c.onStart : E));
       EXPECT_EQ(v.end, v.start + u64(VL + rows));
-      // On, the vector instruction waits onStart - (R + m), and finish, free at v.start + rows,
-      // waits for the later of the two completions.
+      // On, the matmul (free to start at 1: the preload is on the weight path) waits R - 1 for its
+      // weights, the vector instruction onStart - (R + m), and finish, free at v.start + rows,
+      // for the later of the two completions.
       const int64_t finishWait = std::max(E, c.onStart + VL + rows) - (c.onStart + rows);
-      EXPECT_EQ(stall(r.stats, StallCause::Hazard), u64(on ? c.onStart - (R + m) + finishWait : 0));
+      EXPECT_EQ(stall(r.stats, StallCause::Hazard), u64(on ? (R - 1) + c.onStart - (R + m) + finishWait : 0));
       EXPECT_EQ(r.stats.cycles, std::max(u64(E), v.end) + 1);
     }
   }

@@ -15,6 +15,11 @@
 //     and the preload before it has completed (one weight path), and a matmul_tile waits until
 //     the set of the latest preload is complete;
 //   - finish waits for every earlier instruction to complete.
+// Instructions start in program order, at most one per cycle. With two weight sets a preload runs
+// on the array's weight path (onWeightPath): it starts without waiting for the instruction before
+// it to finish issuing (it fills the set no matmul in flight reads) and holds up the instructions
+// after it only by its start cycle, so the next tile's weights load while the current matmul's
+// rows stream in.
 // These are data hazards (and the weight path). How long an instruction holds the unit's input
 // (its rows streaming in) is its `issue`, the YAML's claim; nothing here second-guesses it.
 // An instruction's results are ready `cycles` after its start; the tokens it pushes are stamped
@@ -76,6 +81,12 @@ class ComputeScoreboard {
   uint64_t last_preload_end_ = 0;
   uint64_t last_end_ = 0;
 };
+
+/// Whether the instruction runs on the array's weight path beside the compute unit's instruction
+/// stream: a weight_preload when the array holds two weight sets.
+inline bool onWeightPath(const Params& p, const InstrDesc& d) {
+  return d.semantics == Semantics::WeightPreload && p.array_weight_buffers > 1;
+}
 
 /// When a run of compute instructions, started back to back from cycle 0 with no tokens to wait
 /// for, completes: the compute unit's share of the compiler's predicted cycles. Each starts when
