@@ -2,7 +2,9 @@
 // simulated cycles and instructions per wall-clock second in full and timing-only mode, against
 // the floor: a plain optimised C++ int8 GEMM of the same size on the same core.
 //
-//   sim_gemm_bench [--size N] [--repeat R] [CONFIG.yaml...]
+//   sim_gemm_bench [--size N] [--repeat R] [--buffers B] [CONFIG.yaml...]
+// --buffers: load buffers of the generated program (default 2, double buffering; with 3 a load
+// no longer waits for the compute step before the last to drain).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -56,23 +58,25 @@ double best(int repeat, F&& f) {
 
 int main(int argc, char** argv) {
   int64_t size = 1024;
-  int repeat = 3;
+  int repeat = 3, buffers = 2;
   std::vector<std::string> configs;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--size") && i + 1 < argc) size = std::stoll(argv[++i]);
     else if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc) repeat = std::stoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--buffers") && i + 1 < argc) buffers = std::stoi(argv[++i]);
     else configs.push_back(argv[i]);
   }
   if (configs.empty())
     for (const char* c : {"default", "large"}) configs.push_back(std::string(SYSTOLE_SOURCE_DIR) + "/isa/configs/" + c + ".yaml");
 
   testing::GemmSpec spec{.M = size, .K = size, .N = size};
+  spec.buffers = buffers;
   const auto A = testing::randomInt8(static_cast<size_t>(size * size), 1);
   const auto B = testing::randomInt8(static_cast<size_t>(size * size), 2);
   std::vector<int8_t> floorOut;
   const double floorSec = best(repeat, [&] { floorOut = plainGemm(spec, A, B); });
-  std::printf("GEMM %lld x %lld x %lld int8, best of %d\n", static_cast<long long>(size), static_cast<long long>(size),
-              static_cast<long long>(size), repeat);
+  std::printf("GEMM %lld x %lld x %lld int8, %d load buffers, best of %d\n", static_cast<long long>(size),
+              static_cast<long long>(size), static_cast<long long>(size), buffers, repeat);
   std::printf("plain C++ int8 GEMM (floor): %.3f s\n\n", floorSec);
   std::printf("| config | instructions | simulated cycles | full: wall s | full / floor | full: Mcycles/s | full: Minstr/s "
               "| timing-only: wall s | timing-only: Minstr/s | timing-only: Mcycles/s | MAC util |\n");

@@ -166,9 +166,10 @@ class ConfigLoader {
         throw Error(at(types[key]), std::string("types.") + key + " must be " + want + " (the only type this version supports)");
 
     const YAML::Node array = root["array"];
-    checkKeys(array, "array", {"rows", "cols", "dataflow"}, {"rows", "cols", "dataflow"});
+    checkKeys(array, "array", {"rows", "cols", "dataflow", "weight_buffers"}, {"rows", "cols", "dataflow"});
     p.array_rows = integer(array["rows"], "array.rows", 1, 256);
     p.array_cols = integer(array["cols"], "array.cols", 1, 256);
+    if (array["weight_buffers"]) p.array_weight_buffers = integer(array["weight_buffers"], "array.weight_buffers", 1, 2);
     const std::string df = str(array["dataflow"], "array.dataflow");
     if (df == "weight_stationary") p.dataflow = Dataflow::WeightStationary;
     else if (df == "output_stationary") p.dataflow = Dataflow::OutputStationary;
@@ -297,8 +298,8 @@ class ConfigLoader {
     };
     d.cycles = Expr::compile(str(timing["cycles"], "timing.cycles"), names, textStart(timing["cycles"]));
     if (timing["issue"]) {
-      if (d.unit == Unit::Compute)
-        throw Error(at(timing["issue"]), "'timing.issue' applies to DMA instructions only (see dma.outstanding)");
+      if (d.semantics == Semantics::Finish)
+        throw Error(at(timing["issue"]), "'timing.issue' does not apply to 'finish' (it waits for every instruction to complete)");
       d.issue = Expr::compile(str(timing["issue"], "timing.issue"), names, textStart(timing["issue"]));
       d.has_issue = true;
     }

@@ -43,6 +43,8 @@ std::vector<ParamEntry> parameterTable(const Params& p) {
   return {
       {"array.rows", p.array_rows, false, "PE rows (the reduction dimension K of one weight tile)"},
       {"array.cols", p.array_cols, false, "PE columns (output channels N of one weight tile)"},
+      {"array.weight_buffers", p.array_weight_buffers, false,
+       "weight sets the array holds (2: a preload fills the shadow set while matmuls use the other)"},
       {"dram.size", p.dram_size, false, "DRAM capacity, bytes"},
       {"dram.bytes_per_cycle", p.dram_bytes_per_cycle, false, "DRAM bandwidth, bytes per cycle"},
       {"dram.latency", p.dram_latency, false, "DRAM access latency, cycles"},

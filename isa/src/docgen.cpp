@@ -99,7 +99,9 @@ std::string generateIsaDoc(const IsaConfig& isa, const std::string& sourceName) 
     }
     out << "Timing: `cycles = " << d.cycles.text() << "`";
     if (d.cycles.isConstant()) out << " = " << d.cycles.eval();
-    if (d.has_issue) out << "; `issue = " << d.issue.text() << "` (with dma.outstanding > 1)";
+    if (d.has_issue)
+      out << "; `issue = " << d.issue.text() << "`"
+          << (d.unit == Unit::Compute ? " (the compute unit takes its next instruction then)" : " (with dma.outstanding > 1)");
     out << "\n";
   }
   return out.str();

@@ -2,7 +2,9 @@
 //   dispatch = controller cycle, delayed while its queue is full (a slot frees when the
 //              instruction queue-depth places earlier in the same queue starts);
 //   start    = max(unit free, dispatch, stamps of the tokens it pops);
-//   end      = start + YAML timing + modelled contention (DRAM channel waits, bank conflicts).
+//   end      = start + YAML timing + modelled contention (DRAM channel waits, bank conflicts);
+//   a compute instruction also waits for the results and weights it needs from instructions still
+//   in flight (isa/pipeline.h), and the unit is free again after its `issue` cycles.
 // Tokens carry the cycle they were pushed, so units can run ahead of SystemC time (temporal
 // decoupling) and still compute exact start times; they yield only to wait for work or tokens,
 // or when a quantum ahead.
@@ -165,6 +167,8 @@ void QueueUnit::runProgram() {
   UnitStatus& st = ctx_.status[me_];
   const auto& program = *ctx_.program;
   local_ = ctx_.base_cycle;
+  order_ = ctx_.base_cycle;
+  board_ = isa::ComputeScoreboard(ctx_.params());
   st = UnitStatus{};
   dmiValid_ = false;  // the DRAM's pages were reset for this run
   for (;;) {
@@ -177,15 +181,26 @@ void QueueUnit::runProgram() {
     q.pending.pop_front();
     const isa::Instruction& in = program[e.index];
     const isa::InstrDesc& d = ctx_.isa->instr(in.desc);
-    uint64_t start = std::max(local_, e.dispatch);
-    // At most `limit` instructions in flight: wait for the oldest to complete.
-    const size_t limit = unit_ == Unit::Compute ? 1 : static_cast<size_t>(ctx_.params().dma_outstanding);
+    // With two weight sets a preload runs on the array's weight path beside the instruction
+    // stream: in order (a cycle after the instruction before it starts), without waiting for that
+    // one's issue to end. Everything else waits until the unit is free.
+    const bool weightPath = unit_ == Unit::Compute && isa::onWeightPath(ctx_.params(), d);
+    uint64_t start = std::max(weightPath ? order_ : std::max(local_, order_), e.dispatch);
+    // At most `limit` instructions in flight: wait for the oldest to complete. The compute unit has
+    // no such limit: its scoreboard orders what depends on an instruction still in flight, and
+    // without `timing.issue` an instruction occupies the unit until it completes.
+    const size_t limit = unit_ == Unit::Compute ? SIZE_MAX : static_cast<size_t>(ctx_.params().dma_outstanding);
     while (!inflight_.empty() && (inflight_.front() <= start || inflight_.size() >= limit)) {
       start = std::max(start, inflight_.front());
       inflight_.pop_front();
     }
     if ((in.tokens & isa::kPopPrev) && !popToken(me_ - 1, e, start)) break;
     if ((in.tokens & isa::kPopNext) && !popToken(me_ + 1, e, start)) break;
+    if (unit_ == Unit::Compute) {  // wait for the results and weights it needs (pipelined compute)
+      const uint64_t ready = board_.earliestStart(ctx_.params(), d, in, start);
+      ctx_.stats.stall_cycles[static_cast<size_t>(me_)][static_cast<size_t>(StallCause::Hazard)] += ready - start;
+      start = ready;
+    }
     q.start_cycles.push_back(start);
     q.started.notify();
     Timing time;
@@ -198,15 +213,23 @@ void QueueUnit::runProgram() {
       ctx_.raise(e.index, err.message());
       break;
     }
-    // Instructions of a unit complete in order, so a token never overtakes the data before it.
-    const uint64_t end = std::max(start + time.cycles, inflight_.empty() ? 0 : inflight_.back());
+    // A unit's instructions complete in order as seen by the other queues: a token is stamped no
+    // earlier than the completion of every instruction before it, so it never overtakes their data.
+    // (A DMA completes then; a compute instruction's own results are ready at `done`, which is
+    // what its scoreboard and the trace record: a preload into the shadow weight set may finish
+    // before the matmul ahead of it drains.)
+    const uint64_t done = start + time.cycles;
+    const uint64_t end = std::max(done, inflight_.empty() ? 0 : inflight_.back());
     inflight_.push_back(end);
+    if (unit_ == Unit::Compute) board_.record(ctx_.params(), d, in, start, done);
     if (in.tokens & isa::kPushPrev) pushToken(me_ - 1, end);
     if (in.tokens & isa::kPushNext) pushToken(me_ + 1, end);
-    if (ctx_.record_trace) ctx_.trace.add({e.index, static_cast<uint8_t>(me_), start - ctx_.base_cycle, end - ctx_.base_cycle});
+    const uint64_t shown = unit_ == Unit::Compute ? done : end;
+    if (ctx_.record_trace) ctx_.trace.add({e.index, static_cast<uint8_t>(me_), start - ctx_.base_cycle, shown - ctx_.base_cycle});
     ++ctx_.stats.instructions;
     ++ctx_.stats.by_opcode[static_cast<size_t>(in.desc)].second;
-    local_ = start + time.occupancy;
+    local_ = weightPath ? std::max(local_, start + 1) : start + time.occupancy;
+    if (unit_ == Unit::Compute) order_ = start + 1;  // one start per cycle, in program order
     st.local_cycle = local_;
     syncIfAhead();
   }
@@ -237,11 +260,16 @@ QueueUnit::Timing QueueUnit::execute(const isa::InstrDesc& d, const isa::Instruc
       conflicts * (d.semantics == Semantics::VectorMax ? p.spad_conflict_cycles : p.acc_conflict_cycles));
   ctx_.stats.stall_cycles[static_cast<size_t>(me_)][static_cast<size_t>(StallCause::BankConflict)] += penalty;
   ctx_.stats.macs += static_cast<uint64_t>(macCount(p, d, in));
-  if (d.semantics == Semantics::MatmulTile || d.semantics == Semantics::WeightPreload)
-    ctx_.stats.busy_cycles[static_cast<size_t>(Resource::Array)] += base + penalty;
-  else if (d.semantics != Semantics::Nop && d.semantics != Semantics::Finish)
-    ctx_.stats.busy_cycles[static_cast<size_t>(Resource::Vector)] += base + penalty;
-  return {base + penalty, base + penalty};
+  // With `timing.issue` the unit takes its next instruction after `issue` cycles while this one
+  // completes after `cycles`; a resource is busy for the cycles it is occupied.
+  const auto occupancy = static_cast<uint64_t>(isa::occupancyCycles(*ctx_.isa, in)) + penalty;
+  // A preload on the weight path (two weight sets) keeps no activation row out of the array: it
+  // is not counted as array busy time.
+  if (d.semantics == Semantics::MatmulTile || d.semantics == Semantics::WeightPreload) {
+    if (!isa::onWeightPath(p, d)) ctx_.stats.busy_cycles[static_cast<size_t>(Resource::Array)] += occupancy;
+  } else if (d.semantics != Semantics::Nop && d.semantics != Semantics::Finish)
+    ctx_.stats.busy_cycles[static_cast<size_t>(Resource::Vector)] += occupancy;
+  return {base + penalty, occupancy};
 }
 
 uint64_t QueueUnit::moveData(uint64_t addr, uint8_t* buffer, uint64_t len, bool toDram) {

@@ -11,6 +11,7 @@
 #include <tlm_utils/simple_target_socket.h>
 
 #include "run_context.h"
+#include "systole/isa/pipeline.h"
 
 namespace systole::sim {
 
@@ -77,6 +78,8 @@ class QueueUnit : public sc_core::sc_module {
   int me_;
   uint64_t local_ = 0;              // when the unit can start its next instruction
   std::deque<uint64_t> inflight_;   // completion cycles of the instructions still in flight, in order
+  isa::ComputeScoreboard board_{isa::Params{}};  // the compute unit's hazards; reset per run
+  uint64_t order_ = 0;  // compute: the earliest start of the next instruction in program order
   tlm::tlm_generic_payload payload_;
   DmaTiming* timing_;  // owned by payload_
   tlm::tlm_dmi dmi_;   // the last DMI region granted

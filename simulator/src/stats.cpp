@@ -22,6 +22,7 @@ std::string_view stallCauseName(StallCause c) {
     case StallCause::QueueFull: return "queue_full";
     case StallCause::DramBandwidth: return "dram_bandwidth";
     case StallCause::BankConflict: return "bank_conflict";
+    case StallCause::Hazard: return "hazard";
   }
   return "?";
 }

@@ -296,21 +296,42 @@ TEST_F(ConfigErrors, ErrorTextCarriesFileLineColumn) {
   EXPECT_STREQ(e->what(), ("x.yaml:6:12: error: " + e->message()).c_str());
 }
 
-// dma.outstanding is a count of at least 1; `timing.issue` belongs to DMA instructions only.
+// dma.outstanding is a count of at least 1; `timing.issue` may be given on DMA and compute
+// instructions but not on finish (which waits for everything); array.weight_buffers is 1 or 2.
 TEST_F(ConfigErrors, OutstandingAndIssue) {
   const size_t dma = def.find("\ndma: {"), close = def.find('}', dma);
   ASSERT_NE(dma, std::string::npos);
   std::string t = def.substr(0, dma) + "\ndma: {burst_bytes: 64, outstanding: 0}" + def.substr(close + 1);
   expectError(t, plus(locate(t, "", "outstanding: 0"), 13), "dma.outstanding");
-  t = replaceAfter(def, "name: gemm", "{cycles:", "{issue: \"1\", cycles:");
-  expectError(t, locate(t, "name: gemm", "\"1\""), "'timing.issue' applies to DMA instructions only");
+  t = replaceAfter(def, "name: finish", "{cycles: \"1\"}", "{cycles: \"1\", issue: \"1\"}");
+  expectError(t, plus(locate(t, "name: finish", "issue: \"1\""), 7), "'timing.issue' does not apply to 'finish'");
+  // On a compute instruction it is allowed (tiny has none), and an unknown name in it is an error
+  // at its column.
+  t = replaceAfter(tiny, "name: mm", "{cycles: \"m + array.rows + array.cols - 2\"}",
+                   "{cycles: \"m + array.rows + array.cols - 2\", issue: \"m\"}");
+  EXPECT_TRUE(IsaConfig::parse(t, kFile).instr(IsaConfig::parse(t, kFile).bySemantics(Semantics::MatmulTile)).has_issue);
+  t = replaceAfter(tiny, "name: mm", "{cycles: \"m + array.rows + array.cols - 2\"}",
+                   "{cycles: \"m + array.rows + array.cols - 2\", issue: \"m + q\"}");
+  expectError(t, plus(locate(t, "name: mm", "m + q"), 4), "q");
+}
+
+TEST_F(ConfigErrors, WeightBuffers) {
+  for (const char* bad : {"0", "3", "two", "-1"}) {
+    SCOPED_TRACE(bad);
+    const std::string t = replaceFirst(def, "weight_buffers: 2}", std::string("weight_buffers: ") + bad + "}");
+    expectError(t, plus(locate(t, "", "weight_buffers: "), 16), "array.weight_buffers");
+  }
+  // Optional, default 1 (the serial model): tiny gives none.
+  EXPECT_EQ(loadConfig("tiny").params().array_weight_buffers, 1);
+  EXPECT_EQ(loadConfig("default").params().array_weight_buffers, 2);
+  EXPECT_EQ(param(loadConfig("default"), "array.weight_buffers"), 2);
 }
 
 TEST_F(ConfigErrors, UnknownKey) {
   std::string t = replaceFirst(def, "clock_mhz: 800\n", "clock_mhz: 800\nclock_ghz: 1\n");
   expectError(t, locate(t, "", "clock_ghz"), "unknown key 'clock_ghz' in 'config'");
   t = replaceFirst(def, "cols: 16", "colz: 16");
-  expectError(t, locate(t, "", "colz"), "unknown key 'colz' in 'array' (expected: rows, cols, dataflow)");
+  expectError(t, locate(t, "", "colz"), "unknown key 'colz' in 'array' (expected: rows, cols, dataflow, weight_buffers)");
   t = replaceFirst(def, "latency: 100", "latncy: 100");
   expectError(t, locate(t, "", "latncy"), "unknown key 'latncy' in 'memories.dram'");
   t = replaceAfter(def, "name: gemm", "{name: m, bits: 16}", "{name: m, bitz: 16}");
@@ -517,7 +538,7 @@ TEST_F(ConfigErrors, MalformedYaml) {
 TEST_F(ConfigErrors, WrongShapes) {
   expectError("- 1\n- 2\n", {kFile, 1, 1}, "must be a mapping");
   expectError("", {kFile, 1, 1}, "must be a mapping");
-  std::string t = replaceFirst(def, "array: {rows: 16, cols: 16, dataflow: weight_stationary}", "array: 16");
+  std::string t = replaceFirst(def, "array: {rows: 16, cols: 16, dataflow: weight_stationary, weight_buffers: 2}", "array: 16");
   expectError(t, plus(locate(t, "", "array: 16"), 7), "'array' must be a mapping");
   t = replaceAfter(def, "name: nop", "fields: []", "fields: 3");
   expectError(t, plus(locate(t, "name: nop", "fields: 3"), 8), "'fields' must be a list");

@@ -5,13 +5,15 @@
 //   3. Code: each layer's steps (loads, computes, stores; a barrier's nops) in order, the loads of
 //      a step hoisted above the computes of the step before (see emitSteps), then the epilogue; each instruction's operands checked against its field by the builder.
 //   4. Reports: per layer its instruction range, MACs, the cost model's prediction (the busiest
-//      queue's summed timing expressions plus one DRAM latency) and the roofline bound.
+//      queue plus one DRAM latency: a DMA queue's summed occupancies, the compute queue's span
+//      through the same hazard scoreboard as the simulator, isa/pipeline.h) and the roofline bound.
 #include <algorithm>
 #include <cmath>
 
 #include "backend_passes.h"
 #include "systole/isa/builder.h"
 #include "systole/isa/diagnostic.h"
+#include "systole/isa/pipeline.h"
 
 namespace systole::compiler {
 
@@ -73,7 +75,12 @@ LayerReport report(const isa::IsaConfig& isa, const isa::ProgramBuilder& b, cons
   int64_t perQueue[isa::kNumUnits] = {0, 0, 0};
   const auto& code = b.instructions();
   for (uint32_t i = r.first_instruction; i < r.end_instruction; ++i)
-    perQueue[static_cast<int>(isa.instr(code[i].desc).unit)] += isa::occupancyCycles(isa, code[i]);
+    if (isa.instr(code[i].desc).unit != isa::Unit::Compute)
+      perQueue[static_cast<int>(isa.instr(code[i].desc).unit)] += isa::occupancyCycles(isa, code[i]);
+  // The compute queue: the same scoreboard as the simulator's compute unit (pipelined issue, results
+  // and weights in flight), over the layer's compute instructions back to back.
+  perQueue[static_cast<int>(isa::Unit::Compute)] =
+      isa::computeSpan(isa, code.data() + r.first_instruction, code.data() + r.end_instruction);
   r.predicted_cycles = *std::max_element(perQueue, perQueue + isa::kNumUnits) + p.dram_latency;
   const double compute = static_cast<double>(r.macs) / static_cast<double>(p.array_rows * p.array_cols);
   const double memory = static_cast<double>(r.min_dram_bytes) / static_cast<double>(p.dram_bytes_per_cycle);

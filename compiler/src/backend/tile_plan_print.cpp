@@ -1,7 +1,8 @@
 // The tile plan as text (--emit=tiles|memory|schedule). Operands print by their operand names;
 // a symbolic place prints as its base plus offset (`%x+96`, `load+18`, `out+0`, `acc3+0`, `#2+64`)
 // and, once memory planning resolved it, `=` its row or address. Each step shows its loop indices
-// and its predicted cycles per unit (the sum of its instructions' timing expressions).
+// and its predicted cycles per unit (the sum of its instructions' occupancies: the timing
+// expressions, or `issue` where the unit overlaps them).
 #include <sstream>
 
 #include "tile_plan.h"

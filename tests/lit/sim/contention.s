@@ -10,7 +10,7 @@ dma.load  dram_addr=0x0, spad_row=0, rows=64, bytes=16, dram_stride=16
 dma.store dram_addr=0x10000, spad_row=100, rows=32, bytes=16, dram_stride=16
 finish
 # CHECK: {{^}}cycles: 196 (
-# CHECK: {{^}}stalls (cycles): load[token=0 queue_full=0 dram_bandwidth=0 bank_conflict=0] compute[token=0 queue_full=0 dram_bandwidth=0 bank_conflict=0] store[token=0 queue_full=0 dram_bandwidth=63 bank_conflict=0]{{$}}
+# CHECK: {{^}}stalls (cycles): load[token=0 queue_full=0 dram_bandwidth=0 bank_conflict=0 hazard=0] compute[token=0 queue_full=0 dram_bandwidth=0 bank_conflict=0 hazard=0] store[token=0 queue_full=0 dram_bandwidth=63 bank_conflict=0 hazard=0]{{$}}
 # CHECK: {{^}}DRAM bytes: read 1024, written 512{{$}}
 
 # The same streams one after the other (through tokens) never wait for the channel:
@@ -19,4 +19,4 @@ finish
 # RUN: %systole asm %t.serial.s --isa %configs/default.yaml -o %t.serial.sbin
 # RUN: %systole sim %t.serial.sbin --isa %configs/default.yaml | FileCheck --check-prefix=SERIAL %s
 # SERIAL: {{^}}cycles: 297 (
-# SERIAL: load[token=0 queue_full=0 dram_bandwidth=0 bank_conflict=0] {{.*}} store[token={{[0-9]+}} queue_full=0 dram_bandwidth=0 bank_conflict=0]
+# SERIAL: load[token=0 queue_full=0 dram_bandwidth=0 bank_conflict=0 hazard=0] {{.*}} store[token={{[0-9]+}} queue_full=0 dram_bandwidth=0 bank_conflict=0 hazard=0]

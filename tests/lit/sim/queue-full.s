@@ -19,4 +19,4 @@ nop
 nop
 finish
 # CHECK: {{^}}cycles: 128 (
-# CHECK: compute[token=115 queue_full=107 dram_bandwidth=0 bank_conflict=0]
+# CHECK: compute[token=115 queue_full=107 dram_bandwidth=0 bank_conflict=0 hazard=0]

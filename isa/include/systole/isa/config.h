@@ -25,6 +25,7 @@ struct Params {
   std::string description;
   int64_t clock_mhz = 0;
   int64_t array_rows = 0, array_cols = 0;
+  int64_t array_weight_buffers = 1;  // weight sets the array holds (2: preload into a shadow set)
   Dataflow dataflow = Dataflow::WeightStationary;
   int64_t dram_size = 0, dram_bytes_per_cycle = 0, dram_latency = 0;
   int64_t spad_size = 0, spad_banks = 0, spad_conflict_cycles = 0;
@@ -92,7 +93,7 @@ struct InstrDesc {
   /// operand_field[k] = index into `fields` of the semantics class's k-th operand.
   std::array<int, 8> operand_field{};
   Expr cycles;         // from start to completion (tokens are pushed then)
-  Expr issue;          // DMA only, optional: from start until the unit may start its next one
+  Expr issue;          // optional: from start until the unit may start its next one (at most cycles)
   bool has_issue = false;
   SourceLocation where;
 

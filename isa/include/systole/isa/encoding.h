@@ -49,12 +49,13 @@ inline int64_t timingCycles(const IsaConfig& isa, const Instruction& in) {
   return isa.instr(in.desc).cycles.eval(in.fields);
 }
 
-/// Cycles the instruction occupies its unit: its `issue` expression (at most its cycles) when the
-/// unit keeps several in flight (a DMA unit with dma.outstanding > 1), else its cycles.
+/// Cycles the instruction occupies its unit: its `issue` expression (at most its cycles) when it
+/// gives one and its unit keeps several in flight (the compute unit, whose hazards the scoreboard
+/// in pipeline.h orders, or a DMA unit with dma.outstanding > 1), else its cycles.
 inline int64_t occupancyCycles(const IsaConfig& isa, const Instruction& in) {
   const InstrDesc& d = isa.instr(in.desc);
   const int64_t cycles = d.cycles.eval(in.fields);
-  if (!d.has_issue || isa.params().dma_outstanding <= 1) return cycles;
+  if (!d.has_issue || (d.unit != Unit::Compute && isa.params().dma_outstanding <= 1)) return cycles;
   return std::min(cycles, d.issue.eval(in.fields));
 }
 

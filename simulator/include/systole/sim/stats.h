@@ -17,8 +17,10 @@ inline constexpr int kNumResources = 4;
 std::string_view resourceName(Resource r);
 
 /// Why an instruction started later than its queue could have started it.
-enum class StallCause : uint8_t { Token, QueueFull, DramBandwidth, BankConflict };
-inline constexpr int kNumStallCauses = 4;
+/// Hazard: a compute instruction waited for a result (or the array's weights) of an earlier one
+/// still in flight.
+enum class StallCause : uint8_t { Token, QueueFull, DramBandwidth, BankConflict, Hazard };
+inline constexpr int kNumStallCauses = 5;
 std::string_view stallCauseName(StallCause c);
 
 struct Stats {

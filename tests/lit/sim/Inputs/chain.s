@@ -11,7 +11,13 @@
 # Total 330 cycles. Token stalls: the preload, dispatched at cycle 1, waits until 132 (131); the
 # store, dispatched at cycle 4, until 214 (210). MACs: 16 * 16 * 16 = 4096. With dma.outstanding 4
 # a DMA keeps its unit busy for its `issue` cycles only (the transfer, 32 and 16 cycles): the
-# latency is the DRAM's, and the next DMA could start meanwhile.
+# latency is the DRAM's, and the next DMA could start meanwhile. Likewise, with two weight sets
+# the preload runs on the array's weight path, so the gemm could start at 133 and waits for the
+# weights until 148 (15 cycles of hazard stall); the gemm (`issue = m`) occupies the array for 16
+# cycles and the requant (`issue = rows`) the vector unit for 16, so the compute unit is free at
+# 164 but the requant waits until the gemm's rows are written at 194 (30 more), and finish, free
+# at 210, waits for the requant to complete at 214 (4 more): hazard 49; busy array 16 cycles (the
+# gemm's issue; the weight path is not counted), vector 16.
 # The requantize scale rows (accumulator rows 16, 17) are never written: harmless, except in
 # poison mode.
 # DRAM: weights at 0x1000 (16 rows of 16 bytes; only the first is non-zero), the input x right

@@ -1,0 +1,96 @@
+// The compute unit's pipeline hazards, in one place: the simulator's compute unit and the
+// compiler's cost model both ask this scoreboard when an instruction may start.
+//
+// A compute instruction whose YAML gives `timing.issue` occupies the unit for `issue` cycles and
+// completes (its results written, its tokens pushed) after `cycles`; the next instruction may start
+// once the unit is free, but not before the data it needs is ready:
+//   - rows it reads or writes that an earlier instruction still writes (read after write, write
+//     after write), or still reads (write after read), wait until that one completes; except that
+//     a matmul_tile after a matmul_tile does not wait for the other's accumulator rows: both
+//     results leave the one array pipeline in issue order, so row r of the later one reaches the
+//     accumulator after row r of the earlier one (this is what lets back-to-back matmuls
+//     accumulating into one tile overlap their fill and drain);
+//   - the array holds array.weight_buffers weight sets; the n-th weight_preload fills set
+//     n mod weight_buffers once every matmul that read the set's previous weights has completed
+//     and the preload before it has completed (one weight path), and a matmul_tile waits until
+//     the set of the latest preload is complete;
+//   - finish waits for every earlier instruction to complete.
+// Instructions start in program order, at most one per cycle. With two weight sets a preload runs
+// on the array's weight path (onWeightPath): it starts without waiting for the instruction before
+// it to finish issuing (it fills the set no matmul in flight reads) and holds up the instructions
+// after it only by its start cycle, so the next tile's weights load while the current matmul's
+// rows stream in.
+// These are data hazards (and the weight path). How long an instruction holds the unit's input
+// (its rows streaming in) is its `issue`, the YAML's claim; nothing here second-guesses it.
+// An instruction's results are ready `cycles` after its start; the tokens it pushes are stamped
+// no earlier than the completion of every instruction before it in its queue (the simulator's
+// rule for every unit), so a token never overtakes the data before it.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "systole/isa/encoding.h"
+
+namespace systole::isa {
+
+/// Rows [lo, hi) of the scratchpad or the accumulator.
+struct RowRange {
+  enum class Memory : uint8_t { Scratchpad, Accumulator } memory = Memory::Scratchpad;
+  int64_t lo = 0, hi = 0;
+  bool overlaps(const RowRange& o) const { return memory == o.memory && lo < o.hi && o.lo < hi; }
+};
+
+/// The on-chip rows a compute instruction reads and writes, and whether it touches the weights.
+struct ComputeAccesses {
+  std::array<RowRange, 3> reads{};
+  int num_reads = 0;
+  RowRange write{};
+  bool writes_rows = false;
+  bool reads_weights = false;   // matmul_tile
+  bool writes_weights = false;  // weight_preload
+};
+ComputeAccesses computeAccesses(const Params& p, const InstrDesc& d, const Instruction& in);
+
+class ComputeScoreboard {
+ public:
+  explicit ComputeScoreboard(const Params& p) : weight_buffers_(static_cast<int>(p.array_weight_buffers)) {}
+
+  /// The earliest cycle, not before `t`, at which the instruction may start.
+  uint64_t earliestStart(const Params& p, const InstrDesc& d, const Instruction& in, uint64_t t) const;
+  /// Records that the instruction started at `start` and completes at `end` (start times are
+  /// non-decreasing: the unit is in order).
+  void record(const Params& p, const InstrDesc& d, const Instruction& in, uint64_t start, uint64_t end);
+
+ private:
+  struct Pending {
+    RowRange rows;
+    uint64_t until;   // the instruction's completion
+    bool write;       // it writes these rows (else it reads them)
+    bool from_array;  // a matmul_tile's rows
+  };
+  struct WeightSet {
+    uint64_t ready = 0;  // the preload that filled it completes
+    uint64_t freed = 0;  // the matmuls that read it complete
+  };
+  int weight_buffers_;
+  std::vector<Pending> pending_;
+  std::array<WeightSet, 2> sets_{};
+  int64_t preloads_ = 0;
+  uint64_t last_preload_end_ = 0;
+  uint64_t last_end_ = 0;
+};
+
+/// Whether the instruction runs on the array's weight path beside the compute unit's instruction
+/// stream: a weight_preload when the array holds two weight sets.
+inline bool onWeightPath(const Params& p, const InstrDesc& d) {
+  return d.semantics == Semantics::WeightPreload && p.array_weight_buffers > 1;
+}
+
+/// When a run of compute instructions, started back to back from cycle 0 with no tokens to wait
+/// for, completes: the compute unit's share of the compiler's predicted cycles. Each starts when
+/// the previous one's `issue` (occupancyCycles) has passed and the scoreboard allows.
+int64_t computeSpan(const IsaConfig& isa, const Instruction* begin, const Instruction* end);
+
+}  // namespace systole::isa
