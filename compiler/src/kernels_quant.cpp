@@ -245,13 +245,16 @@ void clamp(const Node& n, const std::vector<const HostTensor*>& in, HostTensor& 
     out[i] = static_cast<int8_t>(std::min<int32_t>(std::max<int32_t>(x[i], lo), hi));
 }
 
+/// Requant: one multiplier, or one per channel of a 4-D [N, C, H, W] tensor.
 void requant(const Graph& g, const Node& n, const std::vector<const HostTensor*>& in, HostTensor& y) {
   expectType(in.at(0), ElemType::Int8, "Requant input");
   const int32_t zx = perTensorQuant(g, n.inputs[0]).zero_point;
-  const Requantizer rq(n, 1, perTensorQuant(g, n.outputs.at(0)).zero_point, false);
+  const auto& shape = in[0]->shape;
+  const int64_t channels = shape.size() == 4 ? shape[1] : 1, pixels = shape.size() == 4 ? shape[2] * shape[3] : 1;
+  const Requantizer rq(n, channels, perTensorQuant(g, n.outputs.at(0)).zero_point, false);
   const int8_t* x = in[0]->data<int8_t>();
   int8_t* out = y.data<int8_t>();
-  for (int64_t i = 0; i < y.elements(); ++i) out[i] = rq(arith::widen(x[i], zx, 1), 0);
+  for (int64_t i = 0; i < y.elements(); ++i) out[i] = rq(arith::widen(x[i], zx, 1), (i / pixels) % channels);
 }
 
 // ---- pooling ----

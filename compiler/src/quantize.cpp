@@ -1,7 +1,8 @@
 // Algorithm: the quantization rewrite, in three steps over the float graph.
 //  1. Classify every node: which NPU-eligible form it has (Conv, Gemm, MatMul with a constant
 //     right operand, same-shape Add or Sub (an Add whose b multiplier is negative), a product with (or
-//     quotient by) a positive constant scalar (an Identity under a scaled Quant), Mul of two activations (same shape or per channel), pools,
+//     quotient by) positive constants, a scalar (an Identity under a scaled Quant) or one per channel (a
+//     per-channel Requant), Mul of two activations (same shape or per channel), pools,
 //     Relu/Clip, data movement, Concat, one-input functions that become a Lut table), checking the
 //     conditions of docs/quantized-ops.md; anything else stays float.
 //  2. Decide which eligible nodes become int8. Compute operators (Conv, Gemm, MatMul, Add, Mul,
@@ -40,24 +41,6 @@ bool isCompute(Kind k) {
          k == Kind::GlobalAveragePool;
 }
 
-/// A Mul by (either side) or Div by a positive finite constant float scalar: the factor and the
-/// index of the other input.
-std::optional<std::pair<double, size_t>> constantFactor(const Graph& g, const Node& n) {
-  if ((n.op != "Mul" && n.op != "Div") || n.inputs.size() != 2) return std::nullopt;
-  for (size_t a = 0; a < 2; ++a) {
-    if (n.op == "Div" && a != 0) break;
-    const int c = n.inputs[1 - a];
-    if (c < 0 || n.inputs[a] < 0) continue;
-    const Value& k = g.values[static_cast<size_t>(c)];
-    if (!k.is_constant || k.type != ElemType::Float32 || k.elements() != 1 || k.data.size() != sizeof(float)) continue;
-    float v = 0;
-    std::memcpy(&v, k.data.data(), sizeof v);
-    const double f = n.op == "Div" ? 1.0 / double{v} : double{v};
-    if (std::isfinite(f) && f > 0) return std::pair{f, a};
-  }
-  return std::nullopt;
-}
-
 /// Log2 of the larger Add input's widen multiplier (|m| < 2^15 is the ISA's limit).
 constexpr int kAddMultiplierBits = 14;
 
@@ -66,6 +49,34 @@ std::vector<float> floatsOf(const Value& v) {
   if (v.data.size() != out.size() * sizeof(float)) throw Error("constant '" + v.name + "' has the wrong size");
   std::memcpy(out.data(), v.data.data(), v.data.size());
   return out;
+}
+
+/// A Mul by (either side) or Div by a constant float whose factors are positive and finite: one
+/// (a scalar) or one per channel of a 4-D [N, C, H, W] operand (a constant of shape [C, 1, 1] or
+/// [1, C, 1, 1], as layer scales export). The factors and the index of the other input.
+struct ConstantFactor {
+  std::vector<double> factors;
+  size_t input = 0;
+};
+
+std::optional<ConstantFactor> constantFactor(const Graph& g, const Node& n) {
+  if ((n.op != "Mul" && n.op != "Div") || n.inputs.size() != 2) return std::nullopt;
+  for (size_t a = 0; a < 2; ++a) {
+    if (n.op == "Div" && a != 0) break;
+    const int c = n.inputs[1 - a];
+    if (c < 0 || n.inputs[a] < 0) continue;
+    const Value& k = g.values[static_cast<size_t>(c)];
+    const auto& x = g.values[static_cast<size_t>(n.inputs[a])].shape;
+    if (!k.is_constant || k.type != ElemType::Float32) continue;
+    const bool scalar = k.elements() == 1;
+    const bool perChannel = x.size() == 4 && k.elements() == x[1] &&
+                            (k.shape == std::vector<int64_t>{x[1], 1, 1} || k.shape == std::vector<int64_t>{1, x[1], 1, 1});
+    if (!scalar && !perChannel) continue;
+    ConstantFactor f{{}, a};
+    for (float v : floatsOf(k)) f.factors.push_back(n.op == "Div" ? 1.0 / double{v} : double{v});
+    if (std::all_of(f.factors.begin(), f.factors.end(), [](double v) { return std::isfinite(v) && v > 0; })) return f;
+  }
+  return std::nullopt;
 }
 
 template <typename T>
@@ -113,7 +124,7 @@ class Classifier {
   /// An activation times (Mul, either side) or over (Div) a positive constant scalar.
   bool scale(const Node& n) const {
     const auto f = constantFactor(g_, n);
-    return f && isActivation(n.inputs[f->second]) && shape(n.inputs[f->second]) == shape(n.outputs[0]);
+    return f && isActivation(n.inputs[f->input]) && shape(n.inputs[f->input]) == shape(n.outputs[0]);
   }
 
   /// The fused activation is one the requantize clamp can express.
@@ -581,14 +592,23 @@ class Rewriter {
         break;
       }
       case Kind::Scale: {
-        // y = f * x with f > 0 is x's int8 values under the scale f * s_x (same zero point): an
-        // Identity in the int8 graph, exact and free (on the NPU an alias of x's buffer).
-        const auto [f, a] = *constantFactor(g_, n);
+        const auto [factors, a] = *constantFactor(g_, n);
         n.inputs = {int8Input(n.inputs[a])};
-        Quant qy = *g_.values[static_cast<size_t>(n.inputs[0])].quant;
-        for (float& scale : qy.scale) scale = static_cast<float>(f * double{scale});
-        n.op = "Identity";
         n.attrs.clear();
+        Quant qy = *g_.values[static_cast<size_t>(n.inputs[0])].quant;
+        if (factors.size() == 1) {
+          // y = f * x with f > 0 is x's int8 values under the scale f * s_x (same zero point): an
+          // Identity in the int8 graph, exact and free (on the NPU an alias of x's buffer).
+          for (float& scale : qy.scale) scale = static_cast<float>(factors[0] * double{scale});
+          n.op = "Identity";
+        } else {
+          // Per channel: a Requant whose multiplier for channel c encodes f_c s_x / s_y.
+          qy = calibrated(y);
+          std::vector<FixedMultiplier> m;
+          for (double f : factors) m.push_back(quantizeMultiplier(f * double{g_.values[static_cast<size_t>(n.inputs[0])].quant->scale.at(0)} / double{qy.scale[0]}));
+          n.op = "Requant";
+          setRequantize(n, m);
+        }
         retypeOutput(y, qy);
         break;
       }

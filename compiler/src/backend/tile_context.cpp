@@ -164,24 +164,35 @@ std::vector<ChannelRun> channelRuns(const std::vector<int64_t>& from, const Pixe
 }
 
 void emitRescale(TileContext& T, const ActBuffer& in, const ActBuffer& out, const std::vector<ChannelRun>& runs, int32_t zIn,
-                 int32_t M, int32_t S, int32_t zOut, int32_t lo, int32_t hi, const PixelGather* from) {
+                 const std::vector<int32_t>& M, const std::vector<int32_t>& S, int32_t zOut, int32_t lo, int32_t hi,
+                 const PixelGather* from) {
   const OnChipLayout& l = T.layout();
   const ActBuffer& chunked = from ? out : in;
   const int64_t lanes = T.p.acc_row_elems;
   const int64_t n = std::min({l.chunk, l.acc_half, l.slot_rows});
-  bool first = true;
+  const bool perChannel = M.size() > 1;
+  int64_t tile = 0;  // channel tiles so far: per-channel scale rows alternate between two pairs
   for (const ChannelRun& run : runs)
-    for (int64_t c0 = 0; c0 < run.count; c0 += lanes) {
+    for (int64_t c0 = 0; c0 < run.count; c0 += lanes, ++tile) {
       const int64_t nc = std::min(lanes, run.count - c0);
+      const int64_t scaleRow = l.scale_base + (perChannel ? 2 * (tile % 2) : 0);
+      bool tileStart = true;
       for (const auto& chunk : pixelChunks(chunked.H, chunked.W, n)) {
         const int64_t rows = chunkPixels(chunk);
         const Operand acc = T.newAccTile();
-        if (first) loadScales(T, {M}, {S}, l.scale_base);
-        first = false;
+        if (tileStart && (perChannel || tile == 0)) {
+          const auto at = [&](const std::vector<int32_t>& v) {
+            if (!perChannel) return v;
+            const auto b = v.begin() + run.to + c0;
+            return std::vector<int32_t>(b, b + nc);
+          };
+          loadScales(T, at(M), at(S), scaleRow);
+        }
+        tileStart = false;
         if (from) gatherRuns(T, chunk, in, *from, run.from + c0, nc, T.loadSlot());
         else loadRuns(T, chunk, in, run.from + c0, nc, T.loadSlot());
         T.compute(Semantics::VectorWiden, {T.loadSlot(), acc, rows, zIn, 1});
-        T.compute(Semantics::Requantize, {acc, T.outSlot(), rows, l.scale_base, zOut, lo, hi});
+        T.compute(Semantics::Requantize, {acc, T.outSlot(), rows, scaleRow, zOut, lo, hi});
         T.writesOutput();
         for (const PixelPlacement& at : run.at) storeRuns(T, chunk, out, run.to + c0, nc, T.outSlot(), at);
         T.endStep(chunkLabel(run.from + c0, nc, chunk));

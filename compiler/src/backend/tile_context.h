@@ -100,10 +100,17 @@ std::vector<ChannelRun> channelRuns(const std::vector<int64_t>& from, const Pixe
 
 /// Copies (and rescales) `in` into `out` through the vector unit:
 /// out = requantize(widen(in, zIn, 1), M, S, zOut, lo, hi), run by run of channels; each chunk is
-/// computed once and stored at every placement of its run. With `from`, the chunks are of output
-/// pixels, loaded from the input pixels it names (the runs' placements are then the identity).
+/// computed once and stored at every placement of its run. M and S hold one entry, or one per
+/// output channel (then each channel tile loads its own scale rows). With `from`, the chunks are
+/// of output pixels, loaded from the input pixels it names (the runs' placements are then the
+/// identity).
 void emitRescale(TileContext& T, const ActBuffer& in, const ActBuffer& out, const std::vector<ChannelRun>& runs, int32_t zIn,
-                 int32_t M, int32_t S, int32_t zOut, int32_t lo, int32_t hi, const PixelGather* from = nullptr);
+                 const std::vector<int32_t>& M, const std::vector<int32_t>& S, int32_t zOut, int32_t lo, int32_t hi,
+                 const PixelGather* from = nullptr);
+inline void emitRescale(TileContext& T, const ActBuffer& in, const ActBuffer& out, const std::vector<ChannelRun>& runs, int32_t zIn,
+                        int32_t M, int32_t S, int32_t zOut, int32_t lo, int32_t hi, const PixelGather* from = nullptr) {
+  emitRescale(T, in, out, runs, zIn, std::vector<int32_t>{M}, std::vector<int32_t>{S}, zOut, lo, hi, from);
+}
 /// The same for one run: channels [inC0, inC0 + C) of `in` to channels [outC0, ...) of `out`.
 inline void emitRescale(TileContext& T, const ActBuffer& in, int64_t inC0, const ActBuffer& out, int64_t outC0, int64_t C,
                         int32_t zIn, int32_t M, int32_t S, int32_t zOut, int32_t lo, int32_t hi) {

@@ -514,6 +514,18 @@ MODELS["flatten_head"] = lambda: flatten_head(1)
 MODELS["flatten_head_b2"] = lambda: flatten_head(2)
 
 
+# Layer scales: products with per-channel positive constants ([C, 1, 1] and, divided, [1, C, 1, 1])
+# of 40 channels (several vector-lane tiles), between convolutions.
+@model
+def channel_scales():
+    nodes = [h.make_node("Conv", ["x", "w0"], ["c"], name="conv0", pads=[1, 1, 1, 1]),
+             h.make_node("Mul", ["gamma", "c"], ["m"], name="layer_scale"),
+             h.make_node("Div", ["m", "sigma"], ["d"], name="div_scale"),
+             h.make_node("Conv", ["d", "w1"], ["y"], name="conv1")]
+    inits = [f32("w0", [40, 3, 3, 3]), f32("gamma", [40, 1, 1], 0.05, 2.0), f32("sigma", [1, 40, 1, 1], 0.5, 4.0), f32("w1", [4, 40, 1, 1])]
+    return build(nodes, [vi("x", [1, 3, 5, 6])], [vi("y", [1, 4, 5, 6])], inits)
+
+
 # A spatial ReduceSum (opset 13: axes as an input, keepdims 0) of a convolution, then a Gemm.
 @model
 def reduce_sum_pool():
