@@ -125,7 +125,7 @@ std::vector<PixelRun> transfers(const TileContext& T, Semantics s, const std::ve
 
 void loadRuns(TileContext& T, const std::vector<PixelRun>& chunk, const ActBuffer& in, int64_t c0, int64_t nc, Operand toRow) {
   for (const PixelRun& run : transfers(T, Semantics::DmaLoad, chunk, in))
-    T.load(Semantics::DmaLoad, {in.interior(run.y, run.x0) + c0, toRow + run.offset, run.count, nc, in.C});
+    T.load(Semantics::DmaLoad, {in.interior(run.y, run.x0) + c0, toRow + run.offset, run.count, nc, in.pixelBytes()});
 }
 
 void gatherRuns(TileContext& T, const std::vector<PixelRun>& chunk, const ActBuffer& in, const PixelGather& from, int64_t c0, int64_t nc,
@@ -137,10 +137,10 @@ void gatherRuns(TileContext& T, const std::vector<PixelRun>& chunk, const ActBuf
     for (int64_t i = 0; i < run.count;) {
       const int64_t x = col(i);
       int64_t step = i + 1 < run.count ? col(i + 1) - x : 1;
-      if (step < 0 || step * in.C > maxStride) step = 1;  // such sources move one pixel per DMA
+      if (step < 0 || step * in.pixelBytes() > maxStride) step = 1;  // such sources move one pixel per DMA
       int64_t n = 1;
       while (i + n < run.count && n < maxRows && col(i + n) == x + n * step) ++n;
-      T.load(Semantics::DmaLoad, {in.interior(y, x) + c0, toRow + run.offset + i, n, nc, step * in.C});
+      T.load(Semantics::DmaLoad, {in.interior(y, x) + c0, toRow + run.offset + i, n, nc, step * in.pixelBytes()});
       i += n;
     }
   }
@@ -150,7 +150,7 @@ void storeRuns(TileContext& T, const std::vector<PixelRun>& chunk, const ActBuff
                const PixelPlacement& at) {
   for (const PixelRun& run : transfers(T, Semantics::DmaStore, chunk, out, at))
     T.store(Semantics::DmaStore, {out.interior(at.sy * run.y + at.oy, at.sx * run.x0 + at.ox) + c0, fromRow + run.offset, run.count, nc,
-                                  at.sx * out.C});
+                                  at.sx * out.pixelBytes()});
 }
 
 std::vector<ChannelRun> channelRuns(const std::vector<int64_t>& from, const PixelPlacement& at) {

@@ -72,22 +72,26 @@ struct PlanStep {
 /// An int8 activation in DRAM: N images, each NHWC with a spatial halo of `halo` pixels on every
 /// side holding `fill`, so padded windows read real zeros without special cases. Offsets are
 /// relative to the image being tiled (`base` bytes into the buffer); `id` names the DRAM buffer
-/// (an aliasing reshape shares its source's id).
+/// (an aliasing reshape shares its source's id). An input of an elided Concat is a view of the
+/// Concat's buffer: its C channels start at channel `channel0` of pixels `pitch` bytes apart.
 struct ActBuffer {
   int id = -1;
   int64_t N = 1, H = 1, W = 1, C = 1;
   int64_t halo = 0;
   int8_t fill = 0;
   int64_t base = 0;
+  int64_t pitch = 0;     // bytes from one pixel to the next; 0: C (the buffer is the value's own)
+  int64_t channel0 = 0;
 
+  int64_t pixelBytes() const { return pitch > 0 ? pitch : C; }
   int64_t paddedW() const { return W + 2 * halo; }
   int64_t paddedH() const { return H + 2 * halo; }
-  int64_t imageBytes() const { return paddedH() * paddedW() * C; }
+  int64_t imageBytes() const { return paddedH() * paddedW() * pixelBytes(); }
   int64_t bytes() const { return N * imageBytes(); }
   /// The DRAM operand `byteOffset` bytes into the current image.
   Operand at(int64_t byteOffset) const { return {Space::Buffer, id, base + byteOffset}; }
-  /// Pixel (y, x) in halo-padded coordinates.
-  Operand padded(int64_t y, int64_t x) const { return at((y * paddedW() + x) * C); }
+  /// Pixel (y, x) in halo-padded coordinates (its first channel).
+  Operand padded(int64_t y, int64_t x) const { return at((y * paddedW() + x) * pixelBytes() + channel0); }
   Operand interior(int64_t y, int64_t x) const { return padded(y + halo, x + halo); }
 };
 

@@ -87,7 +87,7 @@ void tileGlobalAveragePool(TileContext& T, const Node& n) {
       if (ci + 1 == chunks.size()) {
         T.compute(Semantics::Requantize, {acc, T.outSlot(), 1, l.scale_base, zy, -128, 127});
         T.writesOutput();
-        T.store(Semantics::DmaStore, {y.interior(0, 0) + c0, T.outSlot(), 1, nc, y.C});
+        T.store(Semantics::DmaStore, {y.interior(0, 0) + c0, T.outSlot(), 1, nc, y.pixelBytes()});
       }
       T.endStep(chunkLabel(c0, nc, chunks[ci]));
     }

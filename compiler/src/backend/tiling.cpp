@@ -12,6 +12,7 @@
 //   4. Layers: each node in topological order, tiled by its registry entry into steps, followed by
 //      a barrier; liveness (the last layer that reads each buffer) for memory planning.
 #include <algorithm>
+#include <set>
 
 #include "operator_registry.h"
 #include "backend_passes.h"
@@ -50,8 +51,8 @@ Boundary segmentBoundary(const Graph& g, const std::vector<int>& order) {
   return b;
 }
 
-/// Buffers of every value (aliases share their source's id); returns the halo each root needs.
-std::map<int, std::pair<int64_t, bool>> placeValues(const Graph& g, const std::vector<int>& order, const Boundary& boundary, TilePlan& plan) {
+/// Buffers of every value (aliases share their source's id).
+void placeValues(const Graph& g, const std::vector<int>& order, const Boundary& boundary, TilePlan& plan) {
   for (int v : boundary.inputs) plan.buffers[v] = bufferShape(valueOf(g, v)), plan.buffers[v].id = v;
   for (int id : order) {
     const Node& n = g.nodes[static_cast<size_t>(id)];
@@ -60,6 +61,51 @@ std::map<int, std::pair<int64_t, bool>> placeValues(const Graph& g, const std::v
     b.id = npuOperator(n.op)->alias ? plan.buffers.at(n.inputs[0]).id : out;
     plan.buffers[out] = b;
   }
+}
+
+/// Concat elision: a Concat whose every input is computed in this segment by a tiled (not
+/// aliasing) operator, read by nothing else and not a program tensor, with the Concat's Quant, is
+/// not copied: each input becomes a view of the Concat's buffer (its channel range, at the
+/// buffer's pixel pitch), so its producer stores straight into place. Concats are visited last
+/// first, so a Concat feeding an elided one is elided into the same buffer. Returns the elided
+/// Concats (layers without steps).
+std::set<int> elideConcats(const Graph& g, const std::vector<int>& order, const Boundary& boundary, TilePlan& plan) {
+  const auto users = g.users();
+  std::set<int> inside(order.begin(), order.end()), elided;
+  const auto member = [&](int v, int concat) {
+    const int p = valueOf(g, v).producer;
+    if (p < 0 || !inside.count(p) || std::find(boundary.outputs.begin(), boundary.outputs.end(), v) != boundary.outputs.end()) return false;
+    const Node& producer = g.nodes[static_cast<size_t>(p)];
+    const NpuOperator& op = *npuOperator(producer.op);
+    if (op.alias || op.images_as_rows || plan.buffers.at(v).id != v) return false;
+    if (valueOf(g, v).quant != valueOf(g, g.nodes[static_cast<size_t>(concat)].outputs[0]).quant) return false;
+    const auto& u = users[static_cast<size_t>(v)];
+    return !u.empty() && std::all_of(u.begin(), u.end(), [&](int r) { return r == concat; });
+  };
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const Node& n = g.nodes[static_cast<size_t>(*it)];
+    if (n.op != "Concat") continue;
+    std::set<int> distinct(n.inputs.begin(), n.inputs.end());
+    if (distinct.size() != n.inputs.size()) continue;
+    if (!std::all_of(n.inputs.begin(), n.inputs.end(), [&](int v) { return member(v, *it); })) continue;
+    const ActBuffer whole = plan.buffers.at(n.outputs[0]);
+    int64_t offset = 0;
+    for (int v : n.inputs) {
+      ActBuffer& b = plan.buffers.at(v);
+      const int64_t C = b.C;
+      b = whole;
+      b.C = C;
+      b.pitch = whole.pixelBytes();
+      b.channel0 = whole.channel0 + offset;
+      offset += C;
+    }
+    elided.insert(*it);
+  }
+  return elided;
+}
+
+/// The halo each root buffer needs: (pixels, only max windows read it).
+std::map<int, std::pair<int64_t, bool>> haloNeeds(const Graph& g, const std::vector<int>& order, const TilePlan& plan) {
   std::map<int, std::pair<int64_t, bool>> halo;  // root -> (pixels, only max windows read it)
   for (int id : order) {
     const Node& n = g.nodes[static_cast<size_t>(id)];
@@ -150,7 +196,7 @@ void planInputs(TileContext& T, const Boundary& boundary) {
   }
 }
 
-void tileLayers(TileContext& T, const std::vector<int>& order) {
+void tileLayers(TileContext& T, const std::vector<int>& order, const std::set<int>& elided) {
   TilePlan& plan = T.plan;
   for (int id : order) {
     const Node& n = T.g.nodes[static_cast<size_t>(id)];
@@ -159,11 +205,11 @@ void tileLayers(TileContext& T, const std::vector<int>& order) {
     layer.name = n.name;
     layer.op = n.op;
     layer.output = T.g.values[static_cast<size_t>(n.outputs[0])].name;
-    layer.alias = op.alias;
+    layer.alias = op.alias || elided.count(id);
     for (int v : n.inputs)
       if (v >= 0 && !T.g.values[static_cast<size_t>(v)].is_constant) layer.reads.push_back(plan.buffers.at(v).id);
     layer.writes = plan.buffers.at(n.outputs[0]).id;
-    if (op.alias) continue;
+    if (layer.alias) continue;
     layer.macs = npuMacs(T.g, n);
     std::vector<int> values;
     for (int v : n.inputs)
@@ -189,10 +235,13 @@ TilePlan tileSegment(const Graph& g, const isa::IsaConfig& isa, const std::vecto
   TilePlan plan;
   TileContext T(g, isa, plan);
   const Boundary boundary = segmentBoundary(g, order);
-  applyHalos(g, placeValues(g, order, boundary, plan), plan);
+  placeValues(g, order, boundary, plan);
+  // Intermediates kept for --check-intermediates are program tensors of their own.
+  const std::set<int> elided = options.keep_intermediates ? std::set<int>{} : elideConcats(g, order, boundary, plan);
+  applyHalos(g, haloNeeds(g, order, plan), plan);
   plan.layout = chooseOnChipLayout(T);
   planInputs(T, boundary);
-  tileLayers(T, order);
+  tileLayers(T, order, elided);
   planLiveness(boundary, options.keep_intermediates, plan);
   for (int v : boundary.outputs) plan.tensors.push_back({v, v, isa::TensorKind::Output});
   if (options.keep_intermediates)

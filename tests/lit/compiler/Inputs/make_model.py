@@ -526,6 +526,24 @@ def channel_scales():
     return build(nodes, [vi("x", [1, 3, 5, 6])], [vi("y", [1, 4, 5, 6])], inits)
 
 
+# Inception-style branches concatenated (one of them a Concat itself) and convolved with padding
+# (so the concatenation's buffer has a halo), and a branch also read elsewhere (not elidable).
+@model
+def concat_branches():
+    nodes = [h.make_node("Conv", ["x", "wa"], ["a"], name="branch_a", pads=[1, 1, 1, 1]),
+             h.make_node("Conv", ["x", "wb"], ["b"], name="branch_b"),
+             h.make_node("Conv", ["x", "wc"], ["c0"], name="branch_c", pads=[1, 1, 1, 1]),
+             h.make_node("Relu", ["c0"], ["c"], name="relu_c"),
+             h.make_node("Concat", ["a", "b"], ["ab"], name="inner", axis=1),
+             h.make_node("Concat", ["ab", "c"], ["abc"], name="outer", axis=1),
+             h.make_node("Conv", ["abc", "w1"], ["y"], name="head", pads=[1, 1, 1, 1]),
+             h.make_node("Conv", ["x", "wd"], ["d"], name="branch_d"),
+             h.make_node("Relu", ["d"], ["a2"], name="reuse"),
+             h.make_node("Concat", ["d", "a2"], ["y2"], name="shared", axis=1)]
+    inits = [f32("wa", [5, 3, 3, 3]), f32("wb", [6, 3, 1, 1]), f32("wc", [3, 3, 3, 3]), f32("w1", [4, 14, 3, 3]), f32("wd", [3, 3, 1, 1])]
+    return build(nodes, [vi("x", [1, 3, 5, 6])], [vi("y", [1, 4, 5, 6]), vi("y2", [1, 6, 5, 6])], inits)
+
+
 # A spatial ReduceSum (opset 13: axes as an input, keepdims 0) of a convolution, then a Gemm.
 @model
 def reduce_sum_pool():
