@@ -297,13 +297,43 @@ class ConfigLoader {
       return param(p, name);
     };
     d.cycles = Expr::compile(str(timing["cycles"], "timing.cycles"), names, textStart(timing["cycles"]));
+    checkTiming(d, d.cycles, timing["cycles"], "timing.cycles");
     if (timing["issue"]) {
       if (d.semantics == Semantics::Finish)
         throw Error(at(timing["issue"]), "'timing.issue' does not apply to 'finish' (it waits for every instruction to complete)");
       d.issue = Expr::compile(str(timing["issue"], "timing.issue"), names, textStart(timing["issue"]));
+      checkTiming(d, d.issue, timing["issue"], "timing.issue");
       d.has_issue = true;
     }
     return d;
+  }
+
+  /// A timing must be a cycle count for every legal operand: evaluated with every field at 0, at
+  /// its limit, each field alone at its limit (and at its minimum, if signed), it may neither
+  /// fail (division by zero, overflow) nor go negative.
+  void checkTiming(const InstrDesc& d, const Expr& e, const YAML::Node& where, const std::string& key) {
+    const size_t n = d.fields.size();
+    std::vector<std::vector<int64_t>> points(2, std::vector<int64_t>(n, 0));
+    for (size_t i = 0; i < n; ++i) {
+      points[1][i] = d.fields[i].limit();
+      for (int64_t v : {d.fields[i].limit(), d.fields[i].minValue()}) {
+        points.emplace_back(n, 0);
+        points.back()[i] = v;
+      }
+    }
+    for (const auto& fields : points) {
+      std::string values;
+      for (size_t i = 0; i < n; ++i) values += (i ? ", " : "") + d.fields[i].name + "=" + std::to_string(fields[i]);
+      int64_t cycles = 0;
+      try {
+        cycles = e.eval(fields);
+      } catch (const Error& err) {
+        throw Error(at(where), "instruction '" + d.name + "': " + key + " fails for legal operands (" + values + "): " + err.message());
+      }
+      if (cycles < 0)
+        throw Error(at(where), "instruction '" + d.name + "': " + key + " is negative (" + std::to_string(cycles) + ") for legal operands (" +
+                                   values + ")");
+    }
   }
 
   void readFields(const YAML::Node& list, const Params& p, InstrDesc& d) {

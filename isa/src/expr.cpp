@@ -15,6 +15,9 @@ int64_t ceilDiv(int64_t a, int64_t b) {
   return (a % b != 0 && ((a < 0) == (b < 0))) ? q + 1 : q;
 }
 
+/// Parentheses and unary minus nest at most this deep (the parser recurses on them).
+constexpr int kMaxNesting = 64;
+
 int64_t log2Ceil(int64_t a) {
   int64_t bits = 0;
   while (bits < 63 && (int64_t{1} << bits) < a) ++bits;  // every a > 2^62 needs 63
@@ -106,10 +109,20 @@ class ExprParser {
     }
   }
 
+  /// Entered before each recursion on a nested construct; fails past kMaxNesting.
+  struct Nest {
+    ExprParser& p;
+    Nest(ExprParser& parser, size_t at) : p(parser) {
+      if (++p.depth_ > kMaxNesting) p.fail(at, "expression nests too deeply (more than " + std::to_string(kMaxNesting) + " levels)");
+    }
+    ~Nest() { --p.depth_; }
+  };
+
   NodePtr parseUnary() {
     skipSpace();
     size_t at = pos_;
     if (accept('-')) {
+      Nest nest(*this, at);
       auto n = make(Op::Neg, at);
       n->kids.push_back(parseUnary());
       return n;
@@ -123,6 +136,7 @@ class ExprParser {
     if (pos_ >= text_.size()) fail(pos_, "expected a number, a name or '(' but the expression ended");
     char c = text_[pos_];
     if (accept('(')) {
+      Nest nest(*this, at);
       auto inner = parseExpr();
       if (!accept(')')) fail(pos_, "expected ')'");
       return inner;
@@ -202,7 +216,9 @@ class ExprParser {
 
   int64_t apply(Op op, const int64_t* a, size_t pos) const {
     if ((op == Op::Div || op == Op::Mod || op == Op::CeilDiv) && a[1] == 0) fail(pos, "division by zero");
-    return Expr::applyOp(op, a);
+    const auto v = Expr::applyOp(op, a);
+    if (!v) fail(pos, "arithmetic overflow (the result is outside the 64-bit range)");
+    return *v;
   }
 
   static int stackDepth(const std::vector<Expr::Step>& code) {
@@ -224,17 +240,21 @@ class ExprParser {
   const NameResolver& resolve_;
   SourceLocation where_;
   size_t pos_ = 0;
+  int depth_ = 0;
 };
 
-int64_t Expr::applyOp(Op op, const int64_t* a) {
+std::optional<int64_t> Expr::applyOp(Op op, const int64_t* a) {
+  int64_t r = 0;
+  // INT64_MIN / -1 and INT64_MIN % -1 trap on x86: the quotient overflows.
+  const bool minOverMinusOne = a[0] == INT64_MIN && a[1] == -1;
   switch (op) {
-    case Op::Neg: return -a[0];
-    case Op::Add: return a[0] + a[1];
-    case Op::Sub: return a[0] - a[1];
-    case Op::Mul: return a[0] * a[1];
-    case Op::Div: return a[0] / a[1];
-    case Op::Mod: return a[0] % a[1];
-    case Op::CeilDiv: return ceilDiv(a[0], a[1]);
+    case Op::Neg: return a[0] == INT64_MIN ? std::nullopt : std::optional<int64_t>(-a[0]);
+    case Op::Add: return __builtin_add_overflow(a[0], a[1], &r) ? std::nullopt : std::optional<int64_t>(r);
+    case Op::Sub: return __builtin_sub_overflow(a[0], a[1], &r) ? std::nullopt : std::optional<int64_t>(r);
+    case Op::Mul: return __builtin_mul_overflow(a[0], a[1], &r) ? std::nullopt : std::optional<int64_t>(r);
+    case Op::Div: return minOverMinusOne ? std::nullopt : std::optional<int64_t>(a[0] / a[1]);
+    case Op::Mod: return minOverMinusOne ? std::nullopt : std::optional<int64_t>(a[0] % a[1]);
+    case Op::CeilDiv: return minOverMinusOne ? std::nullopt : std::optional<int64_t>(ceilDiv(a[0], a[1]));
     case Op::Min: return a[0] < a[1] ? a[0] : a[1];
     case Op::Max: return a[0] > a[1] ? a[0] : a[1];
     case Op::Log2Ceil: return log2Ceil(a[0]);
@@ -248,6 +268,11 @@ Expr Expr::compile(std::string_view text, const NameResolver& resolve, const Sou
   return ExprParser(text, resolve, where).run();
 }
 
+int64_t Expr::checked(std::optional<int64_t> v) const {
+  if (!v) throw Error("arithmetic overflow evaluating '" + text_ + "'");
+  return *v;
+}
+
 int64_t Expr::eval(std::span<const int64_t> fields) const {
   int64_t stack[kMaxStack];
   int top = 0;
@@ -256,12 +281,12 @@ int64_t Expr::eval(std::span<const int64_t> fields) const {
       case Op::Push: stack[top++] = s.arg; break;
       case Op::Field: stack[top++] = fields[static_cast<size_t>(s.arg)]; break;
       case Op::Neg:
-      case Op::Log2Ceil: stack[top - 1] = applyOp(s.op, &stack[top - 1]); break;
+      case Op::Log2Ceil: stack[top - 1] = checked(applyOp(s.op, &stack[top - 1])); break;
       default:
         --top;
         if ((s.op == Op::Div || s.op == Op::Mod || s.op == Op::CeilDiv) && stack[top] == 0)
           throw Error("division by zero evaluating '" + text_ + "'");
-        stack[top - 1] = applyOp(s.op, &stack[top - 1]);
+        stack[top - 1] = checked(applyOp(s.op, &stack[top - 1]));
     }
   }
   return top == 1 ? stack[0] : 0;

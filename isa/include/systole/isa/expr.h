@@ -4,7 +4,8 @@
 //            unary := '-' unary | primary        primary := INT | NAME | NAME '(' args ')' | '(' expr ')'
 // NAME is a dotted identifier (array.rows, dram.latency) or an instruction field (rows, m).
 // Functions: ceil_div(a, b), min(a, b), max(a, b), log2_ceil(a). Arithmetic is on int64; '/' and
-// '%' truncate toward zero, as in C++. Parameters are folded to constants when the expression is
+// '%' truncate toward zero, as in C++; overflow is an error, never a wrapped value. Parentheses
+// and unary minus nest at most 64 deep. Parameters are folded to constants when the expression is
 // compiled, so evaluation touches only the instruction's fields.
 #pragma once
 
@@ -39,7 +40,8 @@ class Expr {
   /// offending character.
   static Expr compile(std::string_view text, const NameResolver& resolve, const SourceLocation& where);
 
-  /// Evaluates with the given field values. Throws Error on division by zero.
+  /// Evaluates with the given field values. Throws Error on division by zero and on a result
+  /// outside int64 (checked arithmetic; compile() reports both for constant subexpressions).
   int64_t eval(std::span<const int64_t> fields = {}) const;
 
   const std::string& text() const { return text_; }
@@ -53,7 +55,8 @@ class Expr {
   };
   static constexpr int kMaxStack = 32;
   friend class ExprParser;
-  static int64_t applyOp(Op op, const int64_t* args);
+  static std::optional<int64_t> applyOp(Op op, const int64_t* args);  // nullopt on overflow
+  int64_t checked(std::optional<int64_t> v) const;
 
   std::string text_;
   std::vector<Step> code_;  // postfix program
