@@ -323,3 +323,22 @@ TEST(ExprErrors, ColumnIsRelativeToTheGivenLocation) {
 
 }  // namespace
 }  // namespace systole::isa
+
+namespace systole {
+namespace {
+
+// Diagnostics stay one bounded line whatever the input holds (issue 16 D11, D13).
+TEST(Diagnostic, MessagesAndFileNamesArePrintableAndBounded) {
+  const Error e(SourceLocation{std::string("a\0b.sbin", 8), 3, 4}, "bad name 'x\ny' " + std::string(5000, 'z'));
+  const std::string what = e.what();
+  EXPECT_EQ(what.find('\n'), std::string::npos);
+  EXPECT_EQ(what.find('\0'), std::string::npos);
+  EXPECT_NE(what.find("a\\x00b.sbin:3:4: error: bad name 'x\\x0ay' zzz"), std::string::npos) << what;
+  EXPECT_NE(what.find("more bytes)"), std::string::npos);
+  EXPECT_LT(what.size(), 2 * kMaxDiagnosticText);
+  EXPECT_EQ(printable("plain", 10), "plain");
+  EXPECT_EQ(printable("0123456789abc", 10), "0123456789... (3 more bytes)");
+}
+
+}  // namespace
+}  // namespace systole

@@ -15,8 +15,16 @@ struct SourceLocation {
   SourceLocation shifted(int columns) const { return {file, line, col == 0 ? 0 : col + columns}; }
 };
 
+/// Characters of a file name or message a diagnostic shows at most (a 2 MB token from the input
+/// must not become a 2 MB error line).
+inline constexpr size_t kMaxDiagnosticText = 400;
+
+/// `text` on one line: control characters (NUL, newlines) escaped as \xNN, cut after `limit`
+/// characters with a count of what was left out.
+std::string printable(const std::string& text, size_t limit);
+
 /// Bad input (a malformed config, assembly file, container or command-line value). The CLI prints
-/// what() and exits with code 2.
+/// what() and exits with code 2. The message and file name are made printable and bounded.
 class Error : public std::runtime_error {
  public:
   Error(SourceLocation where, const std::string& message);
@@ -26,6 +34,8 @@ class Error : public std::runtime_error {
   const std::string& message() const { return message_; }
 
  private:
+  struct Bounded {};
+  Error(Bounded, SourceLocation where, std::string message);
   SourceLocation where_;
   std::string message_;
 };
