@@ -82,10 +82,12 @@ NpyArray parseNpy(const std::vector<uint8_t>& file, const std::string& name) {
     }
     if (dim < 0 || dim > (int64_t{1} << 32)) throw Error(where, "bad dimension in shape " + shape);
     a.shape.push_back(dim);
-    elements *= dim;
+    if (__builtin_mul_overflow(elements, dim, &elements)) throw Error(where, "shape " + shape + " has more elements than 2^63");
     i += used;
   }
-  const size_t need = static_cast<size_t>(elements) * static_cast<size_t>(isa::dtypeBytes(a.dtype));
+  int64_t bytes = 0;
+  if (__builtin_mul_overflow(elements, int64_t{isa::dtypeBytes(a.dtype)}, &bytes)) throw Error(where, "shape " + shape + " has more bytes than 2^63");
+  const size_t need = static_cast<size_t>(bytes);
   const size_t data = offset + headerLen;
   if (file.size() - data != need)
     throw Error(where, "data size " + std::to_string(file.size() - data) + " does not match shape " + shape + " (" +

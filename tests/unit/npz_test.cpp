@@ -86,3 +86,30 @@ TEST(Npz, EveryTruncationAndCorruptionIsAnError) {
 
 }  // namespace
 }  // namespace systole
+
+namespace systole {
+namespace {
+
+/// A .npy header claiming `shape` (a Python tuple) followed by no data.
+std::vector<uint8_t> npyClaiming(const std::string& shape) {
+  std::string header = "{'descr': '|i1', 'fortran_order': False, 'shape': " + shape + ", }";
+  header += std::string((64 - (10 + header.size() + 1) % 64) % 64, ' ') + "\n";
+  std::string file = std::string("\x93NUMPY\x01\x00", 8) + static_cast<char>(header.size() & 0xff) + static_cast<char>(header.size() >> 8) + header;
+  return std::vector<uint8_t>(file.begin(), file.end());
+}
+
+// Issue 16 D14: 2^32 * 2^32 * 16 elements wrapped to 0 and an empty payload passed the size check.
+TEST(Npy, ElementCountsThatOverflowAreErrors) {
+  for (const char* shape : {"(4294967296, 4294967296, 16)", "(4294967296, 4294967296, 4294967296)"}) {
+    try {
+      parseNpy(npyClaiming(shape), "huge.npy");
+      ADD_FAILURE() << shape << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("huge.npy: error: shape"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(parseNpy(npyClaiming("(0, 4294967296)"), "empty.npy").bytes.size(), 0u);  // 0 elements is a legal array
+}
+
+}  // namespace
+}  // namespace systole
