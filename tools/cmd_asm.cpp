@@ -13,7 +13,7 @@ namespace {
 /// Every program of a compiled model, under "# program K" when there is more than one.
 int disassembleModel(const std::string& path, const std::string& isaPath, const std::string& output) {
   const compiler::Artifact artifact = compiler::readArtifact(path);
-  const auto config = loadConfig(isaPath.empty() ? shippedConfigPath(artifact.isa_name) : isaPath);
+  const auto config = loadConfig(isaPath.empty() ? shippedConfigPath(artifact.isa_name, path) : isaPath);
   compiler::checkArtifactMatches(artifact, config, path);
   std::string text;
   size_t k = 0;
@@ -54,7 +54,7 @@ void registerAsm(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
     if (isa::sbinVersion(readBinaryFile(d.input), d.input) == isa::kModelSbinVersion)
       return static_cast<int>(disassembleModel(d.input, d.isa, d.output));
     const auto program = isa::readSbin(d.input);
-    const auto config = loadConfig(d.isa.empty() ? shippedConfigPath(program.isa_name) : d.isa);
+    const auto config = loadConfig(d.isa.empty() ? shippedConfigPath(program.isa_name, d.input) : d.isa);
     isa::checkProgramMatches(program, config, d.input);
     std::string text;
     try {

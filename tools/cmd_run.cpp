@@ -133,7 +133,7 @@ Accuracy measureAccuracy(const Prepared& p, const runtime::RunResult& result, co
 
 int runModel(RunArgs& a) {
   const bool compiledModel = isCompiledModel(a.compile.model);
-  if (compiledModel && a.compile.isa == "default") a.compile.isa = shippedConfigPath(compiler::readArtifact(a.compile.model).isa_name);
+  if (compiledModel && a.compile.isa == "default") a.compile.isa = shippedConfigPath(compiler::readArtifact(a.compile.model).isa_name, a.compile.model);
   const auto config = loadConfig(a.compile.isa);
   if (!a.compile.emit.empty()) {
     if (compiledModel) throw Error("--emit needs an ONNX model, not a compiled .sbin");

@@ -43,7 +43,7 @@ void registerSim(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
       return runCompiledModel({a.program, a.isa, a.outputDir, a.stats, a.trace, a.inputs, a.seed, a.timingOnly});
     }
     const auto program = isa::readSbin(a.program);
-    const auto config = loadConfig(a.isa.empty() ? shippedConfigPath(program.isa_name) : a.isa);
+    const auto config = loadConfig(a.isa.empty() ? shippedConfigPath(program.isa_name, a.program) : a.isa);
     isa::checkProgramMatches(program, config, a.program);
     const auto inputs = bindInputs(program, a.inputs, a.seed);
     sim::Simulator simulator(config);

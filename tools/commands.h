@@ -35,6 +35,8 @@ int runCompiledModel(const SimRequest& request);
 /// Loads a config given as a path or as the name of a shipped config ("default", "tiny").
 isa::IsaConfig loadConfig(const std::string& pathOrName);
 /// Path of the shipped config with this ISA name (for programs that name their ISA).
-std::string shippedConfigPath(const std::string& isaName);
+/// The shipped config called `isaName`; `namedBy` (a program or model file, if the name comes from
+/// one) is the file a bad name is reported against.
+std::string shippedConfigPath(const std::string& isaName, const std::string& namedBy = "");
 
 }  // namespace systole::tools

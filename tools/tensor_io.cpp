@@ -1,6 +1,7 @@
 #include "tensor_io.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <filesystem>
 #include <random>
@@ -49,9 +50,23 @@ std::map<std::string, std::vector<uint8_t>> bindInputs(const isa::Program& progr
   return bound;
 }
 
+std::string outputFileName(const std::string& tensor) {
+  // Tensor names come from the model or the program: only letters, digits, '_', '-' and '.'
+  // survive, and no name starts with '.', so no write leaves the directory (no '/', no "..").
+  std::string name;
+  for (char c : tensor) name += std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.' ? c : '_';
+  if (name.empty() || name[0] == '.') name = "_" + name;
+  return name + ".npy";
+}
+
 void writeOutputs(const std::string& dir, const std::vector<std::pair<isa::TensorInfo, std::vector<uint8_t>>>& tensors) {
+  std::map<std::string, std::string> files;  // file -> tensor: checked for clashes before anything is written
+  for (const auto& [info, bytes] : tensors) {
+    const auto [it, fresh] = files.emplace(outputFileName(info.name), info.name);
+    if (!fresh) throw Error("outputs '" + it->second + "' and '" + info.name + "' would both be written to " + dir + "/" + it->first);
+  }
   std::filesystem::create_directories(dir);
-  for (const auto& [info, bytes] : tensors) writeNpy(dir + "/" + info.name + ".npy", NpyArray{info.dtype, info.shape, bytes});
+  for (const auto& [info, bytes] : tensors) writeNpy(dir + "/" + outputFileName(info.name), NpyArray{info.dtype, info.shape, bytes});
 }
 
 }  // namespace systole::tools

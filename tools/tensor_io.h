@@ -16,6 +16,11 @@ std::map<std::string, std::vector<uint8_t>> bindInputs(const isa::Program& progr
                                                        const std::vector<std::string>& args, uint64_t seed);
 
 /// Writes each tensor as DIR/NAME.npy (creating DIR).
+/// The file an output tensor is written to inside --output-dir: NAME.npy with every character but
+/// letters, digits, '_', '-' and '.' made '_', and never starting with '.'.
+std::string outputFileName(const std::string& tensor);
+/// Writes every tensor as DIR/outputFileName(name); two names that map to one file are an error
+/// before anything is written.
 void writeOutputs(const std::string& dir, const std::vector<std::pair<isa::TensorInfo, std::vector<uint8_t>>>& tensors);
 
 }  // namespace systole::tools
