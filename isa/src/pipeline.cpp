@@ -6,6 +6,7 @@
 #include "systole/isa/pipeline.h"
 
 #include <algorithm>
+#include <deque>
 
 namespace systole::isa {
 
@@ -126,6 +127,26 @@ int64_t computeSpan(const IsaConfig& isa, const Instruction* begin, const Instru
     done = std::max(done, finish);
   }
   return static_cast<int64_t>(std::max(next, done));
+}
+
+int64_t dmaSpan(const IsaConfig& isa, Unit unit, const Instruction* begin, const Instruction* end) {
+  const size_t limit = static_cast<size_t>(std::max<int64_t>(1, isa.params().dma_outstanding));
+  std::deque<uint64_t> inflight;  // completion times, in order
+  uint64_t free = 0;
+  for (const Instruction* i = begin; i != end; ++i) {
+    const InstrDesc& d = isa.instr(i->desc);
+    if (d.unit != unit) continue;
+    uint64_t start = free;
+    while (!inflight.empty() && (inflight.front() <= start || inflight.size() >= limit)) {
+      start = std::max(start, inflight.front());
+      inflight.pop_front();
+    }
+    const uint64_t done = start + static_cast<uint64_t>(d.cycles.eval(i->fields));
+    inflight.push_back(std::max(done, inflight.empty() ? 0 : inflight.back()));
+    free = start + static_cast<uint64_t>(occupancyCycles(isa, *i));
+  }
+  for (uint64_t c : inflight) free = std::max(free, c);
+  return static_cast<int64_t>(free);
 }
 
 }  // namespace systole::isa

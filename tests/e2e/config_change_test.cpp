@@ -91,7 +91,8 @@ TEST(ConfigChange, ALongerLatencyChangesPredictedAndSimulatedCycles) {
 }
 
 // Taking the compute `timing.issue` and the second weight set out of default.yaml gives the same
-// program (nothing in emission depends on timing) but more predicted and simulated cycles, and
+// program (this model has no strided convolution, the one place where the tiler chooses by
+// predicted cycles) but more predicted and simulated cycles, and
 // the result stays bit-exact either way.
 TEST(ConfigChange, PipelinedComputeAndWeightBuffersChangeCyclesNotThePrograms) {
   const compiler::Graph g = model();

@@ -318,5 +318,26 @@ TEST(Pipeline, ComputeSpanMatchesTheSimulator) {
   }
 }
 
+// The compiler's cost model of a DMA queue (isa::dmaSpan): each transfer occupies the unit for its
+// occupancy (`issue` with dma.outstanding > 1), at most dma.outstanding are in flight and they
+// complete in order after their `timing.cycles`. On one DMA unit with the channel to itself, the
+// span equals the simulated end of its last transfer: short transfers are bounded by the latency
+// window, long ones by their transfer time.
+TEST(Pipeline, DmaSpanMatchesTheSimulator) {
+  for (const char* outstanding : {"outstanding: 4", "outstanding: 1"}) {
+    SCOPED_TRACE(outstanding);
+    const isa::IsaConfig isa = isa::IsaConfig::parse(replaceAll(defaultText(), "outstanding: 4", outstanding), "dma.yaml");
+    for (const int64_t rows : {int64_t{7}, int64_t{300}}) {
+      isa::ProgramBuilder b(isa);
+      for (int64_t k = 0; k < 12; ++k) b.emit(Semantics::DmaLoad, {4096 + k * 16 * rows, (k % 4) * rows, rows, 16, 16});
+      const auto& code = b.instructions();
+      const int64_t span = isa::dmaSpan(isa, isa::Unit::Load, code.data(), code.data() + code.size());
+      b.emit(Semantics::Finish, {});
+      const auto r = run(isa, b);
+      EXPECT_EQ(u64(span), r.stats.cycles) << "rows " << rows;  // finish, on the compute queue, ends with the last transfer
+    }
+  }
+}
+
 }  // namespace
 }  // namespace systole::testing

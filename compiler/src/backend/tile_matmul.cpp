@@ -12,13 +12,19 @@
 //     columns, VW is the input's padded width, so output pixel p = y * VW + x reads input pixel
 //     s * p + (a constant per tap): one strided DMA per tap, or for stride 1 one DMA per kernel
 //     row serving all its taps (each gemm starts kw rows further in); the VW - OW unused pixels
-//     per row are computed but never stored. Otherwise VW = OW and each output row run is fetched
-//     by its own strided DMA.
+//     per row are computed but never stored. Otherwise VW = OW ("gathered rows": only the real
+//     output pixels) and each output row run is fetched by its own DMA at a stride of s pixels.
+//   * A strided convolution (s > 1) computes about s times the pixels it stores in virtual rows,
+//     but needs one DMA per tap per chunk; gathered rows need one per tap per output row. The
+//     tiler tiles the layer both ways (into a scratch plan) and keeps the one the cost model
+//     predicts faster from the YAML (timing expressions, dma.outstanding, queue depths): steps
+//     chained as double buffering and the in-order dispatcher run them (predictedCycles).
 #include <algorithm>
 
 #include "matmul_weights.h"
 #include "operator_registry.h"
 #include "systole/isa/diagnostic.h"
+#include "systole/isa/pipeline.h"
 #include "tile_context.h"
 
 namespace systole::compiler {
@@ -49,6 +55,8 @@ struct MatmulTiling {
   bool virtualRows = false;   // one stride for rows and columns
   bool shiftedTaps = false;   // stride 1: the taps of a kernel row share one block
   int64_t rowsPerChunk = 0;
+  // A strided convolution: the cost model's predicted cycles of both forms (0: not compared).
+  int64_t virtualCycles = 0, gatheredCycles = 0;
 };
 
 std::vector<Chunk> outputChunks(const MatmulTiling& m) {
@@ -169,11 +177,11 @@ void emitConvGroup(TileContext& T, const MatmulTiling& m, const Group& g, const 
   }
 }
 
-MatmulTiling tilingOf(const TileContext& T, const Node& n) {
+MatmulTiling tilingOf(const TileContext& T, const Node& n, const ConvShape& s, bool virtualRows) {
   MatmulTiling m;
   m.x = &T.buffer(n.inputs[0]);
-  m.s = convShape(T, n);
-  m.virtualRows = m.s.sh == m.s.sw;
+  m.s = s;
+  m.virtualRows = virtualRows;
   m.shiftedTaps = m.virtualRows && m.s.sw == 1;
   m.VW = m.virtualRows ? m.x->paddedW() : m.s.OW;
   const int64_t span = m.shiftedTaps ? (m.s.KW - 1) * m.s.dw : 0;  // extra rows a kernel row's block needs
@@ -186,7 +194,12 @@ std::string loopsText(const MatmulTiling& m, const Node& n, int64_t nOc, size_t 
   const ConvShape& s = m.s;
   return n.op + " " + std::to_string(s.OH) + "x" + std::to_string(s.OW) + "x" + std::to_string(s.OC) + " <- " + std::to_string(s.IC) +
          " ch, " + std::to_string(s.KH) + "x" + std::to_string(s.KW) +
-         (m.virtualRows ? " (virtual rows of " + std::to_string(m.VW) + ")" : "") + (s.packed ? " (kw packed into channels)" : "") + ": " +
+         (m.virtualRows ? " (virtual rows of " + std::to_string(m.VW) + ")" : "") +
+         (!m.virtualRows && s.conv ? " (gathered rows, DMA stride " + std::to_string(s.sw) + " px)" : "") +
+         (m.gatheredCycles > 0 ? " (predicted cycles: gathered rows " + std::to_string(m.gatheredCycles) + ", virtual rows " +
+                                     std::to_string(m.virtualCycles) + ")"
+                               : "") +
+         (s.packed ? " (kw packed into channels)" : "") + ": " +
          std::to_string(nOc) + " output-channel tiles x " + std::to_string(chunks) + " chunks of <= " + std::to_string(m.rowsPerChunk) +
          " rows x (input tile, tap) groups";
 }
@@ -200,12 +213,9 @@ std::string groupLabel(int64_t j, const Chunk& chunk, const std::vector<Group>& 
   return label;
 }
 
-}  // namespace
-
-void tileMatmul(TileContext& T, const Node& n) {
-  const MatmulTiling m = tilingOf(T, n);
+/// The layer's steps in tiling `m`, appended to the layer being tiled.
+void emitSteps(TileContext& T, const Node& n, const MatmulTiling& m, const MatmulConstants& k) {
   const ActBuffer& y = T.buffer(n.outputs[0]);
-  const MatmulConstants k = matmulConstants(T, n, m.s);
   const int64_t Cc = T.p.array_cols, nOc = (m.s.OC + Cc - 1) / Cc;
   const int32_t zy = T.zeroPoint(n.outputs[0]);
   const int32_t lo = static_cast<int32_t>(n.getInt("act_min", -128)), hi = static_cast<int32_t>(n.getInt("act_max", 127));
@@ -235,9 +245,79 @@ void tileMatmul(TileContext& T, const Node& n) {
       }
     }
   }
-  LayerPlan& layer = T.layer();
-  layer.loops = loopsText(m, n, nOc, chunks.size());
-  layer.min_dram_bytes = T.g.values[static_cast<size_t>(n.inputs[1])].elements() + m.x->H * m.x->W * m.x->C + y.H * y.W * y.C + 4 * m.s.OC;
+  T.layer().loops = loopsText(m, n, nOc, chunks.size());
+}
+
+/// The cost model's cycles for tiling `m` of the layer. Its steps are made in a scratch plan (the
+/// layer's real plan is untouched; the scale constants made there are discarded) and costed from
+/// the YAML: per step its loads' span with dma.outstanding transfers in flight (isa::dmaSpan: many
+/// short transfers are bounded by the latency window, not by their summed `issue`) and its
+/// computes' span through the hazard scoreboard (isa::computeSpan), then chained as the program
+/// runs them: step i + 1's loads start when step i's are done and step i - 1's computes have freed
+/// their slot; step i's computes start when its loads are done, and, as emission places step
+/// i + 1's loads before them and the controller dispatches in order, not before all but
+/// queues.load of those loads have started. (A step with more loads than the load queue holds
+/// thus serialises loading and computing.) Operands are not yet placed, so accumulation tiles
+/// take their half by tile number (as memory planning alternates them) and every other place its
+/// offset. This compares tilings of one layer; it is not the layer report.
+int64_t predictedCycles(const TileContext& T, const Node& n, const MatmulTiling& m, const MatmulConstants& k) {
+  TilePlan scratch;
+  scratch.layout = T.plan.layout;
+  scratch.buffers = T.plan.buffers;
+  scratch.layers.emplace_back().name = T.plan.layers.back().name;
+  TileContext S(T.g, T.isa, scratch);
+  emitSteps(S, n, m, k);
+  struct Cost {
+    int64_t loads = 0, load = 0, compute = 0;  // load count, load span, compute span
+  };
+  std::vector<Cost> steps;
+  std::vector<isa::Instruction> stores;
+  for (const PlanStep& step : scratch.layers.back().steps) {
+    std::vector<isa::Instruction> code;
+    for (const auto* list : {&step.loads, &step.computes, &step.stores})
+      for (PlanInstr in : *list) {
+        for (Operand& o : in.operands)
+          if (o.space == Space::AccTile) o.resolved = T.layout().accRow(o.id % 2) + o.offset;
+        if (const isa::Instruction i = toInstruction(T.isa, in); i.desc >= 0) (list == &step.stores ? stores : code).push_back(i);
+      }
+    const isa::Instruction *begin = code.data(), *end = code.data() + code.size();
+    steps.push_back({static_cast<int64_t>(step.loads.size()), isa::dmaSpan(T.isa, isa::Unit::Load, begin, end),
+                     isa::computeSpan(T.isa, begin, end)});
+  }
+  const int64_t depth = T.p.queue_depth[static_cast<int>(isa::Unit::Load)];
+  // At step i: loadEnd is when step i's loads are done, computeEnd when step i - 1's computes are.
+  int64_t loadEnd = steps.empty() ? 0 : steps[0].load, computeEnd = 0;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    int64_t computeStart = std::max(computeEnd, loadEnd);
+    if (i + 1 < steps.size()) {
+      const Cost& next = steps[i + 1];
+      const int64_t nextStart = std::max(loadEnd, computeEnd);  // its slot is step i - 1's
+      if (next.loads > depth) computeStart = std::max(computeStart, nextStart + next.load * (next.loads - depth) / next.loads);
+      loadEnd = nextStart + next.load;
+    }
+    computeEnd = computeStart + steps[i].compute;
+  }
+  return std::max(computeEnd, isa::dmaSpan(T.isa, isa::Unit::Store, stores.data(), stores.data() + stores.size()));
+}
+
+}  // namespace
+
+void tileMatmul(TileContext& T, const Node& n) {
+  const ConvShape s = convShape(T, n);
+  const MatmulConstants k = matmulConstants(T, n, s);
+  // One stride for rows and columns: virtual rows; for a strided convolution, gathered rows
+  // instead when the cost model predicts them faster.
+  MatmulTiling m = tilingOf(T, n, s, s.sh == s.sw);
+  if (s.conv && s.sh == s.sw && s.sw > 1) {
+    MatmulTiling gathered = tilingOf(T, n, s, false);
+    const int64_t virtualCycles = predictedCycles(T, n, m, k), gatheredCycles = predictedCycles(T, n, gathered, k);
+    if (gatheredCycles < virtualCycles) m = gathered;
+    m.virtualCycles = virtualCycles;
+    m.gatheredCycles = gatheredCycles;
+  }
+  emitSteps(T, n, m, k);
+  const ActBuffer& y = T.buffer(n.outputs[0]);
+  T.layer().min_dram_bytes = T.g.values[static_cast<size_t>(n.inputs[1])].elements() + m.x->H * m.x->W * m.x->C + y.H * y.W * y.C + 4 * m.s.OC;
 }
 
 }  // namespace systole::compiler

@@ -93,4 +93,10 @@ inline bool onWeightPath(const Params& p, const InstrDesc& d) {
 /// the previous one's `issue` (occupancyCycles) has passed and the scoreboard allows.
 int64_t computeSpan(const IsaConfig& isa, const Instruction* begin, const Instruction* end);
 
+/// The same for one DMA unit's instructions (the others are skipped), as the simulator runs them:
+/// each occupies the unit for its occupancyCycles, at most dma.outstanding are in flight, and they
+/// complete in order after their `timing.cycles`. A run of short transfers is then bounded by
+/// the latency window (cycles / outstanding each), not only by their summed `issue`.
+int64_t dmaSpan(const IsaConfig& isa, Unit unit, const Instruction* begin, const Instruction* end);
+
 }  // namespace systole::isa

@@ -371,6 +371,19 @@ MODELS["conv_same_upper"] = lambda: conv_auto_pad("SAME_UPPER")
 MODELS["conv_same_lower"] = lambda: conv_auto_pad("SAME_LOWER")
 
 
+# Stride-2 convolutions as in a ResNet: a 7 x 7 stem over 3 channels (kw packed into channels),
+# a 3 x 3 with padding 1 and a 1 x 1 without padding (a downsampling shortcut); 32 -> 16 -> 8 -> 4.
+@model
+def conv_stride2():
+    nodes = [h.make_node("Conv", ["x", "w1", "b1"], ["c1"], name="stem", pads=[3, 3, 3, 3], strides=[2, 2]),
+             h.make_node("Relu", ["c1"], ["r1"], name="relu1"),
+             h.make_node("Conv", ["r1", "w2", "b2"], ["c2"], name="conv3x3_s2", pads=[1, 1, 1, 1], strides=[2, 2]),
+             h.make_node("Relu", ["c2"], ["r2"], name="relu2"),
+             h.make_node("Conv", ["r2", "w3"], ["y"], name="conv1x1_s2", strides=[2, 2])]
+    return build(nodes, [vi("x", [1, 3, 32, 32])], [vi("y", [1, 24, 4, 4])],
+                 [f32("w1", [16, 3, 7, 7]), f32("b1", [16]), f32("w2", [20, 16, 3, 3]), f32("b2", [20]), f32("w3", [24, 20, 1, 1])])
+
+
 # Pooling with auto_pad SAME_UPPER after a convolution (so the pools run on the NPU): max pooling
 # 3x3 stride 2 (H 7: total 2, W 10: total 1) and average pooling 2x2 stride 1 (total 1, at the end;
 # count_include_pad, as the NPU's average pooling divides by the kernel size).
