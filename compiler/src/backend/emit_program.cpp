@@ -4,9 +4,9 @@
 //      the segment computes; 4-D tensors are NHWC with their halo.
 //   3. Code: each layer's steps (loads, computes, stores; a barrier's nops) in order, the loads of
 //      a step hoisted above the computes of the step before (see emitSteps), then the epilogue; each instruction's operands checked against its field by the builder.
-//   4. Reports: per layer its instruction range, MACs, the cost model's prediction (the busiest
-//      queue plus one DRAM latency: a DMA queue's summed occupancies, the compute queue's span
-//      through the same hazard scoreboard as the simulator, isa/pipeline.h) and the roofline bound.
+//   4. Reports: per layer its instruction range, MACs, the cost model's prediction (its steps
+//      chained as the program runs them, step_cost.cpp, plus one DRAM latency for the barrier to
+//      the next layer) and the roofline bound.
 #include <algorithm>
 #include <cmath>
 
@@ -62,7 +62,7 @@ BoundaryTensor addTensor(isa::ProgramBuilder& b, const Graph& g, const TilePlan&
   return {val.name, val.shape, nhwc, buf.halo};
 }
 
-LayerReport report(const isa::IsaConfig& isa, const isa::ProgramBuilder& b, const LayerPlan& layer) {
+LayerReport report(const isa::IsaConfig& isa, const OnChipLayout& layout, const LayerPlan& layer) {
   const isa::Params& p = isa.params();
   LayerReport r;
   r.name = layer.name;
@@ -72,16 +72,9 @@ LayerReport report(const isa::IsaConfig& isa, const isa::ProgramBuilder& b, cons
   r.end_instruction = layer.end_instruction;
   r.macs = layer.macs;
   r.min_dram_bytes = layer.min_dram_bytes;
-  int64_t perQueue[isa::kNumUnits] = {0, 0, 0};
-  const auto& code = b.instructions();
-  for (uint32_t i = r.first_instruction; i < r.end_instruction; ++i)
-    if (isa.instr(code[i].desc).unit != isa::Unit::Compute)
-      perQueue[static_cast<int>(isa.instr(code[i].desc).unit)] += isa::occupancyCycles(isa, code[i]);
-  // The compute queue: the same scoreboard as the simulator's compute unit (pipelined issue, results
-  // and weights in flight), over the layer's compute instructions back to back.
-  perQueue[static_cast<int>(isa::Unit::Compute)] =
-      isa::computeSpan(isa, code.data() + r.first_instruction, code.data() + r.end_instruction);
-  r.predicted_cycles = *std::max_element(perQueue, perQueue + isa::kNumUnits) + p.dram_latency;
+  // The steps chained as the program runs them (step_cost.cpp), plus the layer's last store
+  // reaching DRAM.
+  r.predicted_cycles = predictStepCycles(isa, layout, layer.steps) + p.dram_latency;
   const double compute = static_cast<double>(r.macs) / static_cast<double>(p.array_rows * p.array_cols);
   const double memory = static_cast<double>(r.min_dram_bytes) / static_cast<double>(p.dram_bytes_per_cycle);
   r.roofline_cycles = static_cast<int64_t>(std::ceil(std::max(compute, memory)));
@@ -107,7 +100,7 @@ CompiledProgram emitProgram(const Graph& g, const isa::IsaConfig& isa, TilePlan&
     layer.first_instruction = static_cast<uint32_t>(b.instructions().size());
     emitSteps(b, layer);
     layer.end_instruction = static_cast<uint32_t>(b.instructions().size());
-    if (!layer.alias) result.layers.push_back(report(isa, b, layer));
+    if (!layer.alias) result.layers.push_back(report(isa, plan.layout, layer));
   }
   for (const PlanInstr& in : plan.epilogue) emitInstr(b, in);
   result.program = b.build();

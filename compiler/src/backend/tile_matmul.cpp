@@ -248,18 +248,9 @@ void emitSteps(TileContext& T, const Node& n, const MatmulTiling& m, const Matmu
   T.layer().loops = loopsText(m, n, nOc, chunks.size());
 }
 
-/// The cost model's cycles for tiling `m` of the layer. Its steps are made in a scratch plan (the
-/// layer's real plan is untouched; the scale constants made there are discarded) and costed from
-/// the YAML: per step its loads' span with dma.outstanding transfers in flight (isa::dmaSpan: many
-/// short transfers are bounded by the latency window, not by their summed `issue`) and its
-/// computes' span through the hazard scoreboard (isa::computeSpan), then chained as the program
-/// runs them: step i + 1's loads start when step i's are done and step i - 1's computes have freed
-/// their slot; step i's computes start when its loads are done, and, as emission places step
-/// i + 1's loads before them and the controller dispatches in order, not before all but
-/// queues.load of those loads have started. (A step with more loads than the load queue holds
-/// thus serialises loading and computing.) Operands are not yet placed, so accumulation tiles
-/// take their half by tile number (as memory planning alternates them) and every other place its
-/// offset. This compares tilings of one layer; it is not the layer report.
+/// The cost model's cycles for tiling `m` of the layer: its steps are made in a scratch plan (the
+/// layer's real plan is untouched; the scale constants made there are discarded) and costed by
+/// predictStepCycles (step_cost.cpp), the model the layer report uses too.
 int64_t predictedCycles(const TileContext& T, const Node& n, const MatmulTiling& m, const MatmulConstants& k) {
   TilePlan scratch;
   scratch.layout = T.plan.layout;
@@ -267,37 +258,7 @@ int64_t predictedCycles(const TileContext& T, const Node& n, const MatmulTiling&
   scratch.layers.emplace_back().name = T.plan.layers.back().name;
   TileContext S(T.g, T.isa, scratch);
   emitSteps(S, n, m, k);
-  struct Cost {
-    int64_t loads = 0, load = 0, compute = 0;  // load count, load span, compute span
-  };
-  std::vector<Cost> steps;
-  std::vector<isa::Instruction> stores;
-  for (const PlanStep& step : scratch.layers.back().steps) {
-    std::vector<isa::Instruction> code;
-    for (const auto* list : {&step.loads, &step.computes, &step.stores})
-      for (PlanInstr in : *list) {
-        for (Operand& o : in.operands)
-          if (o.space == Space::AccTile) o.resolved = T.layout().accRow(o.id % 2) + o.offset;
-        if (const isa::Instruction i = toInstruction(T.isa, in); i.desc >= 0) (list == &step.stores ? stores : code).push_back(i);
-      }
-    const isa::Instruction *begin = code.data(), *end = code.data() + code.size();
-    steps.push_back({static_cast<int64_t>(step.loads.size()), isa::dmaSpan(T.isa, isa::Unit::Load, begin, end),
-                     isa::computeSpan(T.isa, begin, end)});
-  }
-  const int64_t depth = T.p.queue_depth[static_cast<int>(isa::Unit::Load)];
-  // At step i: loadEnd is when step i's loads are done, computeEnd when step i - 1's computes are.
-  int64_t loadEnd = steps.empty() ? 0 : steps[0].load, computeEnd = 0;
-  for (size_t i = 0; i < steps.size(); ++i) {
-    int64_t computeStart = std::max(computeEnd, loadEnd);
-    if (i + 1 < steps.size()) {
-      const Cost& next = steps[i + 1];
-      const int64_t nextStart = std::max(loadEnd, computeEnd);  // its slot is step i - 1's
-      if (next.loads > depth) computeStart = std::max(computeStart, nextStart + next.load * (next.loads - depth) / next.loads);
-      loadEnd = nextStart + next.load;
-    }
-    computeEnd = computeStart + steps[i].compute;
-  }
-  return std::max(computeEnd, isa::dmaSpan(T.isa, isa::Unit::Store, stores.data(), stores.data() + stores.size()));
+  return predictStepCycles(T.isa, T.layout(), scratch.layers.back().steps);
 }
 
 }  // namespace

@@ -159,6 +159,9 @@ struct StepCycles {
   int64_t unit[isa::kNumUnits] = {0, 0, 0};
 };
 StepCycles stepCycles(const isa::IsaConfig& isa, const PlanStep& step);
+/// The cost model's cycles for a layer's steps (step_cost.cpp): per-step DMA and compute spans from
+/// the YAML timing, chained as double buffering and the in-order dispatcher run them.
+int64_t predictStepCycles(const isa::IsaConfig& isa, const OnChipLayout& layout, const std::vector<PlanStep>& steps);
 /// The instruction the operands encode to (values not range-checked).
 isa::Instruction toInstruction(const isa::IsaConfig& isa, const PlanInstr& in);
 
