@@ -7,19 +7,13 @@
 #include <sstream>
 
 #include "graph_builder.h"
+#include "shipped_config.h"
 #include "systole/compiler/backend.h"
 #include "systole/compiler/quantize.h"
 #include "systole/runtime/session.h"
 
 namespace systole::testing {
 namespace {
-
-std::string defaultConfigText() {
-  std::ifstream in(std::string(SYSTOLE_SOURCE_DIR) + "/isa/configs/default.yaml");
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 compiler::Graph model() {
   FloatGraphBuilder b(42);

@@ -9,19 +9,13 @@
 #include <sstream>
 
 #include "graph_builder.h"
+#include "shipped_config.h"
 #include "systole/compiler/backend.h"
 #include "systole/compiler/quantize.h"
 #include "systole/runtime/session.h"
 
 namespace systole::testing {
 namespace {
-
-std::string defaultConfigText() {
-  std::ifstream in(std::string(SYSTOLE_SOURCE_DIR) + "/isa/configs/default.yaml");
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 /// A 3 x 3 stride-2 convolution over a 56 x 56 image: 28 x 28 output pixels, virtual rows of 58.
 compiler::Graph model() {

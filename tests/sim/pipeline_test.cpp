@@ -147,6 +147,17 @@ TEST(Pipeline, BackToBackMatmulsOverlapFillAndDrain) {
   }
 }
 
+/// N (preload into weight set k % 2, matmul of m rows accumulating after the first) pairs, then finish.
+isa::ProgramBuilder preloadsAndMatmuls(const isa::IsaConfig& isa, int64_t N, int64_t m) {
+  isa::ProgramBuilder b(isa);
+  for (int64_t k = 0; k < N; ++k) {
+    b.emit(Semantics::WeightPreload, {(k % 2) * R});
+    b.emit(Semantics::MatmulTile, {2 * R, 0, m, k > 0 ? 1 : 0});
+  }
+  b.emit(Semantics::Finish, {});
+  return b;
+}
+
 // N (preload, matmul) pairs, all matmuls accumulating into one tile, m >= R + D rows (64, 100).
 //   on (two weight sets): preload k+1 runs on the weight path as soon as matmul k has started
 //        (one start per cycle) and the set it overwrites is free: that set was last read by
@@ -165,12 +176,7 @@ TEST(Pipeline, DoubleBufferedWeightsOverlapThePreload) {
     for (const char* which : {"on", "one", "off"}) {
       SCOPED_TRACE(which);
       const auto& isa = variant(which);
-      isa::ProgramBuilder b(isa);
-      for (int64_t k = 0; k < N; ++k) {
-        b.emit(Semantics::WeightPreload, {(k % 2) * R});
-        b.emit(Semantics::MatmulTile, {2 * R, 0, m, k > 0 ? 1 : 0});
-      }
-      b.emit(Semantics::Finish, {});
+      auto b = preloadsAndMatmuls(isa, N, m);
       const auto r = run(isa, b);
       const bool two = std::string(which) == "on";
       for (int64_t k = 0; k < N; ++k) {
@@ -194,12 +200,7 @@ TEST(Pipeline, DoubleBufferedWeightsOverlapThePreload) {
 TEST(Pipeline, APreloadWaitsForTheMatmulsOfTheSetItOverwrites) {
   const int64_t m = 4, N = 6;
   const auto& isa = variant("on");
-  isa::ProgramBuilder b(isa);
-  for (int64_t k = 0; k < N; ++k) {
-    b.emit(Semantics::WeightPreload, {(k % 2) * R});
-    b.emit(Semantics::MatmulTile, {2 * R, 0, m, k > 0 ? 1 : 0});
-  }
-  b.emit(Semantics::Finish, {});
+  auto b = preloadsAndMatmuls(isa, N, m);
   const auto r = run(isa, b);
   const std::vector<uint64_t> preloads = {0, 17, 50, 67, 100, 117}, matmuls = {16, 33, 66, 83, 116, 133};
   for (int64_t k = 0; k < N; ++k) {
