@@ -900,6 +900,10 @@ const std::map<std::string, Kernel, std::less<>>& kernels() {
          const auto [lo, hi] = ops::clipBounds(c.n, c.g.opset, c.operands);
          unary(c, [lo = lo, hi = hi](float x) { return std::min(std::max(x, lo), hi); });
        }},
+      {"PRelu", [](const Ctx& c) {  // the slope broadcasts to X (unidirectionally), so Y has X's shape
+         if (c.input(0).type != ElemType::Float32) throw Error("PRelu takes float32");
+         binary(c, [](auto x, auto slope) { return x >= 0 ? x : slope * x; });
+       }},
       {"LeakyRelu", [](const Ctx& c) {
          const float alpha = static_cast<float>(c.n.getFloat("alpha", 0.01));
          unary(c, [alpha](float x) { return x >= 0.f ? x : alpha * x; });

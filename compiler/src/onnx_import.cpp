@@ -33,7 +33,7 @@ const std::vector<std::string>& supportedOps() {
       "Add", "AveragePool", "BatchNormalization", "Cast", "Clip", "Concat", "Constant", "Conv",
       "ConvTranspose", "DepthToSpace", "Div", "Dropout", "Erf", "Exp", "Flatten", "Gather", "Gemm",
       "GlobalAveragePool", "HardSigmoid", "HardSwish", "Identity", "LayerNormalization", "LeakyRelu",
-      "MatMul", "Max", "MaxPool", "Min", "Mul", "Neg", "Pad", "Pow", "ReduceMean", "ReduceSum", "Relu",
+      "MatMul", "Max", "MaxPool", "Min", "Mul", "Neg", "Pad", "Pow", "PRelu", "ReduceMean", "ReduceSum", "Relu",
       "Reshape", "Resize", "Shape", "Sigmoid", "Slice", "Softmax", "Split", "Sqrt", "Squeeze", "Sub", "Tanh",
       "Transpose", "Unsqueeze", "Upsample",
       // Logic and shape generation, as torch's dynamic-shape exports use them; folded when constant.

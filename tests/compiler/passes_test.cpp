@@ -443,6 +443,28 @@ TEST(FlattenToNhwc, PermutedWeightsEqualNchwFlatten) {
   expectSameResults(before, after);
 }
 
+// ---- decompose-prelu ---------------------------------------------------------------------------
+
+// One slope, positive and negative per-channel slopes: the decomposition computes PRelu; mixed
+// signs stay.
+TEST(DecomposePRelu, LeakyReluAndPerChannelFormsEqualPRelu) {
+  Builder b;
+  const int x = b.input("x", {2, 3, 4, 5});
+  b.output(b.op("PRelu", {x, b.scalar(0.3f)}, {}, "y0"));
+  b.output(b.op("PRelu", {x, b.constant({3, 1, 1}, 60, 0.1f, 0.9f)}, {}, "y1"));
+  b.output(b.op("PRelu", {x, b.constant({1, 3, 1, 1}, 61, -0.9f, -0.1f)}, {}, "y2"));
+  b.output(b.op("PRelu", {x, b.constant({3, 1, 1}, 62, -0.5f, 0.5f)}, {}, "y3"));
+  const Graph before = b.done();
+  Graph after = before;
+  runPasses(after, {"infer-shapes", "decompose-prelu"}, verifying());
+  const auto ops = opCounts(after);
+  EXPECT_EQ(ops.at("LeakyRelu"), 1);
+  EXPECT_EQ(ops.at("PRelu"), 1);
+  EXPECT_EQ(ops.at("Sub"), 1);
+  EXPECT_EQ(ops.at("Add"), 1);
+  expectSameResults(before, after);
+}
+
 // ---- split-to-slice ----------------------------------------------------------------------------
 
 // Explicit sizes on the last axis and equal parts of a middle axis (opset 13), and the attribute

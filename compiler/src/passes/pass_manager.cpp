@@ -15,6 +15,7 @@ const std::vector<PassInfo>& passRegistry() {
       {"remove-identity", "remove Identity and Dropout nodes", removeIdentities},
       {"fold-constants", "evaluate nodes whose inputs are all constant (and Shape of static shapes)", foldConstants},
       {"cse", "merge identical constants and identical nodes", eliminateCommonSubexpressions},
+      {"decompose-prelu", "turn PRelu into LeakyRelu (one slope) or Relu(x) -/+ Relu(-x) * |s| (per-channel slopes of one sign)", decomposePRelu},
       {"split-to-slice", "replace a Split by one Slice per output", splitToSlice},
       {"convtranspose-to-conv", "split a ConvTranspose into a Conv of its s*s output phases and a DepthToSpace (sub-pixel)", convTransposeToConv},
       {"resize-linear-to-conv", "split a bilinear Resize by an integer factor into an edge Pad, a depthwise Conv per output phase, a Concat and a DepthToSpace",

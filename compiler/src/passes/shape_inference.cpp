@@ -59,7 +59,7 @@ std::vector<OutputInfo> infer(const Node& n, int64_t opset, const std::vector<Op
 
   if (op == "Relu" || op == "Sigmoid" || op == "Tanh" || op == "Sqrt" || op == "Erf" || op == "Exp" || op == "Neg" ||
       op == "LeakyRelu" || op == "HardSigmoid" || op == "HardSwish" || op == "Clip" || op == "Identity" || op == "Softmax" ||
-      op == "Gelu")
+      op == "Gelu" || op == "PRelu")
     return same(x.shape);
   if (op == "Dropout") {
     auto out = same(x.shape);

@@ -55,6 +55,7 @@ void eliminateCommonSubexpressions(Graph& g);  // cse
 void eliminateDeadCode(Graph& g);              // dce
 void foldBatchNorm(Graph& g);                  // fold-batchnorm (into Conv / Gemm)
 void batchNormToConv(Graph& g);                // batchnorm-to-conv (the ones not folded: depthwise 1x1 Conv)
+void decomposePRelu(Graph& g);                 // decompose-prelu (LeakyRelu, or Relu/Neg/Mul/Sub per channel)
 void splitToSlice(Graph& g);                   // split-to-slice (one Slice per output)
 void convTransposeToConv(Graph& g);            // convtranspose-to-conv (sub-pixel: Conv + DepthToSpace)
 void resizeLinearToConv(Graph& g);             // resize-linear-to-conv (bilinear by s: edge Pad + s*s depthwise Convs + DepthToSpace)

@@ -557,6 +557,20 @@ def concat_branches():
     return build(nodes, [vi("x", [1, 3, 5, 6])], [vi("y", [1, 4, 5, 6]), vi("y2", [1, 6, 5, 6])], inits)
 
 
+# PRelu with one slope, with positive per-channel slopes ([C, 1, 1]) and with slopes of both signs.
+@model
+def prelu_slopes():
+    nodes = [h.make_node("Conv", ["x", "w0"], ["c"], name="conv0", pads=[1, 1, 1, 1]),
+             h.make_node("PRelu", ["c", "one"], ["p1"], name="prelu_scalar"),
+             h.make_node("Conv", ["p1", "w1"], ["d"], name="conv1", pads=[1, 1, 1, 1]),
+             h.make_node("PRelu", ["d", "per_channel"], ["p2"], name="prelu_channels"),
+             h.make_node("Conv", ["p2", "w2"], ["e"], name="conv2"),
+             h.make_node("PRelu", ["e", "mixed"], ["y"], name="prelu_mixed")]
+    inits = [f32("w0", [6, 3, 3, 3]), scalar("one", 0.25), f32("w1", [20, 6, 3, 3]), f32("per_channel", [20, 1, 1], 0.05, 0.5),
+             f32("w2", [4, 20, 1, 1]), nh.from_array(np.array([[[0.2]], [[-0.1]], [[0.3]], [[0.1]]], dtype=np.float32), "mixed")]
+    return build(nodes, [vi("x", [1, 3, 5, 6])], [vi("y", [1, 4, 5, 6])], inits)
+
+
 # A spatial ReduceSum (opset 13: axes as an input, keepdims 0) of a convolution, then a Gemm.
 @model
 def reduce_sum_pool():
