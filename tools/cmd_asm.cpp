@@ -37,6 +37,7 @@ void registerAsm(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
   auto* as = app.add_subcommand("asm", "Assemble a program into a .sbin container");
   as->add_option("PROG", a.input, "assembly file")->required();
   as->add_option("--isa", a.isa, "ISA config (path or shipped name)")->required();
+  addSetOption(*as);
   as->add_option("-o,--output", a.output, "output .sbin")->required();
   actions.emplace_back(as, [] {
     const auto config = loadConfig(a.isa);
@@ -49,6 +50,7 @@ void registerAsm(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
   auto* dis = app.add_subcommand("disasm", "Print a .sbin program as assembly");
   dis->add_option("PROG", d.input, ".sbin file")->required();
   dis->add_option("--isa", d.isa, "ISA config (default: the shipped config the program names)");
+  addSetOption(*dis);
   dis->add_option("-o,--output", d.output, "write to a file instead of stdout");
   actions.emplace_back(dis, [] {
     if (isa::sbinVersion(readBinaryFile(d.input), d.input) == isa::kModelSbinVersion)

@@ -33,6 +33,7 @@ void registerIsa(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
   auto* check = isaCmd->add_subcommand("check", "Validate configs and print their derived parameters (exit 1 if any is invalid)");
   static std::vector<std::string> checkPaths;
   check->add_option("CONFIG", checkPaths, "ISA config files (or shipped config names)")->required();
+  addSetOption(*check);
   actions.emplace_back(check, [] {
     int rc = kOk;
     for (const auto& path : checkPaths) {
@@ -52,6 +53,7 @@ void registerIsa(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
   static GenOpts docOpts, svOpts;
   auto* doc = isaCmd->add_subcommand("doc", "Write the ISA reference page (Markdown) for a config");
   doc->add_option("CONFIG", docOpts.config, "ISA config")->required();
+  addSetOption(*doc);
   doc->add_option("-o,--output", docOpts.output, "output .md file")->required();
   actions.emplace_back(doc, [] {
     writeFileAtomic(docOpts.output, isa::generateIsaDoc(loadConfig(docOpts.config), displayName(docOpts.config)));
@@ -60,6 +62,7 @@ void registerIsa(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
 
   auto* sv = isaCmd->add_subcommand("svpkg", "Write the SystemVerilog parameter package for a config");
   sv->add_option("CONFIG", svOpts.config, "ISA config")->required();
+  addSetOption(*sv);
   sv->add_option("-o,--output", svOpts.output, "output .sv file")->required();
   actions.emplace_back(sv, [] {
     writeFileAtomic(svOpts.output, isa::generateSvPackage(loadConfig(svOpts.config), displayName(svOpts.config)));

@@ -26,6 +26,7 @@ void registerSim(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
   auto* cmd = app.add_subcommand("sim", "Run a .sbin program on the cycle-approximate SystemC simulator (exit 1 on a simulation fault)");
   cmd->add_option("PROG", a.program, ".sbin program")->required();
   cmd->add_option("--isa", a.isa, "ISA config (default: the shipped config the program names)");
+  addSetOption(*cmd);
   cmd->add_option("--input", a.inputs, "NAME=FILE.npy for an input tensor (others get seeded random values)");
   cmd->add_option("--seed", a.seed, "seed for random inputs")->default_val(1);
   cmd->add_option("--output-dir", a.outputDir, "write each output tensor as DIR/NAME.npy");

@@ -32,7 +32,11 @@ struct SimRequest {
 };
 int runCompiledModel(const SimRequest& request);
 
-/// Loads a config given as a path or as the name of a shipped config ("default", "tiny").
+/// Adds `--set KEY=VALUE` (repeatable) to a command that takes a config: every config the
+/// command loads gets the overrides (one command runs per process).
+void addSetOption(CLI::App& cmd);
+/// Loads a config given as a path or as the name of a shipped config ("default", "tiny"), with
+/// the command's --set overrides.
 isa::IsaConfig loadConfig(const std::string& pathOrName);
 /// Path of the shipped config with this ISA name (for programs that name their ISA).
 /// The shipped config called `isaName`; `namedBy` (a program or model file, if the name comes from

@@ -6,6 +6,7 @@
 #include <memory>
 #include <sstream>
 
+#include "commands.h"
 #include "progress.h"
 #include "systole/isa/file_io.h"
 
@@ -75,6 +76,7 @@ void warnSyntheticCalibration(const PipelineArgs& a, const compiler::PipelineRes
 CLI::Option* addPipelineOptions(CLI::App& cmd, PipelineArgs& a) {
   cmd.add_option("MODEL", a.model, "float32 ONNX model (opset 9 to 17)")->required();
   cmd.add_option("--isa", a.isa, "ISA config (path or shipped name)")->default_val("default");
+  addSetOption(cmd);
   CLI::Option* emit = addEmitOption(cmd, a);
   addPassOptions(cmd, a);
   addCalibrationOptions(cmd, a);

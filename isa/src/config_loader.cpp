@@ -48,7 +48,7 @@ class ConfigLoader {
  public:
   explicit ConfigLoader(std::string file) : file_(std::move(file)) {}
 
-  IsaConfig load(const std::string& text) {
+  IsaConfig load(const std::string& text, const std::vector<ConfigOverride>& overrides) {
     YAML::Node root;
     try {
       root = YAML::Load(text);
@@ -60,16 +60,72 @@ class ConfigLoader {
       if (where.line == 0) where = {file_, 1, 1};
       throw Error(where, "an ISA config must be a mapping of keys to values");
     }
+    std::string hashed = text;
+    for (const ConfigOverride& o : overrides) {
+      apply(root, o);
+      hashed += "\n" + o.text();
+    }
     IsaConfig config;
     config.path_ = file_;
-    config.hash_ = fnv1a64(text.data(), text.size());
+    config.hash_ = fnv1a64(hashed.data(), hashed.size());
     readParams(root, config.params_);
     readInstructions(root, config);
     return config;
   }
 
  private:
+  /// Replaces (or adds) the value at `o.key`: maps by key, the instruction list by name.
+  void apply(YAML::Node root, const ConfigOverride& o) {
+    YAML::Node value;
+    try {
+      value = YAML::Load(o.value);
+    } catch (const YAML::ParserException& e) {
+      throw Error({o.text(), 0, 0}, "malformed YAML value: " + e.msg);
+    }
+    std::vector<std::string> path;
+    for (size_t start = 0;;) {
+      const size_t dot = o.key.find('.', start);
+      path.push_back(o.key.substr(start, dot - start));
+      if (dot == std::string::npos) break;
+      start = dot + 1;
+    }
+    YAML::Node node = root;
+    std::string where;
+    for (size_t i = 0; i + 1 < path.size(); ++i) {
+      const std::string& part = path[i];
+      YAML::Node next;
+      if (node.IsSequence()) {
+        for (YAML::Node item : node)
+          if (item.IsMap() && item["name"] && item["name"].IsScalar() && item["name"].Scalar() == part) next.reset(item);
+      } else if (node.IsMap() && node[part]) {
+        next.reset(node[part]);
+      }
+      if (!next.IsDefined() || next.IsNull())
+        throw Error({o.text(), 0, 0}, "no " + (node.IsSequence() ? "instruction named '" + part + "'" : "key '" + part + "'") + " in '" +
+                                          (where.empty() ? "the config" : where) + "'");
+      if (!next.IsMap() && !next.IsSequence()) throw Error({o.text(), 0, 0}, "'" + where + (where.empty() ? "" : ".") + part + "' is not a mapping");
+      where += (where.empty() ? "" : ".") + part;
+      node.reset(next);  // rebind (operator= would overwrite the node it refers to)
+    }
+    if (!node.IsMap()) throw Error({o.text(), 0, 0}, "'" + (where.empty() ? std::string("the config") : where) + "' is not a mapping");
+    node[path.back()] = value;
+    for (auto it = node.begin(); it != node.end(); ++it)
+      if (it->first.IsScalar() && it->first.Scalar() == path.back()) remember(it->first, o);
+    remember(node[path.back()], o);
+  }
+
+  /// Nodes an override made are reported against it, not against the file.
+  void remember(const YAML::Node& n, const ConfigOverride& o) {
+    overridden_.emplace_back(n, o.text());
+    if (n.IsMap())
+      for (auto it = n.begin(); it != n.end(); ++it) remember(it->first, o), remember(it->second, o);
+    else if (n.IsSequence())
+      for (const YAML::Node& item : n) remember(item, o);
+  }
+
   SourceLocation at(const YAML::Node& n) const {
+    for (const auto& [node, text] : overridden_)
+      if (n.is(node)) return {text, 0, 0};
     const YAML::Mark m = n.Mark();
     if (m.is_null()) return {file_, 0, 0};
     return {file_, m.line + 1, m.column + 1};
@@ -382,12 +438,21 @@ class ConfigLoader {
   }
 
   std::string file_;
+  std::vector<std::pair<YAML::Node, std::string>> overridden_;
 };
 
-IsaConfig IsaConfig::parse(const std::string& text, const std::string& filename) {
-  return ConfigLoader(filename).load(text);
+IsaConfig IsaConfig::parse(const std::string& text, const std::string& filename, const std::vector<ConfigOverride>& overrides) {
+  return ConfigLoader(filename).load(text, overrides);
 }
 
-IsaConfig IsaConfig::load(const std::string& path) { return parse(readTextFile(path), path); }
+IsaConfig IsaConfig::load(const std::string& path, const std::vector<ConfigOverride>& overrides) {
+  return parse(readTextFile(path), path, overrides);
+}
+
+ConfigOverride ConfigOverride::parse(const std::string& arg) {
+  const size_t eq = arg.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == arg.size()) throw Error("--set expects KEY=VALUE (e.g. array.rows=32), got '" + arg + "'");
+  return {arg.substr(0, eq), arg.substr(eq + 1)};
+}
 
 }  // namespace systole::isa

@@ -100,11 +100,22 @@ struct InstrDesc {
   int fieldIndex(std::string_view field) const;  // -1 if absent
 };
 
+/// `--set KEY=VALUE`: a dotted path into the YAML (an instruction by its name under
+/// `instructions`, e.g. instructions.gemm.timing.cycles) and a YAML value, applied to the parsed
+/// file before it is validated and derived exactly like the file itself.
+struct ConfigOverride {
+  std::string key, value;
+  /// Parses "KEY=VALUE"; throws Error naming the argument.
+  static ConfigOverride parse(const std::string& arg);
+  std::string text() const { return "--set " + key + "=" + value; }
+};
+
 class IsaConfig {
  public:
-  /// Loads and validates a config; throws Error with file:line:col on any problem.
-  static IsaConfig load(const std::string& path);
-  static IsaConfig parse(const std::string& text, const std::string& filename);
+  /// Loads and validates a config; throws Error with file:line:col on any problem (a problem in an
+  /// override is reported against "--set KEY=VALUE"). The hash covers the overrides.
+  static IsaConfig load(const std::string& path, const std::vector<ConfigOverride>& overrides = {});
+  static IsaConfig parse(const std::string& text, const std::string& filename, const std::vector<ConfigOverride>& overrides = {});
 
   const Params& params() const { return params_; }
   const std::vector<InstrDesc>& instructions() const { return instrs_; }
