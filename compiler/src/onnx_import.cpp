@@ -263,8 +263,7 @@ class Importer {
       runShapeInference(model);
       return convert(model);
     } catch (const Error& e) {
-      if (e.where().file.empty()) throw Error(SourceLocation{file_}, e.message());
-      throw;
+      throw inFile(e, file_);
     }
   }
 

@@ -631,6 +631,15 @@ def bad_int_input():
     return build([h.make_node("Relu", ["x"], ["y"], name="relu")], [vi("x", [4], T.INT32)], [vi("y", [4], T.INT32)])
 
 
+# A Gather whose indices come from the input (Cast to int64): calibration's inputs in [-1, 1) index
+# row 0, an input of 100 is out of range only when `run` runs it (issue 16 D12).
+@model
+def gather_by_input():
+    nodes = [h.make_node("Cast", ["x"], ["i"], name="cast", to=T.INT64),
+             h.make_node("Gather", ["table", "i"], ["y"], name="lookup", axis=0)]
+    return build(nodes, [vi("x", [2])], [vi("y", [2, 4])], [f32("table", [3, 4])])
+
+
 def bad_conv(**attrs):
     conv = h.make_node("Conv", ["x", "w", "b"], ["y"], name="conv", **attrs)
     return build([conv], [vi("x", [1, 2, 8, 8])], [vi("y", [None] * 4)], [f32("w", [4, 2, 3, 3]), f32("b", [4])])
