@@ -1,6 +1,8 @@
 // Algorithm: parse the file into onnx::ModelProto; check the IR version, the default-domain opset
 // (9..17) and, node by node in file order, that each operator is supported and each input is
-// defined earlier (so a missing initializer names its reader); bind symbolic input dimensions
+// defined earlier (so a missing initializer names its reader); check what ONNX would trust
+// unchecked (initializer and tensor-attribute data against their dims and declared shapes, window
+// attributes in range, sizes within kMaxTensorElements); bind symbolic input dimensions
 // (--shape, else a symbolic batch is 1; any other is an error naming it);
 // run onnx::checker::check_model, then onnx::shape_inference::InferShapes (strict, with data
 // propagation); finally convert initializers and Constant nodes to constant values and every other
