@@ -150,9 +150,16 @@ int runModel(RunArgs& a) {
   runOptions.trace = !a.trace.empty();
   const auto start = std::chrono::steady_clock::now();
   const auto inputs = modelInputs(p.graph, a);
-  const auto result = session.run(inputs, runOptions);
-  const double runSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const Accuracy accuracy = measureAccuracy(p, result, inputs, a);
+  runtime::RunResult result;
+  Accuracy accuracy;
+  double runSeconds = 0;
+  try {  // a node's error (a host operator, the reference interpreter) is reported against the model
+    result = session.run(inputs, runOptions);
+    runSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    accuracy = measureAccuracy(p, result, inputs, a);
+  } catch (const Error& e) {
+    throw inFile(e, a.compile.model);
+  }
   writeResults(result, accuracy, a);
   printSummary(p, result, accuracy, config, a, runSeconds);
   int status = kOk;

@@ -68,6 +68,8 @@ void registerSim(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
     } catch (const sim::Fault& f) {
       std::cerr << a.program << ": error: simulation fault: " << f.message() << "\n";
       return static_cast<int>(kCheckFailed);
+    } catch (const Error& e) {
+      throw inFile(e, a.program);  // a decode error, or inputs that do not fit the program
     }
     if (!a.stats.empty()) writeFileAtomic(a.stats, result.stats.toJson());
     if (!a.trace.empty()) writeFileAtomic(a.trace, result.trace_json);

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <limits>
 #include <optional>
 #include <string>
@@ -18,15 +19,25 @@
 
 namespace systole::compiler::ops {
 
-inline std::string shapeText(const std::vector<int64_t>& s) {
-  std::string out = "[";
-  for (size_t i = 0; i < s.size(); ++i) out += (i ? "," : "") + std::to_string(s[i]);
-  return out + "]";
+using compiler::shapeText;
+
+/// Shape arithmetic on a model's dimensions, pads and strides, which can be anything: a sum or a
+/// product that overflows int64 throws instead of wrapping into an undersized buffer.
+inline int64_t checkedSum(std::initializer_list<int64_t> terms) {
+  int64_t n = 0;
+  for (int64_t t : terms)
+    if (__builtin_add_overflow(n, t, &n)) throw Error("shape arithmetic overflows int64");
+  return n;
+}
+inline int64_t checkedProduct(int64_t a, int64_t b) {
+  int64_t n = 0;
+  if (__builtin_mul_overflow(a, b, &n)) throw Error("shape arithmetic overflows int64");
+  return n;
 }
 
 inline int64_t product(const std::vector<int64_t>& s, size_t from = 0, size_t to = SIZE_MAX) {
   int64_t n = 1;
-  for (size_t i = from; i < s.size() && i < to; ++i) n *= s[i];
+  for (size_t i = from; i < s.size() && i < to; ++i) n = checkedProduct(n, s[i]);
   return n;
 }
 
@@ -117,9 +128,10 @@ inline Windows windows(const Node& n, const std::vector<int64_t>& x, const std::
     const int64_t in = x[i + 2];
     const int64_t s = w.strides[i], d = w.dilations[i], k = kernel[i];
     if (s <= 0 || d <= 0 || k <= 0) throw Error("kernel, strides and dilations must be positive");
-    const int64_t span = (k - 1) * d + 1;
-    const int64_t padded = in + w.padBegin[i] + w.padEnd[i] - span;
-    if (padded < 0) throw Error("the window (" + std::to_string(span) + ") is larger than the padded input (" + std::to_string(in + w.padBegin[i] + w.padEnd[i]) + ")");
+    const int64_t span = checkedSum({checkedProduct(k - 1, d), 1});
+    const int64_t paddedIn = checkedSum({in, w.padBegin[i], w.padEnd[i]});
+    const int64_t padded = paddedIn - span;
+    if (padded < 0) throw Error("the window (" + std::to_string(span) + ") is larger than the padded input (" + std::to_string(paddedIn) + ")");
     int64_t out = ceilMode ? (padded + s - 1) / s + 1 : padded / s + 1;
     w.out.push_back(out);
   }
@@ -152,7 +164,8 @@ inline TransposedWindows transposedWindows(const Node& n, const std::vector<int6
     const int64_t s = w.strides[i], d = w.dilations[i], k = kernel[i];
     if (s <= 0 || d <= 0 || k <= 0) throw Error("kernel, strides and dilations must be positive");
     if (w.outputPadding[i] < 0 || w.outputPadding[i] >= std::max(s, d)) throw Error("output_padding must be in [0, max(stride, dilation))");
-    const int64_t out = s * (x[i + 2] - 1) + w.outputPadding[i] + (k - 1) * d + 1 - w.padBegin[i] - w.padEnd[i];
+    const int64_t out = checkedSum({checkedProduct(s, x[i + 2] - 1), w.outputPadding[i], checkedProduct(k - 1, d), 1,
+                                    checkedProduct(-1, w.padBegin[i]), checkedProduct(-1, w.padEnd[i])});
     if (out <= 0) throw Error("the pads leave no output");
     w.out.push_back(out);
   }

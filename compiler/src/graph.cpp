@@ -32,11 +32,31 @@ int elemTypeBytes(ElemType t) {
   }
 }
 
-int64_t Value::elements() const {
+std::string shapeText(const std::vector<int64_t>& shape) {
+  std::string out = "[";
+  for (size_t i = 0; i < shape.size(); ++i) out += (i ? "," : "") + std::to_string(shape[i]);
+  return out + "]";
+}
+
+int64_t shapeElements(const std::vector<int64_t>& shape) {
   int64_t n = 1;
-  for (int64_t d : shape) n *= d;
+  for (int64_t d : shape)
+    if (__builtin_mul_overflow(n, d, &n)) throw Error("the shape " + shapeText(shape) + " has more elements than int64 counts");
   return n;
 }
+
+void checkTensorSize(const std::vector<int64_t>& shape, const std::string& what) {
+  for (int64_t d : shape)
+    if (d < 0) throw Error(what + " has the shape " + shapeText(shape) + ", with a negative dimension");
+  if (std::find(shape.begin(), shape.end(), 0) != shape.end()) return;  // empty, whatever the other dimensions
+  int64_t n = 1;
+  for (int64_t d : shape)
+    if (__builtin_mul_overflow(n, d, &n) || n > kMaxTensorElements)
+      throw Error(what + " has the shape " + shapeText(shape) + ", more than the limit of " + std::to_string(kMaxTensorElements) +
+                  " elements per tensor");
+}
+
+int64_t Value::elements() const { return shapeElements(shape); }
 
 int64_t Node::getInt(const std::string& attr, int64_t fallback) const {
   auto it = attrs.find(attr);

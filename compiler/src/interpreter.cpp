@@ -57,11 +57,7 @@ std::map<std::string, HostTensor> Interpreter::run(const std::map<std::string, H
     for (int v : n.outputs) results.emplace_back(g.values[static_cast<size_t>(v)].type, g.values[static_cast<size_t>(v)].shape);
     std::vector<HostTensor*> out;
     for (auto& r : results) out.push_back(&r);
-    try {
-      if (!runQuantizedKernel(g, n, in, out)) runFloatKernel(g, n, in, out);
-    } catch (const Error& e) {
-      throw Error("node '" + n.name + "' (" + n.op + "): " + e.message());
-    }
+    runKernel(g, n, in, out);
     for (size_t i = 0; i < n.outputs.size(); ++i) {
       env[static_cast<size_t>(n.outputs[i])] = std::move(results[i]);
       if (observe) observe(n.outputs[i], *env[static_cast<size_t>(n.outputs[i])]);
@@ -76,6 +72,14 @@ std::map<std::string, HostTensor> Interpreter::run(const std::map<std::string, H
       if (const HostTensor* t = valueOf(v)) result[g.values[v].name] = *t;
     }
   return result;
+}
+
+void runKernel(const Graph& g, const Node& n, const std::vector<const HostTensor*>& in, std::vector<HostTensor*>& out) {
+  try {
+    if (!runQuantizedKernel(g, n, in, out)) runFloatKernel(g, n, in, out);
+  } catch (const Error& e) {
+    throw Error("node '" + n.name + "' (" + n.op + "): " + e.message());
+  }
 }
 
 std::map<std::string, HostTensor> interpret(const Graph& g, const std::map<std::string, HostTensor>& inputs,

@@ -1,6 +1,8 @@
 // Algorithm: parse the file into onnx::ModelProto; check the IR version, the default-domain opset
 // (9..17) and, node by node in file order, that each operator is supported and each input is
-// defined earlier (so a missing initializer names its reader); bind symbolic input dimensions
+// defined earlier (so a missing initializer names its reader); check what ONNX would trust
+// unchecked (initializer and tensor-attribute data against their dims and declared shapes, window
+// attributes in range, sizes within kMaxTensorElements); bind symbolic input dimensions
 // (--shape, else a symbolic batch is 1; any other is an error naming it);
 // run onnx::checker::check_model, then onnx::shape_inference::InferShapes (strict, with data
 // propagation); finally convert initializers and Constant nodes to constant values and every other
@@ -117,35 +119,49 @@ std::string onnxTypeName(int32_t t) {
   return "type " + std::to_string(t);
 }
 
-/// Converts an initializer or a Constant node's tensor into a constant value.
+/// The repeated field that holds a tensor's data when it has no raw_data.
+int typedDataSize(const onnx::TensorProto& t, ElemType type) {
+  switch (type) {
+    case ElemType::Float32: return t.float_data_size();
+    case ElemType::Int64: return t.int64_data_size();
+    default: return t.int32_data_size();
+  }
+}
+
+/// Checks an initializer's or a Constant's tensor before ONNX or the compiler reads its data: a
+/// supported element type, data inline, dimensions >= 0 within kMaxTensorElements, and exactly
+/// the data its dimensions need. Returns the element type.
+ElemType checkTensor(const onnx::TensorProto& t, const std::string& who) {
+  auto type = elemTypeOf(t.data_type());
+  if (!type) throw Error(who + ": tensor " + quote(t.name()) + " has element type " + onnxTypeName(t.data_type()) + ", which is not supported");
+  if (t.data_location() == onnx::TensorProto::EXTERNAL)
+    throw Error(who + ": tensor " + quote(t.name()) + " keeps its data in an external file, which is not supported");
+  const std::vector<int64_t> dims(t.dims().begin(), t.dims().end());
+  checkTensorSize(dims, who + ": tensor " + quote(t.name()));
+  const int64_t n = shapeElements(dims);
+  const size_t elemBytes = static_cast<size_t>(elemTypeBytes(*type));
+  const size_t have = t.has_raw_data() ? t.raw_data().size() / elemBytes : static_cast<size_t>(typedDataSize(t, *type));
+  if (have != static_cast<size_t>(n) || (t.has_raw_data() && t.raw_data().size() % elemBytes != 0))
+    throw Error(who + ": tensor " + quote(t.name()) + " holds " + std::to_string(have) + " elements' worth of data, its shape " +
+                shapeText(dims) + " needs " + std::to_string(n));
+  return *type;
+}
+
+/// Converts an initializer or a Constant node's tensor (checked by checkTensor) into a constant value.
 Value tensorToValue(const onnx::TensorProto& t, const std::string& valueName, const std::string& who) {
   Value v;
   v.name = valueName;
   v.is_constant = true;
-  auto type = elemTypeOf(t.data_type());
-  if (!type) throw Error(who + ": tensor " + quote(t.name()) + " has element type " + onnxTypeName(t.data_type()) + ", which is not supported");
-  v.type = *type;
-  if (t.data_location() == onnx::TensorProto::EXTERNAL)
-    throw Error(who + ": tensor " + quote(t.name()) + " keeps its data in an external file, which is not supported");
-  for (int64_t d : t.dims()) {
-    if (d < 0) throw Error(who + ": tensor " + quote(t.name()) + " has a negative dimension");
-    v.shape.push_back(d);
-  }
+  v.type = checkTensor(t, who);
+  v.shape.assign(t.dims().begin(), t.dims().end());
   const int64_t n = v.elements();
   const size_t bytes = static_cast<size_t>(n) * static_cast<size_t>(elemTypeBytes(v.type));
-  auto sizeError = [&](size_t have) {
-    return Error(who + ": tensor " + quote(t.name()) + " holds " + std::to_string(have) + " elements' worth of data, its shape needs " +
-                 std::to_string(n));
-  };
+  v.data.resize(bytes);
   if (t.has_raw_data()) {
-    if (t.raw_data().size() != bytes) throw sizeError(t.raw_data().size() / static_cast<size_t>(elemTypeBytes(v.type)));
-    v.data.resize(bytes);
     if (bytes) std::memcpy(v.data.data(), t.raw_data().data(), bytes);
     return v;
   }
-  v.data.resize(bytes);
   auto fill = [&](const auto& field, auto convert) {
-    if (static_cast<int64_t>(field.size()) != n) throw sizeError(static_cast<size_t>(field.size()));
     for (int64_t i = 0; i < n; ++i) {
       auto x = convert(field.Get(static_cast<int>(i)));
       std::memcpy(v.data.data() + static_cast<size_t>(i) * sizeof(x), &x, sizeof(x));
@@ -159,6 +175,29 @@ Value tensorToValue(const onnx::TensorProto& t, const std::string& valueName, co
     case ElemType::Bool: fill(t.int32_data(), [](int32_t x) { return static_cast<uint8_t>(x != 0); }); break;
   }
   return v;
+}
+
+/// Conv, ConvTranspose and pooling window attributes, checked before ONNX's shape inference divides
+/// by or multiplies with them: kernel_shape, strides, dilations, group and output_shape in
+/// [1, kMaxTensorElements], pads and output_padding in [0, kMaxTensorElements].
+void checkWindowAttributes(const onnx::NodeProto& n, const std::string& who) {
+  static const std::unordered_set<std::string> windowed = {"Conv", "ConvTranspose", "MaxPool", "AveragePool"};
+  if (!windowed.count(n.op_type())) return;
+  for (const auto& a : n.attribute()) {
+    const bool positive = a.name() == "kernel_shape" || a.name() == "strides" || a.name() == "dilations" ||
+                          a.name() == "group" || a.name() == "output_shape";
+    if (!positive && a.name() != "pads" && a.name() != "output_padding") continue;
+    const bool scalar = a.name() == "group";
+    if (a.type() != (scalar ? onnx::AttributeProto::INT : onnx::AttributeProto::INTS))
+      throw Error(who + ": attribute " + quote(a.name()) + " must be " + (scalar ? "an integer" : "a list of integers"));
+    const std::vector<int64_t> values = scalar ? std::vector<int64_t>{a.i()} : std::vector<int64_t>(a.ints().begin(), a.ints().end());
+    const int64_t lo = positive ? 1 : 0;
+    for (int64_t v : values)
+      if (v < lo || v > kMaxTensorElements)
+        throw Error(who + ": attribute " + quote(a.name()) + " is " + (scalar ? std::to_string(v) : shapeText(values)) +
+                    (scalar ? "; it must be in [" : "; each value must be in [") + std::to_string(lo) + ", " +
+                    std::to_string(kMaxTensorElements) + "]");
+  }
 }
 
 /// The number a one-element constant holds.
@@ -220,13 +259,13 @@ class Importer {
     try {
       checkHeader(model);
       checkNodes(model.graph());
+      checkData(model.graph());
       bindInputs(*model.mutable_graph());
       runChecker(model);
       runShapeInference(model);
       return convert(model);
     } catch (const Error& e) {
-      if (e.where().file.empty()) throw Error(SourceLocation{file_}, e.message());
-      throw;
+      throw inFile(e, file_);
     }
   }
 
@@ -249,11 +288,7 @@ class Importer {
   /// Unsupported operators and undefined inputs, named by node, before ONNX's checker words them.
   void checkNodes(const onnx::GraphProto& g) {
     std::unordered_set<std::string> defined;
-    for (const auto& t : g.initializer()) {
-      if (t.data_location() == onnx::TensorProto::EXTERNAL)
-        throw Error("initializer " + quote(t.name()) + " keeps its data in an external file, which is not supported");
-      defined.insert(t.name());
-    }
+    for (const auto& t : g.initializer()) defined.insert(t.name());
     for (const auto& in : g.input()) defined.insert(in.name());
     for (int i = 0; i < g.node_size(); ++i) {
       const auto& n = g.node(i);
@@ -268,6 +303,34 @@ class Importer {
     }
     for (const auto& out : g.output())
       if (!defined.count(out.name())) throw Error("graph output " + quote(out.name()) + " is never computed");
+  }
+
+  /// What ONNX's shape inference would trust unchecked: each initializer's and tensor attribute's
+  /// data (checkTensor), an initializer's dimensions against a shape the graph declares for it
+  /// (inputs, value_info, outputs), and window attributes (checkWindowAttributes).
+  void checkData(const onnx::GraphProto& g) {
+    std::unordered_map<std::string, const onnx::ValueInfoProto*> declared;
+    for (const auto* list : {&g.input(), &g.value_info(), &g.output()})
+      for (const auto& vi : *list) declared.emplace(vi.name(), &vi);
+    for (const auto& t : g.initializer()) {
+      const std::string who = "initializer " + quote(t.name());
+      checkTensor(t, who);
+      auto it = declared.find(t.name());
+      if (it == declared.end() || !it->second->type().tensor_type().has_shape()) continue;
+      const auto& shape = it->second->type().tensor_type().shape();
+      bool agrees = shape.dim_size() == t.dims_size();
+      for (int k = 0; agrees && k < shape.dim_size(); ++k)
+        agrees = !shape.dim(k).has_dim_value() || shape.dim(k).dim_value() == t.dims(k);
+      if (!agrees) throw Error(who + " has the shape " + shapeText({t.dims().begin(), t.dims().end()}) + ", but the graph declares " +
+                               shapeText(shapeOf(it->second->type())));
+    }
+    for (int i = 0; i < g.node_size(); ++i) {
+      const auto& n = g.node(i);
+      const std::string who = nodeLabel(n, i);
+      for (const auto& a : n.attribute())
+        if (a.type() == onnx::AttributeProto::TENSOR) checkTensor(a.t(), who);
+      checkWindowAttributes(n, who);
+    }
   }
 
   void bindInputs(onnx::GraphProto& g) {
@@ -310,6 +373,9 @@ class Importer {
         throw Error(what + " is symbolic: bind it with --shape " + name + "=DxDx...");
       }
     }
+    std::vector<int64_t> dims;
+    for (const auto& d : shape.dim()) dims.push_back(d.dim_value());
+    checkTensorSize(dims, "graph input " + quote(name));
   }
 
   void runChecker(const onnx::ModelProto& model) {

@@ -114,8 +114,7 @@ void runStage(const StageInfo& stage, PipelineResult& r, const isa::IsaConfig& i
   try {
     if (stage.run) stage.run(r, isa, options);
   } catch (const Error& e) {
-    if (!e.where().file.empty()) throw;
-    throw Error(SourceLocation{r.model_path}, e.message());
+    throw inFile(e, r.model_path);
   }
   r.last_stage = stage.name;
   r.seconds.emplace_back(stage.name, secondsSince(start));

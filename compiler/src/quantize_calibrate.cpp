@@ -226,12 +226,6 @@ std::vector<TensorMap> makeRandomInputs(const Graph& g, int count, uint64_t seed
 
 namespace {
 
-std::string shapeText(const std::vector<int64_t>& shape) {
-  std::string out = "[";
-  for (size_t i = 0; i < shape.size(); ++i) out += (i ? "," : "") + std::to_string(shape[i]);
-  return out + "]";
-}
-
 std::vector<std::filesystem::path> sortedEntries(const std::filesystem::path& dir, bool directories) {
   std::vector<std::filesystem::path> out;
   for (const auto& e : std::filesystem::directory_iterator(dir))

@@ -235,7 +235,9 @@ class ConfigLoader {
     checkKeys(mem, "memories", {"dram", "scratchpad", "accumulator"}, {"dram", "scratchpad", "accumulator"});
     const YAML::Node dram = mem["dram"];
     checkKeys(dram, "memories.dram", {"size", "bytes_per_cycle", "latency"}, {"size", "bytes_per_cycle", "latency"});
-    p.dram_size = integer(dram["size"], "memories.dram.size", 1, int64_t{1} << 40, true);
+    // At most 4 GiB: the simulator backs every byte a program's tensors cover (issue 16 D9: a
+    // 1 TiB DRAM let one program's tensor table make `sim` allocate 256 GiB).
+    p.dram_size = integer(dram["size"], "memories.dram.size", 1, kMaxDramSize, true);
     p.dram_bytes_per_cycle = integer(dram["bytes_per_cycle"], "memories.dram.bytes_per_cycle", 1, 4096);
     p.dram_latency = integer(dram["latency"], "memories.dram.latency", 0, 100000);
     const YAML::Node spad = mem["scratchpad"];

@@ -2,6 +2,10 @@
 
 namespace systole {
 
+Error inFile(const Error& e, const std::string& file) {
+  return e.where().file.empty() ? Error(SourceLocation{file}, e.message()) : e;
+}
+
 std::string formatLocation(const SourceLocation& where) {
   std::string out = where.file;
   if (where.line > 0) {

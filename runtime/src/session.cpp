@@ -83,7 +83,7 @@ void runHostNode(const compiler::Graph& g, const compiler::Node& n, std::map<int
   for (int v : n.outputs) results.emplace_back(g.values[static_cast<size_t>(v)].type, g.values[static_cast<size_t>(v)].shape);
   std::vector<HostTensor*> out;
   for (auto& r : results) out.push_back(&r);
-  if (!compiler::runQuantizedKernel(g, n, in, out)) compiler::runFloatKernel(g, n, in, out);
+  compiler::runKernel(g, n, in, out);
   for (size_t i = 0; i < n.outputs.size(); ++i) env[n.outputs[i]] = std::move(results[i]);
 }
 

@@ -670,6 +670,43 @@ TEST(RecognizeGelu, WrongConstantDoesNotMatch) {
 
 // ---- infer-shapes and the pipeline -------------------------------------------------------------
 
+/// The message of the Error inferShapes throws for `g`.
+std::string shapeError(Graph g) {
+  try {
+    compiler::inferShapes(g);
+  } catch (const Error& e) {
+    return e.message();
+  }
+  return "no error";
+}
+
+// Shape arithmetic is overflow-checked and a tensor's size is capped, naming the node (issue 16
+// D6: Conv pads of 2^62 wrapped into an undersized buffer; D7: 2^40 ended in std::bad_alloc).
+TEST(ShapeInference, OverflowingOrHugeShapesNameTheNode) {
+  const int64_t big = int64_t{1} << 62;
+  Builder pad62;
+  pad62.output(pad62.op("Pad", {pad62.input("x", {1, 2, 8, 8}), pad62.ints({0, 0, 0, big, 0, 0, 0, big})}, {}, "y"));
+  EXPECT_NE(shapeError(pad62.g).find("(Pad): inconsistent shapes: shape arithmetic overflows int64"), std::string::npos)
+      << shapeError(pad62.g);
+
+  Builder conv;
+  const int w = conv.constant({4, 2, 3, 3}, 151);
+  conv.output(conv.op("Conv", {conv.input("x", {1, 2, 8, 8}), w}, {{"pads", std::vector<int64_t>{big, 0, big, 0}}}, "y"));
+  EXPECT_NE(shapeError(conv.g).find("(Conv): inconsistent shapes: shape arithmetic overflows int64"), std::string::npos)
+      << shapeError(conv.g);
+
+  Builder pad40;
+  const int64_t t = int64_t{1} << 40;
+  pad40.output(pad40.op("Pad", {pad40.input("x", {1, 2, 8, 8}), pad40.ints({0, 0, 0, t, 0, 0, 0, t})}, {}, "y"));
+  EXPECT_NE(shapeError(pad40.g).find("(Pad): output 'y' has the shape [1,2,8,2199023255560], more than the limit of " +
+                                     std::to_string(compiler::kMaxTensorElements) + " elements per tensor"),
+            std::string::npos)
+      << shapeError(pad40.g);
+
+  EXPECT_THROW(compiler::shapeElements({int64_t{1} << 32, int64_t{1} << 32}), Error);
+  EXPECT_NO_THROW(compiler::checkTensorSize({0, int64_t{1} << 40}, "empty"));
+}
+
 TEST(ShapeInference, InconsistentDeclaredShapeNamesTheNode) {
   Builder b;
   const int x = b.input("x", {2, 4});

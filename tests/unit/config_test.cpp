@@ -253,9 +253,9 @@ TEST(Config, SizeSpellings) {
     EXPECT_EQ(isa.params().spad_size, 262144) << spelling;
     EXPECT_EQ(isa.params().spad_rows, 16384) << spelling;
   }
-  // The DRAM limit is 2^40 bytes: 1024 GiB is accepted.
-  const IsaConfig big = IsaConfig::parse(replaceFirst(def, "size: 512MiB", "size: 1024GiB"), kFile);
-  EXPECT_EQ(big.params().dram_size, int64_t{1} << 40);
+  // The DRAM limit is 2^32 bytes (kMaxDramSize): 4 GiB is accepted.
+  const IsaConfig big = IsaConfig::parse(replaceFirst(def, "size: 512MiB", "size: 4GiB"), kFile);
+  EXPECT_EQ(big.params().dram_size, int64_t{1} << 32);
 }
 
 TEST(Config, ExplicitLsbPlacesFields) {
@@ -405,9 +405,11 @@ TEST_F(ConfigErrors, SizeSuffix) {
   // Only sizes take a suffix.
   t = replaceFirst(def, "latency: 100", "latency: 1KiB");
   expectError(t, locate(t, "", "1KiB"), "'memories.dram.latency' must be an integer, got '1KiB'");
-  // Above the 2^40-byte DRAM limit.
-  t = replaceFirst(def, "size: 512MiB", "size: 1025GiB");
-  expectError(t, locate(t, "", "1025GiB"), "'memories.dram.size' is too large: 1025GiB");
+  // Above the 2^32-byte DRAM limit, which keeps `sim` from backing a 1 TiB DRAM's tensors (issue 16 D9).
+  t = replaceFirst(def, "size: 512MiB", "size: 1024GiB");
+  expectError(t, locate(t, "", "1024GiB"), "'memories.dram.size' is too large: 1024GiB (at most 4294967296)");
+  t = replaceFirst(def, "size: 512MiB", "size: 4294967297");
+  expectError(t, locate(t, "", "4294967297"), "'memories.dram.size' must be between 1 and 4294967296");
   t = replaceFirst(def, "size: 512MiB", "size: -1KiB");
   expectError(t, locate(t, "", "-1KiB"), "must be between 1 and");
   // Large negative sizes must not wrap around into range when scaled.

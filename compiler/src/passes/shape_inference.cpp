@@ -215,7 +215,7 @@ std::vector<OutputInfo> infer(const Node& n, int64_t opset, const std::vector<Op
       for (size_t i = 0; i < rank; ++i)
         if (i != axis && s[i] != shape[i])
           throw Error("Concat inputs " + ops::shapeText(x.shape) + " and " + ops::shapeText(s) + " differ outside axis " + std::to_string(axis));
-      shape[axis] += s[axis];
+      shape[axis] = ops::checkedSum({shape[axis], s[axis]});
     }
     return same(shape);
   }
@@ -251,7 +251,7 @@ std::vector<OutputInfo> infer(const Node& n, int64_t opset, const std::vector<Op
     const auto p = ops::padParams(n, opset, in);
     std::vector<int64_t> shape(rank);
     for (size_t i = 0; i < rank; ++i) {
-      shape[i] = x.shape[i] + p.pads[i] + p.pads[i + rank];
+      shape[i] = ops::checkedSum({x.shape[i], p.pads[i], p.pads[i + rank]});
       if (shape[i] < 0) throw Error("Pad removes more than the whole dimension " + std::to_string(i));
       if (p.mode == "reflect" && (p.pads[i] >= x.shape[i] || p.pads[i + rank] >= x.shape[i]))
         throw Error("reflect padding must be smaller than the dimension");
@@ -355,6 +355,7 @@ bool updateShapes(Graph& g, int id) {
   for (size_t k = 0; k < n.outputs.size(); ++k) {
     Value& v = g.values[static_cast<size_t>(n.outputs[k])];
     const auto& computed = (*out)[k].shape;
+    checkTensorSize(computed, "node '" + n.name + "' (" + n.op + "): output '" + v.name + "'");
     bool agrees = v.shape == computed || v.shape == std::vector<int64_t>{-1};
     if (!agrees && v.shape.size() == computed.size()) {
       agrees = true;

@@ -16,6 +16,21 @@ enum class ElemType : uint8_t { Float32, Int8, Int32, Int64, Bool };  // Bool: o
 std::string_view elemTypeName(ElemType t);
 int elemTypeBytes(ElemType t);
 
+/// The most elements one tensor may have (1 GiB of float32), and so the largest dimension or
+/// window attribute: a larger shape is rejected where it first appears (import, shape inference),
+/// naming the node or value, instead of failing an allocation or overflowing later.
+inline constexpr int64_t kMaxTensorElements = int64_t{1} << 28;
+
+/// A shape as text: [1,3,224,224].
+std::string shapeText(const std::vector<int64_t>& shape);
+
+/// The product of `shape`'s dimensions (1 for a scalar); throws Error if it overflows int64.
+int64_t shapeElements(const std::vector<int64_t>& shape);
+
+/// Throws Error("WHAT has the shape [...], ...") unless every dimension is >= 0 and the tensor has
+/// at most kMaxTensorElements elements.
+void checkTensorSize(const std::vector<int64_t>& shape, const std::string& what);
+
 /// Affine quantization: real = scale * (q - zero_point). Per-tensor when axis = -1 (one scale and
 /// zero point), else one per index of dimension `axis` (weights: the output-channel axis).
 struct Quant {

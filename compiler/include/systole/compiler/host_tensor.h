@@ -19,11 +19,7 @@ struct HostTensor {
   HostTensor(ElemType t, std::vector<int64_t> s) : type(t), shape(std::move(s)) {
     bytes.resize(static_cast<size_t>(elements() * elemTypeBytes(type)));
   }
-  int64_t elements() const {
-    int64_t n = 1;
-    for (int64_t d : shape) n *= d;
-    return n;
-  }
+  int64_t elements() const { return shapeElements(shape); }
   template <typename T>
   T* data() { return reinterpret_cast<T*>(bytes.data()); }
   template <typename T>

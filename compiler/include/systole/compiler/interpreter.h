@@ -51,5 +51,7 @@ bool runQuantizedKernel(const Graph& g, const Node& n, const std::vector<const H
                         std::vector<HostTensor*>& out);  // false if `n` is not a quantized op
 void runFloatKernel(const Graph& g, const Node& n, const std::vector<const HostTensor*>& in,
                     std::vector<HostTensor*>& out);      // throws Error for an unknown op
+/// The node's quantized kernel, else its float one; an Error names the node ("node 'NAME' (OP): ...").
+void runKernel(const Graph& g, const Node& n, const std::vector<const HostTensor*>& in, std::vector<HostTensor*>& out);
 
 }  // namespace systole::compiler

@@ -14,6 +14,9 @@
 
 namespace systole::isa {
 
+/// The largest memories.dram.size: the simulator backs every byte a program's tensors cover.
+inline constexpr int64_t kMaxDramSize = int64_t{1} << 32;
+
 enum class Dataflow : uint8_t { WeightStationary, OutputStationary };
 std::string_view dataflowName(Dataflow d);
 

@@ -40,6 +40,10 @@ class Error : public std::runtime_error {
   std::string message_;
 };
 
+/// `e`, reported against `file` if it names no file yet: for an error about a program or model a
+/// caller read, raised by code that does not know the file's name.
+Error inFile(const Error& e, const std::string& file);
+
 /// Formats a location as "file:line:col" (omitting the parts that are unknown).
 std::string formatLocation(const SourceLocation& where);
 

@@ -1,8 +1,11 @@
 #!/usr/bin/python3
 """Rewrites a version-1 .sbin (docs/sbin-format.md) with another ISA name and/or renamed tensors,
-and a checksum that matches, so a test can hand the tools a well-formed file with hostile names.
+and/or code bytes, and a checksum that matches, so a test can hand the tools a well-formed file with
+hostile names or an instruction that does not decode.
 
-    patch_sbin.py IN OUT [--isa-name NAME] [--rename OLD=NEW]...
+    patch_sbin.py IN OUT [--isa-name NAME] [--rename OLD=NEW]... [--code-byte INDEX=VALUE]...
+
+INDEX counts from the start of the code, or from its end when negative (-1: the last byte).
 """
 import argparse
 import struct
@@ -40,6 +43,7 @@ def main():
     p.add_argument("out")
     p.add_argument("--isa-name")
     p.add_argument("--rename", action="append", default=[])
+    p.add_argument("--code-byte", action="append", default=[])
     a = p.parse_args()
     renames = dict(r.split("=", 1) for r in a.rename)
     data = open(a.inp, "rb").read()[:-8]
@@ -50,7 +54,10 @@ def main():
         name = a.isa_name.encode().replace(b"\\0", b"\0")
     out += struct.pack("<I", len(name)) + name
     out += r.take(8 + 4)  # hash, instruction size
-    code = r.blob()
+    code = bytearray(r.blob())
+    for cb in a.code_byte:
+        index, value = cb.split("=", 1)
+        code[int(index, 0)] = int(value, 0)
     out += struct.pack("<Q", len(code)) + code
     segments = r.u("I")
     out += struct.pack("<I", segments)

@@ -645,6 +645,79 @@ def bad_int_input():
     return build([h.make_node("Relu", ["x"], ["y"], name="relu")], [vi("x", [4], T.INT32)], [vi("y", [4], T.INT32)])
 
 
+# A Gather whose indices come from the input (Cast to int64): calibration's inputs in [-1, 1) index
+# row 0, an input of 100 is out of range only when `run` runs it (issue 16 D12).
+@model
+def gather_by_input():
+    nodes = [h.make_node("Cast", ["x"], ["i"], name="cast", to=T.INT64),
+             h.make_node("Gather", ["table", "i"], ["y"], name="lookup", axis=0)]
+    return build(nodes, [vi("x", [2])], [vi("y", [2, 4])], [f32("table", [3, 4])])
+
+
+def bad_conv(**attrs):
+    conv = h.make_node("Conv", ["x", "w", "b"], ["y"], name="conv", **attrs)
+    return build([conv], [vi("x", [1, 2, 8, 8])], [vi("y", [None] * 4)], [f32("w", [4, 2, 3, 3]), f32("b", [4])])
+
+
+# Window attributes ONNX's shape inference would divide by or overflow with (issue 16 D4, D6, D7).
+MODELS["bad_conv_stride0"] = lambda: bad_conv(strides=[0, 1])
+MODELS["bad_conv_pads_negative"] = lambda: bad_conv(pads=[-5, 0, 0, 0])
+MODELS["bad_conv_pads_2e62"] = lambda: bad_conv(pads=[2**62, 0, 0, 0])
+MODELS["bad_conv_group0"] = lambda: bad_conv(group=0)
+
+
+@model
+def bad_pool_stride0():
+    pool = h.make_node("MaxPool", ["x"], ["y"], name="pool", kernel_shape=[2, 2], strides=[2, 0])
+    return build([pool], [vi("x", [1, 2, 8, 8])], [vi("y", [None] * 4)])
+
+
+@model
+def bad_convtranspose_stride0():
+    ct = h.make_node("ConvTranspose", ["x", "w"], ["y"], name="up", strides=[0, 2])
+    return build([ct], [vi("x", [1, 4, 8, 8])], [vi("y", [None] * 4)], [f32("w", [4, 2, 3, 3])])
+
+
+def redim(t, dims):
+    out = onnx.TensorProto()
+    out.CopyFrom(t)
+    del out.dims[:]
+    out.dims.extend(dims)
+    return out
+
+
+# Initializers whose dims disagree with their data or with the shape the graph declares (D5).
+def bad_pads_init(dims):
+    pad = h.make_node("Pad", ["x", "p"], ["y"], name="pad")
+    return build([pad], [vi("x", [1, 2, 8, 8])], [vi("y", [None] * 4)], [redim(i64("p", [0] * 8), dims)])
+
+
+MODELS["bad_init_negative_dim"] = lambda: bad_pads_init([-1])
+MODELS["bad_init_dims_exceed_data"] = lambda: bad_pads_init([192, 1048576])
+
+
+@model
+def bad_init_declared():
+    conv = h.make_node("Conv", ["x", "w", "b"], ["y"], name="conv")
+    return build([conv], [vi("x", [1, 2, 8, 8])], [vi("y", [None] * 4)], [f32("w", [4, 2, 3, 3]), f32("b", [4])],
+                 value_info=[vi("b", [192])])
+
+
+# Sizes past the per-tensor limit: an input, and a Pad whose output would be 2^41 wide (D7).
+@model
+def bad_huge_input():
+    return build([h.make_node("Relu", ["x"], ["y"], name="relu")], [vi("x", [1, 2**40])], [vi("y", [None, None])])
+
+
+def bad_pad(amount):
+    pad = h.make_node("Pad", ["x", "p"], ["y"], name="pad")
+    return build([pad], [vi("x", [1, 2, 8, 8])], [vi("y", [None] * 4)], [i64("p", [0, 0, 0, amount, 0, 0, 0, amount])])
+
+
+MODELS["bad_huge_pad"] = lambda: bad_pad(2**40)
+MODELS["bad_overflowing_pad"] = lambda: bad_pad(2**62)  # 8 + 2 * 2^62 overflows int64 (D6)
+
+
 def main():
     if len(sys.argv) == 2 and sys.argv[1] == "--list":
         print("\n".join(MODELS))
