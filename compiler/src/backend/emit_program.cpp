@@ -36,10 +36,10 @@ void emitInstr(isa::ProgramBuilder& b, const PlanInstr& in) {
 /// queue had taken in nearly all of step i, and loading would not overlap computing. Loads are
 /// never moved across a barrier (they would wait for its nops, which could then never be
 /// dispatched past a full load queue).
-void emitSteps(isa::ProgramBuilder& b, const LayerPlan& layer) {
+void emitSteps(isa::ProgramBuilder& b, const LayerPlan& layer, size_t loadQueue) {
   const auto& steps = layer.steps;
-  auto emitList = [&](const std::vector<PlanInstr>& list) {
-    for (const PlanInstr& in : list) emitInstr(b, in);
+  auto emitList = [&](const std::vector<PlanInstr>& list, size_t from = 0, size_t to = SIZE_MAX) {
+    for (size_t k = from; k < std::min(to, list.size()); ++k) emitInstr(b, list[k]);
   };
   bool loadsEmitted = false;  // step i's loads went out with step i - 1
   for (size_t i = 0; i < steps.size(); ++i) {
@@ -47,9 +47,12 @@ void emitSteps(isa::ProgramBuilder& b, const LayerPlan& layer) {
     emitList(s.sync);
     if (!loadsEmitted) emitList(s.loads);
     loadsEmitted = !s.barrier && i + 1 < steps.size() && !steps[i + 1].barrier;
-    if (loadsEmitted) emitList(steps[i + 1].loads);
+    // At most a load queue of the next step's loads goes before this step's computes: more would
+    // keep the in-order dispatcher from reaching them until the queue drains.
+    if (loadsEmitted) emitList(steps[i + 1].loads, 0, loadQueue);
     emitList(s.computes);
     emitList(s.stores);
+    if (loadsEmitted) emitList(steps[i + 1].loads, loadQueue);
   }
 }
 
@@ -98,7 +101,7 @@ CompiledProgram emitProgram(const Graph& g, const isa::IsaConfig& isa, TilePlan&
   }
   for (LayerPlan& layer : plan.layers) {
     layer.first_instruction = static_cast<uint32_t>(b.instructions().size());
-    emitSteps(b, layer);
+    emitSteps(b, layer, static_cast<size_t>(isa.params().queue_depth[static_cast<int>(isa::Unit::Load)]));
     layer.end_instruction = static_cast<uint32_t>(b.instructions().size());
     if (!layer.alias) result.layers.push_back(report(isa, plan.layout, layer));
   }

@@ -3,10 +3,9 @@
 // latency window, not by their summed `issue`) and its computes' span through the hazard
 // scoreboard (isa::computeSpan); then the steps are chained as the program runs them: step i + 1's
 // loads start when step i's are done and step i - 1's computes have freed their slot; step i's
-// computes start when its loads are done and, as emission places step i + 1's loads before them
-// and the controller dispatches in order, not before all but queues.load of those loads have
-// started (a step with more loads than the load queue holds serialises loading and computing).
-// The stores' span bounds the whole from below. Unplaced accumulation tiles take their half by
+// computes start when its loads are done (emission puts at most a load queue of step i + 1's loads
+// before them, so the in-order dispatcher always reaches them). The stores' span bounds the whole
+// from below. Unplaced accumulation tiles take their half by
 // tile number (as memory planning alternates them); other unplaced places their offset.
 #include <algorithm>
 
@@ -17,7 +16,7 @@ namespace systole::compiler {
 
 int64_t predictStepCycles(const isa::IsaConfig& isa, const OnChipLayout& layout, const std::vector<PlanStep>& plan) {
   struct Cost {
-    int64_t loads = 0, load = 0, compute = 0;  // load count, load span, compute span
+    int64_t load = 0, compute = 0;  // load span, compute span
   };
   std::vector<Cost> steps;
   std::vector<isa::Instruction> stores;
@@ -31,9 +30,8 @@ int64_t predictStepCycles(const isa::IsaConfig& isa, const OnChipLayout& layout,
         if (const isa::Instruction i = toInstruction(isa, in); i.desc >= 0) (list == &step.stores ? stores : code).push_back(i);
       }
     const isa::Instruction *begin = code.data(), *end = code.data() + code.size();
-    steps.push_back({static_cast<int64_t>(step.loads.size()), isa::dmaSpan(isa, isa::Unit::Load, begin, end), isa::computeSpan(isa, begin, end)});
+    steps.push_back({isa::dmaSpan(isa, isa::Unit::Load, begin, end), isa::computeSpan(isa, begin, end)});
   }
-  const int64_t depth = isa.params().queue_depth[static_cast<int>(isa::Unit::Load)];
   // At step i: loadEnd is when step i's loads are done, computeEnd when step i - 1's computes are.
   int64_t loadEnd = steps.empty() ? 0 : steps[0].load, computeEnd = 0;
   for (size_t i = 0; i < steps.size(); ++i) {
@@ -41,7 +39,6 @@ int64_t predictStepCycles(const isa::IsaConfig& isa, const OnChipLayout& layout,
     if (i + 1 < steps.size()) {
       const Cost& next = steps[i + 1];
       const int64_t nextStart = std::max(loadEnd, computeEnd);  // its slot is step i - 1's
-      if (next.loads > depth) computeStart = std::max(computeStart, nextStart + next.load * (next.loads - depth) / next.loads);
       loadEnd = nextStart + next.load;
     }
     computeEnd = computeStart + steps[i].compute;
