@@ -6,6 +6,7 @@
 #include <regex>
 #include <sstream>
 
+#include "checked_run.h"
 #include "graph_builder.h"
 #include "shipped_config.h"
 #include "systole/compiler/backend.h"
@@ -105,12 +106,7 @@ TEST(ConfigChange, PipelinedComputeAndWeightBuffersChangeCyclesNotThePrograms) {
     Run r;
     for (const auto& l : compiled.layers) r.predicted += l.predicted_cycles;
     r.code = compiled.program.code;
-    runtime::Session session(isa, std::move(compiled), g);
-    runtime::RunOptions options;
-    options.check = true;
-    const auto result = session.run(runtime::randomInputs(g, 3), options);
-    EXPECT_FALSE(result.mismatch) << result.mismatch->describe();
-    r.simulated = result.sim.stats.cycles;
+    r.simulated = simulateChecked(isa, std::move(compiled), g);
     return r;
   };
   const Run pipelined = run(base), plain = run(serial);

@@ -8,6 +8,7 @@
 #include <regex>
 #include <sstream>
 
+#include "checked_run.h"
 #include "graph_builder.h"
 #include "shipped_config.h"
 #include "systole/compiler/backend.h"
@@ -46,12 +47,7 @@ Tiled compileAndCheck(const std::string& yaml, const compiler::Graph& g) {
   EXPECT_TRUE(std::regex_search(t.loops, match, std::regex("predicted cycles: gathered rows (\\d+), virtual rows (\\d+)")));
   t.gathered = std::stoll(match[1]);
   t.virtualRows = std::stoll(match[2]);
-  runtime::Session session(isa, std::move(compiled), g);
-  runtime::RunOptions options;
-  options.check = true;
-  const auto result = session.run(runtime::randomInputs(g, 3), options);
-  EXPECT_FALSE(result.mismatch) << result.mismatch->describe();
-  t.simulated = result.sim.stats.cycles;
+  t.simulated = simulateChecked(isa, std::move(compiled), g);
   return t;
 }
 

@@ -8,22 +8,6 @@
 
 namespace systole::compiler {
 
-namespace {
-
-/// Adds `op` over `inputs` writing a new value of `shape` (or `out`); returns the value.
-int add(Graph& g, const std::string& name, const std::string& op, std::vector<int> inputs, const std::vector<int64_t>& shape, int out = -1) {
-  Node n;
-  n.name = name;
-  n.op = op;
-  n.inputs = std::move(inputs);
-  n.outputs = {out >= 0 ? out : passes::addActivation(g, name + "_output", shape)};
-  const int v = n.outputs[0];
-  g.addNode(std::move(n));
-  return v;
-}
-
-}  // namespace
-
 void decomposePRelu(Graph& g) {
   const size_t count = g.nodes.size();
   for (size_t id = 0; id < count; ++id) {
@@ -48,12 +32,12 @@ void decomposePRelu(Graph& g) {
     for (float s : slope) magnitude.push_back(std::abs(s));
     g.nodes[id].dead = true;
     const std::string& base = n.name;
-    const int pos = add(g, passes::nameLike(base, "Relu"), "Relu", {n.inputs[0]}, x);
-    const int neg = add(g, passes::nameLike(base, "Neg"), "Neg", {n.inputs[0]}, x);
-    const int negPart = add(g, passes::nameLike(base, "Relu_neg"), "Relu", {neg}, x);
+    const int pos = passes::addNode(g, passes::nameLike(base, "Relu"), "Relu", {n.inputs[0]}, x);
+    const int neg = passes::addNode(g, passes::nameLike(base, "Neg"), "Neg", {n.inputs[0]}, x);
+    const int negPart = passes::addNode(g, passes::nameLike(base, "Relu_neg"), "Relu", {neg}, x);
     const int scale = passes::addFloatConstant(g, base + ".slope_magnitude", slopeShape, magnitude);
-    const int scaled = add(g, passes::nameLike(base, "Mul"), "Mul", {negPart, scale}, x);
-    add(g, passes::nameLike(base, positive ? "Sub" : "Add"), positive ? "Sub" : "Add", {pos, scaled}, x, n.outputs[0]);
+    const int scaled = passes::addNode(g, passes::nameLike(base, "Mul"), "Mul", {negPart, scale}, x);
+    passes::addNode(g, passes::nameLike(base, positive ? "Sub" : "Add"), positive ? "Sub" : "Add", {pos, scaled}, x, {}, n.outputs[0]);
   }
 }
 

@@ -47,6 +47,19 @@ int addActivation(Graph& g, const std::string& baseName, std::vector<int64_t> sh
   return g.addValue(std::move(v));
 }
 
+int addNode(Graph& g, const std::string& name, const std::string& op, std::vector<int> inputs, const std::vector<int64_t>& shape,
+            std::map<std::string, AttrValue> attrs, int out) {
+  Node n;
+  n.name = name;
+  n.op = op;
+  n.inputs = std::move(inputs);
+  n.attrs = std::move(attrs);
+  n.outputs = {out >= 0 ? out : addActivation(g, name + "_output", shape)};
+  const int v = n.outputs[0];
+  g.addNode(std::move(n));
+  return v;
+}
+
 void replaceUses(Graph& g, int from, int to) {
   for (auto& n : g.nodes) {
     if (n.dead) continue;

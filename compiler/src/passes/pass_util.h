@@ -95,6 +95,11 @@ int addInt64Constant(Graph& g, const std::string& baseName, const std::vector<in
 /// Adds a float activation value of `shape`, produced by a node the caller adds.
 int addActivation(Graph& g, const std::string& baseName, std::vector<int64_t> shape);
 
+/// Adds node `op` named `name` over `inputs` (with `attrs`), writing `out`, or a new activation of
+/// `shape` when `out` is -1; returns the value it writes.
+int addNode(Graph& g, const std::string& name, const std::string& op, std::vector<int> inputs, const std::vector<int64_t>& shape,
+            std::map<std::string, AttrValue> attrs = {}, int out = -1);
+
 /// Every live reader of `from` (and the graph outputs) reads `to` instead.
 void replaceUses(Graph& g, int from, int to);
 

@@ -10,15 +10,6 @@ namespace systole::compiler {
 
 namespace {
 
-/// Adds `node` reading `in` and writing a new value of `shape` (or `out` when given); returns the value.
-int append(Graph& g, Node node, int in, std::vector<int64_t> shape, int out = -1) {
-  node.inputs.insert(node.inputs.begin(), in);
-  if (out < 0) out = passes::addActivation(g, node.name + "_output", std::move(shape));
-  node.outputs = {out};
-  g.addNode(std::move(node));
-  return out;
-}
-
 /// The reduction reduces exactly H and W of a 4-D tensor (axes an attribute or a constant input).
 bool reducesSpatialAxes(const Graph& g, const Node& n) {
   try {
@@ -55,19 +46,10 @@ void reduceMeanToPool(Graph& g) {
     passes::val(g, pooled).producer = static_cast<int>(id);
     int v = pooled;
     if (sum) {
-      Node mul;
-      mul.name = passes::nameLike(n.name, "Mul");
-      mul.op = "Mul";
-      mul.inputs = {passes::addFloatConstant(g, n.name + ".pixels", {}, {static_cast<float>(shape[2] * shape[3])})};
-      v = append(g, std::move(mul), v, pooledShape, keep ? out : -1);
+      const int pixels = passes::addFloatConstant(g, n.name + ".pixels", {}, {static_cast<float>(shape[2] * shape[3])});
+      v = passes::addNode(g, passes::nameLike(n.name, "Mul"), "Mul", {v, pixels}, pooledShape, {}, keep ? out : -1);
     }
-    if (!keep) {
-      Node flatten;
-      flatten.name = passes::nameLike(n.name, "Flatten");
-      flatten.op = "Flatten";
-      flatten.attrs = {{"axis", int64_t{1}}};
-      append(g, std::move(flatten), v, {}, out);
-    }
+    if (!keep) passes::addNode(g, passes::nameLike(n.name, "Flatten"), "Flatten", {v}, {}, {{"axis", int64_t{1}}}, out);
   }
 }
 
