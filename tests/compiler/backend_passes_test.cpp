@@ -2,6 +2,8 @@
 // planning's slot and tile alternation and address resolution, and scheduling's tokens.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "backend/backend_passes.h"
 #include "backend/dram_allocator.h"
 #include "systole/isa/diagnostic.h"
@@ -139,6 +141,84 @@ TEST(Schedule, DoubleBufferingTokensAndBarriers) {
   EXPECT_EQ(tokens(plan.layers[1].steps[0].computes[1]), isa::kPushNext);
   ASSERT_FALSE(plan.epilogue.empty());
   EXPECT_EQ(plan.epilogue.back().semantics, Semantics::Finish);
+}
+
+/// Layer A of `twoLayerPlan` with `n` steps and four load slots; the steps listed in `acc` also
+/// load their accumulation tile (a bias) after their slot load, as the matmul tiler does.
+TilePlan fourSlotPlan(int n, const std::vector<int>& acc) {
+  TilePlan plan = twoLayerPlan();
+  plan.layout.load_slots = 4;
+  auto& steps = plan.layers[0].steps;
+  steps.clear();
+  for (int i = 0; i < n; ++i) {
+    steps.push_back(step(true, Operand(Space::AccTile, i % 2, 0)));
+    if (std::find(acc.begin(), acc.end(), i) != acc.end())
+      steps.back().loads.insert(steps.back().loads.begin(), PlanInstr{Semantics::DmaLoadAcc, {Operand(Space::Constant, 0, 0), Operand(Space::AccTile, i % 2, 0), 1, 16, 0}});
+  }
+  steps.push_back(barrier());
+  return plan;
+}
+
+TEST(PlanMemory, StepsTakeTheLoadSlotsInTurn) {
+  TilePlan plan = fourSlotPlan(5, {});
+  planMemory(tinyConfig(), plan);
+  const auto& s = plan.layers[0].steps;
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(*s[static_cast<size_t>(i)].loads[0].operands[1].resolved, 40 * (i % 4) + 3) << "step " << i;
+  EXPECT_EQ(*s[0].stores[0].operands[1].resolved, 160);  // output slot 0: after the four load slots
+}
+
+TEST(Schedule, FourLoadSlotsKeepFourStepsInFlight) {
+  TilePlan plan = fourSlotPlan(6, {});
+  planMemory(tinyConfig(), plan);
+  schedulePlan(plan);
+  const auto& s = plan.layers[0].steps;
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(tokens(s[static_cast<size_t>(i)].loads[0]), isa::kPushNext) << "step " << i;
+  // Step 4 reuses step 0's slot, step 5 step 1's: each waits for one release.
+  EXPECT_EQ(tokens(s[4].loads[0]), isa::kPopNext | isa::kPushNext);
+  EXPECT_EQ(tokens(s[5].loads[0]), isa::kPopNext | isa::kPushNext);
+  // The barrier withholds the four releases no load consumed and releases the four slots itself
+  // (layer B's barrier later withholds the three of these that B's one step left unconsumed).
+  EXPECT_EQ(tokens(s[5].computes[1]), isa::kPushNext);
+  int releases = 0;
+  for (const auto& in : s[6].sync) releases += in.tokens != isa::kPopNext;
+  EXPECT_EQ(releases, 4);
+  EXPECT_EQ(tokens(s[6].sync.back()), 0);
+}
+
+TEST(Schedule, AccumulatorLoadsWaitForTheStepTwoBefore) {
+  // Steps 0-3 take the four slots; step 4 loads its accumulation tile, which step 2 used, so it
+  // pops the releases of steps 0, 1 and 2 (not step 3's). Its accumulator load goes last; the
+  // slot load and the accumulator load carry two of the pops, an empty transfer the third.
+  TilePlan plan = fourSlotPlan(5, {4});
+  planMemory(tinyConfig(), plan);
+  schedulePlan(plan);
+  const auto& loads = plan.layers[0].steps[4].loads;
+  ASSERT_EQ(loads.size(), 3u);
+  EXPECT_EQ(loads[0].semantics, Semantics::DmaLoad);
+  EXPECT_EQ(loads[0].operands[2].value(), 0);  // rows = 0
+  EXPECT_EQ(tokens(loads[0]), isa::kPopNext);
+  EXPECT_EQ(loads[1].operands[2].value(), 1);  // the slot load
+  EXPECT_EQ(tokens(loads[1]), isa::kPopNext);
+  EXPECT_EQ(loads[2].semantics, Semantics::DmaLoadAcc);
+  EXPECT_EQ(tokens(loads[2]), isa::kPopNext | isa::kPushNext);
+}
+
+TEST(Schedule, EveryLoadSlotReleaseIsConsumedOnce) {
+  TilePlan plan = fourSlotPlan(11, {0, 3, 4, 9});
+  planMemory(tinyConfig(), plan);
+  schedulePlan(plan);
+  // Walking the program, the load queue never pops a release the compute queue has not pushed
+  // by then (in program order, pushes of earlier steps and barriers only), and at the end the
+  // pushes and pops balance except for the releases the final barrier's nops leave for nobody.
+  int released = 0;
+  for (const auto& layer : plan.layers)
+    for (const auto& s : layer.steps) {
+      for (const auto& in : s.loads) released -= (in.tokens & isa::kPopNext) != 0;
+      EXPECT_GE(released, 0);
+      for (const auto& in : s.computes) released += (in.tokens & isa::kPushPrev) != 0;
+      for (const auto& in : s.sync) released += (in.tokens & isa::kPushPrev) != 0;
+    }
+  EXPECT_EQ(released, 4);
 }
 
 TEST(Schedule, EveryStoreTokenIsConsumed) {

@@ -109,7 +109,7 @@ CompiledProgram emitProgram(const Graph& g, const isa::IsaConfig& isa, TilePlan&
   result.program = b.build();
   result.dram_constant_bytes = static_cast<int64_t>(plan.constant_bytes);
   result.dram_activation_bytes = static_cast<int64_t>(plan.activation_peak);
-  result.spad_rows_used = 2 * plan.layout.slot_rows + 2 * plan.layout.chunk;
+  result.spad_rows_used = plan.layout.spadRowsUsed();
   result.acc_rows_used = isa.params().acc_rows;
   result.chunk_rows = plan.layout.chunk;
   return result;

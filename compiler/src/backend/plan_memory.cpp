@@ -6,7 +6,7 @@
 //      belonged to another tensor); then the program inputs (which the host writes, kept to the
 //      end); then each layer's output as it appears, and a buffer is released after the last
 //      layer that reads it (program outputs live to the end).
-//   3. Slots: a step's load slot alternates over the steps that load, its output slot over the
+//   3. Slots: the steps that load take the load slots in turn, its output slot over the
 //      steps that write one, and accumulation tiles alternate between the two accumulator halves
 //      in program order. Every operand is resolved to its row or address.
 #include "backend_passes.h"
@@ -68,7 +68,7 @@ class SlotResolver {
     const OnChipLayout& l = plan_.layout;
     switch (o.space) {
       case Space::Imm: return;
-      case Space::LoadSlot: o.resolved = l.loadSlot(static_cast<int>(loadSteps_ % 2)) + o.offset; return;
+      case Space::LoadSlot: o.resolved = l.loadSlot(static_cast<int>(loadSteps_ % l.load_slots)) + o.offset; return;
       case Space::OutSlot: o.resolved = l.outSlot(static_cast<int>(outputs_ % 2)) + o.offset; return;
       case Space::AccTile: o.resolved = l.accRow(static_cast<int>((accTiles_ + o.id) % 2)) + o.offset; return;
       case Space::Buffer: o.resolved = static_cast<int64_t>(plan_.buffer_addr.at(o.id)) + o.offset; return;

@@ -4,10 +4,14 @@
 //     matrix is block-diagonal, and all-zero tiles are skipped (matmul_weights.cpp).
 //   * The input zero point is folded into the bias: sum (x - zx) w = sum x w - zx sum w, with the
 //     halo around x filled with zx so padded taps contribute nothing.
-//   * Loop nest: output-channel tile j > chunk of output pixels > group of (input tile, taps)
-//     that fits one load slot. Per chunk: broadcast the bias into an accumulation tile (stride-0
-//     DMA); per group load the weight tiles and, per tap, the input pixels (implicit im2col: no
-//     copy in DRAM), preload and gemm-accumulate; after the last group requantize and store.
+//   * Loop nest: block of output-channel tiles > chunk of output pixels > group of (input tile,
+//     taps) that fits one load slot. Per chunk: broadcast each tile's bias into its part of one
+//     accumulation tile (stride-0 DMA); per group load the weight tiles of every output tile of
+//     the block and, once, per tap, the input pixels (implicit im2col: no copy in DRAM), preload
+//     and gemm-accumulate; after the last group requantize and store. A block holds one output
+//     tile, or (a dense layer whose chunk is small enough, layout.oc_block at most) several, so
+//     that the input pixels are loaded once per block instead of once per tile: the tiler costs
+//     both and keeps the faster.
 //   * Output pixels are computed in rows of a "virtual" width VW. With one stride for rows and
 //     columns, VW is the input's padded width, so output pixel p = y * VW + x reads input pixel
 //     s * p + (a constant per tap): one strided DMA per tap, or for stride 1 one DMA per kernel
@@ -40,10 +44,11 @@ struct Chunk {
 };
 
 /// A step's share of one chunk: input tiles [t, t + span) (more than one only for Gemm/MatMul)
-/// and taps [a, b) of their weight tiles at `offset` in the weight constant.
+/// and taps [a, b) of their weight tiles, at `offsets` in the weight constant (one per output
+/// tile of the block).
 struct Group {
   int64_t t = 0;
-  int64_t offset = 0;
+  std::vector<int64_t> offsets;
   int64_t a = 0, b = 1;
   int64_t span = 1;
 };
@@ -55,6 +60,7 @@ struct MatmulTiling {
   bool virtualRows = false;   // one stride for rows and columns
   bool shiftedTaps = false;   // stride 1: the taps of a kernel row share one block
   int64_t rowsPerChunk = 0;
+  int64_t ocBlock = 1;        // output-channel tiles per accumulation tile
   // A strided convolution: the cost model's predicted cycles of both forms (0: not compared).
   int64_t virtualCycles = 0, gatheredCycles = 0;
 };
@@ -88,49 +94,58 @@ int64_t activationRows(const MatmulTiling& m, int64_t a, int64_t b, int64_t rows
   return total;
 }
 
-/// Splits each input tile's work on a chunk into groups that fit one load slot.
-std::vector<Group> groupsFor(const TileContext& T, const MatmulTiling& m, const std::vector<WeightTile>& tiles, int64_t rows) {
+/// Splits each input tile's work on a chunk into groups that fit one load slot, for output
+/// tiles [j0, j0 + J) (which have the same input tiles).
+std::vector<Group> groupsFor(const TileContext& T, const MatmulTiling& m, const MatmulConstants& k, int64_t j0, int64_t J, int64_t rows) {
   const int64_t R = T.p.array_rows, slot = T.layout().slot_rows;
+  const auto& tiles = k.tiles[static_cast<size_t>(j0)];
+  const auto offsets = [&](size_t i) {
+    std::vector<int64_t> o;
+    for (int64_t jj = 0; jj < J; ++jj) o.push_back(k.tiles[static_cast<size_t>(j0 + jj)][i].offset);
+    return o;
+  };
   std::vector<Group> groups;
   if (!m.s.conv) {
     // A matrix product has one tap: one step takes consecutive input tiles (their weight tiles
     // are adjacent in DRAM), so the DRAM latency is paid per group, not per tile.
     const int64_t actRowsPerTile = rows == 1 ? 1 : rows;
     for (size_t i = 0; i < tiles.size();) {
-      size_t k = i + 1;
-      while (k < tiles.size() && tiles[k].t == tiles[k - 1].t + 1 && static_cast<int64_t>(k + 1 - i) * (R + actRowsPerTile) <= slot) ++k;
-      groups.push_back({tiles[i].t, tiles[i].offset, 0, 1, static_cast<int64_t>(k - i)});
-      i = k;
+      size_t e = i + 1;
+      while (e < tiles.size() && tiles[e].t == tiles[e - 1].t + 1 && static_cast<int64_t>(e + 1 - i) * (J * R + actRowsPerTile) <= slot) ++e;
+      groups.push_back({tiles[i].t, offsets(i), 0, 1, static_cast<int64_t>(e - i)});
+      i = e;
     }
     return groups;
   }
   const int64_t taps = m.s.KH * m.s.KW;
-  for (const WeightTile& tile : tiles)
+  for (size_t i = 0; i < tiles.size(); ++i)
     for (int64_t a = 0; a < taps;) {
       int64_t b = a + 1;
-      while (b < taps && (b + 1 - a) * R + activationRows(m, a, b + 1, rows) <= slot) ++b;
-      groups.push_back({tile.t, tile.offset, a, b, 1});
+      while (b < taps && (b + 1 - a) * J * R + activationRows(m, a, b + 1, rows) <= slot) ++b;
+      groups.push_back({tiles[i].t, offsets(i), a, b, 1});
       a = b;
     }
   return groups;
 }
 
-/// Input tiles t .. t + n - 1 of a matrix product: one weight DMA; with a single activation row,
-/// one DMA lays it out as n rows of R bytes (the last tile's extra bytes meet zero weight rows).
+/// Input tiles t .. t + n - 1 of a matrix product: one weight DMA per output tile; with a single
+/// activation row, one DMA lays it out as n rows of R bytes (the last tile's extra bytes meet
+/// zero weight rows). Output tile jj accumulates into rows [jj * rows, ...) of `acc`.
 void emitMatrixGroup(TileContext& T, const MatmulTiling& m, const Group& g, const Chunk& chunk, Operand weights, Operand acc) {
-  const int64_t R = T.p.array_rows, Cc = T.p.array_cols, rows = chunk.rows, n = g.span;
+  const int64_t R = T.p.array_rows, Cc = T.p.array_cols, rows = chunk.rows, n = g.span, J = static_cast<int64_t>(g.offsets.size());
   const ActBuffer& x = *m.x;
-  const Operand act = T.loadSlot(n * R);
+  const Operand act = T.loadSlot(J * n * R);
   const Operand base = x.at(chunk.first * x.C);
-  T.load(Semantics::DmaLoad, {weights + g.offset, T.loadSlot(), n * R, Cc, Cc});
+  for (int64_t jj = 0; jj < J; ++jj) T.load(Semantics::DmaLoad, {weights + g.offsets[static_cast<size_t>(jj)], T.loadSlot(jj * n * R), n * R, Cc, Cc});
   if (rows == 1) T.load(Semantics::DmaLoad, {base + g.t * R, act, n, R, R});
   else
     for (int64_t i = 0; i < n; ++i)
       T.load(Semantics::DmaLoad, {base + (g.t + i) * R, act + i * rows, rows, std::min(R, m.s.IC - (g.t + i) * R), x.C});
-  for (int64_t i = 0; i < n; ++i) {
-    T.compute(Semantics::WeightPreload, {T.loadSlot(i * R)});
-    T.compute(Semantics::MatmulTile, {act + i * (rows == 1 ? 1 : rows), acc, rows, 1});
-  }
+  for (int64_t jj = 0; jj < J; ++jj)
+    for (int64_t i = 0; i < n; ++i) {
+      T.compute(Semantics::WeightPreload, {T.loadSlot((jj * n + i) * R)});
+      T.compute(Semantics::MatmulTile, {act + i * (rows == 1 ? 1 : rows), acc + jj * rows, rows, 1});
+    }
 }
 
 /// Loads the activations of taps [a, b) of a convolution; returns the first row of each tap's block.
@@ -165,16 +180,18 @@ std::vector<Operand> loadTaps(TileContext& T, const MatmulTiling& m, const Group
   return tapRow;
 }
 
-/// Taps [a, b) of input tile t of a convolution: one weight DMA, the taps' activations, and a
-/// preload + gemm per tap.
+/// Taps [a, b) of input tile t of a convolution: one weight DMA per output tile, the taps'
+/// activations, and per output tile jj a preload + gemm per tap into rows [jj * rows, ...) of `acc`.
 void emitConvGroup(TileContext& T, const MatmulTiling& m, const Group& g, const Chunk& chunk, Operand weights, Operand acc) {
-  const int64_t R = T.p.array_rows, Cc = T.p.array_cols;
-  T.load(Semantics::DmaLoad, {weights + (g.offset + g.a * R * Cc), T.loadSlot(), (g.b - g.a) * R, Cc, Cc});
-  const auto tapRow = loadTaps(T, m, g, chunk, T.loadSlot((g.b - g.a) * R));
-  for (int64_t tap = g.a; tap < g.b; ++tap) {
-    T.compute(Semantics::WeightPreload, {T.loadSlot((tap - g.a) * R)});
-    T.compute(Semantics::MatmulTile, {tapRow[static_cast<size_t>(tap - g.a)], acc, chunk.rows, 1});
-  }
+  const int64_t R = T.p.array_rows, Cc = T.p.array_cols, taps = g.b - g.a, J = static_cast<int64_t>(g.offsets.size());
+  for (int64_t jj = 0; jj < J; ++jj)
+    T.load(Semantics::DmaLoad, {weights + (g.offsets[static_cast<size_t>(jj)] + g.a * R * Cc), T.loadSlot(jj * taps * R), taps * R, Cc, Cc});
+  const auto tapRow = loadTaps(T, m, g, chunk, T.loadSlot(J * taps * R));
+  for (int64_t jj = 0; jj < J; ++jj)
+    for (int64_t tap = g.a; tap < g.b; ++tap) {
+      T.compute(Semantics::WeightPreload, {T.loadSlot((jj * taps + tap - g.a) * R)});
+      T.compute(Semantics::MatmulTile, {tapRow[static_cast<size_t>(tap - g.a)], acc + jj * chunk.rows, chunk.rows, 1});
+    }
 }
 
 MatmulTiling tilingOf(const TileContext& T, const Node& n, const ConvShape& s, bool virtualRows) {
@@ -190,6 +207,18 @@ MatmulTiling tilingOf(const TileContext& T, const Node& n, const ConvShape& s, b
   return m;
 }
 
+/// The most output-channel tiles one accumulation tile (and one output slot) holds for the
+/// tiling's largest chunk, with one tap of each one's weights and its pixels fitting a load slot.
+int64_t largestOcBlock(const TileContext& T, const MatmulTiling& m) {
+  const OnChipLayout& l = T.layout();
+  const int64_t rows = std::min(m.rowsPerChunk, (m.s.OH - 1) * m.VW + m.s.OW);
+  const int64_t span = m.shiftedTaps ? (m.s.KW - 1) * m.s.dw : 0;
+  const int64_t nOc = (m.s.OC + T.p.array_cols - 1) / T.p.array_cols;
+  int64_t J = std::min({l.oc_block, l.acc_half / rows, l.chunk / rows, nOc});
+  while (J > 1 && J * T.p.array_rows + rows + span > l.slot_rows) --J;
+  return std::max<int64_t>(J, 1);
+}
+
 std::string loopsText(const MatmulTiling& m, const Node& n, int64_t nOc, size_t chunks) {
   const ConvShape& s = m.s;
   return n.op + " " + std::to_string(s.OH) + "x" + std::to_string(s.OW) + "x" + std::to_string(s.OC) + " <- " + std::to_string(s.IC) +
@@ -199,18 +228,28 @@ std::string loopsText(const MatmulTiling& m, const Node& n, int64_t nOc, size_t 
          (m.gatheredCycles > 0 ? " (predicted cycles: gathered rows " + std::to_string(m.gatheredCycles) + ", virtual rows " +
                                      std::to_string(m.virtualCycles) + ")"
                                : "") +
-         (s.packed ? " (kw packed into channels)" : "") + ": " +
-         std::to_string(nOc) + " output-channel tiles x " + std::to_string(chunks) + " chunks of <= " + std::to_string(m.rowsPerChunk) +
+         (s.packed ? " (kw packed into channels)" : "") + ": " + std::to_string(nOc) + " output-channel tiles" +
+         (m.ocBlock > 1 ? " in blocks of " + std::to_string(m.ocBlock) : "") + " x " + std::to_string(chunks) + " chunks of <= " + std::to_string(m.rowsPerChunk) +
          " rows x (input tile, tap) groups";
 }
 
-std::string groupLabel(int64_t j, const Chunk& chunk, const std::vector<Group>& groups, size_t g) {
-  std::string label = "oc " + std::to_string(j) + ", px [" + std::to_string(chunk.first) + ", " + std::to_string(chunk.first + chunk.rows) + ")";
+std::string groupLabel(int64_t j0, int64_t J, const Chunk& chunk, const std::vector<Group>& groups, size_t g) {
+  std::string label = (J > 1 ? "oc [" + std::to_string(j0) + ", " + std::to_string(j0 + J) + ")" : "oc " + std::to_string(j0)) + ", px [" + std::to_string(chunk.first) + ", " + std::to_string(chunk.first + chunk.rows) + ")";
   if (groups.empty()) return label;
   const Group& gr = groups[g];
   label += gr.span > 1 ? ", ic [" + std::to_string(gr.t) + ", " + std::to_string(gr.t + gr.span) + ")" : ", ic " + std::to_string(gr.t);
   if (gr.b - gr.a > 1 || gr.a > 0) label += ", taps [" + std::to_string(gr.a) + ", " + std::to_string(gr.b) + ")";
   return label;
+}
+
+/// Output tiles [j0, j0 + J) have the same input tiles (a dense layer's do; a grouped one's not).
+bool sameInputTiles(const MatmulConstants& k, int64_t j0, int64_t J) {
+  for (int64_t jj = 1; jj < J; ++jj) {
+    const auto &a = k.tiles[static_cast<size_t>(j0)], &b = k.tiles[static_cast<size_t>(j0 + jj)];
+    if (a.size() != b.size() || !std::equal(a.begin(), a.end(), b.begin(), [](const WeightTile& x, const WeightTile& y) { return x.t == y.t; }))
+      return false;
+  }
+  return true;
 }
 
 /// The layer's steps in tiling `m`, appended to the layer being tiled.
@@ -220,30 +259,38 @@ void emitSteps(TileContext& T, const Node& n, const MatmulTiling& m, const Matmu
   const int32_t zy = T.zeroPoint(n.outputs[0]);
   const int32_t lo = static_cast<int32_t>(n.getInt("act_min", -128)), hi = static_cast<int32_t>(n.getInt("act_max", 127));
   const auto chunks = outputChunks(m);
-  for (int64_t j = 0; j < nOc; ++j) {
-    const int64_t nc = std::min(Cc, m.s.OC - j * Cc);
-    // Scale rows alternate between two pairs by output tile: tile j + 2's load waits (by the
-    // slot-release tokens) until tile j's last requantize has run.
-    const int64_t scaleRow = T.layout().scale_base + 2 * (j % 2);
+  int64_t block = 0;
+  for (int64_t j0 = 0; j0 < nOc; ++block) {
+    int64_t J = std::min(m.ocBlock, nOc - j0);
+    if (!sameInputTiles(k, j0, J)) J = 1;
+    // Scale rows alternate between two sets by block: block b + 2's load waits (an accumulator
+    // load: schedule.cpp) until the computes two steps before it, after block b's last requantize.
+    const int64_t scaleRow = T.layout().scale_base + (T.layout().scale_rows / 2) * (block % 2);
+    const auto channels = [&](int64_t jj) { return std::min(Cc, m.s.OC - (j0 + jj) * Cc); };
     for (const Chunk& chunk : chunks) {
       const Operand acc = T.newAccTile();
-      const auto groups = groupsFor(T, m, k.tiles[static_cast<size_t>(j)], chunk.rows);
+      const auto groups = groupsFor(T, m, k, j0, J, chunk.rows);
       const size_t count = std::max<size_t>(groups.size(), 1);
       for (size_t g = 0; g < count; ++g) {
-        if (g == 0 && &chunk == &chunks.front())
-          loadScales(T, {k.multipliers.begin() + j * Cc, k.multipliers.begin() + j * Cc + nc},
-                     {k.shifts.begin() + j * Cc, k.shifts.begin() + j * Cc + nc}, scaleRow);
-        if (g == 0) T.load(Semantics::DmaLoadAcc, {k.bias + j * T.p.acc_row_bytes, acc, chunk.rows, T.p.acc_row_bytes, 0});
+        for (int64_t jj = 0; jj < J && g == 0; ++jj) {
+          const int64_t c0 = (j0 + jj) * Cc;
+          if (&chunk == &chunks.front())
+            loadScales(T, {k.multipliers.begin() + c0, k.multipliers.begin() + c0 + channels(jj)},
+                       {k.shifts.begin() + c0, k.shifts.begin() + c0 + channels(jj)}, scaleRow + 2 * jj);
+          T.load(Semantics::DmaLoadAcc, {k.bias + (j0 + jj) * T.p.acc_row_bytes, acc + jj * chunk.rows, chunk.rows, T.p.acc_row_bytes, 0});
+        }
         if (!groups.empty() && groups[g].span > 1) emitMatrixGroup(T, m, groups[g], chunk, k.weights, acc);
         else if (!groups.empty()) emitConvGroup(T, m, groups[g], chunk, k.weights, acc);
         if (g + 1 == count) {
-          T.compute(Semantics::Requantize, {acc, T.outSlot(), chunk.rows, scaleRow, zy, lo, hi});
+          for (int64_t jj = 0; jj < J; ++jj)
+            T.compute(Semantics::Requantize, {acc + jj * chunk.rows, T.outSlot(jj * chunk.rows), chunk.rows, scaleRow + 2 * jj, zy, lo, hi});
           T.writesOutput();
-          storeRuns(T, chunk.runs, y, j * Cc, nc, T.outSlot());
+          for (int64_t jj = 0; jj < J; ++jj) storeRuns(T, chunk.runs, y, (j0 + jj) * Cc, channels(jj), T.outSlot(jj * chunk.rows));
         }
-        T.endStep(groupLabel(j, chunk, groups, g));
+        T.endStep(groupLabel(j0, J, chunk, groups, g));
       }
     }
+    j0 += J;
   }
   T.layer().loops = loopsText(m, n, nOc, chunks.size());
 }
@@ -276,6 +323,8 @@ void tileMatmul(TileContext& T, const Node& n) {
     m.virtualCycles = virtualCycles;
     m.gatheredCycles = gatheredCycles;
   }
+  if (MatmulTiling blocked = m; (blocked.ocBlock = largestOcBlock(T, m)) > 1 && predictedCycles(T, n, blocked, k) < predictedCycles(T, n, m, k))
+    m = blocked;
   emitSteps(T, n, m, k);
   const ActBuffer& y = T.buffer(n.outputs[0]);
   T.layer().min_dram_bytes = T.g.values[static_cast<size_t>(n.inputs[1])].elements() + m.x->H * m.x->W * m.x->C + y.H * y.W * y.C + 4 * m.s.OC;

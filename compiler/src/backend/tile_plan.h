@@ -29,7 +29,7 @@ namespace systole::compiler {
 /// fixed accumulator row); the others are a base that memory planning resolves, plus an offset.
 enum class Space : uint8_t {
   Imm,
-  LoadSlot,  // scratchpad rows of the step's load slot (two slots, alternating by step)
+  LoadSlot,  // scratchpad rows of the step's load slot (OnChipLayout::load_slots of them, in turn by step)
   OutSlot,   // scratchpad rows of the step's output slot (two slots, alternating by output)
   AccTile,   // accumulator rows of an accumulation tile (id: the layer's tile number; two halves, alternating)
   Buffer,    // DRAM bytes of activation buffer `id`
@@ -60,13 +60,20 @@ struct PlanInstr {
   uint8_t tokens = 0;             // set by scheduling
 };
 
-/// One double-buffered step, or a barrier (every earlier store completes before any later load).
+/// One step (the unit of multi-buffering: the steps that load take the load slots in turn), or a barrier (every earlier store completes before any later load).
 struct PlanStep {
   std::string loop;               // the loop indices this step covers, e.g. "oc 0, px [0, 510), ic 0, taps [0, 3)"
   std::vector<PlanInstr> loads, computes, stores;
   bool writes_output = false;     // the computes write an output slot that the stores read
   bool barrier = false;
   std::vector<PlanInstr> sync;    // a barrier's token-carrying nops, set by scheduling
+  /// Its loads write the accumulator (bias, scale rows): scheduling orders them after the
+  /// computes of the step two before (accumulation tiles alternate between two halves).
+  bool loadsAccumulator() const {
+    for (const PlanInstr& in : loads)
+      if (in.semantics == isa::Semantics::DmaLoadAcc) return true;
+    return false;
+  }
 };
 
 /// An int8 activation in DRAM: N images, each NHWC with a spatial halo of `halo` pixels on every
@@ -107,12 +114,15 @@ int64_t chunkPixels(const std::vector<PixelRun>& chunk);
 /// The on-chip layout, fixed for a program (rows).
 struct OnChipLayout {
   int64_t chunk = 0;       // pixel rows per tile
+  int load_slots = 2;      // load slots, used in turn by the steps that load: steps in flight
   int64_t slot_rows = 0;   // rows of one load slot
   int64_t acc_half = 0;    // accumulator rows of one half
-  int64_t scale_base = 0;  // accumulator rows [scale_base, acc_rows) hold scale rows
-  int64_t scale_rows = 0;
+  int64_t oc_block = 1;    // output-channel tiles one matmul accumulation tile may hold
+  int64_t scale_base = 0;  // accumulator rows [scale_base, acc_rows) hold scale rows: two sets of
+  int64_t scale_rows = 0;  // oc_block (multiplier, shift) pairs, alternating by output-channel block
   int64_t loadSlot(int slot) const { return slot * slot_rows; }
-  int64_t outSlot(int slot) const { return 2 * slot_rows + slot * chunk; }
+  int64_t outSlot(int slot) const { return load_slots * slot_rows + slot * chunk; }
+  int64_t spadRowsUsed() const { return load_slots * slot_rows + 2 * chunk; }
   int64_t accRow(int half) const { return half * acc_half; }
 };
 

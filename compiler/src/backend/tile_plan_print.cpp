@@ -79,7 +79,7 @@ class Printer {
 
   void header() {
     const OnChipLayout& l = plan_.layout;
-    out_ << "on-chip: chunk " << l.chunk << " rows, load slots " << l.slot_rows << " rows, output slots " << l.chunk
+    out_ << "on-chip: chunk " << l.chunk << " rows, load slots " << l.load_slots << " x " << l.slot_rows << " rows, output slots " << l.chunk
          << " rows, accumulator halves " << l.acc_half << " rows, scale rows " << l.scale_rows << "\n";
     for (const auto& [id, b] : plan_.buffers) {
       if (b.id != id) continue;  // an alias: printed with its layer

@@ -145,7 +145,10 @@ void applyHalos(const Graph& g, const std::map<int, std::pair<int64_t, bool>>& h
 OnChipLayout chooseOnChipLayout(const TileContext& T) {
   const isa::Params& p = T.p;
   OnChipLayout l;
-  l.scale_rows = 4;  // two (multiplier, shift) pairs, alternating by output-channel tile
+  // Up to four output-channel tiles per accumulation tile (so a small image is loaded once per
+  // four of them), where their scale rows take at most 1/64 of the accumulator.
+  l.oc_block = std::clamp<int64_t>(p.acc_rows / 256, 1, 4);
+  l.scale_rows = 4 * l.oc_block;
   l.scale_base = p.acc_rows - l.scale_rows;
   l.acc_half = l.scale_base / 2;
   int64_t chunk = std::min(l.acc_half, (p.spad_rows - 2 * p.array_rows) / 4);
@@ -155,9 +158,15 @@ OnChipLayout chooseOnChipLayout(const TileContext& T) {
     if (T.isa.bySemantics(s) >= 0) chunk = std::min(chunk, T.limit(s, k));  // operators without it run on the host
   if (chunk < 1 || l.acc_half < 2) throw Error("ISA '" + p.name + "' has too little on-chip memory for this model");
   l.chunk = chunk;
-  l.slot_rows = (p.spad_rows - 2 * chunk) / 2;
-  for (int64_t limitRow : {T.limit(Semantics::DmaLoad, 1), T.limit(Semantics::WeightPreload, 0)})
-    if (limitRow < p.spad_rows - 1) l.slot_rows = std::min(l.slot_rows, (limitRow + 1 - 2 * chunk) / 2);  // keep within the fields' reach
+  // Four load slots keep four steps' loads in flight (DRAM latency hidden behind three steps of
+  // compute; more gained nothing on the model suite), where each still holds a weight tile or a
+  // table and a whole chunk; else fewer, down to two.
+  for (l.load_slots = 4;; --l.load_slots) {
+    l.slot_rows = (p.spad_rows - 2 * chunk) / l.load_slots;
+    for (int64_t limitRow : {T.limit(Semantics::DmaLoad, 1), T.limit(Semantics::WeightPreload, 0)})
+      if (limitRow < p.spad_rows - 1) l.slot_rows = std::min(l.slot_rows, (limitRow + 1 - 2 * chunk) / l.load_slots);  // keep within the fields' reach
+    if (l.load_slots == 2 || l.slot_rows >= std::max(p.array_rows, p.lut_rows) + chunk) break;
+  }
   if (l.slot_rows < p.array_rows + chunk) throw Error("ISA '" + p.name + "': the scratchpad is too small for one weight tile and chunk");
   return l;
 }

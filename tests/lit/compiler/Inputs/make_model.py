@@ -384,6 +384,19 @@ def conv_stride2():
                  [f32("w1", [16, 3, 7, 7]), f32("b1", [16]), f32("w2", [20, 16, 3, 3]), f32("b2", [20]), f32("w3", [24, 20, 1, 1])])
 
 
+# Deep layers over a small image, as at the end of a ResNet: a 3 x 3 conv 40 -> 72 channels over
+# 4 x 4 pixels, then a 1 x 1 conv 72 -> 144 and a grouped 1 x 1 conv (group 2) 144 -> 48.
+@model
+def oc_blocks():
+    nodes = [h.make_node("Conv", ["x", "w1", "b1"], ["c1"], name="conv3x3", pads=[1, 1, 1, 1]),
+             h.make_node("Relu", ["c1"], ["r1"], name="relu1"),
+             h.make_node("Conv", ["r1", "w2", "b2"], ["c2"], name="conv1x1"),
+             h.make_node("Relu", ["c2"], ["r2"], name="relu2"),
+             h.make_node("Conv", ["r2", "w3"], ["y"], name="grouped", group=2)]
+    return build(nodes, [vi("x", [1, 40, 4, 4])], [vi("y", [1, 48, 4, 4])],
+                 [f32("w1", [72, 40, 3, 3]), f32("b1", [72]), f32("w2", [144, 72, 1, 1]), f32("b2", [144]), f32("w3", [48, 72, 1, 1])])
+
+
 # Pooling with auto_pad SAME_UPPER after a convolution (so the pools run on the NPU): max pooling
 # 3x3 stride 2 (H 7: total 2, W 10: total 1) and average pooling 2x2 stride 1 (total 1, at the end;
 # count_include_pad, as the NPU's average pooling divides by the kernel size).
