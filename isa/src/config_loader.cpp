@@ -252,9 +252,10 @@ class ConfigLoader {
     p.acc_conflict_cycles = integer(acc["conflict_cycles"], "memories.accumulator.conflict_cycles", 0, 1000);
 
     const YAML::Node dma = root["dma"];
-    checkKeys(dma, "dma", {"burst_bytes", "outstanding"}, {"burst_bytes"});
+    checkKeys(dma, "dma", {"burst_bytes", "outstanding", "broadcast"}, {"burst_bytes"});
     p.dma_burst_bytes = integer(dma["burst_bytes"], "dma.burst_bytes", 1, 1 << 20);
     if (dma["outstanding"]) p.dma_outstanding = integer(dma["outstanding"], "dma.outstanding", 1, 256);
+    if (dma["broadcast"]) p.dma_broadcast = boolean(dma["broadcast"], "dma.broadcast") ? 1 : 0;
     const YAML::Node vec = root["vector"];
     checkKeys(vec, "vector", {"latency"}, {"latency"});
     p.vector_latency = integer(vec["latency"], "vector.latency", 0, 1000);

@@ -62,6 +62,7 @@ std::vector<ParamEntry> parameterTable(const Params& p) {
       {"accumulator.rows", p.acc_rows, true, "accumulator rows = size / row_bytes"},
       {"dma.burst_bytes", p.dma_burst_bytes, false, "largest DMA burst, bytes"},
       {"dma.outstanding", p.dma_outstanding, false, "DMA instructions in flight per DMA unit"},
+      {"dma.broadcast", p.dma_broadcast, false, "1: a load with dram_stride 0 reads its row from DRAM once (bias broadcast)"},
       {"vector.latency", p.vector_latency, false, "vector unit pipeline latency, cycles"},
       {"vector.lanes", p.vector_lanes, true, "vector unit lanes = array.cols"},
       {"queues.load", p.queue_depth[0], false, "load queue depth, instructions"},

@@ -328,8 +328,11 @@ uint64_t QueueUnit::executeDma(const isa::InstrDesc& d, const isa::Instruction& 
   const uint64_t nowCycles = timeToCycles(sc_core::sc_time_stamp());
   sc_core::sc_time delay = cyclesToTime(start > nowCycles ? start - nowCycles : 0);
   const sc_core::sc_time issued = delay;
+  // A broadcast load (dma.broadcast, dram_stride 0) reads its one row from DRAM once.
+  const bool broadcast = ctx_.params().dma_broadcast && !t.to_dram && t.stride == 0 && t.rows > 0;
+  const uint64_t dramRows = broadcast ? 1 : static_cast<uint64_t>(t.rows);
   timing_->cycle = start;
-  timing_->rows = static_cast<uint64_t>(t.rows);
+  timing_->rows = dramRows;
   timing_->row_bytes = static_cast<uint64_t>(t.bytes);
   payload_.set_command(tlm::TLM_IGNORE_COMMAND);
   payload_.set_address(t.dram_addr);
@@ -341,7 +344,7 @@ uint64_t QueueUnit::executeDma(const isa::InstrDesc& d, const isa::Instruction& 
   payload_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   (*dram)->b_transport(payload_, delay);
   stall += timeToCycles(delay - issued);
-  (t.to_dram ? ctx_.stats.dram_bytes_written : ctx_.stats.dram_bytes_read) += t.totalBytes();
+  (t.to_dram ? ctx_.stats.dram_bytes_written : ctx_.stats.dram_bytes_read) += dramRows * static_cast<uint64_t>(t.bytes);
   // Neither DMA unit can ask for the channel before its current cycle any more.
   ctx_.channel.retire(std::min(start, peer.local_cycle));
   return stall;

@@ -17,7 +17,8 @@ namespace systole::sim {
 
 /// Extension describing a DMA instruction's use of the DRAM channel: the absolute cycle it starts
 /// (a decoupled unit woken by a token may be behind SystemC time, which a non-negative delay
-/// annotation cannot express) and its shape, `rows` rows of `row_bytes` bytes.
+/// annotation cannot express) and its shape, `rows` rows of `row_bytes` bytes read or written in
+/// DRAM (one row for a broadcast load, dma.broadcast).
 struct DmaTiming : tlm::tlm_extension<DmaTiming> {
   uint64_t cycle = 0, rows = 0, row_bytes = 0;
   tlm::tlm_extension_base* clone() const override { return new DmaTiming(*this); }

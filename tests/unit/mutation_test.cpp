@@ -222,11 +222,14 @@ TEST_F(Mutation, DramLatency) {
 TEST_F(Mutation, DramBandwidth) {
   const IsaConfig narrowBus =
       IsaConfig::parse(replaceFirst(text, "bytes_per_cycle: 16", "bytes_per_cycle: 4"), "bus.yaml");
-  const Instruction ld = make(base, "dma.load", {{"rows", 4}, {"bytes", 16}});
+  const Instruction ld = make(base, "dma.load", {{"rows", 4}, {"bytes", 16}, {"dram_stride", 16}});
   EXPECT_EQ(timingCycles(base, ld), 100 + 4 * 1);
   EXPECT_EQ(timingCycles(narrowBus, ld), 100 + 4 * 4);
-  const Instruction partial = make(base, "dma.load", {{"rows", 3}, {"bytes", 5}});
+  const Instruction partial = make(base, "dma.load", {{"rows", 3}, {"bytes", 5}, {"dram_stride", 5}});
   EXPECT_EQ(timingCycles(narrowBus, partial), 100 + 3 * 2);  // ceil(5 / 4)
+  // A broadcast (dram_stride 0) reads its row once, then writes one row per cycle.
+  const Instruction broadcast = make(base, "dma.load", {{"rows", 4}, {"bytes", 16}});
+  EXPECT_EQ(timingCycles(narrowBus, broadcast), 100 + 4 + 4 - 1);
 }
 
 TEST_F(Mutation, GemmTimingExpression) {

@@ -194,6 +194,12 @@ void emitConvGroup(TileContext& T, const MatmulTiling& m, const Group& g, const 
     }
 }
 
+/// Chunks of at most `limit` of `total` rows, as few as that allows, of equal size but the last.
+int64_t balancedChunk(int64_t total, int64_t limit) {
+  const int64_t chunks = (total + limit - 1) / limit;
+  return (total + chunks - 1) / chunks;
+}
+
 MatmulTiling tilingOf(const TileContext& T, const Node& n, const ConvShape& s, bool virtualRows) {
   MatmulTiling m;
   m.x = &T.buffer(n.inputs[0]);
@@ -204,19 +210,8 @@ MatmulTiling tilingOf(const TileContext& T, const Node& n, const ConvShape& s, b
   const int64_t span = m.shiftedTaps ? (m.s.KW - 1) * m.s.dw : 0;  // extra rows a kernel row's block needs
   m.rowsPerChunk = std::min(T.layout().chunk, T.layout().slot_rows - T.p.array_rows - span);
   if (m.rowsPerChunk < 1) throw Error("node '" + n.name + "' (" + n.op + "): the kernel does not fit the scratchpad");
+  m.rowsPerChunk = balancedChunk((m.s.OH - 1) * m.VW + m.s.OW, m.rowsPerChunk);
   return m;
-}
-
-/// The most output-channel tiles one accumulation tile (and one output slot) holds for the
-/// tiling's largest chunk, with one tap of each one's weights and its pixels fitting a load slot.
-int64_t largestOcBlock(const TileContext& T, const MatmulTiling& m) {
-  const OnChipLayout& l = T.layout();
-  const int64_t rows = std::min(m.rowsPerChunk, (m.s.OH - 1) * m.VW + m.s.OW);
-  const int64_t span = m.shiftedTaps ? (m.s.KW - 1) * m.s.dw : 0;
-  const int64_t nOc = (m.s.OC + T.p.array_cols - 1) / T.p.array_cols;
-  int64_t J = std::min({l.oc_block, l.acc_half / rows, l.chunk / rows, nOc});
-  while (J > 1 && J * T.p.array_rows + rows + span > l.slot_rows) --J;
-  return std::max<int64_t>(J, 1);
 }
 
 std::string loopsText(const MatmulTiling& m, const Node& n, int64_t nOc, size_t chunks) {
@@ -308,6 +303,27 @@ int64_t predictedCycles(const TileContext& T, const Node& n, const MatmulTiling&
   return predictStepCycles(T.isa, T.layout(), scratch.layers.back().steps);
 }
 
+/// Among output-channel blocks of 1, 2, 4, ... tiles (layout.oc_block at most), the tiling the
+/// cost model predicts fastest: a block of J tiles takes chunks of at most 1/J of an accumulator
+/// half and of an output slot (more, smaller chunks: the weights are loaded once per chunk, the
+/// input pixels once per block).
+MatmulTiling fastestOcBlocking(const TileContext& T, const Node& n, const MatmulTiling& m, const MatmulConstants& k) {
+  const OnChipLayout& l = T.layout();
+  const int64_t nOc = (m.s.OC + T.p.array_cols - 1) / T.p.array_cols, total = (m.s.OH - 1) * m.VW + m.s.OW;
+  const int64_t span = m.shiftedTaps ? (m.s.KW - 1) * m.s.dw : 0;
+  MatmulTiling best = m;
+  int64_t bestCycles = 0;
+  for (int64_t J = 2; J <= std::min(l.oc_block, nOc); J *= 2) {
+    MatmulTiling b = m;
+    b.ocBlock = J;
+    b.rowsPerChunk = balancedChunk(total, std::min({m.rowsPerChunk, l.acc_half / J, l.chunk / J}));
+    if (J * T.p.array_rows + b.rowsPerChunk + span > l.slot_rows) break;  // one tap of the block must fit a load slot
+    if (bestCycles == 0) bestCycles = predictedCycles(T, n, best, k);
+    if (const int64_t cycles = predictedCycles(T, n, b, k); cycles < bestCycles) best = b, bestCycles = cycles;
+  }
+  return best;
+}
+
 }  // namespace
 
 void tileMatmul(TileContext& T, const Node& n) {
@@ -323,8 +339,7 @@ void tileMatmul(TileContext& T, const Node& n) {
     m.virtualCycles = virtualCycles;
     m.gatheredCycles = gatheredCycles;
   }
-  if (MatmulTiling blocked = m; (blocked.ocBlock = largestOcBlock(T, m)) > 1 && predictedCycles(T, n, blocked, k) < predictedCycles(T, n, m, k))
-    m = blocked;
+  m = fastestOcBlocking(T, n, m, k);
   emitSteps(T, n, m, k);
   const ActBuffer& y = T.buffer(n.outputs[0]);
   T.layer().min_dram_bytes = T.g.values[static_cast<size_t>(n.inputs[1])].elements() + m.x->H * m.x->W * m.x->C + y.H * y.W * y.C + 4 * m.s.OC;

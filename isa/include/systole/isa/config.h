@@ -35,6 +35,7 @@ struct Params {
   int64_t acc_size = 0, acc_banks = 0, acc_conflict_cycles = 0;
   int64_t dma_burst_bytes = 0;
   int64_t dma_outstanding = 1;  // DMA instructions in flight per DMA unit (their latency overlaps)
+  int64_t dma_broadcast = 0;    // 1: a load with dram_stride 0 reads its row from DRAM once
   int64_t vector_latency = 0;
   int64_t queue_depth[kNumUnits] = {0, 0, 0};
   int64_t instr_bits = 0, opcode_bits = 0;
