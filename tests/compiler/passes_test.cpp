@@ -465,6 +465,24 @@ TEST(DecomposePRelu, LeakyReluAndPerChannelFormsEqualPRelu) {
   expectSameResults(before, after);
 }
 
+// ---- strided-pointwise-to-slice ----------------------------------------------------------------
+
+// A strided 1x1 Conv (even and odd sizes, unequal strides, grouped) becomes a Slice and the Conv
+// at stride 1, computing the same values; a padded one and a 3x3 one stay.
+TEST(StridedPointwiseToSlice, SliceThenConvEqualsStridedConv) {
+  Builder b;
+  const int x = b.input("x", {2, 4, 7, 6});
+  b.output(b.op("Conv", {x, b.constant({8, 4, 1, 1}, 70), b.constant({8}, 71)}, {{"strides", std::vector<int64_t>{2, 2}}}, "y0"));
+  b.output(b.op("Conv", {x, b.constant({6, 2, 1, 1}, 72)}, {{"strides", std::vector<int64_t>{3, 2}}, {"group", int64_t{2}}}, "y1"));
+  b.output(b.op("Conv", {x, b.constant({8, 4, 1, 1}, 73)}, {{"strides", std::vector<int64_t>{2, 2}}, {"pads", std::vector<int64_t>{1, 1, 1, 1}}}, "y2"));
+  b.output(b.op("Conv", {x, b.constant({8, 4, 3, 3}, 74)}, {{"strides", std::vector<int64_t>{2, 2}}}, "y3"));
+  const Graph before = b.done();
+  Graph after = before;
+  runPasses(after, {"infer-shapes", "strided-pointwise-to-slice"}, verifying());
+  EXPECT_EQ(opCounts(after).at("Slice"), 2);
+  expectSameResults(before, after);
+}
+
 // ---- split-to-slice ----------------------------------------------------------------------------
 
 // Explicit sizes on the last axis and equal parts of a middle axis (opset 13), and the attribute

@@ -24,6 +24,8 @@ const std::vector<PassInfo>& passRegistry() {
       {"batchnorm-to-conv", "turn a BatchNormalization that could not be folded into a depthwise 1x1 Conv", batchNormToConv},
       {"reducemean-to-pool", "turn a ReduceMean (ReduceSum) over the spatial axes into GlobalAveragePool (times H*W) (+ Flatten)", reduceMeanToPool},
       {"fold-pad", "remove zero Pads; fold a zero-fill spatial Pad into the Conv or AveragePool reading it", foldPads},
+      {"strided-pointwise-to-slice", "turn a strided 1x1 Conv without padding into a spatial Slice (steps = strides) and the Conv at stride 1",
+       stridedPointwiseToSlice},
       {"flatten-to-nhwc", "flatten a 4-D tensor before matrix products in NHWC order, their weights' rows permuted to match", flattenToNhwc},
       {"recognize-channel-shuffle", "replace Reshape-Transpose-Reshape channel shuffles by a Gather of channels", recognizeChannelShuffle},
       {"recognize-layernorm", "replace decomposed layer normalization by LayerNormalization", recognizeLayerNorm},

@@ -60,6 +60,7 @@ void splitToSlice(Graph& g);                   // split-to-slice (one Slice per 
 void convTransposeToConv(Graph& g);            // convtranspose-to-conv (sub-pixel: Conv + DepthToSpace)
 void resizeLinearToConv(Graph& g);             // resize-linear-to-conv (bilinear by s: edge Pad + s*s depthwise Convs + DepthToSpace)
 void reduceMeanToPool(Graph& g);               // reducemean-to-pool (spatial ReduceMean -> GlobalAveragePool)
+void stridedPointwiseToSlice(Graph& g);        // strided-pointwise-to-slice (1x1 stride s -> Slice steps s + Conv stride 1)
 void foldPads(Graph& g);                       // fold-pad (zero Pads into Conv / AveragePool)
 void flattenToNhwc(Graph& g);                  // flatten-to-nhwc (Flatten -> FlattenNhwc before Gemm/MatMul, weights permuted)
 void recognizeChannelShuffle(Graph& g);        // recognize-channel-shuffle (-> Gather of channels)
