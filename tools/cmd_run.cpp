@@ -14,6 +14,7 @@
 
 #include "commands.h"
 #include "pipeline_options.h"
+#include "progress.h"
 #include "run_report.h"
 #include "systole/compiler/artifact.h"
 #include "systole/isa/file_io.h"
@@ -161,6 +162,11 @@ int runModel(RunArgs& a) {
   runOptions.timing_only = a.timingOnly;
   runOptions.trace = !a.trace.empty();
   runOptions.trace_level = sim::parseTraceLevel(a.traceLevel);
+  Progress progress(progressWanted(a.compile.quiet));
+  progress.begin("simulation");
+  runOptions.progress = [&progress](size_t done, size_t total, const std::string& next) {
+    progress.detail("step " + std::to_string(done + 1) + "/" + std::to_string(total) + ", " + next);
+  };
   const auto start = std::chrono::steady_clock::now();
   const auto inputs = modelInputs(p.graph, a);
   runtime::RunResult result;
@@ -169,7 +175,9 @@ int runModel(RunArgs& a) {
   try {  // a node's error (a host operator, the reference interpreter) is reported against the model
     result = session.run(inputs, runOptions);
     runSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    progress.begin("accuracy against the float model");
     accuracy = measureAccuracy(p, result, inputs, a);
+    progress.end();
   } catch (const Error& e) {
     throw inFile(e, a.compile.model);
   }

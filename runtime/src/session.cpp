@@ -191,6 +191,10 @@ RunResult Session::run(const std::map<std::string, HostTensor>& inputs, const Ru
     return cycles;
   };
   for (const auto& item : model_.schedule) {
+    if (options.progress)
+      options.progress(result.programs + result.host_operators, model_.schedule.size(),
+                       item.npu ? "NPU program " + std::to_string(result.programs)
+                                : "host " + g.nodes[static_cast<size_t>(item.host_node)].op);
     if (!item.npu) {
       const compiler::Node& n = g.nodes[static_cast<size_t>(item.host_node)];
       HostStep step{n.name, n.op, nodeMacs(g, n), hostOperatorCycles(isa_.params(), g, n), timeline.now(), result.layers.size()};

@@ -1,6 +1,7 @@
 // The stats document's per-layer records add up to its totals (which come from the simulator's
 // and the host model's own totals), the CSV has one row per record plus the total, and the
-// model trace holds every step, every layer and every executed instruction.
+// model trace holds every step, every layer and every executed instruction; a run reports its
+// progress step by step.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -20,7 +21,8 @@ struct Ran {
   nlohmann::ordered_json document;
 };
 
-Ran run(const std::string& config, bool trace, sim::TraceLevel level = sim::TraceLevel::Instructions) {
+Ran run(const std::string& config, bool trace, sim::TraceLevel level = sim::TraceLevel::Instructions,
+        std::vector<std::string>* progress = nullptr) {
   const auto isa = isa::IsaConfig::load(std::string(SYSTOLE_SOURCE_DIR) + "/isa/configs/" + config + ".yaml");
   auto compiled = compiler::runPipeline(kModel, isa, compiler::PipelineOptions{});
   runtime::Session session(isa, std::move(*compiled.compiled), compiled.graph);
@@ -28,6 +30,10 @@ Ran run(const std::string& config, bool trace, sim::TraceLevel level = sim::Trac
   options.timing_only = true;
   options.trace = trace;
   options.trace_level = level;
+  if (progress)
+    options.progress = [progress](size_t done, size_t total, const std::string& next) {
+      progress->push_back(std::to_string(done) + "/" + std::to_string(total) + " " + next);
+    };
   Ran r{session.run(runtime::randomInputs(compiled.graph, 1), options), {}};
   r.document = runtime::statsDocument(r.result, isa.params(), {});
   return r;
@@ -114,6 +120,12 @@ TEST_P(StatsReport, TraceHoldsEveryStepLayerAndInstruction) {
   const auto layersOnly = run(GetParam(), true, sim::TraceLevel::Layers);
   EXPECT_LT(layersOnly.result.trace_json.size() * 4, result.trace_json.size());
   EXPECT_EQ(layersOnly.result.trace_json.find("\"instruction\""), std::string::npos);
+}
+
+TEST_P(StatsReport, ProgressIsReportedBeforeEachStep) {
+  std::vector<std::string> progress;
+  run(GetParam(), false, sim::TraceLevel::Layers, &progress);
+  EXPECT_EQ(progress, (std::vector<std::string>{"0/3 host QuantizeLinear", "1/3 NPU program 0", "2/3 host DequantizeLinear"}));
 }
 
 INSTANTIATE_TEST_SUITE_P(Configs, StatsReport, ::testing::Values("default", "tiny"));

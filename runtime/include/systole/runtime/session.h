@@ -4,6 +4,7 @@
 // element for element, against the reference interpreter.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -56,6 +57,8 @@ struct RunOptions {
   bool timing_only = false;
   bool trace = false;          // RunResult::trace_json: the whole model on one timeline
   sim::TraceLevel trace_level = sim::TraceLevel::Instructions;
+  /// Called before each step of the schedule: steps done, steps in all, what runs next.
+  std::function<void(size_t done, size_t total, const std::string& next)> progress;
 };
 
 struct RunResult {
