@@ -113,7 +113,11 @@ void TraceWriter::addSpan(TraceTrack track, std::string_view name, std::string_v
 
 void TraceWriter::addProgram(uint64_t offset, uint64_t cycles, const std::vector<isa::Instruction>& program,
                              const std::vector<TraceSlice>& timeline) {
-  if (level_ != TraceLevel::Instructions) return addCounters(offset, cycles, program, timeline);
+  if (level_ == TraceLevel::Instructions) addInstructions(offset, program, timeline);
+  addCounters(offset, cycles, program, timeline);
+}
+
+void TraceWriter::addInstructions(uint64_t offset, const std::vector<isa::Instruction>& program, const std::vector<TraceSlice>& timeline) {
   std::vector<const TraceSlice*> sorted;
   sorted.reserve(timeline.size());
   for (const auto& s : timeline) sorted.push_back(&s);
@@ -140,7 +144,6 @@ void TraceWriter::addProgram(uint64_t offset, uint64_t cycles, const std::vector
     }
     out_ += "}}";
   }
-  addCounters(offset, cycles, program, timeline);
 }
 
 void TraceWriter::addCounters(uint64_t offset, uint64_t cycles, const std::vector<isa::Instruction>& program,
