@@ -12,22 +12,20 @@ SYSTOLE=build/default/tools/systole
 echo "| model | cycles | MAC util | roofline bound | cycles / bound | compile s | simulate s | peak RSS MB |"
 echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 for m in $MODELS; do
-  out=$(mktemp)
-  if /usr/bin/time -v "$SYSTOLE" run "build/default/models/$m.onnx" --isa "$CONFIG" --layers > "$out" 2>&1; then
-    /usr/bin/python3 - "$out" "$m" <<'PY'
-import re, sys
-text = open(sys.argv[1]).read()
-cycles = int(re.search(r"^cycles: (\d+)", text, re.M).group(1))
-total = re.search(r"^total\s+\d+\s+(\d+)\s+(\d+)\s+\(roofline bound (\d+)\)", text, re.M)
-comp = float(re.search(r"compiled in ([\d.e-]+) s", text).group(1))
-run = float(re.search(r"run in ([\d.e-]+) s", text).group(1))
-rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", text).group(1)) / 1024
-bound = int(total.group(3))
-util = re.search(r"^MAC utilization: ([\d.]+)%", text, re.M).group(1)
-print(f"| {sys.argv[2]} | {cycles} | {util}% | {bound} | {cycles / bound:.2f} | {comp:.1f} | {run:.1f} | {rss:.0f} |")
+  out=$(mktemp) stats=$(mktemp)
+  if /usr/bin/time -v "$SYSTOLE" run "build/default/models/$m.onnx" --isa "$CONFIG" --stats "$stats" > "$out" 2>&1; then
+    /usr/bin/python3 - "$out" "$stats" "$m" <<'PY'
+import json, re, sys
+doc = json.load(open(sys.argv[2]))  # docs/stats.md
+cycles, bound = doc["cycles"], doc["totals"]["roofline"]["bound_cycles"]
+npu_macs = sum(l["macs"] for l in doc["layers"] if l["runs_on"] == "npu")
+util = 100 * npu_macs / (cycles * doc["array_pes"])
+rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", open(sys.argv[1]).read()).group(1)) / 1024
+wall = doc["wall_seconds"]
+print(f"| {sys.argv[3]} | {cycles} | {util:.1f}% | {bound} | {cycles / bound:.2f} | {wall['compile']:.1f} | {wall['run']:.1f} | {rss:.0f} |")
 PY
   else
     echo "| $m | $(grep -m1 'error' "$out" | sed 's/|/\\|/g' | cut -c1-150) | | | | | | |"
   fi
-  rm -f "$out"
+  rm -f "$out" "$stats"
 done

@@ -14,6 +14,7 @@
 
 #include "commands.h"
 #include "pipeline_options.h"
+#include "progress.h"
 #include "run_report.h"
 #include "systole/compiler/artifact.h"
 #include "systole/isa/file_io.h"
@@ -26,7 +27,7 @@ namespace {
 
 struct RunArgs {
   PipelineArgs compile;
-  std::string output, outputDir, stats, trace;
+  std::string output, outputDir, stats, statsCsv, trace, traceLevel = "instructions";
   std::vector<std::string> inputs;
   bool check = false, checkIntermediates = false, layers = false, timingOnly = false;
   uint64_t seed = 1;
@@ -50,9 +51,20 @@ compiler::TensorMap modelInputs(const compiler::Graph& g, const RunArgs& a) {
   return inputs;
 }
 
-void writeResults(const runtime::RunResult& result, const Accuracy& accuracy, const RunArgs& a) {
-  if (!a.stats.empty()) writeFileAtomic(a.stats, statsJson(result, accuracy));
-  if (!a.trace.empty()) writeFileAtomic(a.trace, result.sim.trace_json);
+/// Wall-clock seconds of this process's work (not simulated time).
+struct WallTime {
+  double compile = 0, run = 0;
+};
+
+void writeResults(const runtime::RunResult& result, const Accuracy& accuracy, const RunArgs& a, const isa::Params& p, WallTime wall) {
+  if (!a.stats.empty() || !a.statsCsv.empty()) {
+    auto document = statsJson(result, accuracy, p);
+    document["wall_seconds"] = {{"compile", wall.compile}, {"run", wall.run}};
+    const std::string json = document.dump(2) + "\n", csv = runtime::statsCsv(document);  // both made before either is written
+    if (!a.stats.empty()) writeFileAtomic(a.stats, json);
+    if (!a.statsCsv.empty()) writeFileAtomic(a.statsCsv, csv);
+  }
+  if (!a.trace.empty()) writeFileAtomic(a.trace, result.trace_json);
   if (a.outputDir.empty()) return;
   std::vector<std::pair<isa::TensorInfo, std::vector<uint8_t>>> outs;
   for (const auto& [name, t] : result.outputs)
@@ -66,6 +78,7 @@ struct Prepared {
   compiler::CompiledModel model;
   std::optional<compiler::Graph> float_graph;  // absent for a .sbin
   std::string origin;                          // "compiled in ..." or "loaded from ..."
+  double compile_seconds = 0;
 };
 
 /// "import 0.01, opt 0.002, ..." over the stages that ran and did work.
@@ -83,7 +96,7 @@ Prepared compileModel(RunArgs& a, const isa::IsaConfig& config) {
   options.lower.keep_intermediates = a.checkIntermediates;
   auto compiled = compiler::runPipeline(a.compile.model, config, options);
   return {std::move(compiled.graph), std::move(*compiled.compiled), std::move(compiled.float_graph),
-          "compiled in " + std::to_string(compiled.totalSeconds()) + " s (" + stageTimes(compiled) + ")"};
+          "compiled in " + std::to_string(compiled.totalSeconds()) + " s (" + stageTimes(compiled) + ")", compiled.totalSeconds()};
 }
 
 Prepared loadModel(const RunArgs& a, const isa::IsaConfig& config) {
@@ -148,6 +161,12 @@ int runModel(RunArgs& a) {
   runOptions.check = a.check;
   runOptions.timing_only = a.timingOnly;
   runOptions.trace = !a.trace.empty();
+  runOptions.trace_level = sim::parseTraceLevel(a.traceLevel);
+  Progress progress(progressWanted(a.compile.quiet));
+  progress.begin("simulation");
+  runOptions.progress = [&progress](size_t done, size_t total, const std::string& next) {
+    progress.detail("step " + std::to_string(done + 1) + "/" + std::to_string(total) + ", " + next);
+  };
   const auto start = std::chrono::steady_clock::now();
   const auto inputs = modelInputs(p.graph, a);
   runtime::RunResult result;
@@ -156,11 +175,13 @@ int runModel(RunArgs& a) {
   try {  // a node's error (a host operator, the reference interpreter) is reported against the model
     result = session.run(inputs, runOptions);
     runSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    progress.begin("accuracy against the float model");
     accuracy = measureAccuracy(p, result, inputs, a);
+    progress.end();
   } catch (const Error& e) {
     throw inFile(e, a.compile.model);
   }
-  writeResults(result, accuracy, a);
+  writeResults(result, accuracy, a, config.params(), {p.compile_seconds, runSeconds});
   printSummary(p, result, accuracy, config, a, runSeconds);
   int status = kOk;
   if (a.check && result.mismatch) {
@@ -199,8 +220,13 @@ void registerRun(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
   cmd->add_option("--input", a.inputs, "NAME=FILE.npy for a float32 model input (others get seeded random values)");
   cmd->add_option("--seed", a.seed, "seed for random model inputs (not for calibration)")->default_val(1);
   cmd->add_option("--output-dir", a.outputDir, "write each model output as DIR/NAME.npy");
-  cmd->add_option("--stats", a.stats, "write simulator statistics as JSON");
-  cmd->add_option("--trace", a.trace, "write a Chrome/Perfetto trace-event JSON timeline");
+  cmd->add_option("--stats", a.stats, "write the statistics, per layer and in total, as JSON (docs/stats.md)");
+  cmd->add_option("--stats-csv", a.statsCsv, "write the per-layer statistics as CSV (one row per layer and a total row)");
+  auto* trace = cmd->add_option("--trace", a.trace, "write the whole model's Chrome/Perfetto trace-event JSON timeline");
+  cmd->add_option("--trace-level", a.traceLevel, "what --trace records: every instruction, or only steps, layers and counters")
+      ->check(CLI::IsMember({"layers", "instructions"}))
+      ->default_val("instructions")
+      ->needs(trace);
   auto* check = cmd->add_flag("--check", a.check, "compare every NPU output with the reference interpreter, bit for bit");
   auto* checkAll = cmd->add_flag("--check-intermediates", a.checkIntermediates,
                                  "keep every NPU value in DRAM and check them all in order, to find the first that differs");

@@ -116,18 +116,15 @@ void printLayers(const std::vector<runtime::LayerTiming>& layers, int64_t pes, c
               static_cast<long long>(simulated), static_cast<long long>(roofline));
 }
 
-std::string statsJson(const runtime::RunResult& result, const Accuracy& accuracy) {
-  auto j = nlohmann::ordered_json::parse(result.sim.stats.toJson());
-  j["total_cycles"] = result.totalCycles();
-  j["host_cycles"] = result.host_cycles;
-  j["transfer_cycles"] = result.transfer_cycles;
+nlohmann::ordered_json statsJson(const runtime::RunResult& result, const Accuracy& accuracy, const isa::Params& p) {
+  auto j = runtime::statsDocument(result, p, accuracy.values);
   auto& acc = j["accuracy"];
   acc["measured"] = accuracy.measured;
   acc["outputs"] = nlohmann::ordered_json::array();
   for (const auto& a : accuracy.outputs) acc["outputs"].push_back(toJson(a));
   acc["layers"] = nlohmann::ordered_json::array();
   for (const auto& [name, a] : accuracy.values) acc["layers"].push_back(toJson(a));
-  return j.dump(2) + "\n";
+  return j;
 }
 
 }  // namespace systole::tools

@@ -10,6 +10,7 @@
 #include "systole/compiler/pipeline.h"
 #include "systole/runtime/accuracy.h"
 #include "systole/runtime/session.h"
+#include "systole/runtime/stats_report.h"
 
 namespace systole::tools {
 
@@ -34,7 +35,8 @@ void printLayers(const std::vector<runtime::LayerTiming>& layers, int64_t pes, c
 void printTotalCycles(const runtime::RunResult& result);
 /// Model MACs / (cycles x PEs) over the NPU layers.
 void printUtilization(const std::vector<runtime::LayerTiming>& layers, uint64_t cycles, int64_t pes);
-/// The simulator's statistics with the accuracy figures under "accuracy".
-std::string statsJson(const runtime::RunResult& result, const Accuracy& accuracy);
+/// The stats document (runtime/stats_report.h, docs/stats.md) with the accuracy figures under
+/// "accuracy" and each layer's where measured.
+nlohmann::ordered_json statsJson(const runtime::RunResult& result, const Accuracy& accuracy, const isa::Params& p);
 
 }  // namespace systole::tools

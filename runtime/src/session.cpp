@@ -13,6 +13,7 @@
 #include "systole/isa/diagnostic.h"
 #include "systole/isa/encoding.h"
 #include "systole/runtime/host_cost.h"
+#include "model_timeline.h"
 
 namespace systole::runtime {
 
@@ -181,20 +182,33 @@ RunResult Session::run(const std::map<std::string, HostTensor>& inputs, const Ru
   }
   sim::SimOptions simOptions;
   simOptions.timing_only = options.timing_only;
-  simOptions.trace = options.trace;
-  simOptions.timeline = true;
+  simOptions.timeline = options.trace;
+  ModelTimeline timeline(isa_, options.trace ? std::optional(options.trace_level) : std::nullopt);
+  const auto transfers = [&](const std::vector<compiler::BoundaryTensor>& list) {
+    uint64_t cycles = 0;
+    for (const auto& b : list) cycles += transferCycles(isa_.params(), g.values[static_cast<size_t>(g.findValue(b.value))].elements());
+    result.transfer_cycles += cycles;
+    return cycles;
+  };
   for (const auto& item : model_.schedule) {
+    if (options.progress)
+      options.progress(result.programs + result.host_operators, model_.schedule.size(),
+                       item.npu ? "NPU program " + std::to_string(result.programs)
+                                : "host " + g.nodes[static_cast<size_t>(item.host_node)].op);
     if (!item.npu) {
       const compiler::Node& n = g.nodes[static_cast<size_t>(item.host_node)];
-      result.host_cycles += hostOperatorCycles(isa_.params(), g, n);
-      result.host_macs += nodeMacs(g, n);
+      HostStep step{n.name, n.op, nodeMacs(g, n), hostOperatorCycles(isa_.params(), g, n), timeline.now(), result.layers.size()};
+      result.host_cycles += step.cycles;
+      result.host_macs += step.macs;
       ++result.host_operators;
+      timeline.host(step);
+      result.host_steps.push_back(std::move(step));
       if (!options.timing_only) runHostNode(g, n, env);
       continue;
     }
     const compiler::CompiledProgram& program = *item.npu;
-    for (const auto* list : {&program.inputs, &program.outputs})
-      for (const auto& b : *list) result.transfer_cycles += transferCycles(isa_.params(), g.values[static_cast<size_t>(g.findValue(b.value))].elements());
+    timeline.transfer("inputs to the NPU", transfers(program.inputs));
+    simOptions.region_starts = layerRegionStarts(program);
     std::map<std::string, std::vector<uint8_t>> programInputs;
     for (const auto& b : program.inputs) {
       const int v = g.findValue(b.value);
@@ -207,17 +221,9 @@ RunResult Session::run(const std::map<std::string, HostTensor>& inputs, const Ru
     }
     sim::SimResult sim = simulator_.run(program.program, programInputs, simOptions);
     ++result.programs;
-    for (const auto& report : program.layers) {
-      LayerTiming t{report, 0};
-      uint64_t first = UINT64_MAX, last = 0;
-      for (const auto& s : sim.timeline)
-        if (s.instruction >= report.first_instruction && s.instruction < report.end_instruction) {
-          first = std::min(first, s.start);
-          last = std::max(last, s.end);
-        }
-      t.simulated_cycles = last > first ? last - first : 0;
-      result.layers.push_back(t);
-    }
+    timeline.program(program, sim, result.layers);
+    timeline.transfer("outputs to the host", transfers(program.outputs));
+    sim.timeline.clear();
     result.sim.stats.accumulate(sim.stats);
     if (!options.timing_only) {
       std::map<std::string, const sim::TensorValue*> fromSim;
@@ -242,6 +248,7 @@ RunResult Session::run(const std::map<std::string, HostTensor>& inputs, const Ru
     result.sim = std::move(sim);
     result.sim.stats = stats;
   }
+  result.trace_json = timeline.traceJson();
   for (int v : g.outputs) {
     auto it = env.find(v);
     if (it != env.end()) result.outputs[g.values[static_cast<size_t>(v)].name] = it->second;

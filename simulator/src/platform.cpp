@@ -89,6 +89,7 @@ void Controller::runProgram() {
   const auto& program = *ctx_.program;
   const isa::Params& p = ctx_.params();
   uint64_t cycle = ctx_.base_cycle;
+  RunContext::RegionCursor region;
   for (uint32_t i = 0; i < program.size() && !ctx_.fault; ++i) {
     const isa::InstrDesc& d = ctx_.isa->instr(program[i].desc);
     const int u = static_cast<int>(d.unit);
@@ -100,7 +101,7 @@ void Controller::runProgram() {
     if (q.dispatched >= depth) {
       const uint64_t slotFree = q.start_cycles[q.dispatched - depth];
       if (slotFree > ready) {
-        ctx_.stats.stall_cycles[static_cast<size_t>(u)][static_cast<size_t>(StallCause::QueueFull)] += slotFree - ready;
+        region.at(ctx_, i).counters.stall_cycles[static_cast<size_t>(u)][static_cast<size_t>(StallCause::QueueFull)] += slotFree - ready;
         ready = slotFree;
       }
     }
@@ -150,7 +151,7 @@ bool QueueUnit::popToken(int from, const QueueEntry& e, uint64_t& cycle) {
   const uint64_t stamp = fifo.cycles.front();
   fifo.cycles.pop_front();
   if (stamp > cycle) {
-    ctx_.stats.stall_cycles[static_cast<size_t>(me_)][static_cast<size_t>(StallCause::Token)] += stamp - cycle;
+    region_->counters.stall_cycles[static_cast<size_t>(me_)][static_cast<size_t>(StallCause::Token)] += stamp - cycle;
     cycle = stamp;
   }
   return true;
@@ -171,6 +172,7 @@ void QueueUnit::runProgram() {
   board_ = isa::ComputeScoreboard(ctx_.params());
   st = UnitStatus{};
   dmiValid_ = false;  // the DRAM's pages were reset for this run
+  cursor_ = {};
   for (;;) {
     while (q.pending.empty() && !q.closed && !ctx_.fault) {
       st.local_cycle = local_;
@@ -181,6 +183,7 @@ void QueueUnit::runProgram() {
     q.pending.pop_front();
     const isa::Instruction& in = program[e.index];
     const isa::InstrDesc& d = ctx_.isa->instr(in.desc);
+    region_ = &cursor_.at(ctx_, e.index);
     // With two weight sets a preload runs on the array's weight path beside the instruction
     // stream: in order (a cycle after the instruction before it starts), without waiting for that
     // one's issue to end. Everything else waits until the unit is free.
@@ -198,7 +201,7 @@ void QueueUnit::runProgram() {
     if ((in.tokens & isa::kPopNext) && !popToken(me_ + 1, e, start)) break;
     if (unit_ == Unit::Compute) {  // wait for the results and weights it needs (pipelined compute)
       const uint64_t ready = board_.earliestStart(ctx_.params(), d, in, start);
-      ctx_.stats.stall_cycles[static_cast<size_t>(me_)][static_cast<size_t>(StallCause::Hazard)] += ready - start;
+      region_->counters.stall_cycles[static_cast<size_t>(me_)][static_cast<size_t>(StallCause::Hazard)] += ready - start;
       start = ready;
     }
     q.start_cycles.push_back(start);
@@ -225,8 +228,11 @@ void QueueUnit::runProgram() {
     if (in.tokens & isa::kPushPrev) pushToken(me_ - 1, end);
     if (in.tokens & isa::kPushNext) pushToken(me_ + 1, end);
     const uint64_t shown = unit_ == Unit::Compute ? done : end;
-    if (ctx_.record_trace) ctx_.trace.add({e.index, static_cast<uint8_t>(me_), start - ctx_.base_cycle, shown - ctx_.base_cycle});
-    ++ctx_.stats.instructions;
+    if (ctx_.record_trace)
+      ctx_.trace.add({e.index, static_cast<uint8_t>(me_), start - ctx_.base_cycle, shown - ctx_.base_cycle, e.dispatch - ctx_.base_cycle});
+    region_->first_start = std::min(region_->first_start, start - ctx_.base_cycle);
+    region_->last_end = std::max(region_->last_end, shown - ctx_.base_cycle);
+    ++region_->counters.instructions;
     ++ctx_.stats.by_opcode[static_cast<size_t>(in.desc)].second;
     local_ = weightPath ? std::max(local_, start + 1) : start + time.occupancy;
     if (unit_ == Unit::Compute) order_ = start + 1;  // one start per cycle, in program order
@@ -244,8 +250,8 @@ QueueUnit::Timing QueueUnit::execute(const isa::InstrDesc& d, const isa::Instruc
   if (isDma(d.semantics)) {
     const uint64_t stall = executeDma(d, in, start);
     const auto occupancy = static_cast<uint64_t>(isa::occupancyCycles(*ctx_.isa, in)) + stall;
-    ctx_.stats.stall_cycles[static_cast<size_t>(me_)][static_cast<size_t>(StallCause::DramBandwidth)] += stall;
-    ctx_.stats.busy_cycles[static_cast<size_t>(unit_ == Unit::Load ? Resource::LoadDma : Resource::StoreDma)] += occupancy;
+    region_->counters.stall_cycles[static_cast<size_t>(me_)][static_cast<size_t>(StallCause::DramBandwidth)] += stall;
+    region_->counters.busy_cycles[static_cast<size_t>(unit_ == Unit::Load ? Resource::LoadDma : Resource::StoreDma)] += occupancy;
     return {base + stall, occupancy};
   }
   const isa::Params& p = ctx_.params();
@@ -258,17 +264,17 @@ QueueUnit::Timing QueueUnit::execute(const isa::InstrDesc& d, const isa::Instruc
   const int64_t conflicts = bankConflicts(p, d, in);
   const uint64_t penalty = static_cast<uint64_t>(
       conflicts * (d.semantics == Semantics::VectorMax ? p.spad_conflict_cycles : p.acc_conflict_cycles));
-  ctx_.stats.stall_cycles[static_cast<size_t>(me_)][static_cast<size_t>(StallCause::BankConflict)] += penalty;
-  ctx_.stats.macs += static_cast<uint64_t>(macCount(p, d, in));
+  region_->counters.stall_cycles[static_cast<size_t>(me_)][static_cast<size_t>(StallCause::BankConflict)] += penalty;
+  region_->counters.macs += static_cast<uint64_t>(macCount(p, d, in));
   // With `timing.issue` the unit takes its next instruction after `issue` cycles while this one
   // completes after `cycles`; a resource is busy for the cycles it is occupied.
   const auto occupancy = static_cast<uint64_t>(isa::occupancyCycles(*ctx_.isa, in)) + penalty;
   // A preload on the weight path (two weight sets) keeps no activation row out of the array: it
   // is not counted as array busy time.
   if (d.semantics == Semantics::MatmulTile || d.semantics == Semantics::WeightPreload) {
-    if (!isa::onWeightPath(p, d)) ctx_.stats.busy_cycles[static_cast<size_t>(Resource::Array)] += occupancy;
+    if (!isa::onWeightPath(p, d)) region_->counters.busy_cycles[static_cast<size_t>(Resource::Array)] += occupancy;
   } else if (d.semantics != Semantics::Nop && d.semantics != Semantics::Finish)
-    ctx_.stats.busy_cycles[static_cast<size_t>(Resource::Vector)] += occupancy;
+    region_->counters.busy_cycles[static_cast<size_t>(Resource::Vector)] += occupancy;
   return {base + penalty, occupancy};
 }
 
@@ -344,7 +350,7 @@ uint64_t QueueUnit::executeDma(const isa::InstrDesc& d, const isa::Instruction& 
   payload_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   (*dram)->b_transport(payload_, delay);
   stall += timeToCycles(delay - issued);
-  (t.to_dram ? ctx_.stats.dram_bytes_written : ctx_.stats.dram_bytes_read) += dramRows * static_cast<uint64_t>(t.bytes);
+  (t.to_dram ? region_->counters.dram_bytes_written : region_->counters.dram_bytes_read) += dramRows * static_cast<uint64_t>(t.bytes);
   // Neither DMA unit can ask for the channel before its current cycle any more.
   ctx_.channel.retire(std::min(start, peer.local_cycle));
   return stall;

@@ -86,6 +86,8 @@ class QueueUnit : public sc_core::sc_module {
   tlm::tlm_dmi dmi_;   // the last DMI region granted
   bool dmiValid_ = false;
   std::vector<uint8_t> rowBuffer_;
+  RunContext::RegionCursor cursor_;   // the region of the instruction being executed
+  RegionStats* region_ = nullptr;     // and its statistics
 };
 
 /// Fetches the program in order and dispatches each instruction into its unit's queue, one per

@@ -72,12 +72,22 @@ struct RunContext {
   TokenFifo tokens[isa::kNumUnits][isa::kNumUnits];  // [from][to]
   UnitStatus status[isa::kNumUnits];
   DramChannel channel;
-  Stats stats;
+  Stats stats;                        // totals and by_opcode; the counters are kept per region
+  std::vector<uint32_t> region_starts;  // SimOptions::region_starts ({0} when none)
+  std::vector<RegionStats> regions;
   Trace trace;
   std::optional<Fault> fault;
   sc_core::sc_event start_run;
 
   const isa::Params& params() const { return isa->params(); }
+  /// The region statistics an instruction is charged to, for one visitor of increasing indices.
+  struct RegionCursor {
+    size_t k = 0;
+    RegionStats& at(RunContext& ctx, uint32_t index) {
+      while (k + 1 < ctx.region_starts.size() && index >= ctx.region_starts[k + 1]) ++k;
+      return ctx.regions[k];
+    }
+  };
   void raise(uint32_t index, const std::string& cause);
 };
 

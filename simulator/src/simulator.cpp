@@ -4,6 +4,8 @@
 // then release the blocked threads so the platform is ready for the next run.
 #include "systole/sim/simulator.h"
 
+#include <algorithm>
+
 #include "platform.h"
 #include "systole/isa/assembler.h"
 #include "systole/sim/functional.h"
@@ -104,6 +106,10 @@ SimResult Simulator::runDecoded(const std::vector<isa::Instruction>& program, co
   ctx.trace.clear();
   ctx.fault.reset();
   ctx.stats = Stats{};
+  ctx.region_starts = options.region_starts.empty() ? std::vector<uint32_t>{0} : options.region_starts;
+  if (ctx.region_starts.front() != 0 || !std::is_sorted(ctx.region_starts.begin(), ctx.region_starts.end()))
+    throw Error("SimOptions::region_starts must begin at instruction 0 and not decrease");
+  ctx.regions.assign(ctx.region_starts.size(), RegionStats{});
   ctx.stats.isa = p.name;
   ctx.stats.clock_mhz = p.clock_mhz;
   ctx.stats.array_pes = p.array_rows * p.array_cols;
@@ -134,6 +140,8 @@ SimResult Simulator::runDecoded(const std::vector<isa::Instruction>& program, co
   uint64_t end = ctx.base_cycle;
   for (const auto& st : ctx.status) end = std::max(end, st.local_cycle);
   ctx.stats.cycles = end - ctx.base_cycle;
+  for (const RegionStats& r : ctx.regions) ctx.stats.Counters::add(r.counters);
+  ctx.stats.regions = std::move(ctx.regions);
   SimResult result;
   result.stats = ctx.stats;
   if (options.trace) result.trace_json = ctx.trace.toJson(isa_, program);

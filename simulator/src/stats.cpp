@@ -27,14 +27,8 @@ std::string_view stallCauseName(StallCause c) {
   return "?";
 }
 
-void Stats::accumulate(const Stats& o) {
-  if (isa.empty()) {
-    *this = o;
-    return;
-  }
-  cycles += o.cycles;
+void Counters::add(const Counters& o) {
   instructions += o.instructions;
-  for (size_t i = 0; i < by_opcode.size() && i < o.by_opcode.size(); ++i) by_opcode[i].second += o.by_opcode[i].second;
   for (size_t r = 0; r < busy_cycles.size(); ++r) busy_cycles[r] += o.busy_cycles[r];
   for (size_t q = 0; q < stall_cycles.size(); ++q)
     for (size_t c = 0; c < stall_cycles[q].size(); ++c) stall_cycles[q][c] += o.stall_cycles[q][c];
@@ -43,27 +37,55 @@ void Stats::accumulate(const Stats& o) {
   macs += o.macs;
 }
 
+uint64_t Counters::stallCycles(isa::Unit queue) const {
+  uint64_t sum = 0;
+  for (uint64_t c : stall_cycles[static_cast<size_t>(queue)]) sum += c;
+  return sum;
+}
+
+void Stats::accumulate(const Stats& o) {
+  if (isa.empty()) {
+    *this = o;
+    return;
+  }
+  cycles += o.cycles;
+  Counters::add(o);
+  for (size_t i = 0; i < by_opcode.size() && i < o.by_opcode.size(); ++i) by_opcode[i].second += o.by_opcode[i].second;
+  regions.insert(regions.end(), o.regions.begin(), o.regions.end());
+}
+
+nlohmann::ordered_json unitsJson(const Counters& c, uint64_t cycles) {
+  nlohmann::ordered_json units = nlohmann::ordered_json::object();
+  for (int r = 0; r < kNumResources; ++r) {
+    const uint64_t busy = c.busy_cycles[static_cast<size_t>(r)];
+    units[std::string(resourceName(static_cast<Resource>(r)))] = {
+        {"busy_cycles", busy}, {"utilization", cycles ? static_cast<double>(busy) / static_cast<double>(cycles) : 0.0}};
+  }
+  return units;
+}
+
+nlohmann::ordered_json stallsJson(const Counters& c) {
+  nlohmann::ordered_json stalls = nlohmann::ordered_json::object();
+  for (int q = 0; q < isa::kNumUnits; ++q) {
+    nlohmann::ordered_json causes;
+    for (int k = 0; k < kNumStallCauses; ++k)
+      causes[std::string(stallCauseName(static_cast<StallCause>(k)))] = c.stall_cycles[static_cast<size_t>(q)][static_cast<size_t>(k)];
+    stalls[std::string(isa::unitName(static_cast<isa::Unit>(q)))] = causes;
+  }
+  return stalls;
+}
+
 std::string Stats::toJson() const {
   nlohmann::ordered_json j;
+  j["schema"] = kStatsSchema;
   j["isa"] = isa;
   j["cycles"] = cycles;
   j["time_us"] = clock_mhz ? static_cast<double>(cycles) / static_cast<double>(clock_mhz) : 0.0;
   j["instructions"] = instructions;
   j["macs"] = macs;
   j["executed_mac_efficiency"] = executedMacEfficiency();
-  auto& units = j["units"];
-  for (int r = 0; r < kNumResources; ++r) {
-    const auto res = static_cast<Resource>(r);
-    units[std::string(resourceName(res))] = {{"busy_cycles", busy_cycles[static_cast<size_t>(r)]},
-                                             {"utilization", utilization(res)}};
-  }
-  auto& stalls = j["stall_cycles"];
-  for (int q = 0; q < isa::kNumUnits; ++q) {
-    nlohmann::ordered_json causes;
-    for (int c = 0; c < kNumStallCauses; ++c)
-      causes[std::string(stallCauseName(static_cast<StallCause>(c)))] = stall_cycles[static_cast<size_t>(q)][static_cast<size_t>(c)];
-    stalls[std::string(isa::unitName(static_cast<isa::Unit>(q)))] = causes;
-  }
+  j["units"] = unitsJson(*this, cycles);
+  j["stall_cycles"] = stallsJson(*this);
   j["dma"] = {{"bytes_read", dram_bytes_read}, {"bytes_written", dram_bytes_written}};
   auto& ops = j["instructions_by_opcode"];
   ops = nlohmann::ordered_json::object();

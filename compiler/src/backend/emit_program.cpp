@@ -78,13 +78,18 @@ LayerReport report(const isa::IsaConfig& isa, const OnChipLayout& layout, const 
   // The steps chained as the program runs them (step_cost.cpp), plus the layer's last store
   // reaching DRAM.
   r.predicted_cycles = predictStepCycles(isa, layout, layer.steps) + p.dram_latency;
-  const double compute = static_cast<double>(r.macs) / static_cast<double>(p.array_rows * p.array_cols);
-  const double memory = static_cast<double>(r.min_dram_bytes) / static_cast<double>(p.dram_bytes_per_cycle);
-  r.roofline_cycles = static_cast<int64_t>(std::ceil(std::max(compute, memory)));
+  r.roofline_cycles = roofline(p, r.macs, r.min_dram_bytes).boundCycles();
   return r;
 }
 
 }  // namespace
+
+int64_t Roofline::boundCycles() const { return static_cast<int64_t>(std::ceil(std::max(compute_cycles, memory_cycles))); }
+
+Roofline roofline(const isa::Params& p, int64_t macs, int64_t min_dram_bytes) {
+  return {static_cast<double>(macs) / static_cast<double>(p.array_rows * p.array_cols),
+          static_cast<double>(min_dram_bytes) / static_cast<double>(p.dram_bytes_per_cycle)};
+}
 
 CompiledProgram emitProgram(const Graph& g, const isa::IsaConfig& isa, TilePlan& plan) {
   isa::ProgramBuilder b(isa);

@@ -26,6 +26,15 @@ struct LayerReport {
   int64_t roofline_cycles = 0;      // max(macs / PEs, min_dram_bytes / dram.bytes_per_cycle)
 };
 
+/// A layer's roofline: its cycles if only the array (macs / PEs) or only its minimum DRAM traffic
+/// (min_dram_bytes / dram.bytes_per_cycle) limited it; LayerReport::roofline_cycles is the larger.
+struct Roofline {
+  double compute_cycles = 0, memory_cycles = 0;
+  bool memoryBound() const { return memory_cycles > compute_cycles; }
+  int64_t boundCycles() const;
+};
+Roofline roofline(const isa::Params& p, int64_t macs, int64_t min_dram_bytes);
+
 /// How a program tensor relates to a graph value: NPU tensors are NHWC in DRAM.
 struct BoundaryTensor {
   std::string value;                 // graph value name

@@ -4,6 +4,7 @@
 // element for element, against the reference interpreter.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -17,9 +18,27 @@
 
 namespace systole::runtime {
 
+/// An NPU layer as it ran. Its instructions' counters are the simulator's, attributed by the
+/// layer's instruction range; the instructions after a program's last layer (its drain and
+/// finish) count for that layer. `attributed_cycles` partitions each program's cycles: a layer
+/// owns the cycles from the previous layer's last completion to its own (the first from the
+/// program's start, the last to its end), so they sum to the program's cycles.
 struct LayerTiming {
   compiler::LayerReport report;
-  uint64_t simulated_cycles = 0;  // first start to last end of the layer's instructions
+  uint64_t simulated_cycles = 0;   // first start to last end of the layer's instructions
+  uint64_t attributed_cycles = 0;  // its share of the program's cycles (above)
+  uint64_t start_cycle = 0;        // where that share begins on the model's timeline
+  size_t program = 0;              // which NPU program (0-based, in schedule order)
+  sim::Counters counters;
+};
+
+/// A host operator as it ran, on the model's timeline.
+struct HostStep {
+  std::string name, op;
+  int64_t macs = 0;
+  uint64_t cycles = 0;       // the config's host model (host_cost.h)
+  uint64_t start_cycle = 0;
+  size_t after_layers = 0;   // how many NPU layers ran before it (places it among RunResult::layers)
 };
 
 /// The first element where the NPU and the reference disagree.
@@ -36,20 +55,25 @@ struct Mismatch {
 struct RunOptions {
   bool check = false;          // compare with the reference interpreter (needs the quantized graph)
   bool timing_only = false;
-  bool trace = false;
+  bool trace = false;          // RunResult::trace_json: the whole model on one timeline
+  sim::TraceLevel trace_level = sim::TraceLevel::Instructions;
+  /// Called before each step of the schedule: steps done, steps in all, what runs next.
+  std::function<void(size_t done, size_t total, const std::string& next)> progress;
 };
 
 struct RunResult {
   std::map<std::string, compiler::HostTensor> outputs;      // float, by graph output name
   std::map<std::string, compiler::HostTensor> npu_outputs;  // int8 NCHW, by value name
-  sim::SimResult sim;               // statistics summed over the programs; outputs and trace of the last
+  sim::SimResult sim;               // statistics summed over the programs; outputs of the last
   size_t programs = 0;              // NPU programs run (more than one when host operators sit between)
   size_t host_operators = 0;        // operators run on the host
   uint64_t host_cycles = 0;         // their cost by the config's host model (host_cost.h)
   int64_t host_macs = 0;            // multiply-accumulates the host operators do
   uint64_t transfer_cycles = 0;     // moving each program's inputs and outputs between host and NPU
   uint64_t totalCycles() const { return sim.stats.cycles + host_cycles + transfer_cycles; }
-  std::vector<LayerTiming> layers;
+  std::vector<LayerTiming> layers;                           // NPU layers, in schedule order
+  std::vector<HostStep> host_steps;                          // host operators, in schedule order
+  std::string trace_json;                                    // with RunOptions::trace
   std::optional<Mismatch> mismatch;                          // set when a check failed
   bool checked = false;
 };

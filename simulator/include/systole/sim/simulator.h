@@ -22,7 +22,10 @@ struct SimOptions {
   bool timing_only = false;       // same cycles and stats, no data computed or moved
   bool poison = false;            // fault on reads of never-written scratchpad/accumulator rows
   bool trace = false;             // write a Chrome trace (SimResult::trace_json); implies timeline
-  bool timeline = false;          // record each instruction's cycles (SimResult::timeline)
+  bool timeline = false;          // record each instruction's dispatch and cycles (SimResult::timeline)
+  /// Statistics per region of the program (Stats::regions): region k holds the instructions from
+  /// region_starts[k] up to the next start. Must begin at 0 and not decrease; empty: one region.
+  std::vector<uint32_t> region_starts;
   uint64_t quantum_cycles = 1000; // how far a unit may run ahead of SystemC time
   ArrayBackend* array = nullptr;  // runs weight_preload / matmul_tile (e.g. Verilated RTL); null: the
                                   // C++ model. Not owned; reset at the start of the run. Its cycle
@@ -39,7 +42,7 @@ struct SimResult {
   Stats stats;
   std::vector<TensorValue> outputs;  // output and intermediate tensors, in table order (none in timing-only mode)
   std::string trace_json;            // Chrome trace-event JSON when SimOptions::trace
-  std::vector<TraceSlice> timeline;  // every executed instruction's cycles when SimOptions::trace
+  std::vector<TraceSlice> timeline;  // every executed instruction's cycles with SimOptions::trace or timeline
 };
 
 class Simulator {

@@ -7,9 +7,14 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "systole/isa/config.h"
 
 namespace systole::sim {
+
+/// The version of the stats JSON's layout (docs/stats.md); bumped when a field changes meaning.
+inline constexpr std::string_view kStatsSchema = "systole.stats/2";
 
 /// Hardware resources whose busy time is tracked.
 enum class Resource : uint8_t { LoadDma, Array, Vector, StoreDma };
@@ -23,18 +28,35 @@ enum class StallCause : uint8_t { Token, QueueFull, DramBandwidth, BankConflict,
 inline constexpr int kNumStallCauses = 5;
 std::string_view stallCauseName(StallCause c);
 
-struct Stats {
+/// The additive counters, kept per region of the program (SimOptions::region_starts) and summed
+/// into the run's totals, so the totals equal the sum over regions by construction.
+struct Counters {
+  uint64_t instructions = 0;
+  std::array<uint64_t, kNumResources> busy_cycles{};                                 // cycles each resource worked
+  std::array<std::array<uint64_t, kNumStallCauses>, isa::kNumUnits> stall_cycles{};  // [queue][cause]
+  uint64_t dram_bytes_read = 0;                                                      // DRAM -> chip
+  uint64_t dram_bytes_written = 0;                                                   // chip -> DRAM
+  uint64_t macs = 0;                                                                 // multiply-accumulates of the array
+
+  void add(const Counters& other);
+  uint64_t stallCycles(isa::Unit queue) const;  // over every cause
+};
+
+/// One region of the program: a contiguous range of instructions (a compiled model's layer).
+struct RegionStats {
+  Counters counters;
+  uint64_t first_start = UINT64_MAX;  // earliest start of its instructions, cycles from the run's start
+  uint64_t last_end = 0;              // latest completion of its instructions
+  bool ran() const { return first_start != UINT64_MAX; }
+};
+
+struct Stats : Counters {
   std::string isa;
   int64_t clock_mhz = 0;
   int64_t array_pes = 0;                                     // array.rows * array.cols
   uint64_t cycles = 0;                                       // first dispatch to last completion
-  uint64_t instructions = 0;
   std::vector<std::pair<std::string, uint64_t>> by_opcode;   // mnemonic -> count, config order
-  std::array<uint64_t, kNumResources> busy_cycles{};         // cycles each resource worked
-  std::array<std::array<uint64_t, kNumStallCauses>, isa::kNumUnits> stall_cycles{};  // [queue][cause]
-  uint64_t dram_bytes_read = 0;                              // DRAM -> chip
-  uint64_t dram_bytes_written = 0;                           // chip -> DRAM
-  uint64_t macs = 0;                                         // multiply-accumulates of the array
+  std::vector<RegionStats> regions;                          // per SimOptions::region_starts (one when none)
 
   double utilization(Resource r) const {
     return cycles ? static_cast<double>(busy_cycles[static_cast<size_t>(r)]) / static_cast<double>(cycles) : 0.0;
@@ -45,11 +67,16 @@ struct Stats {
     return cycles && array_pes ? static_cast<double>(macs) / (static_cast<double>(cycles) * static_cast<double>(array_pes)) : 0.0;
   }
 
-  /// Adds another run's statistics, as if it ran after this one.
+  /// Adds another run's statistics, as if it ran after this one (its regions follow these).
   void accumulate(const Stats& other);
 
   std::string toJson() const;
   std::string summary() const;  // a few human-readable lines
 };
+
+/// The counters as JSON objects: {"load_dma": {"busy_cycles": ...}, ...} and
+/// {"load": {"token": ...}, ...}; `cycles` is the denominator of the utilizations.
+nlohmann::ordered_json unitsJson(const Counters& c, uint64_t cycles);
+nlohmann::ordered_json stallsJson(const Counters& c);
 
 }  // namespace systole::sim
