@@ -1,7 +1,8 @@
 // Algorithm: cache-blocked, register-tiled GEMM. B is walked in column panels small enough to
 // stay in the L2 cache while every row strip of A passes over them; a micro-kernel keeps a tile of
 // MR rows x NV vectors of Y in registers across the whole k loop, loading each B vector once per
-// MR rows and broadcasting each A element. Edges use narrower tiles of the same kernel. The vectors
+// MR rows and broadcasting each A element. Edges use narrower tiles of the same kernel, the last
+// columns (from AVX2 on) masked loads and stores. The vectors
 // are Highway's: the kernel is built once per SIMD target (foreach_target) and the widest the host
 // supports is chosen at run time (HWY_DYNAMIC_DISPATCH), so one binary uses SSE4, AVX2 or
 // AVX-512. The per-element order of operations is that of the plain loop: Y's value, then
@@ -12,6 +13,10 @@
 
 #include <algorithm>
 
+// The kernel keeps arrays of vectors, which the sizeless vectors of SVE and RVV do not allow.
+#ifndef HWY_DISABLED_TARGETS
+#define HWY_DISABLED_TARGETS (HWY_SVE | HWY_SVE2 | HWY_SVE_256 | HWY_SVE2_128 | HWY_RVV)
+#endif
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "float_gemm.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
@@ -21,49 +26,46 @@ HWY_BEFORE_NAMESPACE();
 namespace systole::compiler::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-constexpr int kRows = 4;                     // MR of the main tile
-constexpr int kVectors = 2;                  // NV of the main tile
+// The main tile: MR rows x NV vectors of accumulators, in registers (32 on AVX-512, 16 below).
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+constexpr int kRows = 8;
+#else
+constexpr int kRows = 4;
+#endif
+constexpr int kVectors = 2;
 constexpr int64_t kPanelBytes = 256 * 1024;  // B panel kept in L2
 
 using D = hn::ScalableTag<float>;
+using V = hn::VFromD<D>;
 
-/// Y[0..MR)[0..NV*lanes) += A[0..MR)[0..K) * B[0..K)[0..NV*lanes). The accumulators are named
-/// variables (not an array of vectors) so that every Highway target can hold them in registers.
+/// Y[0..MR)[0..NV*lanes) += A[0..MR)[0..K) * B[0..K)[0..NV*lanes); with `tail` > 0 (and NV = 1)
+/// only the first `tail` columns, by masked loads and stores.
 template <int MR, int NV>
-HWY_INLINE void tile(const float* A, int64_t lda, const float* B, int64_t ldb, float* Y, int64_t ldy, int64_t K) {
-  static_assert(MR >= 1 && MR <= 4 && NV >= 1 && NV <= 2);
+HWY_INLINE void tile(const float* A, int64_t lda, const float* B, int64_t ldb, float* Y, int64_t ldy, int64_t K,
+                     size_t tail = 0) {
   const D d;
-  using V = hn::VFromD<D>;
   const auto L = static_cast<int64_t>(hn::Lanes(d));
-  auto at = [&](int i, int j) { return Y + i * ldy + j * L; };
-  auto y00 = hn::LoadU(d, at(0, 0)), y01 = NV > 1 ? hn::LoadU(d, at(0, 1)) : hn::Zero(d);
-  auto y10 = MR > 1 ? hn::LoadU(d, at(1, 0)) : hn::Zero(d), y11 = MR > 1 && NV > 1 ? hn::LoadU(d, at(1, 1)) : hn::Zero(d);
-  auto y20 = MR > 2 ? hn::LoadU(d, at(2, 0)) : hn::Zero(d), y21 = MR > 2 && NV > 1 ? hn::LoadU(d, at(2, 1)) : hn::Zero(d);
-  auto y30 = MR > 3 ? hn::LoadU(d, at(3, 0)) : hn::Zero(d), y31 = MR > 3 && NV > 1 ? hn::LoadU(d, at(3, 1)) : hn::Zero(d);
+  const auto mask = hn::FirstN(d, tail);
+  auto load = [&](const float* p) { return tail ? hn::MaskedLoad(mask, d, p) : hn::LoadU(d, p); };
+  V acc[MR][NV];  // fixed-size vectors only: the file disables the sizeless SVE/RVV targets
+  for (int i = 0; i < MR; ++i)
+    for (int j = 0; j < NV; ++j) acc[i][j] = load(Y + i * ldy + j * L);
   for (int64_t k = 0; k < K; ++k) {
-    const auto b0 = hn::LoadU(d, B + k * ldb);
-    const auto b1 = NV > 1 ? hn::LoadU(d, B + k * ldb + L) : hn::Zero(d);
-    auto step = [&](int i, V& v0, V& v1) {
-      const auto a = hn::Set(d, A[i * lda + k]);
-      v0 = hn::Add(v0, hn::Mul(a, b0));
-      if constexpr (NV > 1) v1 = hn::Add(v1, hn::Mul(a, b1));
-    };
-    step(0, y00, y01);
-    if constexpr (MR > 1) step(1, y10, y11);
-    if constexpr (MR > 2) step(2, y20, y21);
-    if constexpr (MR > 3) step(3, y30, y31);
+    V b[NV];
+    for (int j = 0; j < NV; ++j) b[j] = load(B + k * ldb + j * L);
+    for (int i = 0; i < MR; ++i) {
+      const V a = hn::Set(d, A[i * lda + k]);
+      for (int j = 0; j < NV; ++j) acc[i][j] = hn::Add(acc[i][j], hn::Mul(a, b[j]));
+    }
   }
-  auto put = [&](int i, V v0, V v1) {
-    hn::StoreU(v0, d, at(i, 0));
-    if constexpr (NV > 1) hn::StoreU(v1, d, at(i, 1));
-  };
-  put(0, y00, y01);
-  if constexpr (MR > 1) put(1, y10, y11);
-  if constexpr (MR > 2) put(2, y20, y21);
-  if constexpr (MR > 3) put(3, y30, y31);
+  for (int i = 0; i < MR; ++i)
+    for (int j = 0; j < NV; ++j) {
+      if (tail) hn::BlendedStore(acc[i][j], mask, d, Y + i * ldy + j * L);
+      else hn::StoreU(acc[i][j], d, Y + i * ldy + j * L);
+    }
 }
 
-/// The columns [n0, n1) of MR rows: full tiles, then one-vector tiles, then single columns.
+/// The columns [n0, n1) of MR rows: full tiles, then one-vector tiles, then the rest.
 template <int MR>
 void rowStrip(const float* A, int64_t lda, const float* B, int64_t ldb, float* Y, int64_t ldy, int64_t K, int64_t n0,
               int64_t n1) {
@@ -71,12 +73,17 @@ void rowStrip(const float* A, int64_t lda, const float* B, int64_t ldb, float* Y
   int64_t n = n0;
   for (; n + kVectors * L <= n1; n += kVectors * L) tile<MR, kVectors>(A, lda, B + n, ldb, Y + n, ldy, K);
   for (; n + L <= n1; n += L) tile<MR, 1>(A, lda, B + n, ldb, Y + n, ldy, K);
+  if (n == n1) return;
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2  // masked loads and stores that never touch the masked-off lanes
+  tile<MR, 1>(A, lda, B + n, ldb, Y + n, ldy, K, static_cast<size_t>(n1 - n));
+#else  // (below AVX2 Highway emulates them with whole-vector accesses, past the end of the rows)
   for (; n < n1; ++n)
     for (int i = 0; i < MR; ++i) {
       float y = Y[i * ldy + n];
       for (int64_t k = 0; k < K; ++k) y += A[i * lda + k] * B[k * ldb + n];
       Y[i * ldy + n] = y;
     }
+#endif
 }
 
 void GemmAccumulate(const float* A, int64_t lda, const float* B, int64_t ldb, float* Y, int64_t ldy, int64_t M, int64_t K,
