@@ -38,15 +38,14 @@ FixedMultiplier quantizeMultiplier(double r) {
 
 double roundHalfToEven(double x) {
   // Integer arithmetic for floor and parity (no libm calls: this runs for every weight); from 2^52
-  // on every double is an integer already, and zero keeps its sign.
+  // on every double is an integer already, and zero keeps its sign. Ties go up from an odd floor.
   constexpr double kAllIntegers = 4503599627370496.0;  // 2^52
   if (x == 0 || !(std::fabs(x) < kAllIntegers)) return x;
+  // Without branches, which random weights would mispredict half the time.
   const auto toward = static_cast<int64_t>(x);
-  const int64_t f = static_cast<double>(toward) > x ? toward - 1 : toward;  // floor(x)
+  const int64_t f = toward - int64_t{static_cast<double>(toward) > x};  // floor(x)
   const double d = x - static_cast<double>(f);
-  if (d > 0.5) return static_cast<double>(f + 1);
-  if (d < 0.5) return static_cast<double>(f);
-  return static_cast<double>(f % 2 == 0 ? f : f + 1);
+  return static_cast<double>(f + int64_t{(d > 0.5) | ((d == 0.5) & ((f & 1) != 0))});
 }
 
 ActivationQuant chooseActivationQuant(double lo, double hi) {

@@ -41,12 +41,16 @@ ConvShape convShape(const TileContext& T, const Node& n) {
 namespace {
 
 /// The weight at tap (kh, kw) from input channel ic to output channel oc of the (repacked) kernel.
+/// (Ungrouped kernels, the common case, take no division: this runs for every weight, twice.)
 int8_t weightAt(const Value& w, const ConvShape& s, int64_t kh, int64_t kw, int64_t ic, int64_t oc) {
   if (!s.conv) return w.as<int8_t>()[ic * s.OC + oc];
   if (s.packed) kw = ic / s.IC0, ic %= s.IC0;
   const int64_t ICg = s.IC0 / s.group, OCg = s.OC / s.group;
-  if (ic / ICg != oc / OCg) return 0;
-  return w.as<int8_t>()[((oc * ICg + ic % ICg) * s.KH0 + kh) * s.KW0 + kw];
+  if (s.group > 1) {
+    if (ic / ICg != oc / OCg) return 0;
+    ic %= ICg;
+  }
+  return w.as<int8_t>()[((oc * ICg + ic) * s.KH0 + kh) * s.KW0 + kw];
 }
 
 Operand biasConstant(TileContext& T, const Node& n, const Value& w, const ConvShape& s) {
