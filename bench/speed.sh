@@ -21,7 +21,8 @@ echo
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 for r in $(seq "$REPEAT"); do
-  /usr/bin/time -f '%e %M' -o "$out/time.$r" "$BUILD/tools/systole" compile "$MODEL" -o "$out/model.sbin" --quiet
+  /usr/bin/time -f '%e %M' -o "$out/time.$r" "$BUILD/tools/systole" compile "$MODEL" -o "$out/model.sbin" --quiet \
+    > "$out/compile.log" 2>&1 || { cat "$out/compile.log" >&2; exit 1; }
 done
 
 /usr/bin/python3 - "$native" "$sim" "$MODEL" "$out" "$REPEAT" <<'PY'
