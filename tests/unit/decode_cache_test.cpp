@@ -25,6 +25,21 @@ TEST(DecodeCache, ServesTheSameBytesOnceDecodedAndNeverStaleOnes) {
   EXPECT_THROW(cache.decode(isa, two), Error);
 }
 
+TEST(DecodeCache, EvaluatesEachInstructionsTimingOnce) {
+  const isa::IsaConfig isa = test::loadConfig("default");
+  const auto code = isa::assemble(isa, "gemm a_row=0, acc_row=0, m=7, accumulate=0\nnop\nfinish\n", "t.s").code;
+  DecodeCache cache;
+  const PreparedProgram& p = cache.decode(isa, code);
+  ASSERT_EQ(p.timing.size(), p.instructions.size());
+  EXPECT_TRUE(p.has_finish);
+  for (size_t i = 0; i < p.instructions.size(); ++i) {
+    EXPECT_TRUE(p.timing[i].known);
+    EXPECT_EQ(p.timing[i].cycles, static_cast<uint64_t>(isa::timingCycles(isa, p.instructions[i])));
+    EXPECT_EQ(p.timing[i].occupancy, static_cast<uint64_t>(isa::occupancyCycles(isa, p.instructions[i])));
+  }
+  EXPECT_FALSE(prepareProgram(isa, {p.instructions[0]}).has_finish);
+}
+
 TEST(DecodeCache, KeepsTheMostRecentAndNoFailures) {
   const isa::IsaConfig isa = test::loadConfig("default");
   DecodeCache cache;
