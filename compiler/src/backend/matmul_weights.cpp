@@ -60,9 +60,9 @@ Operand biasConstant(TileContext& T, const Node& n, const Value& w, const ConvSh
   std::vector<int32_t> rows(static_cast<size_t>(nOc * T.p.acc_row_elems), 0);
   for (int64_t oc = 0; oc < s.OC; ++oc) {
     int32_t sumW = 0;
-    for (int64_t kh = 0; kh < s.KH; ++kh)
-      for (int64_t kw = 0; kw < s.KW; ++kw)
-        for (int64_t ic = 0; ic < s.IC; ++ic) sumW = isa::arith::add(sumW, weightAt(w, s, kh, kw, ic, oc));
+    for (int64_t ic = 0; ic < s.IC; ++ic)  // in memory order; the wrapping sum does not depend on it
+      for (int64_t kh = 0; kh < s.KH; ++kh)
+        for (int64_t kw = 0; kw < s.KW; ++kw) sumW = isa::arith::add(sumW, weightAt(w, s, kh, kw, ic, oc));
     const int32_t b = bias ? bias->as<int32_t>()[oc] : 0;
     rows[static_cast<size_t>((oc / Cc) * T.p.acc_row_elems + oc % Cc)] = isa::arith::add(b, isa::arith::mul(-zx, sumW));
   }
@@ -83,9 +83,11 @@ MatmulConstants matmulConstants(TileContext& T, const Node& n, const ConvShape& 
     for (int64_t t = 0; t < nIc; ++t) {
       std::vector<uint8_t> tiles(static_cast<size_t>(taps * R * Cc), 0);
       bool any = false;
-      for (int64_t tap = 0; tap < taps; ++tap)
+      // Taps innermost: they are contiguous in the ONNX kernel [OC][IC][KH][KW] (output channels
+      // innermost would read one byte per cache line); the tile itself fits in L1.
+      for (int64_t c = 0; c < Cc && j * Cc + c < s.OC; ++c)
         for (int64_t r = 0; r < R && t * R + r < s.IC; ++r)
-          for (int64_t c = 0; c < Cc && j * Cc + c < s.OC; ++c) {
+          for (int64_t tap = 0; tap < taps; ++tap) {
             const int8_t v = weightAt(w, s, tap / s.KW, tap % s.KW, t * R + r, j * Cc + c);
             tiles[static_cast<size_t>((tap * R + r) * Cc + c)] = static_cast<uint8_t>(v);
             any |= v != 0;
