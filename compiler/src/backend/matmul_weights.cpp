@@ -53,6 +53,14 @@ int8_t weightAt(const Value& w, const ConvShape& s, int64_t kh, int64_t kw, int6
   return w.as<int8_t>()[((oc * ICg + ic) * s.KH0 + kh) * s.KW0 + kw];
 }
 
+/// False when no output channel of [oc0, oc1) reads an input channel of [ic0, ic1) (a grouped or
+/// depthwise kernel's all-zero tile, skipped without reading it weight by weight).
+bool sharesAGroup(const ConvShape& s, int64_t oc0, int64_t oc1, int64_t ic0, int64_t ic1) {
+  if (!s.conv || s.packed || s.group <= 1) return true;
+  const int64_t ICg = s.IC0 / s.group, OCg = s.OC / s.group;
+  return ic0 / ICg <= (oc1 - 1) / OCg && oc0 / OCg <= (ic1 - 1) / ICg;
+}
+
 Operand biasConstant(TileContext& T, const Node& n, const Value& w, const ConvShape& s) {
   const Value* bias = n.inputs.size() > 2 && n.inputs[2] >= 0 ? &T.g.values[static_cast<size_t>(n.inputs[2])] : nullptr;
   const int32_t zx = T.zeroPoint(n.inputs[0]);
@@ -81,6 +89,7 @@ MatmulConstants matmulConstants(TileContext& T, const Node& n, const ConvShape& 
   std::vector<uint8_t> blob;
   for (int64_t j = 0; j < nOc; ++j)
     for (int64_t t = 0; t < nIc; ++t) {
+      if (!sharesAGroup(s, j * Cc, std::min(s.OC, (j + 1) * Cc), t * R, std::min(s.IC, (t + 1) * R))) continue;
       std::vector<uint8_t> tiles(static_cast<size_t>(taps * R * Cc), 0);
       bool any = false;
       // Taps innermost: they are contiguous in the ONNX kernel [OC][IC][KH][KW] (output channels
