@@ -111,15 +111,24 @@ void ComputeScoreboard::record(const Params& p, const InstrDesc& d, const Instru
   }
 }
 
+int64_t bankConflictCycles(const Params& p, const InstrDesc& d, const Instruction& in) {
+  const bool spad = d.semantics == Semantics::VectorMax;
+  if (!spad && d.semantics != Semantics::VectorAdd && d.semantics != Semantics::VectorMul) return 0;
+  const int64_t banks = spad ? p.spad_banks : p.acc_banks;
+  const int64_t a = in.operand(d, 1), b = in.operand(d, 2), rows = in.operand(d, 3);
+  return (a - b) % banks == 0 ? rows * (spad ? p.spad_conflict_cycles : p.acc_conflict_cycles) : 0;
+}
+
 uint64_t ComputeTimeline::issue(const Instruction& in, uint64_t notBefore) {
   const Params& p = isa_.params();
   const InstrDesc& d = isa_.instr(in.desc);
   if (d.unit != Unit::Compute) return notBefore;
   const bool weightPath = onWeightPath(p, d);
   const uint64_t start = board_.earliestStart(p, d, in, std::max(notBefore, weightPath ? order_ : std::max(next_, order_)));
-  const uint64_t finish = start + static_cast<uint64_t>(d.cycles.eval(in.fields));
+  const auto penalty = static_cast<uint64_t>(bankConflictCycles(p, d, in));  // as the simulator: on both
+  const uint64_t finish = start + static_cast<uint64_t>(d.cycles.eval(in.fields)) + penalty;
   board_.record(p, d, in, start, finish);
-  next_ = weightPath ? std::max(next_, start + 1) : start + static_cast<uint64_t>(occupancyCycles(isa_, in));
+  next_ = weightPath ? std::max(next_, start + 1) : start + static_cast<uint64_t>(occupancyCycles(isa_, in)) + penalty;
   order_ = start + 1;
   done_ = std::max(done_, finish);
   return start;

@@ -213,15 +213,4 @@ int64_t macCount(const isa::Params& p, const isa::InstrDesc& d, const isa::Instr
   return d.semantics == Semantics::MatmulTile ? in.operand(d, 2) * p.array_rows * p.array_cols : 0;
 }
 
-int64_t bankConflicts(const isa::Params& p, const isa::InstrDesc& d, const isa::Instruction& in) {
-  int64_t banks;
-  if (d.semantics == Semantics::VectorAdd || d.semantics == Semantics::VectorMul) banks = p.acc_banks;
-  else if (d.semantics == Semantics::VectorMax) banks = p.spad_banks;
-  else return 0;
-  // Rows interleave across banks (row r in bank r % banks); sources a+i and b+i share a bank for
-  // every i exactly when a and b are congruent modulo the bank count.
-  const int64_t a = in.operand(d, 1), b = in.operand(d, 2), rows = in.operand(d, 3);
-  return (a - b) % banks == 0 ? rows : 0;
-}
-
 }  // namespace systole::sim

@@ -264,9 +264,7 @@ QueueUnit::Timing QueueUnit::execute(const isa::InstrDesc& d, const isa::Instruc
       throw FaultCause{"the array backend took " + std::to_string(measured) + " cycles for " + d.name +
                        " but its YAML timing `" + d.cycles.text() + "` gives " + std::to_string(base)};
   }
-  const int64_t conflicts = bankConflicts(p, d, in);
-  const uint64_t penalty = static_cast<uint64_t>(
-      conflicts * (d.semantics == Semantics::VectorMax ? p.spad_conflict_cycles : p.acc_conflict_cycles));
+  const auto penalty = static_cast<uint64_t>(isa::bankConflictCycles(p, d, in));
   region_->counters.stall_cycles[static_cast<size_t>(me_)][static_cast<size_t>(StallCause::BankConflict)] += penalty;
   region_->counters.macs += static_cast<uint64_t>(macCount(p, d, in));
   // With `timing.issue` the unit takes its next instruction after `issue` cycles while this one

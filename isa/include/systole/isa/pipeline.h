@@ -89,6 +89,12 @@ inline bool onWeightPath(const Params& p, const InstrDesc& d) {
   return d.semantics == Semantics::WeightPreload && p.array_weight_buffers > 1;
 }
 
+/// The cycles a two-source vector instruction loses to bank conflicts: rows interleave across
+/// banks (row r in bank r % banks), so sources a + i and b + i share a bank for every i exactly
+/// when a and b are congruent modulo the bank count; then each row costs the memory's
+/// conflict_cycles more (vector_max reads the scratchpad, vector_add/mul the accumulator).
+int64_t bankConflictCycles(const Params& p, const InstrDesc& d, const Instruction& in);
+
 /// The compute unit's timeline over its instructions in program order, as the simulator runs them:
 /// each starts when the previous one's `issue` (occupancyCycles) has passed, the scoreboard allows,
 /// and not before a given cycle (the arrival of a token it pops).
