@@ -35,11 +35,12 @@ Window windowOf(const Node& n) {
 /// Loads, for each window offset, the input pixels that offset contributes to each output pixel
 /// of the chunk, into consecutive row blocks of the load slot; returns the blocks' first rows.
 std::vector<Operand> loadWindows(TileContext& T, const std::vector<PixelRun>& chunk, const ActBuffer& in, const Window& w, int64_t c0,
-                                 int64_t nc, int64_t gap) {
+                                 int64_t nc, int64_t gap, int64_t shift = 0) {
   std::vector<Operand> blocks;
   for (int64_t kh = 0; kh < w.KH; ++kh)
     for (int64_t kw = 0; kw < w.KW; ++kw) {
-      const Operand base = T.loadSlot(static_cast<int64_t>(blocks.size()) * gap);
+      const auto k = static_cast<int64_t>(blocks.size());
+      const Operand base = T.loadSlot(k * gap + (k > 0 ? shift : 0));
       for (const PixelRun& run : chunk) {
         const int64_t iy = run.y * w.sh + kh - w.pt + in.halo, ix = run.x0 * w.sw + kw - w.pl + in.halo;
         T.load(Semantics::DmaLoad, {in.padded(iy, ix) + c0, base + run.offset, run.count, nc, w.sw * in.C});
@@ -102,18 +103,22 @@ void tileMaxPool(TileContext& T, const Node& n) {
   const ActBuffer& y = T.buffer(n.outputs[0]);
   const Window w = windowOf(n);
   const int64_t taps = w.KH * w.KW, width = T.p.spad_row_bytes;
-  const int64_t rows = std::min(T.layout().chunk, T.layout().slot_rows / taps - 1);
+  // The chain maxes every block into block 0, then block 0 and the last one into the output slot:
+  // blocks 1.. start one row past a multiple of the bank count from block 0, so no vector_max
+  // reads two rows of one bank (a conflict costs scratchpad.conflict_cycles a row).
+  const int64_t banks = T.p.spad_banks;
+  const int64_t rows = std::min(T.layout().chunk, (T.layout().slot_rows - 1) / taps / banks * banks);
   if (rows < 1) throw Error("node '" + n.name + "' (MaxPool): the window does not fit the scratchpad");
-  const int64_t gap = conflictFreeStride(rows, T.p.spad_banks);
+  const int64_t gap = (rows + banks - 1) / banks * banks, shift = banks > 1 ? 1 : 0;
   T.layer().loops = "c / " + std::to_string(width) + " x pixel chunks of <= " + std::to_string(rows) + ": " + windowText(w) + ", vector_max chain";
   for (int64_t c0 = 0; c0 < y.C; c0 += width) {
     const int64_t nc = std::min(width, y.C - c0);
     for (const auto& chunk : pixelChunks(y.H, y.W, rows)) {
       const int64_t m = chunkPixels(chunk);
-      const auto blocks = loadWindows(T, chunk, in, w, c0, nc, gap);
+      const auto blocks = loadWindows(T, chunk, in, w, c0, nc, gap, shift);
       const Operand dst = T.outSlot();
-      T.compute(Semantics::VectorMax, {dst, blocks[0], blocks.size() > 1 ? blocks[1] : blocks[0], m});
-      for (size_t k = 2; k < blocks.size(); ++k) T.compute(Semantics::VectorMax, {dst, dst, blocks[k], m});
+      for (size_t k = 1; k + 1 < blocks.size(); ++k) T.compute(Semantics::VectorMax, {blocks[0], blocks[0], blocks[k], m});
+      T.compute(Semantics::VectorMax, {dst, blocks[0], blocks.back(), m});
       T.writesOutput();
       storeRuns(T, chunk, y, c0, nc, dst);
       T.endStep(chunkLabel(c0, nc, chunk));
