@@ -140,6 +140,16 @@ int64_t computeSpan(const IsaConfig& isa, const Instruction* begin, const Instru
   return static_cast<int64_t>(t.end());
 }
 
+int64_t dramRows(const Params& p, const InstrDesc& d, const Instruction& in) {
+  const bool load = d.semantics == Semantics::DmaLoad || d.semantics == Semantics::DmaLoadAcc;
+  const int64_t rows = in.operand(d, 2);
+  return p.dma_broadcast && load && in.operand(d, 4) == 0 && rows > 1 ? 1 : rows;
+}
+
+int64_t dramChannelCycles(const Params& p, const InstrDesc& d, const Instruction& in) {
+  return dramRows(p, d, in) * ((in.operand(d, 3) + p.dram_bytes_per_cycle - 1) / p.dram_bytes_per_cycle);
+}
+
 uint64_t DmaTimeline::issue(const Instruction& in, uint64_t notBefore) {
   const InstrDesc& d = isa_.instr(in.desc);
   if (d.unit != unit_) return notBefore;
@@ -147,10 +157,15 @@ uint64_t DmaTimeline::issue(const Instruction& in, uint64_t notBefore) {
   if (inflight_.empty()) inflight_.assign(limit, 0);
   // The transfer `limit` places earlier must have completed before this one takes its place.
   const uint64_t start = std::max({free_, notBefore, inflight_[head_]});
-  done_ = std::max(done_, start + static_cast<uint64_t>(d.cycles.eval(in.fields)));  // in order
+  uint64_t wait = 0;  // for the shared channel
+  if (channel_) {
+    const auto busy = static_cast<uint64_t>(dramChannelCycles(isa_.params(), d, in));
+    wait = channel_->reserve(start, busy) - start - busy;
+  }
+  done_ = std::max(done_, start + static_cast<uint64_t>(d.cycles.eval(in.fields)) + wait);  // in order
   inflight_[head_] = done_;
   head_ = (head_ + 1) % limit;
-  free_ = start + static_cast<uint64_t>(occupancyCycles(isa_, in));
+  free_ = start + static_cast<uint64_t>(occupancyCycles(isa_, in)) + wait;
   return start;
 }
 

@@ -336,8 +336,7 @@ uint64_t QueueUnit::executeDma(const isa::InstrDesc& d, const isa::Instruction& 
   sc_core::sc_time delay = cyclesToTime(start > nowCycles ? start - nowCycles : 0);
   const sc_core::sc_time issued = delay;
   // A broadcast load (dma.broadcast, dram_stride 0) reads its one row from DRAM once.
-  const bool broadcast = ctx_.params().dma_broadcast && !t.to_dram && t.stride == 0 && t.rows > 0;
-  const uint64_t dramRows = broadcast ? 1 : static_cast<uint64_t>(t.rows);
+  const auto dramRows = static_cast<uint64_t>(isa::dramRows(ctx_.params(), d, in));
   timing_->cycle = start;
   timing_->rows = dramRows;
   timing_->row_bytes = static_cast<uint64_t>(t.bytes);

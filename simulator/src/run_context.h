@@ -13,7 +13,7 @@
 #include "decode_cache.h"
 #include "systole/isa/encoding.h"
 #include "systole/sim/array_backend.h"
-#include "systole/sim/dram_channel.h"
+#include "systole/isa/dram_channel.h"
 #include "systole/sim/fault.h"
 #include "systole/sim/memory.h"
 #include "systole/sim/stats.h"
@@ -80,7 +80,7 @@ struct RunContext {
   InstructionQueue queues[isa::kNumUnits];
   TokenFifo tokens[isa::kNumUnits][isa::kNumUnits];  // [from][to]
   UnitStatus status[isa::kNumUnits];
-  DramChannel channel;
+  isa::DramChannel channel;
   Stats stats;                        // totals and by_opcode; the counters are kept per region
   std::vector<uint32_t> region_starts;  // SimOptions::region_starts ({0} when none)
   std::vector<RegionStats> regions;

@@ -342,3 +342,21 @@ TEST(Pipeline, DmaSpanMatchesTheSimulator) {
 
 }  // namespace
 }  // namespace systole::testing
+
+namespace systole::testing {
+namespace {
+
+// The shared DRAM channel (isa::DramChannel, used by the simulator and the cost model): a
+// transfer takes free cycles from its request on, possibly in pieces, and a request that arrives
+// out of time order fills an earlier gap instead of queueing behind later traffic.
+TEST(DramChannel, FirstComeFirstServedWithGapFilling) {
+  isa::DramChannel c;
+  EXPECT_EQ(c.reserve(0, 10), 10u);   // idle: no wait
+  EXPECT_EQ(c.reserve(5, 10), 20u);   // waits for the first transfer's cycles 5..9
+  EXPECT_EQ(c.reserve(40, 5), 45u);
+  EXPECT_EQ(c.reserve(22, 5), 27u);   // an earlier gap: no wait behind [40, 45)
+  EXPECT_EQ(c.reserve(25, 20), 52u);  // pieces [27, 40) and [45, 52): 20 cycles end at 52
+}
+
+}  // namespace
+}  // namespace systole::testing

@@ -49,7 +49,8 @@ class Dispatcher {
 int64_t predictStepCycles(const isa::IsaConfig& isa, const OnChipLayout& layout, const std::vector<PlanStep>& plan) {
   const isa::Params& p = isa.params();
   const size_t K = static_cast<size_t>(layout.load_slots);
-  isa::DmaTimeline load(isa, isa::Unit::Load), store(isa, isa::Unit::Store);
+  isa::DramChannel channel;  // shared by the two DMA units
+  isa::DmaTimeline load(isa, isa::Unit::Load, &channel), store(isa, isa::Unit::Store, &channel);
   isa::ComputeTimeline compute(isa);
   Dispatcher dispatcher(p);
   // Per step that loads, in order: when its computes completed (its slot free again); per output

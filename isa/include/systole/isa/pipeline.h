@@ -32,6 +32,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "systole/isa/dram_channel.h"
 #include "systole/isa/encoding.h"
 
 namespace systole::isa {
@@ -119,13 +120,22 @@ class ComputeTimeline {
 /// for, completes (a ComputeTimeline over them).
 int64_t computeSpan(const IsaConfig& isa, const Instruction* begin, const Instruction* end);
 
+/// The DRAM rows a DMA instruction moves: its rows, or one for a broadcast (dma.broadcast: a
+/// load of several rows at dram_stride 0 reads its row once).
+int64_t dramRows(const Params& p, const InstrDesc& d, const Instruction& in);
+/// The cycles a DMA instruction holds the shared DRAM data channel: its DRAM rows times
+/// ceil(bytes / dram.bytes_per_cycle).
+int64_t dramChannelCycles(const Params& p, const InstrDesc& d, const Instruction& in);
+
 /// One DMA unit's timeline, as the simulator runs it: each instruction occupies the unit for its
 /// occupancyCycles, at most dma.outstanding are in flight, and they complete in order after their
 /// `timing.cycles`. A run of short transfers is then bounded by the latency window (cycles /
 /// outstanding each), not only by their summed `issue`.
 class DmaTimeline {
  public:
-  DmaTimeline(const IsaConfig& isa, Unit unit) : isa_(isa), unit_(unit) {}
+  /// With `channel`, each transfer also reserves its cycles of the shared DRAM data channel from
+  /// its start (the simulator's rule) and waits for them.
+  DmaTimeline(const IsaConfig& isa, Unit unit, DramChannel* channel = nullptr) : isa_(isa), unit_(unit), channel_(channel) {}
   /// Starts `in` no earlier than `notBefore`; returns its start cycle (instructions of other
   /// units are ignored: then `notBefore`).
   uint64_t issue(const Instruction& in, uint64_t notBefore = 0);
@@ -137,6 +147,7 @@ class DmaTimeline {
  private:
   const IsaConfig& isa_;
   Unit unit_;
+  DramChannel* channel_;
   std::vector<uint64_t> inflight_;  // completion times, in order (a ring of dma.outstanding)
   size_t head_ = 0;
   uint64_t free_ = 0, done_ = 0;

@@ -1,13 +1,13 @@
 // Algorithm: walk the busy intervals from the request cycle, taking each gap between them until
 // the transfer's cycles are covered; record the taken pieces, merging intervals that touch so a
 // saturated channel stays one interval.
-#include "systole/sim/dram_channel.h"
+#include "systole/isa/dram_channel.h"
 
 #include <algorithm>
 #include <iterator>
 #include <vector>
 
-namespace systole::sim {
+namespace systole::isa {
 
 void DramChannel::occupy(uint64_t start, uint64_t end) {
   auto next = busy_.lower_bound(start);
@@ -52,4 +52,4 @@ void DramChannel::retire(uint64_t cycle) {
   while (!busy_.empty() && busy_.begin()->second <= cycle) busy_.erase(busy_.begin());
 }
 
-}  // namespace systole::sim
+}  // namespace systole::isa

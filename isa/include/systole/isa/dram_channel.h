@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <map>
 
-namespace systole::sim {
+namespace systole::isa {
 
 class DramChannel {
  public:
@@ -26,4 +26,4 @@ class DramChannel {
   std::map<uint64_t, uint64_t> busy_;  // start -> end (exclusive); disjoint, touching ones merged
 };
 
-}  // namespace systole::sim
+}  // namespace systole::isa
