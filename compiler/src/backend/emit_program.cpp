@@ -50,9 +50,9 @@ LayerReport report(const isa::IsaConfig& isa, const OnChipLayout& layout, const 
   r.end_instruction = layer.end_instruction;
   r.macs = layer.macs;
   r.min_dram_bytes = layer.min_dram_bytes;
-  // The steps chained as the program runs them (step_cost.cpp), plus the layer's last store
-  // reaching DRAM.
-  r.predicted_cycles = predictStepCycles(isa, layout, layer.steps) + p.dram_latency;
+  // The steps as the program runs them (step_cost.cpp; its store timeline includes the last
+  // store reaching DRAM).
+  r.predicted_cycles = predictStepCycles(isa, layout, layer.steps);
   r.roofline_cycles = roofline(p, r.macs, r.min_dram_bytes).boundCycles();
   return r;
 }
