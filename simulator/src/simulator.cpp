@@ -113,6 +113,7 @@ SimResult Simulator::runDecoded(const std::vector<isa::Instruction>& program, co
   ctx.stats.isa = p.name;
   ctx.stats.clock_mhz = p.clock_mhz;
   ctx.stats.array_pes = p.array_rows * p.array_cols;
+  ctx.stats.cost = p.cost;
   for (const auto& d : isa_.instructions()) ctx.stats.by_opcode.emplace_back(d.name, 0);
 
   ctx.start_run.notify(sc_core::SC_ZERO_TIME);
