@@ -20,7 +20,8 @@ void printSummary(const isa::IsaConfig& config) {
               << (e.derived ? "  (derived)" : "") << "\n";
   for (const auto& c : isa::costParameters()) {
     const std::string name = std::string(c.section) + "." + std::string(c.key);
-    std::cout << "  " << name << std::string(name.size() < 24 ? 24 - name.size() : 1, ' ') << isa::formatCost(p.cost.*c.member) << "  "
+    constexpr size_t kWidth = 38;  // the longest cost key and a space
+    std::cout << "  " << name << std::string(name.size() < kWidth ? kWidth - name.size() : 1, ' ') << isa::formatCost(p.cost.*c.member) << "  "
               << c.unit << "\n";
   }
   std::cout << "  " << isa::areaSummary(p) << "\n";

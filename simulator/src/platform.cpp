@@ -14,6 +14,7 @@
 
 #include "systole/isa/assembler.h"
 #include "systole/sim/functional.h"
+#include "systole/sim/sram_traffic.h"
 
 namespace systole::sim {
 

@@ -352,7 +352,8 @@ TEST_F(ConfigErrors, EnergyAndArea) {
   // --set energy.mac_pj=0.25 on a shipped config.
   EXPECT_EQ(IsaConfig::load(test::configPath("default"), {{"energy.mac_pj", "0.25"}}).params().cost.mac_pj, 0.25);
   // Area = PEs x pe + KiB x per-KiB + fixed.
-  const Params& p = loadConfig("default").params();
+  const IsaConfig shipped = loadConfig("default");
+  const Params& p = shipped.params();
   EXPECT_DOUBLE_EQ(areaOf(p).total(), 256 * p.cost.pe_mm2 + 256 * p.cost.scratchpad_mm2_per_kib + 64 * p.cost.accumulator_mm2_per_kib +
                                           p.cost.fixed_mm2);
 }

@@ -93,7 +93,9 @@ TEST_P(EnergyOnConfig, OneYamlEnergyScalesOnlyItsComponent) {
     const sim::Energy e1 = sim::energyOf(s, s.cycles, changed.params().cost);
     for (double sim::Energy::*part : {&sim::Energy::mac, &sim::Energy::scratchpad, &sim::Energy::accumulator, &sim::Energy::dram,
                                       &sim::Energy::vector, &sim::Energy::leakage}) {
-      if (part != k.component) EXPECT_DOUBLE_EQ(e1.*part, e0.*part);
+      if (part != k.component) {
+        EXPECT_DOUBLE_EQ(e1.*part, e0.*part);
+      }
     }
     EXPECT_GT(e1.*k.component, e0.*k.component);
     // A component with one event kind triples; dram and the SRAMs also hold the other direction.
