@@ -3,6 +3,7 @@
 #include "systole/sim/energy.h"
 
 #include <cstdio>
+#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "systole/isa/config.h"
@@ -35,9 +36,14 @@ nlohmann::ordered_json energyJson(const Energy& e) {
 std::string energySummary(const Energy& e) {
   const double total = e.total();
   const auto pct = [&](double part) { return total > 0 ? 100.0 * part / total : 0.0; };
-  constexpr double kPjPerUj = 1e6;
+  // The unit that puts the total in [1, 1000): pJ, nJ, uJ, mJ or J.
+  static constexpr const char* kUnits[] = {"pJ", "nJ", "uJ", "mJ", "J"};
+  constexpr double kStep = 1000.0;
+  size_t unit = 0;
+  double shown = total;
+  while (shown >= kStep && unit + 1 < std::size(kUnits)) shown /= kStep, ++unit;
   char buf[192];
-  std::snprintf(buf, sizeof buf, "energy: %.3g uJ (MAC %.0f%%, SRAM %.0f%%, DRAM %.0f%%, vector %.0f%%, leakage %.0f%%)", total / kPjPerUj,
+  std::snprintf(buf, sizeof buf, "energy: %.4g %s (MAC %.0f%%, SRAM %.0f%%, DRAM %.0f%%, vector %.0f%%, leakage %.0f%%)", shown, kUnits[unit],
                 pct(e.mac), pct(e.scratchpad + e.accumulator), pct(e.dram), pct(e.vector), pct(e.leakage));
   return buf;
 }

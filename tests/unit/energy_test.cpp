@@ -119,6 +119,10 @@ TEST(Energy, SummaryLineGivesTheSharesOfTheTotal) {
   e.dram = 3.5e6;
   e.leakage = 0.5e6;
   EXPECT_EQ(sim::energySummary(e), "energy: 10 uJ (MAC 40%, SRAM 20%, DRAM 35%, vector 0%, leakage 5%)");
+  e = sim::Energy{};
+  e.dram = 31.98e9;
+  EXPECT_EQ(sim::energySummary(e), "energy: 31.98 mJ (MAC 0%, SRAM 0%, DRAM 100%, vector 0%, leakage 0%)");
+  EXPECT_EQ(sim::energySummary(sim::Energy{}), "energy: 0 pJ (MAC 0%, SRAM 0%, DRAM 0%, vector 0%, leakage 0%)");
 }
 
 }  // namespace

@@ -32,8 +32,8 @@ Energy energyOf(const Counters& c, uint64_t cycles, const isa::CostModel& m);
 /// {"total_pj": ..., "mac_pj": ..., "scratchpad_pj": ..., ...} (docs/stats.md).
 nlohmann::ordered_json energyJson(const Energy& e);
 
-/// "energy: 12.3 uJ (MAC 40%, SRAM 20%, DRAM 35%, vector 0%, leakage 5%)": SRAM is the scratchpad
-/// and the accumulator together.
+/// "energy: 12.3 uJ (MAC 40%, SRAM 20%, DRAM 35%, vector 0%, leakage 5%)", in the unit (pJ .. J)
+/// that puts the total in [1, 1000); SRAM is the scratchpad and the accumulator together.
 std::string energySummary(const Energy& e);
 
 /// The run's line: energySummary of its totals, then ", area: 1.84 mm^2" (isa::areaOf).
