@@ -3,6 +3,7 @@
 // one energy in the YAML moves exactly its component.
 #include <gtest/gtest.h>
 
+#include "chain_program.h"
 #include "systole/isa/builder.h"
 #include "systole/isa/config.h"
 #include "systole/sim/energy.h"
@@ -11,21 +12,12 @@
 namespace systole {
 namespace {
 
-using isa::Semantics;
-
 const std::string kConfigs = std::string(SYSTOLE_SOURCE_DIR) + "/isa/configs/";
 
 /// load (R weight rows + m activation rows) -> preload -> gemm -> requantize -> store -> finish.
 sim::Stats runChain(const isa::IsaConfig& isa, int64_t m) {
-  const isa::Params& p = isa.params();
-  const int64_t R = p.array_rows, E = p.spad_row_elems;
   isa::ProgramBuilder b(isa);
-  b.emit(Semantics::DmaLoad, {0, 0, R + m, E, E}, isa::kPushNext);
-  b.emit(Semantics::WeightPreload, {0}, isa::kPopPrev);
-  b.emit(Semantics::MatmulTile, {R, 0, m, 0});
-  b.emit(Semantics::Requantize, {0, R + m, m, m, 0, -128, 127}, isa::kPushNext);
-  b.emit(Semantics::DmaStore, {0x10000, R + m, m, E, E}, isa::kPopPrev);
-  b.emit(Semantics::Finish, {});
+  testing::emitSerialChain(b, m);
   sim::Simulator simulator(isa);
   return simulator.runDecoded(b.instructions(), b.data()).stats;
 }
