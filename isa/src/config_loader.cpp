@@ -75,7 +75,8 @@ class ConfigLoader {
   }
 
  private:
-  /// Replaces (or adds) the value at `o.key`: maps by key, the instruction list by name.
+  /// Replaces (or adds) the value at `o.key`: maps by key (a missing one is made, so an optional
+  /// section can be set without writing it in the file), the instruction list by name.
   void apply(YAML::Node root, const ConfigOverride& o) {
     YAML::Node value;
     try {
@@ -100,6 +101,11 @@ class ConfigLoader {
           if (item.IsMap() && item["name"] && item["name"].IsScalar() && item["name"].Scalar() == part) next.reset(item);
       } else if (node.IsMap() && node[part]) {
         next.reset(node[part]);
+      } else if (node.IsMap()) {  // an absent section (energy:, area:) is made; the reader then
+        node[part] = YAML::Node(YAML::NodeType::Map);  // rejects it as it would in the file
+        next.reset(node[part]);
+        for (auto it = node.begin(); it != node.end(); ++it)
+          if (it->first.IsScalar() && it->first.Scalar() == part) remember(it->first, o);
       }
       if (!next.IsDefined() || next.IsNull())
         throw Error({o.text(), 0, 0}, "no " + (node.IsSequence() ? "instruction named '" + part + "'" : "key '" + part + "'") + " in '" +

@@ -345,6 +345,14 @@ TEST_F(ConfigErrors, EnergyAndArea) {
   ASSERT_NE(from, std::string::npos);
   const IsaConfig bare = IsaConfig::parse(def.substr(0, from) + def.substr(to), kFile);
   for (const auto& c : costParameters()) EXPECT_EQ(bare.params().cost.*c.member, c.default_value) << c.key;
+  // --set reaches a section the file does not have; a misspelt section is still an error.
+  const IsaConfig set = IsaConfig::parse(def.substr(0, from) + def.substr(to), kFile, {{"energy.mac_pj", "0.25"}});
+  EXPECT_EQ(set.params().cost.mac_pj, 0.25);
+  EXPECT_EQ(set.params().cost.vector_op_pj, defaultCostModel().vector_op_pj);
+  auto e = catchError([&] { IsaConfig::parse(def, kFile, {{"energi.mac_pj", "1"}}); });
+  ASSERT_TRUE(e);
+  EXPECT_STREQ(e->what(), "--set energi.mac_pj=1: error: unknown key 'energi' in 'config' (expected: name, description, clock_mhz, types, array, "
+                          "memories, dma, vector, queues, host, energy, area, encoding, instructions)");
   // Only one key: the others keep their defaults.
   const IsaConfig one = IsaConfig::parse(def.substr(0, from) + "\nenergy: {dram_read_pj_per_byte: 20}" + def.substr(to), kFile);
   EXPECT_EQ(one.params().cost.dram_read_pj_per_byte, 20);
