@@ -25,6 +25,11 @@
 // with a DRAM that answers each beat DRAM_LATENCY cycles after it was issued: the YAML's
 // `dram.latency + rows * ceil_div(bytes, dram.bytes_per_cycle)`. An empty descriptor (rows = 0 or
 // bytes = 0) issues nothing and is done in its accept cycle (the YAML still charges dram.latency).
+// Broadcast (DMA_BROADCAST, `dma.broadcast`): a load (desc_load_i) of more than one row with
+// stride 0 reads row 0 only; once its last beat has returned, the generator writes that row to the
+// other rows, one per cycle (copy_valid_o with the row's bank and in-bank row), and is done in the
+// last copy's cycle: t0 + DRAM_LATENCY + ceil(bytes / BPC) + rows - 2, the YAML's
+// `dram.latency + ceil_div(bytes, dram.bytes_per_cycle) + rows - 1` for dram_stride 0.
 module dma_addr_gen
   import systole_pkg::*;
 #(
@@ -50,6 +55,7 @@ module dma_addr_gen
   input  logic               desc_valid_i,
   output logic               desc_ready_o,
   input  logic               desc_acc_i,       // on-chip side: 1 accumulator, 0 scratchpad
+  input  logic               desc_load_i,      // DRAM -> chip (a broadcast needs it)
   input  logic [AW-1:0]      desc_addr_i,
   input  logic [AW-1:0]      desc_stride_i,
   input  logic [ROWS_W-1:0]  desc_rows_i,
@@ -68,6 +74,10 @@ module dma_addr_gen
   output logic [BANK_W-1:0]  beat_bank_o,      // on-chip bank of the beat's row
   output logic [ROW_W-1:0]   beat_bank_row_o,  // row index inside that bank
   output logic [BYTES_W-1:0] beat_offset_o,    // byte offset of the beat inside the on-chip row
+
+  output logic               copy_valid_o,     // a broadcast writes row 0's data to this row
+  output logic [BANK_W-1:0]  copy_bank_o,
+  output logic [ROW_W-1:0]   copy_bank_row_o,
 
   input  logic               rsp_valid_i,      // one beat completed at the DRAM
   output logic               done_o
@@ -94,6 +104,10 @@ module dma_addr_gen
   logic [BANK_W-1:0]  bank_q;
   logic [ROW_W-1:0]   bank_row_q;
   logic [OUT_W-1:0]   outstanding_q;     // beats issued whose response has not come back
+  logic               bcast_q;           // a broadcast descriptor
+  logic               copying_q;         // writing row 0's data to the other rows
+  logic               moves_q;           // the descriptor moves bytes
+  logic [ROWS_W-1:0]  copy_left_q;       // rows still to write
 
   // ---- the current beat (the accept cycle takes the descriptor directly)
   logic               accept, fire;
@@ -124,10 +138,15 @@ module dma_addr_gen
   end
 
   assign cur_issuing   = accept ? (desc_rows_i != '0 && desc_bytes_i != '0) : issuing_q;
+  logic cur_issuing_any;  // the descriptor moves bytes at all (an empty broadcast copies nothing)
+  assign cur_issuing_any = accept ? (desc_bytes_i != '0) : moves_q;
   assign cur_acc       = accept ? desc_acc_i : acc_q;
   assign cur_row_addr  = accept ? desc_addr_i : row_addr_q;
   assign cur_stride    = accept ? desc_stride_i : stride_q;
-  assign cur_rows_left = accept ? desc_rows_i : rows_left_q;
+  logic cur_bcast;
+  assign cur_bcast     = accept ? (DMA_BROADCAST != 0 && desc_load_i && desc_stride_i == '0 && desc_rows_i > ROWS_W'(1))
+                                : bcast_q;
+  assign cur_rows_left = accept ? (cur_bcast ? ROWS_W'(1) : desc_rows_i) : rows_left_q;  // rows read from DRAM
   assign cur_bytes     = accept ? desc_bytes_i : bytes_q;
   assign cur_off       = accept ? '0 : off_q;
   assign cur_burst_off = accept ? '0 : burst_off_q;
@@ -152,12 +171,16 @@ module dma_addr_gen
   assign fire             = beat_valid_o & beat_ready_i;
 
   // ---- completion
-  logic             active, issuing_after;
+  logic             active, issuing_after, data_back;
   logic [OUT_W-1:0] outstanding_d;
   assign active        = accept | active_q;
   assign issuing_after = cur_issuing & ~(fire & beat_desc_last_o);
   assign outstanding_d = outstanding_q + OUT_W'(fire) - OUT_W'(rsp_valid_i);
-  assign done_o        = active & ~issuing_after & (outstanding_d == '0);
+  assign data_back     = active & ~issuing_after & (outstanding_d == '0);
+  assign copy_valid_o    = copying_q;
+  assign copy_bank_o     = bank_q;
+  assign copy_bank_row_o = bank_row_q;
+  assign done_o        = copying_q ? copy_left_q == ROWS_W'(1) : data_back & ~(cur_bcast & cur_issuing_any);
 
   // ---- next state
   logic             bank_wrap;
@@ -168,18 +191,28 @@ module dma_addr_gen
       active_q      <= 1'b0;
       issuing_q     <= 1'b0;
       outstanding_q <= '0;
+      copying_q     <= 1'b0;
     end else begin
       active_q      <= active & ~done_o;
       issuing_q     <= issuing_after;
       outstanding_q <= outstanding_d;
+      copying_q     <= copying_q ? ~done_o : active & data_back & cur_bcast & cur_issuing_any;
     end
   end
 
   always_ff @(posedge clk_i) begin
     if (accept) begin
-      acc_q    <= desc_acc_i;
-      stride_q <= desc_stride_i;
-      bytes_q  <= desc_bytes_i;
+      acc_q       <= desc_acc_i;
+      stride_q    <= desc_stride_i;
+      bytes_q     <= desc_bytes_i;
+      bcast_q     <= cur_bcast;
+      moves_q     <= desc_bytes_i != '0;
+      copy_left_q <= desc_rows_i - ROWS_W'(1);
+    end
+    if (copying_q) begin  // the next row to write
+      copy_left_q <= copy_left_q - ROWS_W'(1);
+      bank_q      <= bank_wrap ? '0 : bank_q + BANK_W'(1);
+      bank_row_q  <= bank_wrap ? bank_row_q + ROW_W'(1) : bank_row_q;
     end
     if (accept | fire) begin
       row_addr_q  <= cur_row_addr;

@@ -1,72 +1,96 @@
 // Algorithm: cache-blocked, register-tiled GEMM. B is walked in column panels small enough to
 // stay in the L2 cache while every row strip of A passes over them; a micro-kernel keeps a tile of
-// MR rows x NV 4-float vectors of Y in registers across the whole k loop (GCC/Clang vector
-// extensions, which compile to SSE on baseline x86-64 and to NEON on ARM), loading each B vector
-// once per MR rows and broadcasting each A element. Edges use narrower tiles of the same kernel.
-// The per-element order of operations is that of the plain loop: Y's value, then + A[m][0]*B[0][n],
-// + A[m][1]*B[1][n], ... each product and sum rounded to float.
+// MR rows x NV vectors of Y in registers across the whole k loop, loading each B vector once per
+// MR rows and broadcasting each A element. Edges use narrower tiles of the same kernel, the last
+// columns (from AVX2 on) masked loads and stores. The vectors
+// are Highway's: the kernel is built once per SIMD target (foreach_target) and the widest the host
+// supports is chosen at run time (HWY_DYNAMIC_DISPATCH), so one binary uses SSE4, AVX2 or
+// AVX-512. The per-element order of operations is that of the plain loop: Y's value, then
+// + A[m][0]*B[0][n], + A[m][1]*B[1][n], ... each product and sum rounded to float (a separate
+// multiply and add, never a fused one: this file is built with -ffp-contract=off), so the result
+// does not depend on the vector width.
 #include "float_gemm.h"
 
 #include <algorithm>
-#include <cstring>
 
-namespace systole::compiler {
+// The kernel keeps arrays of vectors, which the sizeless vectors of SVE and RVV do not allow.
+#ifndef HWY_DISABLED_TARGETS
+#define HWY_DISABLED_TARGETS (HWY_SVE | HWY_SVE2 | HWY_SVE_256 | HWY_SVE2_128 | HWY_RVV)
+#endif
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "float_gemm.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
 
-namespace {
+HWY_BEFORE_NAMESPACE();
+namespace systole::compiler::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
 
-using Vec = float __attribute__((vector_size(16)));
-constexpr int kLanes = 4;
-constexpr int kRows = 4;                           // MR of the main tile
-constexpr int kVectors = 4;                        // NV of the main tile: 16 columns
-constexpr int64_t kPanelBytes = 256 * 1024;        // B panel kept in L2
+// The main tile: MR rows x NV vectors of accumulators, in registers (32 on AVX-512, 16 below).
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+constexpr int kRows = 8;
+#else
+constexpr int kRows = 4;
+#endif
+constexpr int kVectors = 2;
+constexpr int64_t kPanelBytes = 256 * 1024;  // B panel kept in L2
 
-Vec load(const float* p) {
-  Vec v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
+using D = hn::ScalableTag<float>;
+using V = hn::VFromD<D>;
 
-void store(float* p, Vec v) { std::memcpy(p, &v, sizeof v); }
-
-/// Y[0..MR)[0..NV*4) += A[0..MR)[0..K) * B[0..K)[0..NV*4).
+/// Y[0..MR)[0..NV*lanes) += A[0..MR)[0..K) * B[0..K)[0..NV*lanes); with `tail` > 0 (and NV = 1)
+/// only the first `tail` columns, by masked loads and stores.
 template <int MR, int NV>
-void tile(const float* A, int64_t lda, const float* B, int64_t ldb, float* Y, int64_t ldy, int64_t K) {
-  Vec acc[MR][NV];
+HWY_INLINE void tile(const float* A, int64_t lda, const float* B, int64_t ldb, float* Y, int64_t ldy, int64_t K,
+                     size_t tail = 0) {
+  const D d;
+  const auto L = static_cast<int64_t>(hn::Lanes(d));
+  const auto mask = hn::FirstN(d, tail);
+  auto load = [&](const float* p) { return tail ? hn::MaskedLoad(mask, d, p) : hn::LoadU(d, p); };
+  V acc[MR][NV];  // fixed-size vectors only: the file disables the sizeless SVE/RVV targets
   for (int i = 0; i < MR; ++i)
-    for (int j = 0; j < NV; ++j) acc[i][j] = load(Y + i * ldy + j * kLanes);
+    for (int j = 0; j < NV; ++j) acc[i][j] = load(Y + i * ldy + j * L);
   for (int64_t k = 0; k < K; ++k) {
-    Vec b[NV];
-    for (int j = 0; j < NV; ++j) b[j] = load(B + k * ldb + j * kLanes);
+    V b[NV];
+    for (int j = 0; j < NV; ++j) b[j] = load(B + k * ldb + j * L);
     for (int i = 0; i < MR; ++i) {
-      const Vec a = Vec{} + A[i * lda + k];
-      for (int j = 0; j < NV; ++j) acc[i][j] += a * b[j];
+      const V a = hn::Set(d, A[i * lda + k]);
+      for (int j = 0; j < NV; ++j) acc[i][j] = hn::Add(acc[i][j], hn::Mul(a, b[j]));
     }
   }
   for (int i = 0; i < MR; ++i)
-    for (int j = 0; j < NV; ++j) store(Y + i * ldy + j * kLanes, acc[i][j]);
+    for (int j = 0; j < NV; ++j) {
+      if (tail) hn::BlendedStore(acc[i][j], mask, d, Y + i * ldy + j * L);
+      else hn::StoreU(acc[i][j], d, Y + i * ldy + j * L);
+    }
 }
 
-/// The columns [n0, n1) of MR rows: full tiles, then one-vector tiles, then single columns.
+/// The columns [n0, n1) of MR rows: full tiles, then one-vector tiles, then the rest.
 template <int MR>
 void rowStrip(const float* A, int64_t lda, const float* B, int64_t ldb, float* Y, int64_t ldy, int64_t K, int64_t n0,
               int64_t n1) {
+  const auto L = static_cast<int64_t>(hn::Lanes(D()));
   int64_t n = n0;
-  for (; n + kVectors * kLanes <= n1; n += kVectors * kLanes) tile<MR, kVectors>(A, lda, B + n, ldb, Y + n, ldy, K);
-  for (; n + kLanes <= n1; n += kLanes) tile<MR, 1>(A, lda, B + n, ldb, Y + n, ldy, K);
+  for (; n + kVectors * L <= n1; n += kVectors * L) tile<MR, kVectors>(A, lda, B + n, ldb, Y + n, ldy, K);
+  for (; n + L <= n1; n += L) tile<MR, 1>(A, lda, B + n, ldb, Y + n, ldy, K);
+  if (n == n1) return;
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2  // masked loads and stores that never touch the masked-off lanes
+  tile<MR, 1>(A, lda, B + n, ldb, Y + n, ldy, K, static_cast<size_t>(n1 - n));
+#else  // (below AVX2 Highway emulates them with whole-vector accesses, past the end of the rows)
   for (; n < n1; ++n)
     for (int i = 0; i < MR; ++i) {
       float y = Y[i * ldy + n];
       for (int64_t k = 0; k < K; ++k) y += A[i * lda + k] * B[k * ldb + n];
       Y[i * ldy + n] = y;
     }
+#endif
 }
 
-}  // namespace
-
-void gemmAccumulate(const float* A, int64_t lda, const float* B, int64_t ldb, float* Y, int64_t ldy, int64_t M, int64_t K,
+void GemmAccumulate(const float* A, int64_t lda, const float* B, int64_t ldb, float* Y, int64_t ldy, int64_t M, int64_t K,
                     int64_t N) {
+  const int64_t tileColumns = kVectors * static_cast<int64_t>(hn::Lanes(D()));
   const int64_t panelColumns = std::max<int64_t>(
-      kVectors * kLanes, kPanelBytes / static_cast<int64_t>(sizeof(float)) / std::max<int64_t>(K, 1) / (kVectors * kLanes) * (kVectors * kLanes));
+      tileColumns, kPanelBytes / static_cast<int64_t>(sizeof(float)) / std::max<int64_t>(K, 1) / tileColumns * tileColumns);
   for (int64_t n0 = 0; n0 < N; n0 += panelColumns) {
     const int64_t n1 = std::min(N, n0 + panelColumns);
     int64_t m = 0;
@@ -75,4 +99,18 @@ void gemmAccumulate(const float* A, int64_t lda, const float* B, int64_t ldb, fl
   }
 }
 
+}  // namespace systole::compiler::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace systole::compiler {
+
+HWY_EXPORT(GemmAccumulate);
+
+void gemmAccumulate(const float* A, int64_t lda, const float* B, int64_t ldb, float* Y, int64_t ldy, int64_t M, int64_t K,
+                    int64_t N) {
+  HWY_DYNAMIC_DISPATCH(GemmAccumulate)(A, lda, B, ldb, Y, ldy, M, K, N);
+}
+
 }  // namespace systole::compiler
+#endif  // HWY_ONCE

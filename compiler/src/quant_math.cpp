@@ -37,11 +37,15 @@ FixedMultiplier quantizeMultiplier(double r) {
 }
 
 double roundHalfToEven(double x) {
-  const double f = std::floor(x);
-  const double d = x - f;
-  if (d > 0.5) return f + 1;
-  if (d < 0.5) return f;
-  return std::fmod(f, 2.0) == 0 ? f : f + 1;
+  // Integer arithmetic for floor and parity (no libm calls: this runs for every weight); from 2^52
+  // on every double is an integer already, and zero keeps its sign. Ties go up from an odd floor.
+  constexpr double kAllIntegers = 4503599627370496.0;  // 2^52
+  if (x == 0 || !(std::fabs(x) < kAllIntegers)) return x;
+  // Without branches, which random weights would mispredict half the time.
+  const auto toward = static_cast<int64_t>(x);
+  const int64_t f = toward - int64_t{static_cast<double>(toward) > x};  // floor(x)
+  const double d = x - static_cast<double>(f);
+  return static_cast<double>(f + int64_t{(d > 0.5) | ((d == 0.5) & ((f & 1) != 0))});
 }
 
 ActivationQuant chooseActivationQuant(double lo, double hi) {
@@ -70,14 +74,20 @@ QuantizedWeights quantizeWeightsPerChannel(const float* w, const std::vector<int
   const int64_t channels = shape[static_cast<size_t>(axis)];
   int64_t inner = 1;
   for (size_t d = static_cast<size_t>(axis) + 1; d < shape.size(); ++d) inner *= shape[d];
-  auto channelOf = [&](int64_t i) { return static_cast<size_t>((i / inner) % channels); };
+  const int64_t outer = channels * inner > 0 ? total / (channels * inner) : 0;
+  // Calls fn(i, c) for every element i, c its channel, in memory order.
+  auto forEach = [&](auto&& fn) {
+    for (int64_t o = 0, i = 0; o < outer; ++o)
+      for (int64_t c = 0; c < channels; ++c)
+        for (int64_t j = 0; j < inner; ++j, ++i) fn(i, static_cast<size_t>(c));
+  };
 
   std::vector<double> absMax(static_cast<size_t>(channels), 0.0);
-  for (int64_t i = 0; i < total; ++i) {
+  forEach([&](int64_t i, size_t c) {
     const double a = std::fabs(static_cast<double>(w[i]));
     if (!std::isfinite(a)) throw Error("weight quantization: a weight is not finite");
-    absMax[channelOf(i)] = std::max(absMax[channelOf(i)], a);
-  }
+    absMax[c] = std::max(absMax[c], a);
+  });
   QuantizedWeights q;
   q.scale.resize(static_cast<size_t>(channels));
   for (size_t c = 0; c < q.scale.size(); ++c) {
@@ -85,10 +95,10 @@ QuantizedWeights quantizeWeightsPerChannel(const float* w, const std::vector<int
     q.scale[c] = s > 0 ? std::max(static_cast<float>(s), std::numeric_limits<float>::min()) : 1.0f;
   }
   q.data.resize(static_cast<size_t>(total));
-  for (int64_t i = 0; i < total; ++i) {
-    const double v = roundHalfToEven(static_cast<double>(w[i]) / static_cast<double>(q.scale[channelOf(i)]));
+  forEach([&](int64_t i, size_t c) {
+    const double v = roundHalfToEven(static_cast<double>(w[i]) / static_cast<double>(q.scale[c]));
     q.data[static_cast<size_t>(i)] = static_cast<int8_t>(std::clamp(v, -127.0, 127.0));
-  }
+  });
   return q;
 }
 

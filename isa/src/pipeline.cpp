@@ -111,42 +111,53 @@ void ComputeScoreboard::record(const Params& p, const InstrDesc& d, const Instru
   }
 }
 
+int64_t bankConflictCycles(const Params& p, const InstrDesc& d, const Instruction& in) {
+  const bool spad = d.semantics == Semantics::VectorMax;
+  if (!spad && d.semantics != Semantics::VectorAdd && d.semantics != Semantics::VectorMul) return 0;
+  const int64_t banks = spad ? p.spad_banks : p.acc_banks;
+  const int64_t a = in.operand(d, 1), b = in.operand(d, 2), rows = in.operand(d, 3);
+  return (a - b) % banks == 0 ? rows * (spad ? p.spad_conflict_cycles : p.acc_conflict_cycles) : 0;
+}
+
+uint64_t ComputeTimeline::issue(const Instruction& in, uint64_t notBefore) {
+  const Params& p = isa_.params();
+  const InstrDesc& d = isa_.instr(in.desc);
+  if (d.unit != Unit::Compute) return notBefore;
+  const bool weightPath = onWeightPath(p, d);
+  const uint64_t start = board_.earliestStart(p, d, in, std::max(notBefore, weightPath ? order_ : std::max(next_, order_)));
+  const auto penalty = static_cast<uint64_t>(bankConflictCycles(p, d, in));  // as the simulator: on both
+  const uint64_t finish = start + static_cast<uint64_t>(d.cycles.eval(in.fields)) + penalty;
+  board_.record(p, d, in, start, finish);
+  next_ = weightPath ? std::max(next_, start + 1) : start + static_cast<uint64_t>(occupancyCycles(isa_, in)) + penalty;
+  order_ = start + 1;
+  done_ = std::max(done_, finish);
+  return start;
+}
+
 int64_t computeSpan(const IsaConfig& isa, const Instruction* begin, const Instruction* end) {
-  const Params& p = isa.params();
-  ComputeScoreboard board(p);
-  uint64_t next = 0, order = 0, done = 0;  // unit free; next start in program order; last completion
-  for (const Instruction* i = begin; i != end; ++i) {
-    const InstrDesc& d = isa.instr(i->desc);
-    if (d.unit != Unit::Compute) continue;
-    const bool weightPath = onWeightPath(p, d);
-    const uint64_t start = board.earliestStart(p, d, *i, weightPath ? order : std::max(next, order));
-    const uint64_t finish = start + static_cast<uint64_t>(d.cycles.eval(i->fields));
-    board.record(p, d, *i, start, finish);
-    next = weightPath ? std::max(next, start + 1) : start + static_cast<uint64_t>(occupancyCycles(isa, *i));
-    order = start + 1;
-    done = std::max(done, finish);
-  }
-  return static_cast<int64_t>(std::max(next, done));
+  ComputeTimeline t(isa);
+  for (const Instruction* i = begin; i != end; ++i) t.issue(*i);
+  return static_cast<int64_t>(t.end());
+}
+
+uint64_t DmaTimeline::issue(const Instruction& in, uint64_t notBefore) {
+  const InstrDesc& d = isa_.instr(in.desc);
+  if (d.unit != unit_) return notBefore;
+  const size_t limit = static_cast<size_t>(std::max<int64_t>(1, isa_.params().dma_outstanding));
+  if (inflight_.empty()) inflight_.assign(limit, 0);
+  // The transfer `limit` places earlier must have completed before this one takes its place.
+  const uint64_t start = std::max({free_, notBefore, inflight_[head_]});
+  done_ = std::max(done_, start + static_cast<uint64_t>(d.cycles.eval(in.fields)));  // in order
+  inflight_[head_] = done_;
+  head_ = (head_ + 1) % limit;
+  free_ = start + static_cast<uint64_t>(occupancyCycles(isa_, in));
+  return start;
 }
 
 int64_t dmaSpan(const IsaConfig& isa, Unit unit, const Instruction* begin, const Instruction* end) {
-  const size_t limit = static_cast<size_t>(std::max<int64_t>(1, isa.params().dma_outstanding));
-  std::deque<uint64_t> inflight;  // completion times, in order
-  uint64_t free = 0;
-  for (const Instruction* i = begin; i != end; ++i) {
-    const InstrDesc& d = isa.instr(i->desc);
-    if (d.unit != unit) continue;
-    uint64_t start = free;
-    while (!inflight.empty() && (inflight.front() <= start || inflight.size() >= limit)) {
-      start = std::max(start, inflight.front());
-      inflight.pop_front();
-    }
-    const uint64_t done = start + static_cast<uint64_t>(d.cycles.eval(i->fields));
-    inflight.push_back(std::max(done, inflight.empty() ? 0 : inflight.back()));
-    free = start + static_cast<uint64_t>(occupancyCycles(isa, *i));
-  }
-  for (uint64_t c : inflight) free = std::max(free, c);
-  return static_cast<int64_t>(free);
+  DmaTimeline t(isa, unit);
+  for (const Instruction* i = begin; i != end; ++i) t.issue(*i);
+  return static_cast<int64_t>(t.end());
 }
 
 }  // namespace systole::isa

@@ -1,6 +1,5 @@
 // Algorithm: decode the semantics class's operands once, range-check every row the instruction
-// touches, then run the lane loops. The matmul loop is ordered i, k, n so the innermost loop is a
-// contiguous multiply-add over the array's columns, which the compiler vectorises.
+// touches, then run the lane loops; the array product is the SIMD kernel of array_kernel.cpp.
 #include <cstring>
 
 #include "systole/isa/arith.h"
@@ -10,47 +9,6 @@ namespace systole::sim {
 
 using isa::Semantics;
 namespace arith = isa::arith;
-
-namespace {
-
-/// acc rows (+)= activation rows x W, for an array `cols` wide (a compile-time constant when
-/// kCols > 0, so the lane loop unrolls and vectorises; 0 means "read it at run time").
-template <int64_t kCols>
-void matmulRows(MachineState& m, int64_t K, int64_t runtimeCols, int64_t aRow, int64_t accRow, int64_t rows,
-                bool accumulate) {
-  const int64_t N = kCols > 0 ? kCols : runtimeCols;
-  const int8_t* __restrict w = m.weights.data();
-  for (int64_t i = 0; i < rows; ++i) {
-    const int8_t* __restrict a = m.spad.row(aRow + i);
-    // Unsigned lanes: the accumulator wraps modulo 2^32 (isa-semantics.md), without signed overflow.
-    uint32_t sum[kCols > 0 ? kCols : 256];
-    for (int64_t n = 0; n < N; ++n) sum[n] = 0;
-    for (int64_t k = 0; k < K; ++k) {
-      const int32_t av = a[k];
-      const int8_t* __restrict wk = w + k * N;
-      for (int64_t n = 0; n < N; ++n) sum[n] += static_cast<uint32_t>(av * int32_t{wk[n]});
-    }
-    auto* __restrict out = reinterpret_cast<uint32_t*>(m.acc.row(accRow + i));
-    if (accumulate)
-      for (int64_t n = 0; n < N; ++n) out[n] += sum[n];
-    else
-      for (int64_t n = 0; n < N; ++n) out[n] = sum[n];
-  }
-}
-
-void matmul(const isa::Params& p, MachineState& m, int64_t aRow, int64_t accRow, int64_t rows, bool accumulate) {
-  const int64_t K = p.array_rows, N = p.array_cols;
-  switch (N) {  // the widths of common arrays get an unrolled kernel; any other width works too
-    case 4: return matmulRows<4>(m, K, N, aRow, accRow, rows, accumulate);
-    case 8: return matmulRows<8>(m, K, N, aRow, accRow, rows, accumulate);
-    case 16: return matmulRows<16>(m, K, N, aRow, accRow, rows, accumulate);
-    case 32: return matmulRows<32>(m, K, N, aRow, accRow, rows, accumulate);
-    case 64: return matmulRows<64>(m, K, N, aRow, accRow, rows, accumulate);
-    default: return matmulRows<0>(m, K, N, aRow, accRow, rows, accumulate);
-  }
-}
-
-}  // namespace
 
 bool isDma(Semantics s) {
   return s == Semantics::DmaLoad || s == Semantics::DmaLoadAcc || s == Semantics::DmaStore || s == Semantics::DmaStoreAcc;
@@ -117,8 +75,7 @@ int64_t executeCompute(const isa::Params& p, const isa::InstrDesc& d, const isa:
       const int64_t src = op(0);
       m.spad.checkRows(src, p.array_rows, "weight");
       if (poison) m.spad.checkWritten(src, p.array_rows, "weight");
-      for (int64_t k = 0; k < p.array_rows; ++k)
-        std::memcpy(m.weights.data() + k * p.array_cols, m.spad.row(src + k), static_cast<size_t>(p.array_cols));
+      for (int64_t k = 0; k < p.array_rows; ++k) m.weights.setRow(k, m.spad.row(src + k));
       if (array) return static_cast<int64_t>(array->preload(m.spad.row(src), m.spad.lanes()));
       return -1;
     }
@@ -135,7 +92,8 @@ int64_t executeCompute(const isa::Params& p, const isa::InstrDesc& d, const isa:
       if (array)
         cycles = static_cast<int64_t>(array->matmul(m.spad.row(a), m.spad.lanes(), rows, accumulate, m.acc.row(acc), m.acc.lanes()));
       else
-        matmul(p, m, a, acc, rows, accumulate);
+        matmulRows(m.weights, m.spad.row(a), m.spad.lanes(), rows, reinterpret_cast<uint32_t*>(m.acc.row(acc)), m.acc.lanes(),
+                   accumulate);
       m.acc.markWritten(acc, rows);
       return cycles;
     }
@@ -253,17 +211,6 @@ int64_t executeCompute(const isa::Params& p, const isa::InstrDesc& d, const isa:
 
 int64_t macCount(const isa::Params& p, const isa::InstrDesc& d, const isa::Instruction& in) {
   return d.semantics == Semantics::MatmulTile ? in.operand(d, 2) * p.array_rows * p.array_cols : 0;
-}
-
-int64_t bankConflicts(const isa::Params& p, const isa::InstrDesc& d, const isa::Instruction& in) {
-  int64_t banks;
-  if (d.semantics == Semantics::VectorAdd || d.semantics == Semantics::VectorMul) banks = p.acc_banks;
-  else if (d.semantics == Semantics::VectorMax) banks = p.spad_banks;
-  else return 0;
-  // Rows interleave across banks (row r in bank r % banks); sources a+i and b+i share a bank for
-  // every i exactly when a and b are congruent modulo the bank count.
-  const int64_t a = in.operand(d, 1), b = in.operand(d, 2), rows = in.operand(d, 3);
-  return (a - b) % banks == 0 ? rows : 0;
 }
 
 }  // namespace systole::sim

@@ -209,7 +209,7 @@ void QueueUnit::runProgram() {
     q.started.notify();
     Timing time;
     try {
-      time = execute(d, in, start);
+      time = execute(d, in, (*ctx_.timing)[e.index], start);
     } catch (const FaultCause& c) {
       ctx_.raise(e.index, c.message);
       break;
@@ -256,12 +256,15 @@ void QueueUnit::countSram(const isa::Params& p, const isa::InstrDesc& d, const i
   c.vector_elements += static_cast<uint64_t>(t.vector_elements);
 }
 
-QueueUnit::Timing QueueUnit::execute(const isa::InstrDesc& d, const isa::Instruction& in, uint64_t start) {
-  const auto base = static_cast<uint64_t>(d.cycles.eval(in.fields));
+QueueUnit::Timing QueueUnit::execute(const isa::InstrDesc& d, const isa::Instruction& in, const InstrTiming& yaml,
+                                     uint64_t start) {
+  // Evaluated when the program was prepared, unless that failed: then again here, to raise the fault.
+  const auto base = yaml.known ? yaml.cycles : static_cast<uint64_t>(d.cycles.eval(in.fields));
+  const auto occupied = yaml.known ? yaml.occupancy : static_cast<uint64_t>(isa::occupancyCycles(*ctx_.isa, in));
   if (isDma(d.semantics)) {
     const uint64_t stall = executeDma(d, in, start);
     countSram(ctx_.params(), d, in);
-    const auto occupancy = static_cast<uint64_t>(isa::occupancyCycles(*ctx_.isa, in)) + stall;
+    const auto occupancy = occupied + stall;
     region_->counters.stall_cycles[static_cast<size_t>(me_)][static_cast<size_t>(StallCause::DramBandwidth)] += stall;
     region_->counters.busy_cycles[static_cast<size_t>(unit_ == Unit::Load ? Resource::LoadDma : Resource::StoreDma)] += occupancy;
     return {base + stall, occupancy};
@@ -273,15 +276,13 @@ QueueUnit::Timing QueueUnit::execute(const isa::InstrDesc& d, const isa::Instruc
       throw FaultCause{"the array backend took " + std::to_string(measured) + " cycles for " + d.name +
                        " but its YAML timing `" + d.cycles.text() + "` gives " + std::to_string(base)};
   }
-  const int64_t conflicts = bankConflicts(p, d, in);
-  const uint64_t penalty = static_cast<uint64_t>(
-      conflicts * (d.semantics == Semantics::VectorMax ? p.spad_conflict_cycles : p.acc_conflict_cycles));
+  const auto penalty = static_cast<uint64_t>(isa::bankConflictCycles(p, d, in));
   region_->counters.stall_cycles[static_cast<size_t>(me_)][static_cast<size_t>(StallCause::BankConflict)] += penalty;
   region_->counters.macs += static_cast<uint64_t>(macCount(p, d, in));
   countSram(p, d, in);
   // With `timing.issue` the unit takes its next instruction after `issue` cycles while this one
   // completes after `cycles`; a resource is busy for the cycles it is occupied.
-  const auto occupancy = static_cast<uint64_t>(isa::occupancyCycles(*ctx_.isa, in)) + penalty;
+  const auto occupancy = occupied + penalty;
   // A preload on the weight path (two weight sets) keeps no activation row out of the array: it
   // is not counted as array busy time.
   if (d.semantics == Semantics::MatmulTile || d.semantics == Semantics::WeightPreload) {

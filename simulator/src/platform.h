@@ -67,7 +67,7 @@ class QueueUnit : public sc_core::sc_module {
   };
   /// Executes an instruction that starts at `start`; returns its time (YAML timing plus modelled
   /// contention). Throws FaultCause.
-  Timing execute(const isa::InstrDesc& d, const isa::Instruction& in, uint64_t start);
+  Timing execute(const isa::InstrDesc& d, const isa::Instruction& in, const InstrTiming& yaml, uint64_t start);
   uint64_t executeDma(const isa::InstrDesc& d, const isa::Instruction& in, uint64_t start);
   /// Adds the instruction's scratchpad and accumulator bytes and vector elements to its region.
   void countSram(const isa::Params& p, const isa::InstrDesc& d, const isa::Instruction& in);

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "decode_cache.h"
 #include "systole/isa/encoding.h"
 #include "systole/sim/array_backend.h"
 #include "systole/sim/dram_channel.h"
@@ -20,8 +21,15 @@
 
 namespace systole::sim {
 
-inline sc_core::sc_time cyclesToTime(uint64_t cycles) { return sc_core::sc_time(static_cast<double>(cycles), sc_core::SC_NS); }
-inline uint64_t timeToCycles(const sc_core::sc_time& t) { return static_cast<uint64_t>(t.to_seconds() * 1e9 + 0.5); }
+/// One cycle in SystemC's time resolution: the conversions below are integer arithmetic, not the
+/// floating point of sc_time's unit constructors (which showed in timing-only profiles).
+inline sc_core::sc_time::value_type cycleValue() {
+  static const sc_core::sc_time::value_type perCycle = sc_core::sc_time(1, sc_core::SC_NS).value();
+  return perCycle;
+}
+inline sc_core::sc_time cyclesToTime(uint64_t cycles) { return sc_core::sc_time::from_value(cycles * cycleValue()); }
+/// SystemC time in cycles, rounded to the nearest.
+inline uint64_t timeToCycles(const sc_core::sc_time& t) { return (t.value() + cycleValue() / 2) / cycleValue(); }
 
 struct QueueEntry {
   uint32_t index;     // instruction index in the program
@@ -61,6 +69,7 @@ struct UnitStatus {
 struct RunContext {
   const isa::IsaConfig* isa = nullptr;
   const std::vector<isa::Instruction>* program = nullptr;
+  const std::vector<InstrTiming>* timing = nullptr;  // one per instruction of `program`
   MachineState* state = nullptr;
   PagedDram* dram = nullptr;
   ArrayBackend* array = nullptr;  // weight_preload / matmul_tile backend; null: the C++ model

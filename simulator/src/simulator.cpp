@@ -1,4 +1,5 @@
-// Algorithm: load the DRAM image (data segments, then inputs), reset every queue, token FIFO and
+// Algorithm: take the program decoded, with its timings evaluated, from the decode cache; load the
+// DRAM image (data segments, then inputs; not in timing-only mode), reset every queue, token FIFO and
 // statistic, notify the platform's start event and run SystemC until nothing is left to do. If
 // units are still blocked when it stops, the program deadlocked: report the waiting instruction,
 // then release the blocked threads so the platform is ready for the next run.
@@ -6,6 +7,7 @@
 
 #include <algorithm>
 
+#include "decode_cache.h"
 #include "platform.h"
 #include "systole/isa/assembler.h"
 #include "systole/sim/functional.h"
@@ -32,6 +34,7 @@ struct Simulator::State {
   explicit State(const isa::Params& p) : machine(p), dram(static_cast<uint64_t>(p.dram_size)) {}
   MachineState machine;
   PagedDram dram;
+  DecodeCache decoded;
 };
 
 Simulator::Simulator(const isa::IsaConfig& isa) : isa_(isa), state_(std::make_unique<State>(isa.params())) {
@@ -51,14 +54,15 @@ SimResult Simulator::run(const isa::Program& program, const std::map<std::string
       throw Error("input '" + name + "' has " + std::to_string(bytes.size()) + " bytes, the program expects " +
                   std::to_string(it->bytes()));
   }
-  std::vector<isa::DataSegment> image = program.data;
+  std::vector<Segment> image;
+  for (const auto& seg : program.data) image.push_back({seg.dram_addr, seg.bytes});
   for (const auto& t : program.tensors) {
     if (t.kind != isa::TensorKind::Input) continue;
     auto it = inputs.find(t.name);
     if (it == inputs.end()) throw Error("missing input tensor '" + t.name + "'");
     image.push_back({t.dram_addr, it->second});
   }
-  SimResult result = runDecoded(isa::decodeAll(isa_, program.code), image, options);
+  SimResult result = runPrepared(state_->decoded.decode(isa_, program.code), image, options);
   if (!options.timing_only)
     for (const auto& t : program.tensors) {
       if (t.kind != isa::TensorKind::Output && t.kind != isa::TensorKind::Intermediate) continue;
@@ -71,14 +75,19 @@ SimResult Simulator::run(const isa::Program& program, const std::map<std::string
 
 SimResult Simulator::runDecoded(const std::vector<isa::Instruction>& program, const std::vector<isa::DataSegment>& data,
                                 const SimOptions& options) {
+  std::vector<Segment> image;
+  for (const auto& seg : data) image.push_back({seg.dram_addr, seg.bytes});
+  return runPrepared(prepareProgram(isa_, program), image, options);
+}
+
+SimResult Simulator::runPrepared(const PreparedProgram& prepared, std::span<const Segment> image, const SimOptions& options) {
   const isa::Params& p = isa_.params();
-  bool hasFinish = false;
-  for (const auto& in : program) hasFinish |= isa_.instr(in.desc).semantics == isa::Semantics::Finish;
-  if (!hasFinish) throw Fault("the program has no '" + isa_.instr(isa_.bySemantics(isa::Semantics::Finish)).name +
+  const std::vector<isa::Instruction>& program = prepared.instructions;
+  if (!prepared.has_finish) throw Fault("the program has no '" + isa_.instr(isa_.bySemantics(isa::Semantics::Finish)).name +
                               "' instruction, so it would never end");
   state_->machine.clear();
   state_->dram.clear();
-  for (const auto& seg : data) {
+  for (const auto& seg : options.timing_only ? std::span<const Segment>() : image) {
     try {
       state_->dram.write(seg.dram_addr, seg.bytes.data(), seg.bytes.size());
     } catch (const FaultCause& c) {
@@ -89,6 +98,7 @@ SimResult Simulator::runDecoded(const std::vector<isa::Instruction>& program, co
   RunContext& ctx = platform().ctx;
   ctx.isa = &isa_;
   ctx.program = &program;
+  ctx.timing = &prepared.timing;
   ctx.state = &state_->machine;
   ctx.dram = &state_->dram;
   ctx.timing_only = options.timing_only;

@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
+#include <vector>
 
 #include "quant_test_util.h"
 #include "systole/compiler/quant_math.h"
@@ -105,6 +107,30 @@ TEST(RoundHalfToEven, Ties) {
   EXPECT_EQ(roundHalfToEven(2.4999), 2.0);
   EXPECT_EQ(roundHalfToEven(-2.5001), -3.0);
   EXPECT_EQ(roundHalfToEven(1e17 + 2), 1e17 + 2);
+}
+
+TEST(RoundHalfToEven, EqualsTheFloorDefinitionBitForBit) {
+  auto byFloor = [](double x) {  // the definition: floor, then the tie to the even neighbour
+    const double f = std::floor(x);
+    const double d = x - f;
+    if (d > 0.5) return f + 1;
+    if (d < 0.5) return f;
+    return std::fmod(f, 2.0) == 0 ? f : f + 1;
+  };
+  std::mt19937_64 rng(5);
+  std::vector<double> xs = {0.0, -0.0, 0.49999999999999994, -0.49999999999999994, 4503599627370495.5, -4503599627370495.5,
+                            4503599627370496.0, 9007199254740993.0, 1e300, -1e300, std::numeric_limits<double>::infinity(),
+                            -std::numeric_limits<double>::infinity(), std::numeric_limits<double>::denorm_min()};
+  for (int i = 0; i < 100000; ++i) {
+    const double scale = std::ldexp(1.0, static_cast<int>(rng() % 70) - 10);
+    xs.push_back((static_cast<double>(rng() % 2000001) - 1e6) / 1e6 * scale);
+    xs.push_back(static_cast<double>(static_cast<int64_t>(rng() % 4001) - 2000) / 2);  // ties
+  }
+  for (double x : xs) {
+    const double got = roundHalfToEven(x), want = byFloor(x);
+    EXPECT_EQ(std::memcmp(&got, &want, sizeof got), 0) << x;
+  }
+  EXPECT_TRUE(std::isnan(roundHalfToEven(std::numeric_limits<double>::quiet_NaN())));
 }
 
 TEST(ActivationQuant, RangeIsExtendedToZero) {

@@ -85,11 +85,10 @@ TEST(ConfigChange, ALongerLatencyChangesPredictedAndSimulatedCycles) {
   EXPECT_GT(simulatedSlow, simulatedFast);
 }
 
-// Taking the compute `timing.issue` and the second weight set out of default.yaml gives the same
-// program (this model has no strided convolution, the one place where the tiler chooses by
-// predicted cycles) but more predicted and simulated cycles, and
-// the result stays bit-exact either way.
-TEST(ConfigChange, PipelinedComputeAndWeightBuffersChangeCyclesNotThePrograms) {
+// Taking the compute `timing.issue` and the second weight set out of default.yaml gives more
+// predicted and simulated cycles, and the result stays bit-exact either way. (The programs may
+// differ: the tiler chooses strided forms and output-channel blocks by predicted cycles.)
+TEST(ConfigChange, PipelinedComputeAndWeightBuffersCostCycles) {
   const compiler::Graph g = model();
   const std::string base = defaultConfigText();
   std::string serial = std::regex_replace(base, std::regex(", weight_buffers: 2\\}"), "}");
@@ -98,19 +97,16 @@ TEST(ConfigChange, PipelinedComputeAndWeightBuffersChangeCyclesNotThePrograms) {
   struct Run {
     int64_t predicted = 0;
     uint64_t simulated = 0;
-    std::vector<uint8_t> code;
   };
   auto run = [&](const std::string& yaml) {
     const isa::IsaConfig isa = isa::IsaConfig::parse(yaml, "changed.yaml");
     compiler::CompiledProgram compiled = compiler::lowerToProgram(g, isa);
     Run r;
     for (const auto& l : compiled.layers) r.predicted += l.predicted_cycles;
-    r.code = compiled.program.code;
     r.simulated = simulateChecked(isa, std::move(compiled), g);
     return r;
   };
   const Run pipelined = run(base), plain = run(serial);
-  EXPECT_EQ(pipelined.code, plain.code);
   EXPECT_LT(pipelined.predicted, plain.predicted);
   EXPECT_LT(pipelined.simulated, plain.simulated);
 }

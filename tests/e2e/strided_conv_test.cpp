@@ -64,7 +64,7 @@ TEST(StridedConv, GatheredRowsWhenDmasOverlap) {
 // tap per output row (28 pixels here) instead of one per tap, so virtual rows win on the same layer.
 TEST(StridedConv, VirtualRowsWhenEachDmaPaysTheLatency) {
   const std::string base = defaultConfigText();
-  const std::string serial = std::regex_replace(base, std::regex("outstanding: 4\\}"), "outstanding: 1}");
+  const std::string serial = std::regex_replace(base, std::regex("outstanding: 4"), "outstanding: 1");
   ASSERT_NE(serial, base);
   const compiler::Graph g = model();
   const Tiled t = compileAndCheck(serial, g);

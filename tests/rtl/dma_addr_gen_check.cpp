@@ -33,7 +33,7 @@ using Tb = Vtb_dma_addr_gen;
 
 struct Desc {
   const Timing* timing = nullptr;
-  bool acc = false;
+  bool acc = false, load = false;
   int64_t addr = 0, row = 0, rows = 0, bytes = 0, stride = 0;
 };
 
@@ -54,16 +54,29 @@ std::string str(const Beat& b) {
          " offset=" + std::to_string(b.offset) + "}";
 }
 
+/// An on-chip row a broadcast writes row 0's data to.
+struct Copy {
+  int64_t bank = 0, bankRow = 0;
+  bool operator==(const Copy&) const = default;
+};
+
 struct RefRun {
   std::vector<Beat> beats;
+  std::vector<Copy> copies;
   int64_t cycles = 0;
 };
+
+/// dma.broadcast: a load of more than one row with stride 0 reads row 0 only and then writes it
+/// to the other rows, one per cycle.
+bool broadcast(const Desc& d, const isa::Params& p) { return p.dma_broadcast && d.load && d.stride == 0 && d.rows > 1; }
 
 RefRun reference(const Desc& d, const isa::Params& p) {
   RefRun out;
   const int64_t banks = d.acc ? p.acc_banks : p.spad_banks;
   const int64_t burst = p.dma_burst_bytes, bpc = p.dram_bytes_per_cycle;
-  for (int64_t i = 0; i < d.rows; ++i) {
+  const bool bcast = broadcast(d, p);
+  const int64_t dramRows = bcast ? 1 : d.rows;
+  for (int64_t i = 0; i < dramRows; ++i) {
     const uint64_t rowAddr = static_cast<uint64_t>(d.addr + i * d.stride);
     const int64_t onChip = d.row + i;
     for (int64_t off = 0; off < d.bytes; off += burst) {
@@ -74,7 +87,7 @@ RefRun reference(const Desc& d, const isa::Params& p) {
         beat.bytes = std::min(bpc, len - b);
         beat.first = b == 0;
         beat.last = b + bpc >= len;
-        beat.descLast = i == d.rows - 1 && off + len == d.bytes && beat.last;
+        beat.descLast = i == dramRows - 1 && off + len == d.bytes && beat.last;
         beat.burstAddr = rowAddr + static_cast<uint64_t>(off);
         beat.burstLen = len;
         beat.bank = onChip % banks;
@@ -84,13 +97,16 @@ RefRun reference(const Desc& d, const isa::Params& p) {
       }
     }
   }
-  out.cycles = out.beats.empty() ? 1 : p.dram_latency + static_cast<int64_t>(out.beats.size());
+  if (bcast && d.bytes > 0)
+    for (int64_t i = 1; i < d.rows; ++i) out.copies.push_back({(d.row + i) % banks, (d.row + i) / banks});
+  out.cycles = out.beats.empty() ? 1 : p.dram_latency + static_cast<int64_t>(out.beats.size() + out.copies.size());
   return out;
 }
 
 struct RtlRun {
   bool ok = true;
   std::vector<Beat> beats;
+  std::vector<Copy> copies;
   int64_t cycles = 0;  // accept cycle .. done cycle, inclusive
   int64_t stalls = 0;  // cycles a beat waited for beat_ready_i
 };
@@ -112,6 +128,7 @@ class DmaCheck {
     ok &= rtlcheck::samePackage(r_, "DRAM_LATENCY", t_.pkg_dram_latency_o, p_.dram_latency);
     ok &= rtlcheck::samePackage(r_, "SCRATCHPAD_BANKS", t_.pkg_spad_banks_o, p_.spad_banks);
     ok &= rtlcheck::samePackage(r_, "ACCUMULATOR_BANKS", t_.pkg_acc_banks_o, p_.acc_banks);
+    ok &= rtlcheck::samePackage(r_, "DMA_BROADCAST", t_.pkg_broadcast_o, p_.dma_broadcast);
     int aw = 0;
     while ((int64_t{1} << aw) < p_.dram_size) ++aw;
     ok &= rtlcheck::samePackage(r_, "the DRAM address width", t_.pkg_addr_bits_o, aw);
@@ -128,6 +145,7 @@ class DmaCheck {
     d.timing = &timings_[rng_() % timings_.size()];
     const auto& id = d.timing->desc();
     d.acc = id.semantics == isa::Semantics::DmaLoadAcc || id.semantics == isa::Semantics::DmaStoreAcc;
+    d.load = id.semantics == isa::Semantics::DmaLoad || id.semantics == isa::Semantics::DmaLoadAcc;
     auto lim = [&](int k) { return id.fields[static_cast<size_t>(id.operand_field[static_cast<size_t>(k)])].limit(); };
     const int64_t memRows = d.acc ? p_.acc_rows : p_.spad_rows;
     const int64_t banks = d.acc ? p_.acc_banks : p_.spad_banks;
@@ -168,6 +186,7 @@ class DmaCheck {
       const bool first = c == 0;
       t_.desc_valid_i = first;
       t_.desc_acc_i = first ? d.acc : (rng_() & 1);
+      t_.desc_load_i = first ? d.load : (rng_() & 1);
       t_.desc_addr_i = static_cast<uint32_t>((first ? static_cast<uint64_t>(d.addr) : rng_()) & addrMask_);
       t_.desc_stride_i = static_cast<uint32_t>((first ? static_cast<uint64_t>(d.stride) : rng_()) & addrMask_);
       rtlcheck::set(t_.desc_rows_i, first ? d.rows : static_cast<int64_t>(rng_() & 0xff));
@@ -193,6 +212,7 @@ class DmaCheck {
           ++res.stalls;
         }
       }
+      if (t_.copy_valid_o) res.copies.push_back({t_.copy_bank_o, t_.copy_bank_row_o});
       const bool done = t_.done_o;
       sim_.tick();
       if (sim_.assertionFailed()) {
@@ -241,6 +261,11 @@ class DmaCheck {
                 (i < rtl.beats.size() ? str(rtl.beats[i]) : "(none)"));
       }
     }
+    if (same && ref.copies != rtl.copies) {
+      same = false;
+      r_.fail("BROADCAST MISMATCH " + where + ": the model writes " + std::to_string(ref.copies.size()) + " copies of row 0, the RTL " +
+              std::to_string(rtl.copies.size()) + (ref.copies.size() == rtl.copies.size() ? " (to other rows)" : ""));
+    }
     if (same) r_.pass();
 
     if (ref.beats.empty()) {
@@ -266,6 +291,7 @@ class DmaCheck {
     d.bytes = p_.spad_row_bytes + 1;
     t_.desc_valid_i = 1;
     t_.desc_acc_i = 0;
+    t_.desc_load_i = 0;
     t_.desc_addr_i = 0;
     t_.desc_stride_i = 0;
     t_.desc_rows_i = 1;

@@ -21,6 +21,7 @@ module tb_dma_addr_gen
   input  logic               desc_valid_i,
   output logic               desc_ready_o,
   input  logic               desc_acc_i,
+  input  logic               desc_load_i,
   input  logic [AW-1:0]      desc_addr_i,
   input  logic [AW-1:0]      desc_stride_i,
   input  logic [ROWS_W-1:0]  desc_rows_i,
@@ -38,6 +39,9 @@ module tb_dma_addr_gen
   output logic [BANK_W-1:0]  beat_bank_o,
   output logic [ROW_W-1:0]   beat_bank_row_o,
   output logic [BYTES_W-1:0] beat_offset_o,
+  output logic               copy_valid_o,
+  output logic [BANK_W-1:0]  copy_bank_o,
+  output logic [ROW_W-1:0]   copy_bank_row_o,
   output logic               done_o,
 
   output logic [31:0]        pkg_addr_bits_o,
@@ -45,17 +49,18 @@ module tb_dma_addr_gen
   output logic [31:0]        pkg_bytes_per_cycle_o,
   output logic [31:0]        pkg_dram_latency_o,
   output logic [31:0]        pkg_spad_banks_o,
-  output logic [31:0]        pkg_acc_banks_o
+  output logic [31:0]        pkg_acc_banks_o,
+  output logic [31:0]        pkg_broadcast_o
 );
   logic rsp_valid;
 
   dma_addr_gen u_dut (
     .clk_i, .rst_ni,
-    .desc_valid_i, .desc_ready_o, .desc_acc_i, .desc_addr_i, .desc_stride_i, .desc_rows_i,
+    .desc_valid_i, .desc_ready_o, .desc_acc_i, .desc_load_i, .desc_addr_i, .desc_stride_i, .desc_rows_i,
     .desc_bytes_i, .desc_row_i,
     .beat_valid_o, .beat_ready_i, .beat_first_o, .beat_last_o, .beat_desc_last_o,
     .burst_addr_o, .burst_len_o, .beat_addr_o, .beat_bytes_o, .beat_bank_o, .beat_bank_row_o,
-    .beat_offset_o,
+    .beat_offset_o, .copy_valid_o, .copy_bank_o, .copy_bank_row_o,
     .rsp_valid_i (rsp_valid),
     .done_o
   );
@@ -78,4 +83,5 @@ module tb_dma_addr_gen
   assign pkg_dram_latency_o    = 32'(DRAM_LATENCY);
   assign pkg_spad_banks_o      = 32'(SCRATCHPAD_BANKS);
   assign pkg_acc_banks_o       = 32'(ACCUMULATOR_BANKS);
+  assign pkg_broadcast_o       = 32'(DMA_BROADCAST);
 endmodule

@@ -3,7 +3,7 @@
 //   2. Tensor table: program inputs, outputs, then (with keep_intermediates) every other value
 //      the segment computes; 4-D tensors are NHWC with their halo.
 //   3. Code: each layer's steps (loads, computes, stores; a barrier's nops) in order, the loads of
-//      a step hoisted above the computes of the step before (see emitSteps), then the epilogue; each instruction's operands checked against its field by the builder.
+//      a step hoisted above the computes of the step before (program_order.cpp), then the epilogue; each instruction's operands checked against its field by the builder.
 //   4. Reports: per layer its instruction range, MACs, the cost model's prediction (its steps
 //      chained as the program runs them, step_cost.cpp, plus one DRAM latency for the barrier to
 //      the next layer) and the roofline bound.
@@ -30,32 +30,6 @@ void emitInstr(isa::ProgramBuilder& b, const PlanInstr& in) {
   }
 }
 
-/// Each queue's instructions keep their order (the tokens depend on nothing else), but the loads
-/// of step i + 1 are placed before the computes of step i: the controller dispatches in program
-/// order, so otherwise the next step's loads could not reach the load queue until the compute
-/// queue had taken in nearly all of step i, and loading would not overlap computing. Loads are
-/// never moved across a barrier (they would wait for its nops, which could then never be
-/// dispatched past a full load queue).
-void emitSteps(isa::ProgramBuilder& b, const LayerPlan& layer, size_t loadQueue) {
-  const auto& steps = layer.steps;
-  auto emitList = [&](const std::vector<PlanInstr>& list, size_t from = 0, size_t to = SIZE_MAX) {
-    for (size_t k = from; k < std::min(to, list.size()); ++k) emitInstr(b, list[k]);
-  };
-  bool loadsEmitted = false;  // step i's loads went out with step i - 1
-  for (size_t i = 0; i < steps.size(); ++i) {
-    const PlanStep& s = steps[i];
-    emitList(s.sync);
-    if (!loadsEmitted) emitList(s.loads);
-    loadsEmitted = !s.barrier && i + 1 < steps.size() && !steps[i + 1].barrier;
-    // At most a load queue of the next step's loads goes before this step's computes: more would
-    // keep the in-order dispatcher from reaching them until the queue drains.
-    if (loadsEmitted) emitList(steps[i + 1].loads, 0, loadQueue);
-    emitList(s.computes);
-    emitList(s.stores);
-    if (loadsEmitted) emitList(steps[i + 1].loads, loadQueue);
-  }
-}
-
 BoundaryTensor addTensor(isa::ProgramBuilder& b, const Graph& g, const TilePlan& plan, const PlanTensor& t) {
   const Value& val = g.values[static_cast<size_t>(t.value)];
   const ActBuffer& buf = plan.buffers.at(t.buffer);
@@ -64,6 +38,7 @@ BoundaryTensor addTensor(isa::ProgramBuilder& b, const Graph& g, const TilePlan&
   b.addTensor({val.name, t.kind, isa::DType::Int8, shape, plan.buffer_addr.at(buf.id), val.quant->scale.at(0), val.quant->zero_point.at(0)});
   return {val.name, val.shape, nhwc, buf.halo};
 }
+
 
 LayerReport report(const isa::IsaConfig& isa, const OnChipLayout& layout, const LayerPlan& layer) {
   const isa::Params& p = isa.params();
@@ -106,7 +81,8 @@ CompiledProgram emitProgram(const Graph& g, const isa::IsaConfig& isa, TilePlan&
   }
   for (LayerPlan& layer : plan.layers) {
     layer.first_instruction = static_cast<uint32_t>(b.instructions().size());
-    emitSteps(b, layer, static_cast<size_t>(isa.params().queue_depth[static_cast<int>(isa::Unit::Load)]));
+    forEachInProgramOrder(layer.steps, static_cast<size_t>(isa.params().queue_depth[static_cast<int>(isa::Unit::Load)]),
+                          [&](const PlanInstr& in, size_t, StepPart, size_t) { emitInstr(b, in); });
     layer.end_instruction = static_cast<uint32_t>(b.instructions().size());
     if (!layer.alias) result.layers.push_back(report(isa, plan.layout, layer));
   }

@@ -41,12 +41,24 @@ ConvShape convShape(const TileContext& T, const Node& n) {
 namespace {
 
 /// The weight at tap (kh, kw) from input channel ic to output channel oc of the (repacked) kernel.
+/// (Ungrouped kernels, the common case, take no division: this runs for every weight, twice.)
 int8_t weightAt(const Value& w, const ConvShape& s, int64_t kh, int64_t kw, int64_t ic, int64_t oc) {
   if (!s.conv) return w.as<int8_t>()[ic * s.OC + oc];
   if (s.packed) kw = ic / s.IC0, ic %= s.IC0;
   const int64_t ICg = s.IC0 / s.group, OCg = s.OC / s.group;
-  if (ic / ICg != oc / OCg) return 0;
-  return w.as<int8_t>()[((oc * ICg + ic % ICg) * s.KH0 + kh) * s.KW0 + kw];
+  if (s.group > 1) {
+    if (ic / ICg != oc / OCg) return 0;
+    ic %= ICg;
+  }
+  return w.as<int8_t>()[((oc * ICg + ic) * s.KH0 + kh) * s.KW0 + kw];
+}
+
+/// False when no output channel of [oc0, oc1) reads an input channel of [ic0, ic1) (a grouped or
+/// depthwise kernel's all-zero tile, skipped without reading it weight by weight).
+bool sharesAGroup(const ConvShape& s, int64_t oc0, int64_t oc1, int64_t ic0, int64_t ic1) {
+  if (!s.conv || s.packed || s.group <= 1) return true;
+  const int64_t ICg = s.IC0 / s.group, OCg = s.OC / s.group;
+  return ic0 / ICg <= (oc1 - 1) / OCg && oc0 / OCg <= (ic1 - 1) / ICg;
 }
 
 Operand biasConstant(TileContext& T, const Node& n, const Value& w, const ConvShape& s) {
@@ -56,9 +68,9 @@ Operand biasConstant(TileContext& T, const Node& n, const Value& w, const ConvSh
   std::vector<int32_t> rows(static_cast<size_t>(nOc * T.p.acc_row_elems), 0);
   for (int64_t oc = 0; oc < s.OC; ++oc) {
     int32_t sumW = 0;
-    for (int64_t kh = 0; kh < s.KH; ++kh)
-      for (int64_t kw = 0; kw < s.KW; ++kw)
-        for (int64_t ic = 0; ic < s.IC; ++ic) sumW = isa::arith::add(sumW, weightAt(w, s, kh, kw, ic, oc));
+    for (int64_t ic = 0; ic < s.IC; ++ic)  // in memory order; the wrapping sum does not depend on it
+      for (int64_t kh = 0; kh < s.KH; ++kh)
+        for (int64_t kw = 0; kw < s.KW; ++kw) sumW = isa::arith::add(sumW, weightAt(w, s, kh, kw, ic, oc));
     const int32_t b = bias ? bias->as<int32_t>()[oc] : 0;
     rows[static_cast<size_t>((oc / Cc) * T.p.acc_row_elems + oc % Cc)] = isa::arith::add(b, isa::arith::mul(-zx, sumW));
   }
@@ -77,11 +89,14 @@ MatmulConstants matmulConstants(TileContext& T, const Node& n, const ConvShape& 
   std::vector<uint8_t> blob;
   for (int64_t j = 0; j < nOc; ++j)
     for (int64_t t = 0; t < nIc; ++t) {
+      if (!sharesAGroup(s, j * Cc, std::min(s.OC, (j + 1) * Cc), t * R, std::min(s.IC, (t + 1) * R))) continue;
       std::vector<uint8_t> tiles(static_cast<size_t>(taps * R * Cc), 0);
       bool any = false;
-      for (int64_t tap = 0; tap < taps; ++tap)
+      // Taps innermost: they are contiguous in the ONNX kernel [OC][IC][KH][KW] (output channels
+      // innermost would read one byte per cache line); the tile itself fits in L1.
+      for (int64_t c = 0; c < Cc && j * Cc + c < s.OC; ++c)
         for (int64_t r = 0; r < R && t * R + r < s.IC; ++r)
-          for (int64_t c = 0; c < Cc && j * Cc + c < s.OC; ++c) {
+          for (int64_t tap = 0; tap < taps; ++tap) {
             const int8_t v = weightAt(w, s, tap / s.KW, tap % s.KW, t * R + r, j * Cc + c);
             tiles[static_cast<size_t>((tap * R + r) * Cc + c)] = static_cast<uint8_t>(v);
             any |= v != 0;

@@ -1,14 +1,14 @@
-// Algorithm (the cost model of a layer's steps, from the YAML): per step, its loads' span with
-// dma.outstanding transfers in flight (isa::dmaSpan: many short transfers are bounded by the
-// latency window, not by their summed `issue`) and its computes' span through the hazard
-// scoreboard (isa::computeSpan); then the steps are chained as the program runs them (the
-// scheduler's tokens, schedule.cpp): step i's loads start when step i - 1's are done and step
-// i - K's computes have freed its slot (K load slots; step i - 2's when it loads the
-// accumulator); step i's
-// computes start when its loads are done (emission puts at most a load queue of step i + 1's loads
-// before them, so the in-order dispatcher always reaches them). The stores' span bounds the whole
-// from below. Unplaced accumulation tiles take their half by
-// tile number (as memory planning alternates them); other unplaced places their offset.
+// Algorithm (the cost model of a layer's steps, from the YAML): the load, compute and store units
+// each run one timeline through all the steps, the simulator's rules: isa::DmaTimeline (at most
+// dma.outstanding transfers in flight, so short transfers are bounded by the latency window, not
+// only by their summed `issue`) and isa::ComputeTimeline (the hazard scoreboard: a step's first
+// matmul overlaps the drain of the last one before it). The steps are chained by the scheduler's
+// tokens (schedule.cpp): step i's loads start no earlier than step i - K's computes have
+// completed, freeing its slot (K load slots; step i - 2's when it loads the accumulator); step
+// i's first compute no earlier than its loads have completed (emission puts at most a load queue
+// of step i + 1's loads before step i's computes, so the in-order dispatcher always reaches
+// them). Stores are bounded by their own timeline only. Unplaced accumulation tiles take their
+// half by tile number (as memory planning alternates them); other unplaced places their offset.
 #include <algorithm>
 
 #include "systole/isa/pipeline.h"
@@ -16,36 +16,88 @@
 
 namespace systole::compiler {
 
+namespace {
+
+/// The controller: one instruction dispatched per cycle in program order, into a unit's queue only
+/// once the instruction `depth` places earlier in it has started.
+class Dispatcher {
+ public:
+  explicit Dispatcher(const isa::Params& p) {
+    for (int u = 0; u < isa::kNumUnits; ++u) started_[u].assign(static_cast<size_t>(std::max<int64_t>(1, p.queue_depth[u])), 0);
+  }
+  uint64_t dispatch(isa::Unit unit) {
+    auto& ring = started_[static_cast<int>(unit)];
+    cycle_ = std::max(cycle_ + (first_ ? 0 : 1), ring[next_[static_cast<int>(unit)]]);
+    first_ = false;
+    return cycle_;
+  }
+  void started(isa::Unit unit, uint64_t at) {
+    const int u = static_cast<int>(unit);
+    started_[u][next_[u]] = at;
+    next_[u] = (next_[u] + 1) % started_[u].size();
+  }
+
+ private:
+  std::vector<uint64_t> started_[isa::kNumUnits];  // start cycles of each queue's last `depth` instructions
+  size_t next_[isa::kNumUnits] = {0, 0, 0};
+  uint64_t cycle_ = 0;
+  bool first_ = true;
+};
+
+}  // namespace
+
 int64_t predictStepCycles(const isa::IsaConfig& isa, const OnChipLayout& layout, const std::vector<PlanStep>& plan) {
-  struct Cost {
-    int64_t load = 0, compute = 0;  // load span, compute span
-    bool loads_accumulator = false;
-  };
-  std::vector<Cost> steps;
-  std::vector<isa::Instruction> stores;
-  for (const PlanStep& step : plan) {
-    if (step.barrier) continue;
-    std::vector<isa::Instruction> code;
-    for (const auto* list : {&step.loads, &step.computes, &step.stores})
-      for (PlanInstr in : *list) {
-        for (Operand& o : in.operands)
-          if (o.space == Space::AccTile && !o.resolved) o.resolved = layout.accRow(o.id % 2) + o.offset;
-        if (const isa::Instruction i = toInstruction(isa, in); i.desc >= 0) (list == &step.stores ? stores : code).push_back(i);
-      }
-    const isa::Instruction *begin = code.data(), *end = code.data() + code.size();
-    steps.push_back({isa::dmaSpan(isa, isa::Unit::Load, begin, end), isa::computeSpan(isa, begin, end), step.loadsAccumulator()});
-  }
-  // computeEnd[i]: when step i's computes are done.
+  const isa::Params& p = isa.params();
   const size_t K = static_cast<size_t>(layout.load_slots);
-  std::vector<int64_t> computeEnd(steps.size(), 0);
-  int64_t loadEnd = 0, lastCompute = 0;
-  for (size_t i = 0; i < steps.size(); ++i) {
-    const size_t freedBy = steps[i].loads_accumulator ? 2 : K;  // the step whose computes free the slot
-    const int64_t loadStart = std::max(loadEnd, i >= freedBy ? computeEnd[i - freedBy] : 0);
-    loadEnd = loadStart + steps[i].load;
-    lastCompute = computeEnd[i] = std::max(lastCompute, loadEnd) + steps[i].compute;
-  }
-  return std::max(lastCompute, isa::dmaSpan(isa, isa::Unit::Store, stores.data(), stores.data() + stores.size()));
+  isa::DmaTimeline load(isa, isa::Unit::Load), store(isa, isa::Unit::Store);
+  isa::ComputeTimeline compute(isa);
+  Dispatcher dispatcher(p);
+  // Per step that loads, in order: when its computes completed (its slot free again); per output
+  // slot use: when its stores completed (the slot free again).
+  std::vector<int64_t> loadIndex(plan.size(), -1);
+  for (size_t i = 0, n = 0; i < plan.size(); ++i)
+    if (!plan[i].barrier && !plan[i].loads.empty()) loadIndex[i] = static_cast<int64_t>(n++);
+  std::vector<uint64_t> released, loaded(plan.size(), 0), computed(plan.size(), 0), outputFreed;
+  uint64_t afterBarrier = 0;
+  const auto toRun = [&](PlanInstr in) {
+    for (Operand& o : in.operands)
+      if (o.space == Space::AccTile && !o.resolved) o.resolved = layout.accRow(o.id % 2) + o.offset;
+    return toInstruction(isa, in);
+  };
+  forEachInProgramOrder(plan, static_cast<size_t>(p.queue_depth[static_cast<int>(isa::Unit::Load)]),
+                        [&](const PlanInstr& planned, size_t i, StepPart part, size_t k) {
+    const PlanStep& step = plan[i];
+    if (part == StepPart::Sync) {  // a barrier: later loads wait for every earlier store
+      afterBarrier = store.end();
+      return;
+    }
+    const isa::Instruction in = toRun(planned);
+    if (in.desc < 0) return;
+    const isa::Unit unit = isa.instr(in.desc).unit;
+    uint64_t notBefore = dispatcher.dispatch(unit);
+    const bool last = k + 1 == (part == StepPart::Load ? step.loads : part == StepPart::Compute ? step.computes : step.stores).size();
+    uint64_t start = 0;
+    if (part == StepPart::Load) {
+      if (k == 0) {
+        const auto n = static_cast<size_t>(loadIndex[i]);
+        const size_t freedBy = step.loadsAccumulator() ? 2 : K;  // the step whose computes free the slot
+        notBefore = std::max({notBefore, afterBarrier, n >= freedBy ? released[n - freedBy] : 0});
+      }
+      start = load.issue(in, notBefore);
+      if (last) loaded[i] = load.done();  // the "slot full" token
+    } else if (part == StepPart::Compute) {
+      if (k == 0 && !step.loads.empty()) notBefore = std::max(notBefore, loaded[i]);
+      if (k == 0 && step.writes_output && outputFreed.size() >= 2) notBefore = std::max(notBefore, outputFreed[outputFreed.size() - 2]);
+      start = compute.issue(in, notBefore);
+      if (last && !step.loads.empty()) released.push_back(compute.done());
+      if (last) computed[i] = compute.done();
+    } else {
+      start = store.issue(in, k == 0 ? std::max(notBefore, computed[i]) : notBefore);
+      if (last) outputFreed.push_back(store.done());
+    }
+    dispatcher.started(unit, start);
+  });
+  return static_cast<int64_t>(std::max({compute.end(), load.end(), store.end()}));
 }
 
 }  // namespace systole::compiler

@@ -307,7 +307,7 @@ int64_t predictedCycles(const TileContext& T, const Node& n, const MatmulTiling&
 /// cost model predicts fastest: a block of J tiles takes chunks of at most 1/J of an accumulator
 /// half and of an output slot (more, smaller chunks: the weights are loaded once per chunk, the
 /// input pixels once per block).
-MatmulTiling fastestOcBlocking(const TileContext& T, const Node& n, const MatmulTiling& m, const MatmulConstants& k) {
+std::pair<MatmulTiling, int64_t> fastestOcBlocking(const TileContext& T, const Node& n, const MatmulTiling& m, const MatmulConstants& k) {
   const OnChipLayout& l = T.layout();
   const int64_t nOc = (m.s.OC + T.p.array_cols - 1) / T.p.array_cols, total = (m.s.OH - 1) * m.VW + m.s.OW;
   const int64_t span = m.shiftedTaps ? (m.s.KW - 1) * m.s.dw : 0;
@@ -321,7 +321,7 @@ MatmulTiling fastestOcBlocking(const TileContext& T, const Node& n, const Matmul
     if (bestCycles == 0) bestCycles = predictedCycles(T, n, best, k);
     if (const int64_t cycles = predictedCycles(T, n, b, k); cycles < bestCycles) best = b, bestCycles = cycles;
   }
-  return best;
+  return {best, bestCycles};  // 0: only one candidate, not costed
 }
 
 }  // namespace
@@ -330,16 +330,17 @@ void tileMatmul(TileContext& T, const Node& n) {
   const ConvShape s = convShape(T, n);
   const MatmulConstants k = matmulConstants(T, n, s);
   // One stride for rows and columns: virtual rows; for a strided convolution, gathered rows
-  // instead when the cost model predicts them faster.
-  MatmulTiling m = tilingOf(T, n, s, s.sh == s.sw);
+  // instead when the cost model predicts them faster (each form with its fastest blocking).
+  auto [m, cycles] = fastestOcBlocking(T, n, tilingOf(T, n, s, s.sh == s.sw), k);
   if (s.conv && s.sh == s.sw && s.sw > 1) {
-    MatmulTiling gathered = tilingOf(T, n, s, false);
-    const int64_t virtualCycles = predictedCycles(T, n, m, k), gatheredCycles = predictedCycles(T, n, gathered, k);
+    auto [gathered, gatheredCycles] = fastestOcBlocking(T, n, tilingOf(T, n, s, false), k);
+    if (cycles == 0) cycles = predictedCycles(T, n, m, k);
+    if (gatheredCycles == 0) gatheredCycles = predictedCycles(T, n, gathered, k);
+    const int64_t virtualCycles = cycles;
     if (gatheredCycles < virtualCycles) m = gathered;
     m.virtualCycles = virtualCycles;
     m.gatheredCycles = gatheredCycles;
   }
-  m = fastestOcBlocking(T, n, m, k);
   emitSteps(T, n, m, k);
   const ActBuffer& y = T.buffer(n.outputs[0]);
   T.layer().min_dram_bytes = T.g.values[static_cast<size_t>(n.inputs[1])].elements() + m.x->H * m.x->W * m.x->C + y.H * y.W * y.C + 4 * m.s.OC;

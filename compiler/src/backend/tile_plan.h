@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -163,6 +164,13 @@ struct TilePlan {
   // Set by scheduling: the instructions that end the program (drain and finish).
   std::vector<PlanInstr> epilogue;
 };
+
+/// Which list of a step an instruction comes from.
+enum class StepPart : uint8_t { Sync, Load, Compute, Store };
+using ProgramOrderVisitor = std::function<void(const PlanInstr& in, size_t step, StepPart part, size_t index)>;
+/// Visits a layer's instructions in the order emission writes them (program_order.cpp): step
+/// i + 1's first `loadQueue` loads before step i's computes, its other loads after step i's stores.
+void forEachInProgramOrder(const std::vector<PlanStep>& steps, size_t loadQueue, const ProgramOrderVisitor& visit);
 
 /// Sum of the step's timing expressions per unit (load, compute, store).
 struct StepCycles {

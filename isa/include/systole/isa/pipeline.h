@@ -27,6 +27,7 @@
 // rule for every unit), so a token never overtakes the data before it.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -88,15 +89,61 @@ inline bool onWeightPath(const Params& p, const InstrDesc& d) {
   return d.semantics == Semantics::WeightPreload && p.array_weight_buffers > 1;
 }
 
+/// The cycles a two-source vector instruction loses to bank conflicts: rows interleave across
+/// banks (row r in bank r % banks), so sources a + i and b + i share a bank for every i exactly
+/// when a and b are congruent modulo the bank count; then each row costs the memory's
+/// conflict_cycles more (vector_max reads the scratchpad, vector_add/mul the accumulator).
+int64_t bankConflictCycles(const Params& p, const InstrDesc& d, const Instruction& in);
+
+/// The compute unit's timeline over its instructions in program order, as the simulator runs them:
+/// each starts when the previous one's `issue` (occupancyCycles) has passed, the scoreboard allows,
+/// and not before a given cycle (the arrival of a token it pops).
+class ComputeTimeline {
+ public:
+  explicit ComputeTimeline(const IsaConfig& isa) : isa_(isa), board_(isa.params()) {}
+  /// Starts `in` no earlier than `notBefore`; returns its start cycle (instructions of other
+  /// units are ignored: then `notBefore`).
+  uint64_t issue(const Instruction& in, uint64_t notBefore = 0);
+  /// When every instruction so far has completed.
+  uint64_t done() const { return done_; }
+  /// When the unit has completed them and is free for another.
+  uint64_t end() const { return std::max(next_, done_); }
+
+ private:
+  const IsaConfig& isa_;
+  ComputeScoreboard board_;
+  uint64_t next_ = 0, order_ = 0, done_ = 0;  // unit free; next start in program order; last completion
+};
+
 /// When a run of compute instructions, started back to back from cycle 0 with no tokens to wait
-/// for, completes: the compute unit's share of the compiler's predicted cycles. Each starts when
-/// the previous one's `issue` (occupancyCycles) has passed and the scoreboard allows.
+/// for, completes (a ComputeTimeline over them).
 int64_t computeSpan(const IsaConfig& isa, const Instruction* begin, const Instruction* end);
 
-/// The same for one DMA unit's instructions (the others are skipped), as the simulator runs them:
-/// each occupies the unit for its occupancyCycles, at most dma.outstanding are in flight, and they
-/// complete in order after their `timing.cycles`. A run of short transfers is then bounded by
-/// the latency window (cycles / outstanding each), not only by their summed `issue`.
+/// One DMA unit's timeline, as the simulator runs it: each instruction occupies the unit for its
+/// occupancyCycles, at most dma.outstanding are in flight, and they complete in order after their
+/// `timing.cycles`. A run of short transfers is then bounded by the latency window (cycles /
+/// outstanding each), not only by their summed `issue`.
+class DmaTimeline {
+ public:
+  DmaTimeline(const IsaConfig& isa, Unit unit) : isa_(isa), unit_(unit) {}
+  /// Starts `in` no earlier than `notBefore`; returns its start cycle (instructions of other
+  /// units are ignored: then `notBefore`).
+  uint64_t issue(const Instruction& in, uint64_t notBefore = 0);
+  /// When every transfer so far has completed.
+  uint64_t done() const { return done_; }
+  /// When they have completed and the unit is free for another.
+  uint64_t end() const { return std::max(free_, done_); }
+
+ private:
+  const IsaConfig& isa_;
+  Unit unit_;
+  std::vector<uint64_t> inflight_;  // completion times, in order (a ring of dma.outstanding)
+  size_t head_ = 0;
+  uint64_t free_ = 0, done_ = 0;
+};
+
+/// When a run of one DMA unit's instructions (the others are skipped), started from cycle 0,
+/// completes (a DmaTimeline over them).
 int64_t dmaSpan(const IsaConfig& isa, Unit unit, const Instruction* begin, const Instruction* end);
 
 }  // namespace systole::isa

@@ -40,8 +40,4 @@ void dmaRowOut(const DmaTransfer& t, int64_t i, uint8_t* dst, const MachineState
 /// Multiply-accumulates an instruction performs (m x array.rows x array.cols for matmul_tile).
 int64_t macCount(const isa::Params& p, const isa::InstrDesc& d, const isa::Instruction& in);
 
-/// Rows of a two-source vector instruction whose sources fall in the same bank (each costs the
-/// memory's conflict_cycles); 0 for other instructions.
-int64_t bankConflicts(const isa::Params& p, const isa::InstrDesc& d, const isa::Instruction& in);
-
 }  // namespace systole::sim

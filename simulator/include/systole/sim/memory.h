@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "systole/isa/config.h"
+#include "systole/sim/array_kernel.h"
 #include "systole/sim/fault.h"
 
 namespace systole::sim {
@@ -80,17 +81,17 @@ class RowMemory {
 struct MachineState {
   explicit MachineState(const isa::Params& p)
       : spad("scratchpad", p.spad_rows, p.spad_row_elems), acc("accumulator", p.acc_rows, p.acc_row_elems),
-        weights(static_cast<size_t>(p.array_rows * p.array_cols), 0) {}
+        weights(p.array_rows, p.array_cols) {}
 
   void clear() {
     spad.clear();
     acc.clear();
-    std::fill(weights.begin(), weights.end(), int8_t{0});
+    weights.clear();
   }
 
   RowMemory<int8_t> spad;
   RowMemory<int32_t> acc;
-  std::vector<int8_t> weights;  // W[k][n] at k * array.cols + n
+  ArrayWeights weights;  // the array's weight tile
 };
 
 }  // namespace systole::sim

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -18,8 +19,10 @@
 
 namespace systole::sim {
 
+struct PreparedProgram;
+
 struct SimOptions {
-  bool timing_only = false;       // same cycles and stats, no data computed or moved
+  bool timing_only = false;       // same cycles and stats, no data loaded, computed or moved
   bool poison = false;            // fault on reads of never-written scratchpad/accumulator rows
   bool trace = false;             // write a Chrome trace (SimResult::trace_json); implies timeline
   bool timeline = false;          // record each instruction's dispatch and cycles (SimResult::timeline)
@@ -57,14 +60,20 @@ class Simulator {
   SimResult run(const isa::Program& program, const std::map<std::string, std::vector<uint8_t>>& inputs,
                 const SimOptions& options = {});
 
-  /// Runs an already-decoded program whose DRAM image the caller prepares through `dram` (used by
-  /// benchmarks and tests that need no tensor table).
+  /// Runs an already-decoded program with the given DRAM image (used by benchmarks and tests that
+  /// need no tensor table). Unlike run(), it prepares the program afresh on every call.
   SimResult runDecoded(const std::vector<isa::Instruction>& program, const std::vector<isa::DataSegment>& data,
                        const SimOptions& options = {});
 
   const isa::IsaConfig& isa() const { return isa_; }
 
  private:
+  struct Segment {
+    uint64_t dram_addr;
+    std::span<const uint8_t> bytes;
+  };
+  SimResult runPrepared(const PreparedProgram& program, std::span<const Segment> image, const SimOptions& options);
+
   const isa::IsaConfig& isa_;
   struct State;
   std::unique_ptr<State> state_;

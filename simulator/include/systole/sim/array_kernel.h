@@ -1,0 +1,49 @@
+// The functional model's array product, the simulator's hottest loop: int8 activation rows times
+// the array's int8 weight tile into int32 accumulator rows, wrapping modulo 2^32 as
+// docs/isa-semantics.md specifies. The weights are kept re-laid for the SIMD kernel, which picks
+// the widest instruction set of the host at run time (Google Highway's dynamic dispatch).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace systole::sim {
+
+/// The array's weight tile W[k][n] (k < rows, n < cols), kept twice: as written (for the scalar
+/// reference and readers) and with pairs of reduction rows interleaved as int16, the layout of a
+/// widening pairwise multiply-add: pair j, column n holds W[2j][n], W[2j + 1][n] (0 past the last
+/// row), columns padded with zeros to a multiple of kColumnAlign.
+class ArrayWeights {
+ public:
+  /// Enough for the widest vector Highway targets on x86 (AVX-512: 16 int32 lanes).
+  static constexpr int64_t kColumnAlign = 16;
+
+  ArrayWeights(int64_t rows, int64_t cols);
+  /// Loads row k of the tile from `src` (cols bytes).
+  void setRow(int64_t k, const int8_t* src);
+  void clear();
+
+  int64_t rows() const { return rows_; }
+  int64_t cols() const { return cols_; }
+  int64_t paddedCols() const { return padded_; }
+  const int8_t* plain() const { return plain_.data(); }  // W[k][n] at k * cols + n
+  const int16_t* pairs() const { return pairs_.data(); } // pair j at j * 2 * paddedCols
+  int64_t pairCount() const { return (rows_ + 1) / 2; }
+
+ private:
+  int64_t rows_, cols_, padded_;
+  std::vector<int8_t> plain_;
+  std::vector<int16_t> pairs_;
+};
+
+/// out[i][n] (+)= sum over k of a[i][k] * W[k][n] for i < count, n < W.cols(), modulo 2^32. Row i
+/// of the activations starts at a + i * aStride (W.rows() bytes), of the results at
+/// out + i * outStride. Dispatches to the best SIMD target of the host.
+void matmulRows(const ArrayWeights& w, const int8_t* a, int64_t aStride, int64_t count, uint32_t* out, int64_t outStride,
+                bool accumulate);
+
+/// The same product by the plain scalar loop: the reference the SIMD kernel is tested against.
+void matmulRowsScalar(const ArrayWeights& w, const int8_t* a, int64_t aStride, int64_t count, uint32_t* out,
+                      int64_t outStride, bool accumulate);
+
+}  // namespace systole::sim
