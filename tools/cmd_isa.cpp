@@ -18,6 +18,13 @@ void printSummary(const isa::IsaConfig& config) {
   for (const auto& e : isa::parameterTable(p))
     std::cout << "  " << e.name << std::string(e.name.size() < 24 ? 24 - e.name.size() : 1, ' ') << e.value
               << (e.derived ? "  (derived)" : "") << "\n";
+  for (const auto& c : isa::costParameters()) {
+    const std::string name = std::string(c.section) + "." + std::string(c.key);
+    constexpr size_t kWidth = 38;  // the longest cost key and a space
+    std::cout << "  " << name << std::string(name.size() < kWidth ? kWidth - name.size() : 1, ' ') << isa::formatCost(p.cost.*c.member) << "  "
+              << c.unit << "\n";
+  }
+  std::cout << "  " << isa::areaSummary(p) << "\n";
 }
 
 /// Generated files name their config by file name only, so they do not depend on where the

@@ -19,6 +19,7 @@
 #include "systole/compiler/artifact.h"
 #include "systole/isa/file_io.h"
 #include "systole/runtime/session.h"
+#include "systole/sim/energy.h"
 #include "tensor_io.h"
 
 namespace systole::tools {
@@ -116,7 +117,7 @@ void printSummary(const Prepared& p, const runtime::RunResult& result, const Acc
   std::cout << a.compile.model << " on ISA '" << config.params().name << "': " << result.programs << " NPU program(s), "
             << instructions << " instructions, " << layers << " NPU layers, " << result.host_operators << " host operators; " << p.origin
             << ", run in " << runSeconds << " s" << (a.check ? " including the reference check" : "") << "\n";
-  std::cout << result.sim.stats.summary() << std::flush;
+  std::cout << result.sim.stats.summary() << sim::energyAreaLine(result.sim.stats, config.params()) << "\n" << std::flush;
   const int64_t pes = config.params().array_rows * config.params().array_cols;
   printTotalCycles(result);
   printUtilization(result.layers, result.sim.stats.cycles, pes);

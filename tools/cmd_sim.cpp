@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "systole/isa/file_io.h"
+#include "systole/sim/energy.h"
 #include "systole/sim/simulator.h"
 #include "tensor_io.h"
 #ifdef SYSTOLE_HAVE_RTL_COSIM
@@ -78,7 +79,7 @@ void registerSim(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
       for (auto& t : result.outputs) outs.emplace_back(t.info, t.bytes);
       writeOutputs(a.outputDir, outs);
     }
-    if (!a.quiet) std::cout << result.stats.summary();
+    if (!a.quiet) std::cout << result.stats.summary() << sim::energyAreaLine(result.stats, config.params()) << "\n";
     return static_cast<int>(kOk);
   });
 }

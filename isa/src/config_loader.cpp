@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <set>
 
 #include "systole/isa/config.h"
@@ -74,7 +75,8 @@ class ConfigLoader {
   }
 
  private:
-  /// Replaces (or adds) the value at `o.key`: maps by key, the instruction list by name.
+  /// Replaces (or adds) the value at `o.key`: maps by key (a missing one is made, so an optional
+  /// section can be set without writing it in the file), the instruction list by name.
   void apply(YAML::Node root, const ConfigOverride& o) {
     YAML::Node value;
     try {
@@ -99,6 +101,11 @@ class ConfigLoader {
           if (item.IsMap() && item["name"] && item["name"].IsScalar() && item["name"].Scalar() == part) next.reset(item);
       } else if (node.IsMap() && node[part]) {
         next.reset(node[part]);
+      } else if (node.IsMap()) {  // an absent section (energy:, area:) is made; the reader then
+        node[part] = YAML::Node(YAML::NodeType::Map);  // rejects it as it would in the file
+        next.reset(node[part]);
+        for (auto it = node.begin(); it != node.end(); ++it)
+          if (it->first.IsScalar() && it->first.Scalar() == part) remember(it->first, o);
       }
       if (!next.IsDefined() || next.IsNull())
         throw Error({o.text(), 0, 0}, "no " + (node.IsSequence() ? "instruction named '" + part + "'" : "key '" + part + "'") + " in '" +
@@ -134,20 +141,25 @@ class ConfigLoader {
   /// Checks that `map` is a mapping with only `allowed` keys, each at most once, and all `required`.
   void checkKeys(const YAML::Node& map, const std::string& what, std::initializer_list<const char*> allowed,
                  std::initializer_list<const char*> required) const {
+    checkKeys(map, what, std::vector<std::string>(allowed.begin(), allowed.end()), std::vector<std::string>(required.begin(), required.end()));
+  }
+
+  void checkKeys(const YAML::Node& map, const std::string& what, const std::vector<std::string>& allowed,
+                 const std::vector<std::string>& required) const {
     if (!map.IsMap()) throw Error(at(map), "'" + what + "' must be a mapping");
     std::set<std::string> seen;
     for (auto it = map.begin(); it != map.end(); ++it) {
       if (!it->first.IsScalar()) throw Error(at(it->first), "a key in '" + what + "' must be a plain name");
       const std::string key = it->first.Scalar();
-      if (std::find_if(allowed.begin(), allowed.end(), [&](const char* a) { return key == a; }) == allowed.end()) {
+      if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
         std::string list;
-        for (const char* a : allowed) list += std::string(list.empty() ? "" : ", ") + a;
+        for (const std::string& a : allowed) list += (list.empty() ? "" : ", ") + a;
         throw Error(at(it->first), "unknown key '" + key + "' in '" + what + "' (expected: " + list + ")");
       }
       if (!seen.insert(key).second) throw Error(at(it->first), "duplicate key '" + key + "' in '" + what + "'");
     }
-    for (const char* r : required)
-      if (!seen.count(r)) throw Error(at(map), "missing key '" + std::string(r) + "' in '" + what + "'");
+    for (const std::string& r : required)
+      if (!seen.count(r)) throw Error(at(map), "missing key '" + r + "' in '" + what + "'");
   }
 
   std::string str(const YAML::Node& n, const std::string& what) const {
@@ -193,6 +205,36 @@ class ConfigLoader {
     return value * scale;
   }
 
+  /// A finite, non-negative decimal number (energies and areas: "0.3", "1e-3").
+  double number(const YAML::Node& n, const std::string& what) const {
+    if (!n.IsScalar()) throw Error(at(n), "'" + what + "' must be a number");
+    const std::string& s = n.Scalar();
+    double value = 0;
+    auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+    if (ec != std::errc() || ptr != s.data() + s.size() || s.empty())
+      throw Error(at(n), "'" + what + "' must be a number, got '" + s + "'");
+    if (!std::isfinite(value) || value < 0)
+      throw Error(at(n), "'" + what + "' must be a finite number >= 0, got " + s);
+    return value;
+  }
+
+  /// The optional `energy:` and `area:` sections: each key of costParameters(), its default
+  /// where the config omits it.
+  void readCost(const YAML::Node& root, CostModel& cost) const {
+    cost = defaultCostModel();
+    for (const char* section : {"energy", "area"}) {
+      const YAML::Node node = root[section];
+      if (!node) continue;
+      std::vector<std::string> keys;
+      for (const CostParameter& c : costParameters())
+        if (c.section == section) keys.emplace_back(c.key);
+      checkKeys(node, section, keys, {});
+      for (const CostParameter& c : costParameters())
+        if (c.section == section && node[std::string(c.key)])
+          cost.*c.member = number(node[std::string(c.key)], std::string(section) + "." + std::string(c.key));
+    }
+  }
+
   bool boolean(const YAML::Node& n, const std::string& what) const {
     if (n.IsScalar()) {
       if (n.Scalar() == "true") return true;
@@ -204,7 +246,7 @@ class ConfigLoader {
   void readParams(const YAML::Node& root, Params& p) {
     checkKeys(root, "config",
               {"name", "description", "clock_mhz", "types", "array", "memories", "dma", "vector", "queues",
-               "host", "encoding", "instructions"},
+               "host", "energy", "area", "encoding", "instructions"},
               {"name", "clock_mhz", "types", "array", "memories", "dma", "vector", "queues", "host", "encoding",
                "instructions"});
     p.name = str(root["name"], "name");
@@ -278,6 +320,7 @@ class ConfigLoader {
     if (p.instr_bits % 32 != 0) throw Error(at(enc["width"]), "encoding.width must be a multiple of 32 bits");
     p.opcode_bits = integer(enc["opcode_bits"], "encoding.opcode_bits", 1, 16);
 
+    readCost(root, p.cost);
     deriveParameters(p, at(mem));
   }
 

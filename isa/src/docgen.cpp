@@ -75,6 +75,13 @@ std::string generateIsaDoc(const IsaConfig& isa, const std::string& sourceName) 
   out << "## Parameters\n\n| name | value | | description |\n| --- | ---: | --- | --- |\n";
   for (const auto& e : parameterTable(p))
     out << "| `" << e.name << "` | " << e.value << " | " << (e.derived ? "derived" : "") << " | " << e.description << " |\n";
+  out << "\n## Energy and area\n\nThe config's `energy:` and `area:` sections (defaults and their sources: "
+         "[isa-schema.md](../isa-schema.md#energy-and-area)); `run --stats` reports the energy per layer.\n\n"
+      << "| name | value | unit | meaning | default (source) |\n| --- | ---: | --- | --- | --- |\n";
+  for (const auto& c : costParameters())
+    out << "| `" << c.section << "." << c.key << "` | " << formatCost(p.cost.*c.member) << " | " << c.unit << " | " << c.meaning << " | "
+        << formatCost(c.default_value) << " (" << c.source << ") |\n";
+  out << "\n" << areaSummary(p) << ".\n";
   out << "\n## Dependency tokens\n\nEvery instruction carries four flags after its opcode. The queues are "
          "ordered load -> compute -> store; `prev`/`next` name the neighbouring queue. `pop_*` waits for and "
          "consumes a token from that neighbour before the instruction starts; `push_*` sends one when it "

@@ -9,6 +9,8 @@
 #include <optional>
 #include <sstream>
 
+#include "systole/sim/energy.h"
+
 namespace systole::runtime {
 
 namespace {
@@ -23,6 +25,7 @@ struct Row {
   int64_t bound_cycles = 0;
   nlohmann::ordered_json bound;  // "compute" or "memory"; null for the totals
   sim::Counters counters;
+  std::optional<sim::Energy> energy;  // the NPU's; null on the host (not modelled)
   const TensorAccuracy* accuracy = nullptr;
 };
 
@@ -58,6 +61,8 @@ nlohmann::ordered_json toJson(const Row& r, const isa::Params& p) {
   j["stall_cycles"] = sim::stallsJson(r.counters);
   j["dram"] = {{"bytes_read", r.counters.dram_bytes_read}, {"bytes_written", r.counters.dram_bytes_written}, {"min_bytes", orNull(r.min_dram_bytes)}};
   j["units"] = sim::unitsJson(r.counters, r.npu_cycles);
+  j["sram"] = sim::sramJson(r.counters);
+  j["energy"] = r.energy ? sim::energyJson(*r.energy) : nlohmann::ordered_json(nullptr);
   auto& acc = j["accuracy"];
   acc = {{"sqnr_db", nullptr}, {"saturated", nullptr}};
   if (r.accuracy) {
@@ -85,6 +90,7 @@ Row npuRow(size_t index, const LayerTiming& l, const isa::Params& p, const std::
   r.bound_cycles = r.roofline->boundCycles();
   r.bound = r.roofline->memoryBound() ? "memory" : "compute";
   r.counters = l.counters;
+  r.energy = sim::energyOf(l.counters, l.attributed_cycles, p.cost);
   if (auto it = values.find(l.report.output); it != values.end()) r.accuracy = &it->second;
   return r;
 }
@@ -109,6 +115,7 @@ Row totalsRow(const RunResult& result, const isa::Params& p) {
   r.npu_cycles = result.sim.stats.cycles;
   r.host_cycles = result.host_cycles;
   r.counters = result.sim.stats;
+  r.energy = sim::energyOf(result.sim.stats, result.sim.stats.cycles, p.cost);
   r.macs = result.host_macs;
   int64_t predicted = 0, minBytes = 0;
   compiler::Roofline roof;
@@ -169,6 +176,12 @@ nlohmann::ordered_json statsDocument(const RunResult& result, const isa::Params&
   j["total_cycles"] = result.totalCycles();
   j["host_cycles"] = result.host_cycles;
   j["transfer_cycles"] = result.transfer_cycles;
+  const isa::AreaBreakdown area = isa::areaOf(p);
+  j["area"] = {{"total_mm2", area.total()},
+               {"array_mm2", area.array_mm2},
+               {"scratchpad_mm2", area.scratchpad_mm2},
+               {"accumulator_mm2", area.accumulator_mm2},
+               {"fixed_mm2", area.fixed_mm2}};
   auto& layers = j["layers"];
   layers = nlohmann::ordered_json::array();
   size_t host = 0;

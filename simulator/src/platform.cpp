@@ -14,6 +14,7 @@
 
 #include "systole/isa/assembler.h"
 #include "systole/sim/functional.h"
+#include "systole/sim/sram_traffic.h"
 
 namespace systole::sim {
 
@@ -245,6 +246,16 @@ void QueueUnit::runProgram() {
   st.done = !ctx_.fault;
 }
 
+void QueueUnit::countSram(const isa::Params& p, const isa::InstrDesc& d, const isa::Instruction& in) {
+  const SramTraffic t = sramTraffic(p, d, in);
+  Counters& c = region_->counters;
+  c.spad_bytes_read += static_cast<uint64_t>(t.spad_read);
+  c.spad_bytes_written += static_cast<uint64_t>(t.spad_written);
+  c.acc_bytes_read += static_cast<uint64_t>(t.acc_read);
+  c.acc_bytes_written += static_cast<uint64_t>(t.acc_written);
+  c.vector_elements += static_cast<uint64_t>(t.vector_elements);
+}
+
 QueueUnit::Timing QueueUnit::execute(const isa::InstrDesc& d, const isa::Instruction& in, const InstrTiming& yaml,
                                      uint64_t start) {
   // Evaluated when the program was prepared, unless that failed: then again here, to raise the fault.
@@ -252,6 +263,7 @@ QueueUnit::Timing QueueUnit::execute(const isa::InstrDesc& d, const isa::Instruc
   const auto occupied = yaml.known ? yaml.occupancy : static_cast<uint64_t>(isa::occupancyCycles(*ctx_.isa, in));
   if (isDma(d.semantics)) {
     const uint64_t stall = executeDma(d, in, start);
+    countSram(ctx_.params(), d, in);
     const auto occupancy = occupied + stall;
     region_->counters.stall_cycles[static_cast<size_t>(me_)][static_cast<size_t>(StallCause::DramBandwidth)] += stall;
     region_->counters.busy_cycles[static_cast<size_t>(unit_ == Unit::Load ? Resource::LoadDma : Resource::StoreDma)] += occupancy;
@@ -267,6 +279,7 @@ QueueUnit::Timing QueueUnit::execute(const isa::InstrDesc& d, const isa::Instruc
   const auto penalty = static_cast<uint64_t>(isa::bankConflictCycles(p, d, in));
   region_->counters.stall_cycles[static_cast<size_t>(me_)][static_cast<size_t>(StallCause::BankConflict)] += penalty;
   region_->counters.macs += static_cast<uint64_t>(macCount(p, d, in));
+  countSram(p, d, in);
   // With `timing.issue` the unit takes its next instruction after `issue` cycles while this one
   // completes after `cycles`; a resource is busy for the cycles it is occupied.
   const auto occupancy = occupied + penalty;

@@ -69,6 +69,8 @@ class QueueUnit : public sc_core::sc_module {
   /// contention). Throws FaultCause.
   Timing execute(const isa::InstrDesc& d, const isa::Instruction& in, const InstrTiming& yaml, uint64_t start);
   uint64_t executeDma(const isa::InstrDesc& d, const isa::Instruction& in, uint64_t start);
+  /// Adds the instruction's scratchpad and accumulator bytes and vector elements to its region.
+  void countSram(const isa::Params& p, const isa::InstrDesc& d, const isa::Instruction& in);
   /// Moves `len` bytes between DRAM at `addr` and `buffer` (untimed: the time is accounted per
   /// instruction). Returns any delay a memory model without DMI annotated, in cycles.
   uint64_t moveData(uint64_t addr, uint8_t* buffer, uint64_t len, bool toDram);

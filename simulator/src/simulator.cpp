@@ -123,6 +123,7 @@ SimResult Simulator::runPrepared(const PreparedProgram& prepared, std::span<cons
   ctx.stats.isa = p.name;
   ctx.stats.clock_mhz = p.clock_mhz;
   ctx.stats.array_pes = p.array_rows * p.array_cols;
+  ctx.stats.cost = p.cost;
   for (const auto& d : isa_.instructions()) ctx.stats.by_opcode.emplace_back(d.name, 0);
 
   ctx.start_run.notify(sc_core::SC_ZERO_TIME);

@@ -4,6 +4,8 @@
 #include <sstream>
 #include <iomanip>
 
+#include "systole/sim/energy.h"
+
 namespace systole::sim {
 
 std::string_view resourceName(Resource r) {
@@ -35,6 +37,11 @@ void Counters::add(const Counters& o) {
   dram_bytes_read += o.dram_bytes_read;
   dram_bytes_written += o.dram_bytes_written;
   macs += o.macs;
+  spad_bytes_read += o.spad_bytes_read;
+  spad_bytes_written += o.spad_bytes_written;
+  acc_bytes_read += o.acc_bytes_read;
+  acc_bytes_written += o.acc_bytes_written;
+  vector_elements += o.vector_elements;
 }
 
 uint64_t Counters::stallCycles(isa::Unit queue) const {
@@ -64,6 +71,12 @@ nlohmann::ordered_json unitsJson(const Counters& c, uint64_t cycles) {
   return units;
 }
 
+nlohmann::ordered_json sramJson(const Counters& c) {
+  return {{"scratchpad_bytes_read", c.spad_bytes_read}, {"scratchpad_bytes_written", c.spad_bytes_written},
+          {"accumulator_bytes_read", c.acc_bytes_read}, {"accumulator_bytes_written", c.acc_bytes_written},
+          {"vector_elements", c.vector_elements}};
+}
+
 nlohmann::ordered_json stallsJson(const Counters& c) {
   nlohmann::ordered_json stalls = nlohmann::ordered_json::object();
   for (int q = 0; q < isa::kNumUnits; ++q) {
@@ -87,6 +100,8 @@ std::string Stats::toJson() const {
   j["units"] = unitsJson(*this, cycles);
   j["stall_cycles"] = stallsJson(*this);
   j["dma"] = {{"bytes_read", dram_bytes_read}, {"bytes_written", dram_bytes_written}};
+  j["sram"] = sramJson(*this);
+  j["energy"] = energyJson(energyOf(*this, cycles, cost));
   auto& ops = j["instructions_by_opcode"];
   ops = nlohmann::ordered_json::object();
   for (const auto& [name, count] : by_opcode) ops[name] = count;
@@ -110,6 +125,7 @@ std::string Stats::summary() const {
     out << "]";
   }
   out << "\nDRAM bytes: read " << dram_bytes_read << ", written " << dram_bytes_written << "\n";
+
   return out.str();
 }
 

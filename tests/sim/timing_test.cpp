@@ -32,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "chain_program.h"
 #include "gemm_program.h"
 #include "sim_test_util.h"
 #include "systole/isa/builder.h"
@@ -117,14 +118,7 @@ TEST_P(TimingOnConfig, SerializedChainMatchesHandDerivation) {
   for (int64_t m : {int64_t{1}, R / 2, R}) {
     SCOPED_TRACE("m = " + std::to_string(m));
     isa::ProgramBuilder b(isa);
-    // Scratchpad: [R weight rows][m activation rows][m output rows]. The scale rows of the
-    // requantize are never written; their values do not affect timing.
-    b.emit(Semantics::DmaLoad, {0, 0, R + m, E, E}, isa::kPushNext);
-    b.emit(Semantics::WeightPreload, {0}, isa::kPopPrev);
-    b.emit(Semantics::MatmulTile, {R, 0, m, 0});
-    b.emit(Semantics::Requantize, {0, R + m, m, m, 0, -128, 127}, isa::kPushNext);
-    b.emit(Semantics::DmaStore, {0x10000, R + m, m, E, E}, isa::kPopPrev);
-    b.emit(Semantics::Finish, {});
+    emitSerialChain(b, m);
     const auto& code = b.instructions();
 
     const int64_t load = dmaCycles(p, R + m, E), preload = preloadCycles(p), gemm = gemmCycles(p, m),

@@ -9,6 +9,7 @@
 
 #include "systole/isa/config.h"
 #include "systole/isa/encoding.h"
+#include "systole/isa/file_io.h"
 #include "test_util.h"
 
 namespace systole::isa {
@@ -325,6 +326,53 @@ TEST_F(ConfigErrors, WeightBuffers) {
   EXPECT_EQ(loadConfig("tiny").params().array_weight_buffers, 1);
   EXPECT_EQ(loadConfig("default").params().array_weight_buffers, 2);
   EXPECT_EQ(param(loadConfig("default"), "array.weight_buffers"), 2);
+}
+
+// energy: and area: are optional, each key too (then its default); values are finite numbers
+// >= 0, reported at their position; --set reaches them.
+TEST_F(ConfigErrors, EnergyAndArea) {
+  for (const char* bad : {"-0.1", "nan", "inf", "lots", "[1]", "1e999"}) {
+    SCOPED_TRACE(bad);
+    const std::string t = replaceFirst(def, "  mac_pj: 0.3\n", std::string("  mac_pj: ") + bad + "\n");
+    expectError(t, plus(locate(t, "energy:", "mac_pj: "), 8), "energy.mac_pj");
+  }
+  std::string t = replaceFirst(def, "  mac_pj: 0.3\n", "  mac_pj: 0.3\n  mac_fj: 1\n");
+  expectError(t, locate(t, "energy:", "mac_fj"), "unknown key 'mac_fj' in 'energy'");
+  t = replaceFirst(def, "fixed_mm2: 0.1}", "fixed_mm2: -2}");
+  expectError(t, plus(locate(t, "area:", "fixed_mm2: "), 11), "area.fixed_mm2");
+  // Without the sections every key takes its default.
+  const size_t from = def.find("\nenergy:"), to = def.find("\nencoding:");
+  ASSERT_NE(from, std::string::npos);
+  const IsaConfig bare = IsaConfig::parse(def.substr(0, from) + def.substr(to), kFile);
+  for (const auto& c : costParameters()) EXPECT_EQ(bare.params().cost.*c.member, c.default_value) << c.key;
+  // --set reaches a section the file does not have; a misspelt section is still an error.
+  const IsaConfig set = IsaConfig::parse(def.substr(0, from) + def.substr(to), kFile, {{"energy.mac_pj", "0.25"}});
+  EXPECT_EQ(set.params().cost.mac_pj, 0.25);
+  EXPECT_EQ(set.params().cost.vector_op_pj, defaultCostModel().vector_op_pj);
+  auto e = catchError([&] { IsaConfig::parse(def, kFile, {{"energi.mac_pj", "1"}}); });
+  ASSERT_TRUE(e);
+  EXPECT_STREQ(e->what(), "--set energi.mac_pj=1: error: unknown key 'energi' in 'config' (expected: name, description, clock_mhz, types, array, "
+                          "memories, dma, vector, queues, host, energy, area, encoding, instructions)");
+  // Only one key: the others keep their defaults.
+  const IsaConfig one = IsaConfig::parse(def.substr(0, from) + "\nenergy: {dram_read_pj_per_byte: 20}" + def.substr(to), kFile);
+  EXPECT_EQ(one.params().cost.dram_read_pj_per_byte, 20);
+  EXPECT_EQ(one.params().cost.mac_pj, defaultCostModel().mac_pj);
+  // --set energy.mac_pj=0.25 on a shipped config.
+  EXPECT_EQ(IsaConfig::load(test::configPath("default"), {{"energy.mac_pj", "0.25"}}).params().cost.mac_pj, 0.25);
+  // Area = PEs x pe + KiB x per-KiB + fixed.
+  const IsaConfig shipped = loadConfig("default");
+  const Params& p = shipped.params();
+  EXPECT_DOUBLE_EQ(areaOf(p).total(), 256 * p.cost.pe_mm2 + 256 * p.cost.scratchpad_mm2_per_kib + 64 * p.cost.accumulator_mm2_per_kib +
+                                          p.cost.fixed_mm2);
+}
+
+// docs/isa-schema.md's table gives every key with the code's default.
+TEST(Config, SchemaDocListsEveryCostDefault) {
+  const std::string doc = readTextFile(std::string(SYSTOLE_SOURCE_DIR) + "/docs/isa-schema.md");
+  for (const auto& c : costParameters()) {
+    const std::string row = "| `" + std::string(c.section) + "." + std::string(c.key) + "` | " + formatCost(c.default_value) + " |";
+    EXPECT_NE(doc.find(row), std::string::npos) << row;
+  }
 }
 
 TEST_F(ConfigErrors, UnknownKey) {

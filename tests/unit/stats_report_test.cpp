@@ -60,11 +60,23 @@ TEST_P(StatsReport, TotalsEqualTheSumsOverTheLayers) {
   for (const auto& [queue, causes] : totals.at("stall_cycles").items())
     for (const auto& [cause, _] : causes.items()) additive.push_back("stall_cycles." + queue + "." + cause);
   for (const auto& [unit, _] : totals.at("units").items()) additive.push_back("units." + unit + ".busy_cycles");
+  for (const auto& [counter, _] : totals.at("sram").items()) additive.push_back("sram." + counter);
   for (const auto& field : additive) {
     uint64_t sum = 0;
     for (const auto& l : layers) sum += number(l, field);
     EXPECT_EQ(sum, number(totals, field)) << field;
   }
+  // Energy (floating point) adds up too, per component; host operators have none.
+  for (const auto& [component, value] : totals.at("energy").items()) {
+    double sum = 0;
+    for (const auto& l : layers)
+      if (!l.at("energy").is_null()) sum += l.at("energy").at(component).get<double>();
+    EXPECT_NEAR(sum, value.get<double>(), 1e-9 * value.get<double>()) << component;
+    EXPECT_DOUBLE_EQ(value.get<double>(), doc.at("energy").at(component).get<double>()) << component;
+  }
+  EXPECT_GT(totals.at("energy").at("mac_pj").get<double>(), 0);
+  EXPECT_GT(totals.at("energy").at("scratchpad_pj").get<double>(), 0);
+  EXPECT_GT(doc.at("area").at("total_mm2").get<double>(), 0);
   // The totals are the simulator's and the host model's own figures.
   EXPECT_EQ(number(totals, "npu_cycles"), number(doc, "cycles"));
   EXPECT_EQ(number(totals, "host_cycles"), number(doc, "host_cycles"));
@@ -76,6 +88,7 @@ TEST_P(StatsReport, TotalsEqualTheSumsOverTheLayers) {
   size_t host = 0;
   for (const auto& l : layers) {
     if (l.at("runs_on") == "host") {
+      EXPECT_TRUE(l.at("energy").is_null()) << l.at("name");
       ++host;
       EXPECT_GT(number(l, "host_cycles"), 0u) << l.at("name");
       continue;

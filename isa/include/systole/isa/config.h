@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "systole/isa/cost_model.h"
 #include "systole/isa/diagnostic.h"
 #include "systole/isa/expr.h"
 #include "systole/isa/semantics.h"
@@ -43,6 +44,7 @@ struct Params {
   int64_t host_elements_per_cycle = 0;  // element-wise work and data movement: output elements
   int64_t host_macs_per_cycle = 0;      // Conv / Gemm / MatMul multiply-accumulates
   int64_t host_op_cycles = 0;           // fixed cost of one host operator (dispatch, synchronisation)
+  CostModel cost;                       // energy and area (optional sections; defaults in cost_model.cpp)
 
   // --- derived ---
   int64_t spad_row_elems = 0;  // int8 lanes of a scratchpad row: max(array.rows, array.cols)

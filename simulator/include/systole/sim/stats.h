@@ -37,6 +37,9 @@ struct Counters {
   uint64_t dram_bytes_read = 0;                                                      // DRAM -> chip
   uint64_t dram_bytes_written = 0;                                                   // chip -> DRAM
   uint64_t macs = 0;                                                                 // multiply-accumulates of the array
+  uint64_t spad_bytes_read = 0, spad_bytes_written = 0;                              // scratchpad (sim/sram_traffic.h)
+  uint64_t acc_bytes_read = 0, acc_bytes_written = 0;                                // accumulator
+  uint64_t vector_elements = 0;                                                      // lane-elements of vector instructions
 
   void add(const Counters& other);
   uint64_t stallCycles(isa::Unit queue) const;  // over every cause
@@ -57,6 +60,7 @@ struct Stats : Counters {
   uint64_t cycles = 0;                                       // first dispatch to last completion
   std::vector<std::pair<std::string, uint64_t>> by_opcode;   // mnemonic -> count, config order
   std::vector<RegionStats> regions;                          // per SimOptions::region_starts (one when none)
+  isa::CostModel cost;                                       // the config's energy and area model
 
   double utilization(Resource r) const {
     return cycles ? static_cast<double>(busy_cycles[static_cast<size_t>(r)]) / static_cast<double>(cycles) : 0.0;
@@ -73,6 +77,9 @@ struct Stats : Counters {
   std::string toJson() const;
   std::string summary() const;  // a few human-readable lines
 };
+
+/// The on-chip traffic counters: {"scratchpad_bytes_read": ..., ..., "vector_elements": ...}.
+nlohmann::ordered_json sramJson(const Counters& c);
 
 /// The counters as JSON objects: {"load_dma": {"busy_cycles": ...}, ...} and
 /// {"load": {"token": ...}, ...}; `cycles` is the denominator of the utilizations.
