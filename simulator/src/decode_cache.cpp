@@ -12,6 +12,7 @@ PreparedProgram prepareProgram(const isa::IsaConfig& isa, std::vector<isa::Instr
   PreparedProgram p;
   p.timing.reserve(instructions.size());
   for (const auto& in : instructions) {
+    if (p.has_finish && p.after_finish < 0) p.after_finish = static_cast<int64_t>(p.timing.size());
     p.has_finish |= isa.instr(in.desc).semantics == isa::Semantics::Finish;
     InstrTiming t;
     try {

@@ -27,6 +27,7 @@ struct PreparedProgram {
   std::vector<isa::Instruction> instructions;
   std::vector<InstrTiming> timing;  // one per instruction
   bool has_finish = false;
+  int64_t after_finish = -1;  // the first instruction after the first finish (it would never run), or -1
 };
 
 PreparedProgram prepareProgram(const isa::IsaConfig& isa, std::vector<isa::Instruction> instructions);

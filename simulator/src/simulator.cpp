@@ -85,6 +85,10 @@ SimResult Simulator::runPrepared(const PreparedProgram& prepared, std::span<cons
   const std::vector<isa::Instruction>& program = prepared.instructions;
   if (!prepared.has_finish) throw Fault("the program has no '" + isa_.instr(isa_.bySemantics(isa::Semantics::Finish)).name +
                               "' instruction, so it would never end");
+  if (prepared.after_finish >= 0)
+    throw Fault("instruction " + std::to_string(prepared.after_finish) + " (" +
+                isa_.instr(program[static_cast<size_t>(prepared.after_finish)].desc).name + ") comes after '" +
+                isa_.instr(isa_.bySemantics(isa::Semantics::Finish)).name + "', so it would never run");
   state_->machine.clear();
   state_->dram.clear();
   for (const auto& seg : options.timing_only ? std::span<const Segment>() : image) {
@@ -147,6 +151,13 @@ SimResult Simulator::runPrepared(const PreparedProgram& prepared, std::span<cons
     if (ctx.fault) sc_core::sc_start();  // let the blocked threads see the fault and return
   }
   if (ctx.fault) throw *ctx.fault;
+  // A token pushed and never popped is a dependency the program declared and never used: a
+  // miscompiled or hand-written program whose synchronisation is not what its author meant.
+  for (int from = 0; from < isa::kNumUnits; ++from)
+    for (int to = 0; to < isa::kNumUnits; ++to)
+      if (const size_t left = ctx.tokens[from][to].cycles.size(); left > 0)
+        throw Fault(std::to_string(left) + " token(s) pushed by the " + std::string(isa::unitName(static_cast<isa::Unit>(from))) +
+                    " queue to the " + std::string(isa::unitName(static_cast<isa::Unit>(to))) + " queue were never popped");
 
   uint64_t end = ctx.base_cycle;
   for (const auto& st : ctx.status) end = std::max(end, st.local_cycle);

@@ -209,7 +209,8 @@ TEST(Schedule, EveryLoadSlotReleaseIsConsumedOnce) {
   schedulePlan(plan);
   // Walking the program, the load queue never pops a release the compute queue has not pushed
   // by then (in program order, pushes of earlier steps and barriers only), and at the end the
-  // pushes and pops balance except for the releases the final barrier's nops leave for nobody.
+  // pushes and pops balance: the releases no load consumed are withheld (the simulator faults on
+  // a token never popped).
   int released = 0;
   for (const auto& layer : plan.layers)
     for (const auto& s : layer.steps) {
@@ -218,7 +219,7 @@ TEST(Schedule, EveryLoadSlotReleaseIsConsumedOnce) {
       for (const auto& in : s.computes) released += (in.tokens & isa::kPushPrev) != 0;
       for (const auto& in : s.sync) released += (in.tokens & isa::kPushPrev) != 0;
     }
-  EXPECT_EQ(released, 4);
+  EXPECT_EQ(released, 0);
 }
 
 TEST(Schedule, EveryStoreTokenIsConsumed) {

@@ -241,8 +241,9 @@ TEST_P(KernelsOnConfig, Conv3x3ThroughStridedDmaMatchesReference) {
         b.emit(Semantics::DmaLoad, {src, winRow(buf), OW, C, stride * C},
                static_cast<uint8_t>(isa::kPushNext | (step >= 2 ? isa::kPopNext : 0)));
         if (oh == 0) b.emit(Semantics::WeightPreload, {wRow + o * R}, o == 0 ? isa::kPopPrev : 0);
+        // Release the window buffer only for a load that will reuse it (a token never popped is a fault).
         b.emit(Semantics::MatmulTile, {winRow(buf), oh * OW, OW, o > 0 ? 1 : 0},
-               static_cast<uint8_t>(isa::kPopPrev | isa::kPushPrev));
+               static_cast<uint8_t>(isa::kPopPrev | (step + 2 < 9 * OH ? isa::kPushPrev : 0)));
       }
     }
     b.emit(Semantics::Requantize, {0, outRow, OH * OW, scaleRow, zeroPoint, -128, 127}, isa::kPushNext);

@@ -86,6 +86,7 @@ isa::Program buildGemmProgram(const isa::IsaConfig& isa, const GemmSpec& spec, c
   const int64_t accBytes = p.acc_row_bytes;
   b.emit(Semantics::DmaLoadAcc, {static_cast<int64_t>(dram.scales), scaleRow, 2, accBytes, accBytes});
   int64_t step = 0, chunk = 0;
+  const int64_t totalChunks = tiling.n_tiles * tiling.m_chunks, totalSteps = totalChunks * tiling.k_tiles;
   for (int64_t j = 0; j < tiling.n_tiles; ++j) {
     const int64_t n0 = j * C, nc = std::min(C, spec.N - n0);
     for (int64_t mi = 0; mi < tiling.m_chunks; ++mi, ++chunk) {
@@ -99,14 +100,15 @@ isa::Program buildGemmProgram(const isa::IsaConfig& isa, const GemmSpec& spec, c
         b.emit(Semantics::DmaLoad, {static_cast<int64_t>(dram.a) + m0 * spec.K + k0, aRow(buf), rows, kc, spec.K},
                isa::kPushNext);
         b.emit(Semantics::WeightPreload, {bRow(buf)}, isa::kPopPrev);
-        b.emit(Semantics::MatmulTile, {aRow(buf), accRow(half), rows, t > 0 ? 1 : 0}, isa::kPushPrev);
+        // Release the buffer only for a load that will reuse it (a token never popped is a fault).
+        b.emit(Semantics::MatmulTile, {aRow(buf), accRow(half), rows, t > 0 ? 1 : 0}, step + nb < totalSteps ? isa::kPushPrev : 0);
       }
       const int64_t out = chunk % 2;
       b.emit(Semantics::Requantize,
              {accRow(half), outRow(out), rows, scaleRow, spec.zero_point, spec.clamp_min, spec.clamp_max},
              static_cast<uint8_t>(isa::kPushNext | (chunk >= 2 ? isa::kPopNext : 0)));
       b.emit(Semantics::DmaStore, {static_cast<int64_t>(dram.c) + m0 * spec.N + n0, outRow(out), rows, nc, spec.N},
-             static_cast<uint8_t>(isa::kPopPrev | isa::kPushPrev));
+             static_cast<uint8_t>(isa::kPopPrev | (chunk + 2 < totalChunks ? isa::kPushPrev : 0)));
     }
   }
   b.emit(Semantics::Finish, {});

@@ -15,7 +15,8 @@
 // both are taken. A barrier (between layers, and where a tiler asks for one) makes later loads
 // wait until every earlier store reached DRAM: the slot releases that no load has consumed yet
 // are withheld, the compute queue waits for every outstanding store, and K nops release the load
-// slots again. The program ends by draining the stores and `finish`.
+// slots again. The program ends by withholding the releases no load consumed (the simulator
+// faults on a token never popped), draining the stores and `finish`.
 #include <algorithm>
 
 #include "backend_passes.h"
@@ -64,7 +65,7 @@ class TokenScheduler {
   }
 
   void barrier(PlanStep& s) {
-    for (int k = 0; k < loadSlotsHeld_; ++k) releases_[releases_.size() - 1 - static_cast<size_t>(k)]->tokens &= ~isa::kPushPrev;
+    withholdUnconsumedReleases();
     s.sync.reserve(static_cast<size_t>(outSlotsHeld_ + loadSlots_));  // pointers into it stay valid
     drainStores(s.sync);
     for (int k = 0; k < loadSlots_; ++k) {
@@ -72,6 +73,11 @@ class TokenScheduler {
       releases_.push_back(&s.sync.back());
     }
     loadSlotsHeld_ = loadSlots_;  // every load slot now counts as held, released only by these pushes
+  }
+
+  /// The slot releases no load has consumed push nothing (a token never popped is a fault).
+  void withholdUnconsumedReleases() {
+    for (int k = 0; k < loadSlotsHeld_; ++k) releases_[releases_.size() - 1 - static_cast<size_t>(k)]->tokens &= ~isa::kPushPrev;
   }
 
   void drainStores(std::vector<PlanInstr>& out) {
@@ -92,6 +98,7 @@ void schedulePlan(TilePlan& plan) {
   for (LayerPlan& layer : plan.layers)
     for (PlanStep& s : layer.steps) s.barrier ? scheduler.barrier(s) : scheduler.step(s);
   plan.epilogue.clear();
+  scheduler.withholdUnconsumedReleases();
   scheduler.drainStores(plan.epilogue);
   plan.epilogue.push_back({Semantics::Finish, {}, 0});
 }
