@@ -76,6 +76,7 @@ int64_t executeCompute(const isa::Params& p, const isa::InstrDesc& d, const isa:
       m.spad.checkRows(src, p.array_rows, "weight");
       if (poison) m.spad.checkWritten(src, p.array_rows, "weight");
       for (int64_t k = 0; k < p.array_rows; ++k) m.weights.setRow(k, m.spad.row(src + k));
+      m.weights_loaded = true;
       if (array) return static_cast<int64_t>(array->preload(m.spad.row(src), m.spad.lanes()));
       return -1;
     }
@@ -85,6 +86,7 @@ int64_t executeCompute(const isa::Params& p, const isa::InstrDesc& d, const isa:
       m.spad.checkRows(a, rows, "activation");
       m.acc.checkRows(acc, rows, "accumulator");
       if (poison) {
+        if (!m.weights_loaded) throw FaultCause{"the array's weights were never loaded: no weight_preload ran before it (poison mode)"};
         m.spad.checkWritten(a, rows, "activation");
         if (accumulate) m.acc.checkWritten(acc, rows, "accumulator");
       }

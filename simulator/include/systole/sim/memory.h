@@ -87,11 +87,13 @@ struct MachineState {
     spad.clear();
     acc.clear();
     weights.clear();
+    weights_loaded = false;
   }
 
   RowMemory<int8_t> spad;
   RowMemory<int32_t> acc;
   ArrayWeights weights;  // the array's weight tile
+  bool weights_loaded = false;  // a weight_preload has run (poison mode checks it)
 };
 
 }  // namespace systole::sim
