@@ -10,7 +10,8 @@ PACKAGES=(
   llvm-19-tools
   libsystemc-dev verilator
   libonnx-dev libprotobuf-dev protobuf-compiler
-  python3-torch python3-torchvision python3-onnx python3-numpy
+  python3-torch python3-torchvision python3-onnx python3-numpy python3-pil
+  chromium-headless-shell
 )
 
 missing=()

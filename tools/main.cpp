@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   registerSim(app, actions);
   registerCompile(app, actions);
   registerRun(app, actions);
+  registerReport(app, actions);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -182,6 +182,9 @@ nlohmann::ordered_json statsDocument(const RunResult& result, const isa::Params&
                {"scratchpad_mm2", area.scratchpad_mm2},
                {"accumulator_mm2", area.accumulator_mm2},
                {"fixed_mm2", area.fixed_mm2}};
+  auto& config = j["config"];  // every parameter, independent and derived: what a report plots and diffs
+  config = {{"name", p.name}, {"description", p.description}, {"dataflow", std::string(isa::dataflowName(p.dataflow))}};
+  for (const auto& e : isa::parameterTable(p)) config["parameters"][e.name] = e.value;
   auto& layers = j["layers"];
   layers = nlohmann::ordered_json::array();
   size_t host = 0;

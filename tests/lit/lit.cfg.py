@@ -1,5 +1,5 @@
 # lit configuration for Systole's FileCheck tests. One behaviour per small file; `%systole` is the
-# driver, `%configs` the shipped ISA configs, `%inputs` this suite's shared inputs.
+# driver, `%configs` the shipped ISA configs, `%inputs` this suite's shared inputs, `%bundled` the committed model.
 import os
 import lit.formats
 
@@ -21,4 +21,5 @@ if getattr(config, "systole_rtl_cosim", False):
 config.substitutions.append(("%systole", os.path.join(config.systole_tools_dir, "systole")))
 config.substitutions.append(("%configs", os.path.join(config.systole_src_root, "isa", "configs")))
 config.substitutions.append(("%examples", os.path.join(config.systole_src_root, "isa", "examples")))
+config.substitutions.append(("%bundled", os.path.join(config.systole_src_root, "tests", "models", "bundled")))
 config.substitutions.append(("%docs", os.path.join(config.systole_src_root, "docs")))
