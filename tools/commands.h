@@ -23,6 +23,7 @@ void registerSim(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
 void registerCompile(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actions);
 void registerRun(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actions);
 void registerReport(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actions);
+void registerSweep(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actions);
 
 /// `systole sim` on a compiled model (.sbin version 2): runs it end to end as `systole run` does.
 struct SimRequest {

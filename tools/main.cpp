@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   registerCompile(app, actions);
   registerRun(app, actions);
   registerReport(app, actions);
+  registerSweep(app, actions);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -271,6 +271,8 @@ std::string runDetailHtml(const StatsRun& run) {
   return o.str();
 }
 
+std::string runBreakdownHtml(const StatsRun& run) { return cycleBarsSvg(run) + energyBarsSvg(run); }
+
 std::string runDiffHtml(const StatsRun& a, const StatsRun& b) {
   std::ostringstream o;
   o << "<p>A = " << escapeXml(a.label) << ", B = " << escapeXml(b.label) << ".</p><table><tr><th>parameter</th><th>A</th><th>B</th></tr>";

@@ -27,6 +27,8 @@ StatsRun readStatsRun(const std::string& path);
 std::string runsSummaryHtml(const std::vector<const StatsRun*>& runs);
 /// Everything about one run: config, roofline, per-layer cycle, DMA and energy bars, layer table.
 std::string runDetailHtml(const StatsRun& run);
+/// Where one run's cycles and energy went per layer (the two bar charts of runDetailHtml).
+std::string runBreakdownHtml(const StatsRun& run);
 /// Config A against B (the parameters that differ) and every layer's cycles and energy side by side.
 std::string runDiffHtml(const StatsRun& a, const StatsRun& b);
 
