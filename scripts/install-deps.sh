@@ -11,7 +11,7 @@ PACKAGES=(
   libsystemc-dev verilator
   libonnx-dev libprotobuf-dev protobuf-compiler
   python3-torch python3-torchvision python3-onnx python3-numpy python3-pil
-  chromium-headless-shell
+  chromium-headless-shell slurm-wlm munge
 )
 
 missing=()
