@@ -274,6 +274,8 @@ def main():
     p.add_argument("--bundled", action="store_true", help="export the small bundled model(s) instead")
     p.add_argument("--opset", type=int, default=14)
     p.add_argument("--force", action="store_true", help="re-export even if the files exist")
+    p.add_argument("--calib", action="store_true",
+                   help="also write NAME.calib/: calibration samples from the input's distribution (another seed)")
     p.add_argument("models", nargs="*", help="names to export (default: all)")
     args = p.parse_args()
     table = BUNDLED if args.bundled else MODELS
@@ -287,7 +289,7 @@ def main():
             p.error(f"unknown model '{n}' (known: {', '.join(table)})")
     torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
     for n in names:
-        export(n, table[n], out, args.opset, args.force, calibration=args.bundled)
+        export(n, table[n], out, args.opset, args.force, calibration=args.bundled or args.calib)
     return 0
 
 
