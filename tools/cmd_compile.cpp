@@ -4,6 +4,8 @@
 // (to -o FILE or stdout); otherwise it compiles the whole model, prints a summary line per stage,
 // and with -o writes the model's one NPU program as a .sbin (a model with host operators between
 // NPU operators needs `systole run`, which executes any schedule).
+#include <malloc.h>
+
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -101,8 +103,13 @@ std::string programLines(const compiler::PipelineResult& r, const isa::IsaConfig
 }
 
 int compile(const PipelineArgs& a, const std::string& output) {
+  // A fixed mmap threshold: glibc otherwise raises it after the first big free, and the model's
+  // freed weight-sized buffers then stay in the heap (ResNet-50's peak RSS 343 -> 297 MB). Not for
+  // `run`, whose simulation is about 7% slower with it.
+  mallopt(M_MMAP_THRESHOLD, 128 * 1024);
   const auto config = loadConfig(a.isa);
   auto options = pipelineOptions(a, config);
+  options.keep_float_graph = false;  // nothing here compares with the float model
   if (!a.emit.empty()) {
     writeStageText(compiler::runPipeline(a.model, config, options, a.emit), config, output);
     return kOk;
@@ -115,6 +122,7 @@ int compile(const PipelineArgs& a, const std::string& output) {
     if (stage.name == "opt") s.optimized = describeGraph(r.graph);
   };
   const auto r = compiler::runPipeline(a.model, config, options);
+  malloc_trim(0);  // the tile plan's many small blocks are free now: return their pages before writing
   if (!output.empty()) compiler::writeArtifact(output, config, r.graph, *r.compiled);
   std::cout << frontEndLine(r, s) << quantLine(r, options) << programLines(r, config);
   return kOk;

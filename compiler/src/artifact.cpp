@@ -214,9 +214,16 @@ void readProgramInfo(ByteReader& r, const Graph& g, CompiledProgram& p) {
 
 }  // namespace
 
-std::vector<uint8_t> serializeArtifact(const isa::IsaConfig& isa, const Graph& quantized, const CompiledModel& model) {
-  isa::ModelContainer c;
+namespace {
+
+/// The compiler's description of the model (the container's opaque part) and the programs it
+/// names, which stay where they are.
+std::vector<uint8_t> describeModel(const isa::IsaConfig& isa, const Graph& quantized, const CompiledModel& model,
+                                   std::vector<const isa::Program*>& programs) {
   ByteWriter w;
+  size_t constantBytes = 0;
+  for (const Value& v : quantized.values) constantBytes += v.data.size();
+  w.reserve(constantBytes + (size_t{1} << 20));  // the graph's constants and some room for the rest
   w.str(isa.params().name);
   w.u64(isa.hash());
   writeGraph(w, quantized);
@@ -228,12 +235,19 @@ std::vector<uint8_t> serializeArtifact(const isa::IsaConfig& isa, const Graph& q
       w.str(item.host_reason);
       continue;
     }
-    w.u32(static_cast<uint32_t>(c.programs.size()));
-    c.programs.push_back(item.npu->program);
+    w.u32(static_cast<uint32_t>(programs.size()));
+    programs.push_back(&item.npu->program);
     writeProgramInfo(w, *item.npu);
   }
-  c.model = std::move(w.out());
-  return isa::serializeModelSbin(c);
+  return std::move(w.out());
+}
+
+}  // namespace
+
+std::vector<uint8_t> serializeArtifact(const isa::IsaConfig& isa, const Graph& quantized, const CompiledModel& model) {
+  std::vector<const isa::Program*> programs;
+  const std::vector<uint8_t> description = describeModel(isa, quantized, model, programs);
+  return isa::serializeModelSbin(programs, description);
 }
 
 Artifact deserializeArtifact(const std::vector<uint8_t>& bytes, const std::string& name) {
@@ -276,8 +290,9 @@ void checkArtifactMatches(const Artifact& artifact, const isa::IsaConfig& isa, c
 }
 
 void writeArtifact(const std::string& path, const isa::IsaConfig& isa, const Graph& quantized, const CompiledModel& model) {
-  const auto bytes = serializeArtifact(isa, quantized, model);
-  writeFileAtomic(path, bytes.data(), bytes.size());
+  std::vector<const isa::Program*> programs;
+  const std::vector<uint8_t> description = describeModel(isa, quantized, model, programs);
+  isa::writeModelSbin(path, programs, description);
 }
 
 Artifact readArtifact(const std::string& path) { return deserializeArtifact(readBinaryFile(path), path); }

@@ -112,5 +112,34 @@ void gemmAccumulate(const float* A, int64_t lda, const float* B, int64_t ldb, fl
   HWY_DYNAMIC_DISPATCH(GemmAccumulate)(A, lda, B, ldb, Y, ldy, M, K, N);
 }
 
+/// y[m][n] (+)= sum_k a[m][k] * b[n][k] (b is N x K: Gemm's transB), without materialising the
+/// transpose: a classifier's weights can be hundreds of MB, copied per call and per thread. Every
+/// element is summed over k in order, skipping zeros of a, as matmulRowMajor sums it, so the
+/// results are the same bit for bit. Eight columns at a time hide the adds' latency.
+void matmulTransposedB(const float* a, const float* b, float* y, int64_t M, int64_t K, int64_t N) {
+  constexpr int64_t kCols = 8;
+  for (int64_t m = 0; m < M; ++m) {
+    const float* arow = a + m * K;
+    float* row = y + m * N;
+    int64_t n = 0;
+    for (; n + kCols <= N; n += kCols) {
+      float acc[kCols];
+      for (int64_t j = 0; j < kCols; ++j) acc[j] = row[n + j];
+      for (int64_t k = 0; k < K; ++k) {
+        const float av = arow[k];
+        if (av == 0.f) continue;
+        for (int64_t j = 0; j < kCols; ++j) acc[j] += av * b[(n + j) * K + k];
+      }
+      for (int64_t j = 0; j < kCols; ++j) row[n + j] = acc[j];
+    }
+    for (; n < N; ++n) {
+      float acc = row[n];
+      for (int64_t k = 0; k < K; ++k)
+        if (arow[k] != 0.f) acc += arow[k] * b[n * K + k];
+      row[n] = acc;
+    }
+  }
+}
+
 }  // namespace systole::compiler
 #endif  // HWY_ONCE

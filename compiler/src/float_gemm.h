@@ -12,4 +12,9 @@ namespace systole::compiler {
 void gemmAccumulate(const float* A, int64_t lda, const float* B, int64_t ldb, float* Y, int64_t ldy, int64_t M, int64_t K,
                     int64_t N);
 
+/// y[m][n] (+)= sum_k a[m][k] * b[n][k] (b is N x K: Gemm's transB), without materialising the
+/// transpose; each element summed over k in order, skipping zeros of a, as the interpreter's plain
+/// Gemm loop sums it, so the results are the same bit for bit.
+void matmulTransposedB(const float* a, const float* b, float* y, int64_t M, int64_t K, int64_t N);
+
 }  // namespace systole::compiler

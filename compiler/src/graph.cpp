@@ -159,15 +159,15 @@ void Graph::compact() {
     if (v < 0) return -1;
     int& m = valueMap[static_cast<size_t>(v)];
     if (m < 0) {
-      Value copy = values[static_cast<size_t>(v)];
-      copy.producer = -1;
-      m = out.addValue(std::move(copy));
+      Value moved = std::move(values[static_cast<size_t>(v)]);  // each value is kept once: moving, not copying, keeps
+      moved.producer = -1;                                       // a big model's constants from being held twice
+      m = out.addValue(std::move(moved));
     }
     return m;
   };
   for (int v : inputs) out.inputs.push_back(keep(v));
   for (int n : order) {
-    Node node = nodes[static_cast<size_t>(n)];
+    Node node = std::move(nodes[static_cast<size_t>(n)]);
     for (int& in : node.inputs) in = keep(in);
     for (int& o : node.outputs) o = keep(o);
     out.addNode(std::move(node));

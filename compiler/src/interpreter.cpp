@@ -8,17 +8,29 @@
 
 namespace systole::compiler {
 
-Interpreter::Interpreter(const Graph& g)
-    : g_(g), constants_(g.values.size()), order_(g.topoOrder()), readers_(g.values.size()), isOutput_(g.values.size(), false) {
+Interpreter::Interpreter(const Graph& g) : Interpreter(g, nullptr) {}
+
+Interpreter::Interpreter(Graph& g, TakeConstants) : Interpreter(g, &g) {}
+
+Interpreter::Interpreter(const Graph& g, Graph* lender)
+    : g_(g), lender_(lender), constants_(g.values.size()), order_(g.topoOrder()), readers_(g.values.size()), isOutput_(g.values.size(), false) {
   for (size_t v = 0; v < g.values.size(); ++v)
     if (g.values[v].is_constant) {
-      HostTensor t(g.values[v].type, g.values[v].shape);
-      t.bytes = g.values[v].data;
+      HostTensor t;
+      t.type = g.values[v].type;
+      t.shape = g.values[v].shape;
+      t.bytes = lender ? std::move(lender->values[v].data) : g.values[v].data;
       constants_[v] = std::move(t);
     }
   const auto users = g.users();
   for (size_t v = 0; v < g.values.size(); ++v) readers_[v] = users[v].size();
   for (int v : g.outputs) isOutput_[static_cast<size_t>(v)] = true;
+}
+
+Interpreter::~Interpreter() {
+  if (!lender_) return;
+  for (size_t v = 0; v < constants_.size(); ++v)
+    if (constants_[v]) lender_->values[v].data = std::move(constants_[v]->bytes);
 }
 
 std::map<std::string, HostTensor> Interpreter::run(const std::map<std::string, HostTensor>& inputs,

@@ -185,27 +185,23 @@ void addBroadcast(float* y, const Shape& yShape, const HostTensor& b, float scal
 
 void gemm(const Ctx& c) {
   const auto& A = c.input(0);
-  const auto& B = c.input(1);
   const bool ta = c.n.getInt("transA", 0) != 0, tb = c.n.getInt("transB", 0) != 0;
   const float alpha = static_cast<float>(c.n.getFloat("alpha", 1.0));
   const float beta = static_cast<float>(c.n.getFloat("beta", 1.0));
   auto& Y = c.output();
   const int64_t M = Y.shape[0], N = Y.shape[1];
   const int64_t K = ta ? A.shape[0] : A.shape[1];
-  std::vector<float> at, bt;
+  std::vector<float> at;
   const float* a = c.f(0);
   const float* b = c.f(1);
   if (ta) {
     at = transposed(a, A.shape[0], A.shape[1]);
     a = at.data();
   }
-  if (tb) {
-    bt = transposed(b, B.shape[0], B.shape[1]);
-    b = bt.data();
-  }
   float* y = c.fo();
   std::fill(y, y + M * N, 0.f);
-  matmulRowMajor(a, b, y, M, K, N);
+  if (tb) matmulTransposedB(a, b, y, M, K, N);
+  else matmulRowMajor(a, b, y, M, K, N);
   if (alpha != 1.f)
     for (int64_t i = 0; i < M * N; ++i) y[i] *= alpha;
   if (c.has(2) && beta != 0.f) addBroadcast(y, Y.shape, c.input(2), beta);

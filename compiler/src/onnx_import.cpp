@@ -422,7 +422,7 @@ class Importer {
 
     for (auto& t : *gp.mutable_initializer()) {
       define(g, tensorToValue(t, t.name(), "initializer " + quote(t.name())));
-      t.clear_raw_data();  // the bytes live in the graph now
+      std::string().swap(*t.mutable_raw_data());  // the bytes live in the graph now; clear() would keep their capacity
     }
     for (const auto& in : gp.input()) {
       if (ids_.count(in.name())) continue;  // an initializer listed as input (IR < 4)
@@ -531,15 +531,14 @@ Graph importOnnx(const std::string& path, const ImportOptions& options) {
     if (!in || std::filesystem::is_directory(path)) throw Error(SourceLocation{path}, "cannot open file");
     in.seekg(0, std::ios::end);
     const auto size = static_cast<size_t>(in.tellg());
-    std::unique_ptr<char[]> bytes(new char[std::max<size_t>(size, 1)]);  // not zero-filled: read overwrites it
     in.seekg(0);
-    in.read(bytes.get(), static_cast<std::streamsize>(size));
-    if (!in) throw Error(SourceLocation{path}, "cannot read file");
     if (size > static_cast<size_t>(std::numeric_limits<int>::max()))
       throw Error(SourceLocation{path}, "the model is larger than 2 GiB, protobuf's limit (external data is not supported)");
-    if (!model.ParseFromArray(bytes.get(), static_cast<int>(size)))
+    // Parsed from the stream, not from a copy of the file: peak memory is the parsed model plus
+    // the graph it becomes (each initializer's bytes are freed as they move into the graph).
+    if (!model.ParseFromIstream(&in))
       throw Error(SourceLocation{path}, "not an ONNX model: the protobuf does not parse (truncated file or another format)");
-  }  // the file's bytes are freed before conversion: peak memory is about twice the model
+  }
   return Importer(path, options).run(model);
 }
 

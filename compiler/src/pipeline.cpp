@@ -33,7 +33,7 @@ void runQuantize(PipelineResult& r, const isa::IsaConfig&, const PipelineOptions
   const auto samples = calibrationInputs(r.graph, options);
   const size_t wanted = static_cast<size_t>(std::max(0, options.quant.num_samples));
   r.calibration_samples = wanted > 0 ? std::min(samples.size(), wanted) : samples.size();
-  r.float_graph = r.graph;
+  if (options.keep_float_graph) r.float_graph = r.graph;
   r.quant = quantize(r.graph, samples, options.quant);
 }
 

@@ -44,11 +44,15 @@ bool isCompute(Kind k) {
 /// Log2 of the larger Add input's widen multiplier (|m| < 2^15 is the ISA's limit).
 constexpr int kAddMultiplierBits = 14;
 
+/// A float constant's values in place (weights are read, not copied: they can be most of a model).
+const float* floatData(const Value& v) {
+  if (v.data.size() != static_cast<size_t>(v.elements()) * sizeof(float)) throw Error("constant '" + v.name + "' has the wrong size");
+  return v.as<float>();
+}
+
 std::vector<float> floatsOf(const Value& v) {
-  std::vector<float> out(static_cast<size_t>(v.elements()));
-  if (v.data.size() != out.size() * sizeof(float)) throw Error("constant '" + v.name + "' has the wrong size");
-  std::memcpy(out.data(), v.data.data(), v.data.size());
-  return out;
+  const float* p = floatData(v);
+  return std::vector<float>(p, p + v.elements());
 }
 
 /// A Mul by (either side) or Div by a constant float whose factors are positive and finite: one
@@ -288,8 +292,7 @@ class Rewriter {
       }
       out = f;
     }
-    g_.compact();
-    g_.verify();
+    g_.verify();  // before compact (which drops the float weights): see quantizeWithRanges
     return summary_;
   }
 
@@ -470,13 +473,12 @@ class Rewriter {
   }
 
   /// Conv / Gemm / MatMul: x int8, weights per channel, bias int32, per-channel requantize.
-  void rewriteMatrix(Node& n, const std::vector<float>& weights, const std::vector<int64_t>& wShape, int axis,
-                     std::string wName, std::optional<std::vector<float>> bias) {
+  void rewriteMatrix(Node& n, const QuantizedWeights& qw, const std::vector<int64_t>& wShape, int axis, std::string wName,
+                     std::optional<std::vector<float>> bias) {
     n.inputs[0] = int8Input(n.inputs[0]);
     const float sx = g_.values[static_cast<size_t>(n.inputs[0])].quant->scale.at(0);
     const int y = n.outputs[0];
     const Quant qy = calibrated(y);
-    const QuantizedWeights qw = quantizeWeightsPerChannel(weights.data(), wShape, axis);
     const size_t channels = qw.scale.size();
     n.inputs[1] = newConstant(wName + "_q", ElemType::Int8, wShape,
                               Quant{qw.scale, std::vector<int32_t>(channels, 0), axis},
@@ -515,30 +517,35 @@ class Rewriter {
         const Value& w = g_.values[static_cast<size_t>(n.inputs[1])];
         const std::vector<int64_t> shape = w.shape;
         const std::string wName = w.name;
-        const std::vector<float> data = floatsOf(w);
+        const QuantizedWeights qw = quantizeWeightsPerChannel(floatData(w), shape, 0);
         auto bias = biasOf(n, shape[0]);
-        rewriteMatrix(n, data, shape, 0, wName, std::move(bias));
+        rewriteMatrix(n, qw, shape, 0, wName, std::move(bias));
         break;
       }
       case Kind::Gemm:
       case Kind::MatMul: {
         const Value& w = g_.values[static_cast<size_t>(n.inputs[1])];
         const std::string wName = w.name;
-        std::vector<float> data = floatsOf(w);
         int64_t K = w.shape[0], N = w.shape[1];
-        if (kind == Kind::Gemm && n.getInt("transB", 0) != 0) {  // fold transB: [N][K] -> [K][N]
+        QuantizedWeights qw;
+        if (kind == Kind::Gemm && n.getInt("transB", 0) != 0) {
+          // Fold transB: quantize the [N][K] rows (channel N is axis 0 there: the same values per
+          // channel, so the same scales and bytes), then transpose the int8 result to [K][N].
           std::swap(K, N);
-          std::vector<float> t(data.size());
-          for (int64_t k = 0; k < K; ++k)
-            for (int64_t j = 0; j < N; ++j) t[static_cast<size_t>(k * N + j)] = data[static_cast<size_t>(j * K + k)];
-          data = std::move(t);
+          QuantizedWeights rows = quantizeWeightsPerChannel(floatData(w), {N, K}, 0);
+          qw.scale = std::move(rows.scale);
+          qw.data.resize(rows.data.size());
+          for (int64_t j = 0; j < N; ++j)
+            for (int64_t k = 0; k < K; ++k) qw.data[static_cast<size_t>(k * N + j)] = rows.data[static_cast<size_t>(j * K + k)];
+        } else {
+          qw = quantizeWeightsPerChannel(floatData(w), {K, N}, 1);
         }
         auto bias = biasOf(n, N);
         n.attrs.erase("transA");
         n.attrs.erase("transB");
         n.attrs.erase("alpha");
         n.attrs.erase("beta");
-        rewriteMatrix(n, data, {K, N}, 1, wName, std::move(bias));
+        rewriteMatrix(n, qw, {K, N}, 1, wName, std::move(bias));
         break;
       }
       case Kind::Add: {
@@ -712,8 +719,22 @@ QuantSummary quantizeWithRanges(Graph& g, const std::map<std::string, TensorRang
   g.verify();
   for (const Value& v : g.values)
     if (v.type == ElemType::Int8 || v.quant) throw Error("quantize: the graph is already quantized ('" + v.name + "')");
-  Graph work = g;  // g stays as it was if quantization fails half-way
-  const QuantSummary summary = Rewriter(work, ranges).run();
+  // The rewrite runs on a copy so that g stays as it was if it fails half-way. The constants'
+  // bytes (the weights: the model's whole size) move to the copy instead of being copied, and move
+  // back on failure: until the final compact the rewrite only appends values, so every original
+  // value keeps its index.
+  std::vector<std::vector<uint8_t>> bytes(g.values.size());
+  for (size_t i = 0; i < g.values.size(); ++i) bytes[i] = std::move(g.values[i].data);
+  Graph work = g;
+  for (size_t i = 0; i < bytes.size(); ++i) work.values[i].data = std::move(bytes[i]);
+  QuantSummary summary;
+  try {
+    summary = Rewriter(work, ranges).run();
+  } catch (...) {
+    for (size_t i = 0; i < g.values.size(); ++i) g.values[i].data = std::move(work.values[i].data);
+    throw;
+  }
+  work.compact();
   g = std::move(work);
   return summary;
 }

@@ -321,8 +321,10 @@ std::vector<TensorMap> loadCalibrationDir(const Graph& g, const std::string& dir
   return samples;
 }
 
-std::map<std::string, TensorRange> calibrate(const Graph& g, const std::vector<TensorMap>& calibration,
-                                             const QuantOptions& opts) {
+namespace {
+
+std::map<std::string, TensorRange> calibrateWith(const Interpreter& interpreter, const Graph& g, const std::vector<TensorMap>& calibration,
+                                                 const QuantOptions& opts) {
   size_t n = calibration.size();
   if (opts.num_samples > 0) n = std::min(n, static_cast<size_t>(opts.num_samples));
   if (n == 0) throw Error("quantization needs at least one calibration input");
@@ -332,7 +334,6 @@ std::map<std::string, TensorRange> calibrate(const Graph& g, const std::vector<T
   // One pass over the samples per statistic: ranges, then (Percentile, Entropy) histograms over
   // them. Each thread folds a value's tensor into a local result and merges it under that value's
   // lock; merging is min/max and integer sums, so the totals are those of a serial run.
-  const Interpreter interpreter(g);
   std::vector<Stats> stats(g.values.size());
   std::vector<std::mutex> locks(g.values.size());
   const int passes = opts.method == CalibrationMethod::MinMax ? 1 : 2;
@@ -390,6 +391,18 @@ std::map<std::string, TensorRange> calibrate(const Graph& g, const std::vector<T
     }
   }
   return ranges;
+}
+
+}  // namespace
+
+std::map<std::string, TensorRange> calibrate(const Graph& g, const std::vector<TensorMap>& calibration, const QuantOptions& opts) {
+  const Interpreter interpreter(g);
+  return calibrateWith(interpreter, g, calibration, opts);
+}
+
+std::map<std::string, TensorRange> calibrate(Graph& g, const std::vector<TensorMap>& calibration, const QuantOptions& opts) {
+  const Interpreter interpreter(g, Interpreter::TakeConstants{});
+  return calibrateWith(interpreter, g, calibration, opts);
 }
 
 }  // namespace systole::compiler

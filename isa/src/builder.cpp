@@ -23,14 +23,16 @@ Instruction& ProgramBuilder::emit(Semantics s, std::span<const int64_t> operands
   return code_.back();
 }
 
-Program ProgramBuilder::build() const {
+Program ProgramBuilder::build() const& { return ProgramBuilder(*this).build(); }
+
+Program ProgramBuilder::build() && {
   Program p;
   p.isa_name = isa_.params().name;
   p.isa_hash = isa_.hash();
   p.instr_bytes = static_cast<uint32_t>(isa_.params().instr_bytes);
   p.code = encodeAll(isa_, code_);
-  p.data = data_;
-  p.tensors = tensors_;
+  p.data = std::move(data_);
+  p.tensors = std::move(tensors_);
   return p;
 }
 

@@ -2,7 +2,6 @@
 
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <system_error>
 
 #include "systole/isa/diagnostic.h"
@@ -12,7 +11,14 @@ namespace systole {
 std::vector<uint8_t> readBinaryFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in || std::filesystem::is_directory(path)) throw Error(SourceLocation{path, 0, 0}, "cannot open file");
-  return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in.tellg();
+  if (size < 0) throw Error(SourceLocation{path, 0, 0}, "cannot read file");
+  std::vector<uint8_t> bytes(static_cast<size_t>(size));  // one allocation of the file's size
+  in.seekg(0);
+  in.read(reinterpret_cast<char*>(bytes.data()), size);
+  if (!in) throw Error(SourceLocation{path, 0, 0}, "cannot read file");
+  return bytes;
 }
 
 std::string readTextFile(const std::string& path) {
@@ -21,14 +27,24 @@ std::string readTextFile(const std::string& path) {
 }
 
 void writeFileAtomic(const std::string& path, const void* data, size_t size) {
+  writeFileAtomic(path, [&](std::ostream& out) { out.write(static_cast<const char*>(data), static_cast<std::streamsize>(size)); });
+}
+
+void writeFileAtomic(const std::string& path, const std::function<void(std::ostream&)>& write) {
   const std::string tmp = path + ".tmp";
+  std::error_code ignored;
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) throw Error(SourceLocation{path, 0, 0}, "cannot write file");
-    out.write(static_cast<const char*>(data), static_cast<std::streamsize>(size));
+    try {
+      write(out);
+    } catch (...) {
+      out.close();
+      std::filesystem::remove(tmp, ignored);
+      throw;
+    }
     out.close();
     if (!out) {
-      std::error_code ignored;
       std::filesystem::remove(tmp, ignored);
       throw Error(SourceLocation{path, 0, 0}, "write failed");
     }
@@ -36,7 +52,7 @@ void writeFileAtomic(const std::string& path, const void* data, size_t size) {
   std::error_code ec;
   std::filesystem::rename(tmp, path, ec);
   if (ec) {
-    std::filesystem::remove(tmp, ec);
+    std::filesystem::remove(tmp, ignored);
     throw Error(SourceLocation{path, 0, 0}, "cannot write file");
   }
 }

@@ -181,12 +181,50 @@ uint32_t sbinVersion(const std::vector<uint8_t>& bytes, const std::string& name)
 }
 
 std::vector<uint8_t> serializeModelSbin(const ModelContainer& m) {
-  Writer w;
-  writeHeader(w, kModelSbinVersion);
-  w.u32(static_cast<uint32_t>(m.programs.size()));
-  for (const Program& p : m.programs) w.bytes(serializeSbin(p));
-  w.bytes(m.model);
-  return sealed(w);
+  std::vector<const Program*> programs;
+  for (const Program& p : m.programs) programs.push_back(&p);
+  return serializeModelSbin(programs, m.model);
+}
+
+namespace {
+
+/// The version-2 container, piece by piece into `sink`, the checksum of all of it last.
+void emitModelSbin(const std::vector<const Program*>& programs, const std::vector<uint8_t>& model,
+                   const std::function<void(const uint8_t*, size_t)>& sink) {
+  uint64_t checksum = fnv1a64(nullptr, 0);
+  const auto put = [&](const std::vector<uint8_t>& bytes) {
+    sink(bytes.data(), bytes.size());
+    checksum = fnv1a64(bytes.data(), bytes.size(), checksum);  // FNV-1a continues from the running hash
+  };
+  const auto putBytes = [&](const std::vector<uint8_t>& bytes) {  // as Writer::bytes: a u64 length, then the bytes
+    Writer length;
+    length.u64(bytes.size());
+    put(length.out());
+    put(bytes);
+  };
+  Writer head;
+  writeHeader(head, kModelSbinVersion);
+  head.u32(static_cast<uint32_t>(programs.size()));
+  put(head.out());
+  for (const Program* p : programs) putBytes(serializeSbin(*p));
+  putBytes(model);
+  Writer tail;
+  tail.u64(checksum);
+  sink(tail.out().data(), tail.out().size());
+}
+
+}  // namespace
+
+std::vector<uint8_t> serializeModelSbin(const std::vector<const Program*>& programs, const std::vector<uint8_t>& model) {
+  std::vector<uint8_t> out;
+  emitModelSbin(programs, model, [&](const uint8_t* p, size_t n) { out.insert(out.end(), p, p + n); });
+  return out;
+}
+
+void writeModelSbin(const std::string& path, const std::vector<const Program*>& programs, const std::vector<uint8_t>& model) {
+  writeFileAtomic(path, [&](std::ostream& out) {
+    emitModelSbin(programs, model, [&](const uint8_t* p, size_t n) { out.write(reinterpret_cast<const char*>(p), static_cast<std::streamsize>(n)); });
+  });
 }
 
 ModelContainer deserializeModelSbin(const std::vector<uint8_t>& bytes, const std::string& name) {

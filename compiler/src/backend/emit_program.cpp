@@ -73,21 +73,26 @@ CompiledProgram emitProgram(const Graph& g, const isa::IsaConfig& isa, TilePlan&
     const ActBuffer& buf = plan.buffers.at(id);
     b.addData(plan.buffer_addr.at(id), std::vector<uint8_t>(static_cast<size_t>(buf.bytes()), static_cast<uint8_t>(buf.fill)));
   }
-  for (size_t k = 0; k < plan.constants.size(); ++k) b.addData(plan.constant_addr[k], plan.constants[k]);
+  for (size_t k = 0; k < plan.constants.size(); ++k) b.addData(plan.constant_addr[k], std::move(plan.constants[k]));  // emission is the plan's last reader
   for (const PlanTensor& t : plan.tensors) {
     BoundaryTensor bt = addTensor(b, g, plan, t);
     (t.kind == isa::TensorKind::Input ? result.inputs : t.kind == isa::TensorKind::Output ? result.outputs : result.intermediates)
         .push_back(std::move(bt));
   }
+  size_t count = b.instructions().size() + plan.epilogue.size();
+  for (const LayerPlan& layer : plan.layers)
+    for (const PlanStep& step : layer.steps) count += step.sync.size() + step.loads.size() + step.computes.size() + step.stores.size();
+  b.reserve(count);
   for (LayerPlan& layer : plan.layers) {
     layer.first_instruction = static_cast<uint32_t>(b.instructions().size());
     forEachInProgramOrder(layer.steps, static_cast<size_t>(isa.params().queue_depth[static_cast<int>(isa::Unit::Load)]),
                           [&](const PlanInstr& in, size_t, StepPart, size_t) { emitInstr(b, in); });
     layer.end_instruction = static_cast<uint32_t>(b.instructions().size());
     if (!layer.alias) result.layers.push_back(report(isa, plan.layout, layer));
+    std::vector<PlanStep>().swap(layer.steps);  // emitted and costed: freed as the program grows (a big model's plan is ~100 MB)
   }
   for (const PlanInstr& in : plan.epilogue) emitInstr(b, in);
-  result.program = b.build();
+  result.program = std::move(b).build();
   result.dram_constant_bytes = static_cast<int64_t>(plan.constant_bytes);
   result.dram_activation_bytes = static_cast<int64_t>(plan.activation_peak);
   result.spad_rows_used = plan.layout.spadRowsUsed();

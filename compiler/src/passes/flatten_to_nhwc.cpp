@@ -44,19 +44,28 @@ void flattenToNhwc(Graph& g) {
     for (int r : uses.of(v)) {
       const auto [input, transB] = *productWeights(g, g.nodes[static_cast<size_t>(r)], v, K);
       const int wv = g.nodes[static_cast<size_t>(r)].inputs[static_cast<size_t>(input)];
-      const std::vector<int64_t> shape = passes::val(g, wv).shape;
-      const std::vector<float> w = passes::floats(g, wv);
+      // Permuted straight from the weights' bytes into the new constant's: a classifier's first
+      // FC layer can be most of the model (VGG's is 411 MB), so no float copy is made of either.
+      const Value& weights = passes::val(g, wv);
+      const std::vector<int64_t> shape = weights.shape;
       const int64_t M = transB ? shape[0] : shape[1];
-      std::vector<float> p(w.size());
+      Value permutedValue;
+      permutedValue.name = passes::uniqueName(g, weights.name + ".nhwc");
+      permutedValue.type = ElemType::Float32;
+      permutedValue.shape = shape;
+      permutedValue.is_constant = true;
+      permutedValue.data.resize(weights.data.size());
+      const float* w = weights.as<float>();
+      float* p = reinterpret_cast<float*>(permutedValue.data.data());
       for (int64_t c = 0; c < C; ++c)
         for (int64_t s = 0; s < HW; ++s) {
           const int64_t from = c * HW + s, to = s * C + c;
           for (int64_t m = 0; m < M; ++m) {
-            if (transB) p[static_cast<size_t>(m * K + to)] = w[static_cast<size_t>(m * K + from)];
-            else p[static_cast<size_t>(to * M + m)] = w[static_cast<size_t>(from * M + m)];
+            if (transB) p[m * K + to] = w[m * K + from];
+            else p[to * M + m] = w[from * M + m];
           }
         }
-      const int permuted = passes::addFloatConstant(g, passes::val(g, wv).name + ".nhwc", shape, p);
+      const int permuted = g.addValue(std::move(permutedValue));
       g.nodes[static_cast<size_t>(r)].inputs[static_cast<size_t>(input)] = permuted;
     }
     Node& nhwc = g.nodes[id];

@@ -25,6 +25,14 @@ using ValueObserver = std::function<void(int value, const HostTensor&)>;
 class Interpreter {
  public:
   explicit Interpreter(const Graph& g);
+  /// Takes `g`'s constant bytes instead of copying them (they are the model's weights, its whole
+  /// size) and gives them back when destroyed; meanwhile nothing may read `g`'s constant data (the
+  /// kernels read only their input tensors).
+  struct TakeConstants {};
+  Interpreter(Graph& g, TakeConstants);
+  ~Interpreter();
+  Interpreter(const Interpreter&) = delete;
+  Interpreter& operator=(const Interpreter&) = delete;
   /// Evaluates the graph on `inputs` (by graph-input name), calling `observe` (if set) for every
   /// non-constant value. Keeps each intermediate only until its last reader has run. Returns the
   /// graph outputs by name. Throws systole::Error naming the node, its op type and the reason for
@@ -33,7 +41,10 @@ class Interpreter {
                                         const ValueObserver& observe = {}) const;
 
  private:
+  Interpreter(const Graph& g, Graph* lender);
+
   const Graph& g_;
+  Graph* lender_ = nullptr;  // set when the constants were taken from the graph
   std::vector<std::optional<HostTensor>> constants_;
   std::vector<int> order_;
   std::vector<size_t> readers_;

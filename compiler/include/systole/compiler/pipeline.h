@@ -47,6 +47,9 @@ struct PipelineOptions {
   std::string calibration_dir;
   /// quant: the seed of the random calibration inputs. Not the seed of a run's inputs.
   uint64_t calibration_seed = 0;
+  /// quant: keep a copy of the optimized float graph in PipelineResult::float_graph (what `run`
+  /// measures accuracy against). `compile` does not need it, and it is as big as the model.
+  bool keep_float_graph = true;
 
   /// tiles: --min-npu-macs, keep_intermediates (--check-intermediates).
   LowerOptions lower;
@@ -63,7 +66,7 @@ inline constexpr int kDefaultCalibrationSamples = 8;
 struct PipelineResult {
   std::string model_path;
   Graph graph;                            // as imported, then optimized, then quantized, in place
-  Graph float_graph;                      // after quant: the optimized float graph it quantized
+  Graph float_graph;                      // after quant: the optimized float graph it quantized (if kept)
   QuantSummary quant;                     // after quant
   size_t calibration_samples = 0;         // after quant: how many samples calibration used
   std::optional<CompiledModel> compiled;  // after tiles: NPU programs and host operators

@@ -82,6 +82,9 @@ std::vector<TensorMap> loadCalibrationDir(const Graph& g, const std::string& dir
 /// Throws Error if there is no calibration input.
 std::map<std::string, TensorRange> calibrate(const Graph& g, const std::vector<TensorMap>& calibration,
                                              const QuantOptions& opts = {});
+/// The same, lending `g`'s constant bytes to the interpreter instead of copying them (a model's
+/// weights: its whole size); `g` is as it was when it returns.
+std::map<std::string, TensorRange> calibrate(Graph& g, const std::vector<TensorMap>& calibration, const QuantOptions& opts = {});
 
 /// Rewrites the float graph `g` with the given ranges (every float tensor that becomes int8 needs
 /// one; a missing range throws Error). Conv, Gemm (alpha = beta = 1, transA = 0), MatMul with a

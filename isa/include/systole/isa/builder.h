@@ -29,12 +29,16 @@ class ProgramBuilder {
   void addTensor(TensorInfo t) { tensors_.push_back(std::move(t)); }
   void addData(uint64_t dram_addr, std::vector<uint8_t> bytes) { data_.push_back({dram_addr, std::move(bytes)}); }
 
+  /// Room for `count` instructions in all (a big program's code grows without copies).
+  void reserve(size_t count) { code_.reserve(count); }
   const std::vector<Instruction>& instructions() const { return code_; }
   std::vector<Instruction>& instructions() { return code_; }
   const std::vector<DataSegment>& data() const { return data_; }
 
   /// The encoded program with its tensor table and data.
-  Program build() const;
+  Program build() const&;
+  /// The same, moving the data segments out instead of copying them (a model's weights).
+  Program build() &&;
 
  private:
   const IsaConfig& isa_;

@@ -37,6 +37,9 @@ class ByteWriter {
     out_.insert(out_.end(), b, b + n);
   }
   std::vector<uint8_t>& out() { return out_; }
+  /// Room for `n` more bytes: a writer that knows its size up front never copies a model's weights
+  /// while growing.
+  void reserve(size_t n) { out_.reserve(out_.size() + n); }
 
  private:
   std::vector<uint8_t> out_;

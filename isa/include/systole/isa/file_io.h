@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -14,5 +16,7 @@ void writeFileAtomic(const std::string& path, const void* data, size_t size);
 inline void writeFileAtomic(const std::string& path, const std::string& text) {
   writeFileAtomic(path, text.data(), text.size());
 }
+/// The same for a file written piece by piece by `write` (nothing is renamed into place if it throws).
+void writeFileAtomic(const std::string& path, const std::function<void(std::ostream&)>& write);
 
 }  // namespace systole

@@ -64,6 +64,11 @@ struct ModelContainer {
 /// The container version of a .sbin's bytes (after checking its magic).
 uint32_t sbinVersion(const std::vector<uint8_t>& bytes, const std::string& name);
 std::vector<uint8_t> serializeModelSbin(const ModelContainer& model);
+/// The same from programs held elsewhere (no copy of their code and data).
+std::vector<uint8_t> serializeModelSbin(const std::vector<const Program*>& programs, const std::vector<uint8_t>& model);
+/// Writes that container to `path` atomically, one program image at a time (a big model's
+/// weights are never held twice in memory).
+void writeModelSbin(const std::string& path, const std::vector<const Program*>& programs, const std::vector<uint8_t>& model);
 /// Parses a version-2 container; every program inside is a complete version-1 image, checked as
 /// deserializeSbin checks one.
 ModelContainer deserializeModelSbin(const std::vector<uint8_t>& bytes, const std::string& name);
