@@ -165,7 +165,10 @@ OnChipLayout chooseOnChipLayout(const TileContext& T) {
   // Four load slots keep four steps' loads in flight (DRAM latency hidden behind three steps of
   // compute; more gained nothing on the model suite), where each still holds a weight tile or a
   // table and a whole chunk; else fewer, down to two.
-  for (l.load_slots = 4;; --l.load_slots) {
+  // A streamed reduction (matmul_stream) wants long load slots instead: the more slices one
+  // holds, the fewer fills and drains per output tile; two still overlap a step's loads with the
+  // previous step's compute.
+  for (l.load_slots = product == Semantics::MatmulStream ? 3 : 4;; --l.load_slots) {
     l.slot_rows = (p.spad_rows - 2 * chunk) / l.load_slots;
     std::vector<int64_t> rowLimits = {T.limit(Semantics::DmaLoad, 1)};  // the fields that address a load slot's rows
     if (product == Semantics::MatmulStream) rowLimits.insert(rowLimits.end(), {T.limit(product, 0), T.limit(product, 2)});
