@@ -144,6 +144,8 @@ class VerilatedArray final : public sim::ArrayBackend {
       top_->cmd_preload_i = isPreload;
       top_->cmd_m_i = static_cast<std::remove_reference_t<decltype(top_->cmd_m_i)>>(c == 0 ? m : 0);
       top_->cmd_accumulate_i = accumulate;
+      top_->cmd_stream_i = 0;  // matmul_stream runs on the simulator's C++ model (ArrayBackend has no stream)
+      top_->cmd_k_slices_i = 0;
       top_->in_valid_i = c < nrows;
       if (c < nrows) {
         std::memcpy(rowWords_.data(), in + c * inStride, static_cast<size_t>(E_));  // little-endian host

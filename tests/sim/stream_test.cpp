@@ -113,8 +113,9 @@ sim::SimResult run(const isa::IsaConfig& isa, isa::ProgramBuilder& b) {
 
 uint64_t u64(int64_t v) { return static_cast<uint64_t>(v); }
 
-// os16.yaml: cycles = k_slices * array.rows + array.rows + array.cols - 2 (SCALE-Sim's
-// output-stationary fold with T = k_slices * array.rows), no issue: the unit is busy for all of it.
+// os16.yaml: cycles = k_slices * array.rows + m + array.cols - 2 (SCALE-Sim's
+// output-stationary fold with T = k_slices * array.rows for m = array.rows; the RTL's row m - 1
+// completes then), no issue: the unit is busy for all of it.
 TEST(MatmulStream, TimingIsTheYamlExpression) {
   const auto& isa = os16();
   const auto& p = isa.params();
@@ -125,8 +126,8 @@ TEST(MatmulStream, TimingIsTheYamlExpression) {
     b.emit(Semantics::MatmulStream, {0, R, 4096 + 1, 0, 9, k, 0});  // a_row - w_row = -1 (mod 4): no bank conflict
     b.emit(Semantics::Finish, {});
     const auto r = run(isa, b);
-    EXPECT_EQ(r.stats.cycles, u64(k * R + R + N - 2 + 1));
-    EXPECT_EQ(r.stats.busy_cycles[static_cast<size_t>(sim::Resource::Array)], u64(k * R + R + N - 2));
+    EXPECT_EQ(r.stats.cycles, u64(k * R + 9 + N - 2 + 1));
+    EXPECT_EQ(r.stats.busy_cycles[static_cast<size_t>(sim::Resource::Array)], u64(k * R + 9 + N - 2));
     EXPECT_EQ(r.stats.macs, u64(9 * k * R * N));
     EXPECT_EQ(r.stats.spad_bytes_read, u64(k * (9 * R + R * N)));  // per slice 9 activation rows and R weight rows
     EXPECT_EQ(r.stats.acc_bytes_written, u64(9 * p.acc_row_bytes));
@@ -162,13 +163,13 @@ TEST(MatmulStream, BankConflictsMatchACycleByCycleCount) {
 // and a requantize of the tile waits for the last one's completion.
 TEST(MatmulStream, IssueOverlapsBackToBackStreams) {
   std::string text = readTextFile(std::string(SYSTOLE_SOURCE_DIR) + "/isa/configs/os16.yaml");
-  const std::string from = "timing: {cycles: \"k_slices * array.rows + array.rows + array.cols - 2\"}";
+  const std::string from = "timing: {cycles: \"k_slices * array.rows + m + array.cols - 2\"}";
   const auto at = text.find(from);
   ASSERT_NE(at, std::string::npos);
-  text.replace(at, from.size(), "timing: {cycles: \"k_slices * array.rows + array.rows + array.cols - 2\", issue: \"k_slices * array.rows\"}");
+  text.replace(at, from.size(), "timing: {cycles: \"k_slices * array.rows + m + array.cols - 2\", issue: \"k_slices * array.rows\"}");
   const auto isa = isa::IsaConfig::parse(text, "os16-issue.yaml");
   const auto& p = isa.params();
-  const int64_t R = p.array_rows, D = p.array_rows + p.array_cols - 2, k = 3, VL = p.vector_latency;
+  const int64_t R = p.array_rows, D = 16 + p.array_cols - 2, k = 3, VL = p.vector_latency;  // m = 16
   isa::ProgramBuilder b(isa);
   for (int64_t i = 0; i < 3; ++i) b.emit(Semantics::MatmulStream, {0, R, 1001, 0, 16, k, i > 0});
   b.emit(Semantics::Requantize, {0, 2000, 16, 100, 0, -128, 127});
