@@ -114,15 +114,22 @@ int64_t executeCompute(const isa::Params& p, const isa::InstrDesc& d, const isa:
         m.spad.checkWritten(w, slices * R, "weight");
         if (accumulate) m.acc.checkWritten(acc, rows, "accumulator");
       }
-      auto* out = reinterpret_cast<uint32_t*>(m.acc.row(acc));
-      if (!accumulate)
-        for (int64_t i = 0; i < rows; ++i) std::memset(out + i * m.acc.lanes(), 0, static_cast<size_t>(m.acc.lanes()) * sizeof(uint32_t));
-      for (int64_t s = 0; s < slices; ++s) {
-        for (int64_t k = 0; k < R; ++k) m.slice.setRow(k, m.spad.row(w + s * R + k));
-        matmulRows(m.slice, m.spad.row(a + s * stride), m.spad.lanes(), rows, out, m.acc.lanes(), true);
+      int64_t cycles = -1;
+      const int64_t lanes = m.spad.lanes();
+      if (array) {
+        cycles = static_cast<int64_t>(array->stream(m.spad.row(a), lanes, stride * lanes, m.spad.row(w), lanes, slices, rows, accumulate,
+                                                    m.acc.row(acc), m.acc.lanes()));
+      } else {
+        auto* out = reinterpret_cast<uint32_t*>(m.acc.row(acc));
+        if (!accumulate)
+          for (int64_t i = 0; i < rows; ++i) std::memset(out + i * m.acc.lanes(), 0, static_cast<size_t>(m.acc.lanes()) * sizeof(uint32_t));
+        for (int64_t s = 0; s < slices; ++s) {
+          for (int64_t k = 0; k < R; ++k) m.slice.setRow(k, m.spad.row(w + s * R + k));
+          matmulRows(m.slice, m.spad.row(a + s * stride), lanes, rows, out, m.acc.lanes(), true);
+        }
       }
       m.acc.markWritten(acc, rows);
-      return -1;  // the co-simulated RTL array has no streaming command: the C++ model runs
+      return cycles;
     }
     case Semantics::Requantize: {
       const int64_t src = op(0), dst = op(1), rows = op(2), scale = op(3);

@@ -119,40 +119,55 @@ class ArrayCheck {
     });
     if (!res.ok) return;
     ++matmuls_;
-    // Outputs: rows 0..m-1 in order, the last one flagged and leaving in the last cycle.
-    if (!r_.expect(static_cast<int>(res.rows.size()) == m, "matmul_tile m=" + std::to_string(m) + " produced " +
-                                                              std::to_string(res.rows.size()) + " output rows"))
-      return;
-    for (int i = 0; i < m; ++i) {
-      r_.expect(res.index[static_cast<size_t>(i)] == i && res.last[static_cast<size_t>(i)] == (i == m - 1),
-                "output row " + std::to_string(i) + " of " + std::to_string(m) + " came as row " +
-                    std::to_string(res.index[static_cast<size_t>(i)]) + (res.last[static_cast<size_t>(i)] ? " (last)" : ""));
+    std::vector<Row32> want(static_cast<size_t>(m), Row32(static_cast<size_t>(N_)));
+    for (int i = 0; i < m; ++i)
       for (int n = 0; n < N_; ++n) {
-        int32_t want = accumulate ? acc[static_cast<size_t>(i)][static_cast<size_t>(n)] : 0;
+        int32_t v = accumulate ? acc[static_cast<size_t>(i)][static_cast<size_t>(n)] : 0;
         for (int k = 0; k < R_; ++k)
-          want = isa::arith::mac(want, act[static_cast<size_t>(i)][static_cast<size_t>(k)], W_[static_cast<size_t>(k)][static_cast<size_t>(n)]);
-        const int32_t got = res.rows[static_cast<size_t>(i)][static_cast<size_t>(n)];
-        if (got != want) {
-          std::string a;
-          for (int k = 0; k < R_; ++k) a += (k ? "," : "") + std::to_string(act[static_cast<size_t>(i)][static_cast<size_t>(k)]);
-          r_.fail("DATA MISMATCH matmul_tile m=" + std::to_string(m) + " accumulate=" + std::to_string(accumulate) +
-                  " out[" + std::to_string(i) + "][" + std::to_string(n) + "]: model " + std::to_string(want) + ", RTL " +
-                  std::to_string(got) + " (a row = [" + a + "], initial = " +
-                  std::to_string(accumulate ? acc[static_cast<size_t>(i)][static_cast<size_t>(n)] : 0) + ")");
-        } else {
-          r_.pass();
-        }
+          v = isa::arith::mac(v, act[static_cast<size_t>(i)][static_cast<size_t>(k)], W_[static_cast<size_t>(k)][static_cast<size_t>(n)]);
+        want[static_cast<size_t>(i)][static_cast<size_t>(n)] = v;
       }
-    }
-    valuesCompared_ += static_cast<int64_t>(m) * N_;
-    r_.expect(res.lastOutputCycle == res.cycles - 1,
-              "the last output row left in cycle " + std::to_string(res.lastOutputCycle) +
-                  " of the operation, not its last cycle " + std::to_string(res.cycles - 1));
+    const bool complete = checkOutputs(res, want, "matmul_tile m=" + std::to_string(m) + " accumulate=" + std::to_string(accumulate),
+                                       [&](int i, int n) {
+                                         std::string a;
+                                         for (int k = 0; k < R_; ++k) a += (k ? "," : "") + std::to_string(act[static_cast<size_t>(i)][static_cast<size_t>(k)]);
+                                         return " (a row = [" + a + "], initial = " +
+                                                std::to_string(accumulate ? acc[static_cast<size_t>(i)][static_cast<size_t>(n)] : 0) + ")";
+                                       });
+    if (!complete) return;
     const Operands ops = {{"a_row", fieldValue(matmul_, "a_row", p_.spad_rows - m)},
                           {"acc_row", fieldValue(matmul_, "acc_row", p_.acc_rows - m)},
                           {"m", m},
                           {"accumulate", accumulate ? 1 : 0}};
     matmul_.check(r_, ops, res.cycles);
+  }
+
+  /// Checks an operation's output rows against the model's `want`: rows 0..m-1 in order, the last
+  /// one flagged and leaving in the operation's last cycle, every value equal (`detail(i, n)` is
+  /// appended to a mismatch). False if the row count is wrong.
+  bool checkOutputs(const OpResult& res, const std::vector<Row32>& want, const std::string& what,
+                    const std::function<std::string(int, int)>& detail) {
+    const int m = static_cast<int>(want.size());
+    if (!r_.expect(static_cast<int>(res.rows.size()) == m, what + " produced " + std::to_string(res.rows.size()) + " output rows"))
+      return false;
+    for (int i = 0; i < m; ++i) {
+      r_.expect(res.index[static_cast<size_t>(i)] == i && res.last[static_cast<size_t>(i)] == (i == m - 1),
+                "output row " + std::to_string(i) + " of " + std::to_string(m) + " came as row " +
+                    std::to_string(res.index[static_cast<size_t>(i)]) + (res.last[static_cast<size_t>(i)] ? " (last)" : ""));
+      for (int n = 0; n < N_; ++n) {
+        const int32_t model = want[static_cast<size_t>(i)][static_cast<size_t>(n)], got = res.rows[static_cast<size_t>(i)][static_cast<size_t>(n)];
+        if (got != model)
+          r_.fail("DATA MISMATCH " + what + " out[" + std::to_string(i) + "][" + std::to_string(n) + "]: model " + std::to_string(model) +
+                  ", RTL " + std::to_string(got) + detail(i, n));
+        else
+          r_.pass();
+      }
+    }
+    valuesCompared_ += static_cast<int64_t>(m) * N_;
+    r_.expect(res.lastOutputCycle == res.cycles - 1,
+              "the last output row left in cycle " + std::to_string(res.lastOutputCycle) + " of the operation, not its last cycle " +
+                  std::to_string(res.cycles - 1));
+    return true;
   }
 
   bool streams() const { return stream_.present(); }
@@ -174,32 +189,19 @@ class ArrayCheck {
     });
     if (!res.ok) return;
     ++streams_;
-    if (!r_.expect(static_cast<int>(res.rows.size()) == m, "matmul_stream m=" + std::to_string(m) + " produced " +
-                                                              std::to_string(res.rows.size()) + " output rows"))
-      return;
-    for (int i = 0; i < m; ++i) {
-      r_.expect(res.index[static_cast<size_t>(i)] == i && res.last[static_cast<size_t>(i)] == (i == m - 1),
-                "stream output row " + std::to_string(i) + " of " + std::to_string(m) + " came as row " +
-                    std::to_string(res.index[static_cast<size_t>(i)]) + (res.last[static_cast<size_t>(i)] ? " (last)" : ""));
+    std::vector<Row32> want(static_cast<size_t>(m), Row32(static_cast<size_t>(N_)));
+    for (int i = 0; i < m; ++i)
       for (int n = 0; n < N_; ++n) {
-        int32_t want = accumulate ? acc[static_cast<size_t>(i)][static_cast<size_t>(n)] : 0;
+        int32_t v = accumulate ? acc[static_cast<size_t>(i)][static_cast<size_t>(n)] : 0;
         for (int s = 0; s < k; ++s)
           for (int kk = 0; kk < R_; ++kk)
-            want = isa::arith::mac(want, act[static_cast<size_t>(s)][static_cast<size_t>(i)][static_cast<size_t>(kk)],
-                                   w[static_cast<size_t>(s)][static_cast<size_t>(kk)][static_cast<size_t>(n)]);
-        const int32_t got = res.rows[static_cast<size_t>(i)][static_cast<size_t>(n)];
-        if (got != want)
-          r_.fail("DATA MISMATCH matmul_stream m=" + std::to_string(m) + " k_slices=" + std::to_string(k) + " accumulate=" +
-                  std::to_string(accumulate) + " out[" + std::to_string(i) + "][" + std::to_string(n) + "]: model " +
-                  std::to_string(want) + ", RTL " + std::to_string(got));
-        else
-          r_.pass();
+            v = isa::arith::mac(v, act[static_cast<size_t>(s)][static_cast<size_t>(i)][static_cast<size_t>(kk)],
+                                w[static_cast<size_t>(s)][static_cast<size_t>(kk)][static_cast<size_t>(n)]);
+        want[static_cast<size_t>(i)][static_cast<size_t>(n)] = v;
       }
-    }
-    valuesCompared_ += static_cast<int64_t>(m) * N_;
-    r_.expect(res.lastOutputCycle == res.cycles - 1,
-              "the last stream output row left in cycle " + std::to_string(res.lastOutputCycle) + " of the operation, not its last cycle " +
-                  std::to_string(res.cycles - 1));
+    if (!checkOutputs(res, want, "matmul_stream m=" + std::to_string(m) + " k_slices=" + std::to_string(k) + " accumulate=" + std::to_string(accumulate),
+                      [](int, int) { return std::string(); }))
+      return;
     const Operands ops = {{"a_row", fieldValue(stream_, "a_row", p_.spad_rows - m)},
                           {"a_stride", fieldValue(stream_, "a_stride", R_)},
                           {"w_row", fieldValue(stream_, "w_row", p_.spad_rows - int64_t{k} * R_)},

@@ -10,9 +10,8 @@ namespace systole::sim {
 
 /// Executes a compute-queue instruction (array and vector classes; nop and finish do nothing).
 /// Throws FaultCause for rows out of range, and with `poison` for reads of never-written rows.
-/// With an `array` backend, weight_preload and matmul_tile run on it and the cycles it measured
-/// are returned; otherwise (and for every other class, matmul_stream included: the backend has no
-/// streaming command) the result is -1.
+/// With an `array` backend, weight_preload, matmul_tile and matmul_stream run on it and the cycles
+/// it measured are returned; otherwise (and for every other class) the result is -1.
 int64_t executeCompute(const isa::Params& p, const isa::InstrDesc& d, const isa::Instruction& in, MachineState& m,
                        bool poison, ArrayBackend* array = nullptr);
 
