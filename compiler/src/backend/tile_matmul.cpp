@@ -62,7 +62,7 @@ struct MatmulTiling {
   bool shiftedTaps = false;   // stride 1: the taps of a kernel row share one block
   int64_t rowsPerChunk = 0;
   int64_t ocBlock = 1;        // output-channel tiles per accumulation tile
-  bool stream = false;        // the config's matmul_stream streams each group's slices (matmul_stream.cpp's form)
+  bool stream = false;        // the config has a matmul_stream: each group's slices stream through one (emitStreamGroup)
   // A strided convolution: the cost model's predicted cycles of both forms (0: not compared).
   int64_t virtualCycles = 0, gatheredCycles = 0;
 };
@@ -212,9 +212,10 @@ void emitStreamGroup(TileContext& T, const MatmulTiling& m, const Group& g, cons
         T.load(Semantics::DmaLoad, {base + t * R, act + i * stride, rows, std::min(R, m.s.IC - t * R), m.x->C});
       }
   }
+  const int64_t tile = std::min(R, T.limit(Semantics::MatmulStream, 4));  // output rows one instruction holds
   for (int64_t jj = 0; jj < J; ++jj)
-    for (int64_t p0 = 0; p0 < rows; p0 += R)
-      T.compute(Semantics::MatmulStream, {act + p0, stride, T.loadSlot(jj * slices * R), acc + (jj * rows + p0), std::min(R, rows - p0), slices, 1});
+    for (int64_t p0 = 0; p0 < rows; p0 += tile)
+      T.compute(Semantics::MatmulStream, {act + p0, stride, T.loadSlot(jj * slices * R), acc + (jj * rows + p0), std::min(tile, rows - p0), slices, 1});
 }
 
 // ---- preloaded weight tiles (weight_preload + matmul_tile) --------------------------------------
@@ -304,6 +305,7 @@ MatmulTiling tilingOf(const TileContext& T, const Node& n, const ConvShape& s, b
   const int64_t span = m.shiftedTaps ? (m.s.KW - 1) * m.s.dw  // extra rows a kernel row's block needs
                        : m.stream ? streamPad(T) + T.p.spad_banks - 1 : 0;  // a streamed slice's padding
   m.rowsPerChunk = std::min(T.layout().chunk, T.layout().slot_rows - T.p.array_rows - span);
+  if (m.stream) m.rowsPerChunk = std::min(m.rowsPerChunk, T.limit(Semantics::MatmulStream, 1) - (T.p.spad_banks - 1));  // a_stride's reach
   if (m.rowsPerChunk < 1) throw Error("node '" + n.name + "' (" + n.op + "): the kernel does not fit the scratchpad");
   m.rowsPerChunk = balancedChunk((m.s.OH - 1) * m.VW + m.s.OW, m.rowsPerChunk);
   return m;
@@ -434,6 +436,7 @@ std::pair<MatmulTiling, int64_t> fastestStreamTiling(const TileContext& T, const
   limits.push_back(m.rowsPerChunk);
   MatmulTiling best = m;
   int64_t bestCycles = 0;
+  std::vector<std::pair<int64_t, int64_t>> tried;  // (block, chunk): limits often give the same chunk
   for (int64_t J = 1; J <= std::min(l.oc_block, nOc); J *= 2)
     for (int64_t limit : limits) {
       MatmulTiling b = m;
@@ -441,6 +444,8 @@ std::pair<MatmulTiling, int64_t> fastestStreamTiling(const TileContext& T, const
       const int64_t most = std::min({limit, m.rowsPerChunk, l.acc_half / J, l.chunk / J});
       if (most < 1) continue;
       b.rowsPerChunk = std::min(most, (balancedChunk(total, most) + R - 1) / R * R);
+      if (std::find(tried.begin(), tried.end(), std::pair{J, b.rowsPerChunk}) != tried.end()) continue;
+      tried.emplace_back(J, b.rowsPerChunk);
       if (const int64_t cycles = predictedCycles(T, n, b, k); bestCycles == 0 || cycles < bestCycles) best = b, bestCycles = cycles;
     }
   return {best, bestCycles};
