@@ -1,18 +1,26 @@
 // The PE grid of the systolic array, in the dataflow the config chooses
 // (systole_pkg::DATAFLOW_OUTPUT_STATIONARY). Every size comes from the generated package; there are
 // no module parameters. The arithmetic is that of matmul_tile (docs/isa-semantics.md):
-//   out[i][n] = wrap32((accumulate ? acc_init[i][n] : 0) + sum_k int8 a[i][k] * int8 W[k][n]).
+//   out[i][n] = wrap32((accumulate ? acc_init[i][n] : 0) + sum_k int8 a[i][k] * int8 W[k][n]),
+// and, output-stationary only, that of matmul_stream: the same over k_slices slices of ARRAY_ROWS
+// reduction indices, each slice bringing its own activation rows and weight rows.
 // Each PE adds one int8 x int8 product to an int32 with a plain 32-bit adder, which wraps exactly
 // as systole::isa::arith::mac does.
 //
 // Interface (both dataflows)
 //   Command: cmd_valid_i / cmd_ready_o. cmd_preload_i = 1 starts a weight_preload, 0 a matmul_tile
-//   of cmd_m_i rows (1 <= m; m <= ARRAY_ROWS for output-stationary) with cmd_accumulate_i.
+//   of cmd_m_i rows (1 <= m; m <= ARRAY_ROWS for output-stationary) with cmd_accumulate_i; with
+//   cmd_stream_i = 1 (output-stationary only, cmd_preload_i = 0) a matmul_stream of cmd_m_i rows
+//   over cmd_k_slices_i >= 1 slices.
 //   Input rows: the controller presents the operation's first row in the cycle the command is
 //   accepted and the remaining rows on the following consecutive cycles, each with in_valid_i:
 //     weight_preload  ARRAY_ROWS rows: scratchpad row spad_row + k -> W[k][0..ARRAY_COLS)
 //     matmul_tile     m rows: activation row a_row + i (elements 0..ARRAY_ROWS) in in_row_i, and
 //                     the accumulator row acc_row + i in in_acc_i.
+//     matmul_stream   k_slices * ARRAY_ROWS cycles; in cycle s * ARRAY_ROWS + j of slice s, weight
+//                     row w_row + s * ARRAY_ROWS + j in in_wrow_i, and for j < m activation row
+//                     a_row + s * a_stride + j in in_row_i (and, in slice 0, accumulator row
+//                     acc_row + j in in_acc_i). Two scratchpad rows per cycle.
 //   Accumulate choice: the initial accumulator values are PROVIDED to the array (in_acc_i, read by
 //   the controller together with the activation row) and added inside it, so out_data_o is the
 //   final value to write back; for accumulate = 0, in_acc_i is ignored. The write-back is a plain
@@ -24,6 +32,7 @@
 //     weight_preload                 C = ARRAY_ROWS
 //     matmul_tile, weight-stationary C = m + ARRAY_ROWS + ARRAY_COLS - 2
 //     matmul_tile, output-stationary C = ARRAY_ROWS + ARRAY_COLS + 2 * m - 2
+//     matmul_stream                  C = k_slices * ARRAY_ROWS + m + ARRAY_COLS - 2
 //
 // Weight-stationary micro-architecture (R = ARRAY_ROWS, N = ARRAY_COLS)
 //   PE(k, n) holds W[k][n]. Preload shifts weight rows into the bottom PE row and up one row per
@@ -47,11 +56,24 @@
 //   The last product, a[m-1][R-1] * W[R-1][N-1], is added in cycle m + R + N - 3 (R + m + N - 2
 //   cycles of fill and compute). The accumulators then shift up one PE row per cycle and leave at
 //   the top edge, row 0 first: m drain cycles. Total R + N + 2m - 2.
+//
+// Output-stationary streaming (matmul_stream)
+//   The same grid, with the weights taken from in_wrow_i instead of the weight buffer (which keeps
+//   W): weight row j of slice s enters the column skew in cycle s * R + j, so W_s[k][n] meets
+//   a_s[i][k] in PE(i, n) in cycle s * R + i + k + n, exactly as the activations of slice s arrive
+//   (row i of slice s is loaded into its left buffer in cycle s * R + i, just as the previous
+//   slice's last element leaves it). Only slice 0 sets the accumulators; later slices add on.
+//   PE(i, n) adds its last product in cycle K - 1 + i + n (K = k_slices * R), so row i is complete
+//   in cycle K + i + N - 2: it leaves then, at once from the PE row (the last column straight from
+//   its adder), without a shift drain. The last row leaves in cycle K + m + N - 3: K + m + N - 2
+//   cycles.
 module systolic_array
   import systole_pkg::*;
 #(
   // Not a parameter: the width of m and of the output row index, derived from the package.
-  localparam int M_W = $clog2(((DATAFLOW_OUTPUT_STATIONARY != 0) ? ARRAY_ROWS : ACCUMULATOR_ROWS) + 1)
+  localparam int M_W = $clog2(((DATAFLOW_OUTPUT_STATIONARY != 0) ? ARRAY_ROWS : ACCUMULATOR_ROWS) + 1),
+  // The width of k_slices: every weight row of a stream must exist in the scratchpad.
+  localparam int KS_W = $clog2(SCRATCHPAD_ROWS / ARRAY_ROWS + 1)
 ) (
   input  logic                                  clk_i,
   // rst_ni also disables the assertions (disable iff), which Verilator counts as a synchronous use.
@@ -64,9 +86,12 @@ module systolic_array
   input  logic                                  cmd_preload_i,
   input  logic [M_W-1:0] cmd_m_i,
   input  logic                                  cmd_accumulate_i,
+  input  logic                                  cmd_stream_i,
+  input  logic [KS_W-1:0]                       cmd_k_slices_i,
 
   input  logic                                  in_valid_i,
   input  logic [SCRATCHPAD_ROW_BYTES-1:0][7:0]  in_row_i,
+  input  logic [ARRAY_COLS-1:0][7:0]            in_wrow_i,
   input  logic [ARRAY_COLS-1:0][31:0]           in_acc_i,
 
   output logic                                  out_valid_o,
@@ -98,14 +123,18 @@ module systolic_array
   logic             in_phase_q, in_phase_d;   // more input rows are expected after this cycle
   logic             preload_q;
   logic             accumulate_q;
+  logic             stream_q;
   logic [M_W-1:0]   m_q;
-  logic [CNT_W-1:0] in_cnt_q, in_cnt_d;       // index of the input row expected next
+  logic [KS_W-1:0]  k_slices_q;
+  logic [CNT_W-1:0] in_cnt_q, in_cnt_d;       // index of the input row expected next (in its slice)
+  logic [KS_W-1:0]  slice_q, slice_d;         // a stream's slice of that row
 
   // The operation as seen in the current cycle (the accept cycle reads the command directly).
-  logic             op_preload, op_accumulate;
+  logic             op_preload, op_accumulate, op_stream;
   logic [M_W-1:0]   op_m;
+  logic [KS_W-1:0]  op_k_slices, in_slice;
   logic [CNT_W-1:0] in_idx, in_rows;
-  logic             in_expected, in_fire, in_last, act_fire, wgt_fire;
+  logic             in_expected, in_fire, in_last, slice_end, last_slice, act_fire, act_last, wgt_fire;
   logic             op_done;
 
   assign cmd_ready_o   = ~busy_q;
@@ -113,12 +142,20 @@ module systolic_array
   assign op_preload    = accept ? cmd_preload_i : preload_q;
   assign op_accumulate = accept ? cmd_accumulate_i : accumulate_q;
   assign op_m          = accept ? cmd_m_i : m_q;
+  assign op_stream     = accept ? cmd_stream_i : stream_q;
+  assign op_k_slices   = accept ? cmd_k_slices_i : k_slices_q;
   assign in_idx        = accept ? '0 : in_cnt_q;
-  assign in_rows       = op_preload ? CNT_W'(R) : CNT_W'(op_m);
+  assign in_slice      = accept ? '0 : slice_q;
+  // A stream's slice is R rows of weights (its activation rows are the first m of them).
+  assign in_rows       = (op_preload | op_stream) ? CNT_W'(R) : CNT_W'(op_m);
   assign in_expected   = accept | in_phase_q;
   assign in_fire       = in_valid_i & in_expected;
-  assign in_last       = in_expected & (in_idx == in_rows - CNT_W'(1));
-  assign act_fire      = in_fire & ~op_preload;
+  assign last_slice    = ~op_stream | (in_slice == op_k_slices - KS_W'(1));
+  assign slice_end     = in_expected & (in_idx == in_rows - CNT_W'(1));
+  assign in_last       = slice_end & last_slice;
+  assign act_fire      = in_fire & ~op_preload & (~op_stream | (in_idx < CNT_W'(op_m)));
+  // The activation row whose products end the operation (a stream: every row of the last slice).
+  assign act_last      = op_stream ? last_slice : in_last;
   assign wgt_fire      = in_fire & op_preload;
 
   // A preload ends with its last row; a matmul with its last output row.
@@ -128,13 +165,19 @@ module systolic_array
     busy_d     = busy_q | accept;
     in_phase_d = in_phase_q;
     in_cnt_d   = in_cnt_q;
+    slice_d    = slice_q;
     if (accept) begin
       in_phase_d = 1'b1;
       in_cnt_d   = '0;
+      slice_d    = '0;
     end
     if (in_fire) begin
       in_cnt_d = in_idx + CNT_W'(1);
       if (in_last) in_phase_d = 1'b0;
+      else if (slice_end) begin  // the next slice of a stream
+        in_cnt_d = '0;
+        slice_d  = in_slice + KS_W'(1);
+      end
     end
     if (op_done) busy_d = 1'b0;
   end
@@ -144,17 +187,23 @@ module systolic_array
       busy_q       <= 1'b0;
       in_phase_q   <= 1'b0;
       in_cnt_q     <= '0;
+      slice_q      <= '0;
       preload_q    <= 1'b0;
       accumulate_q <= 1'b0;
+      stream_q     <= 1'b0;
       m_q          <= '0;
+      k_slices_q   <= '0;
     end else begin
       busy_q     <= busy_d;
       in_phase_q <= in_phase_d;
       in_cnt_q   <= in_cnt_d;
+      slice_q    <= slice_d;
       if (accept) begin
         preload_q    <= cmd_preload_i;
         accumulate_q <= cmd_accumulate_i;
+        stream_q     <= cmd_stream_i;
         m_q          <= cmd_m_i;
+        k_slices_q   <= cmd_k_slices_i;
       end
     end
   end
@@ -168,8 +217,10 @@ module systolic_array
 
   if (!OS) begin : g_ws
     // -------------------------------------------------------------------------------------------
-    // Weight-stationary datapath.
+    // Weight-stationary datapath (no streaming: in_wrow_i is unused).
     // -------------------------------------------------------------------------------------------
+    logic unused_wrow;  // the stream inputs and tags
+    assign unused_wrow = ^{in_wrow_i, act_last};
     logic [7:0]  w_q      [R][N];   // W[k][n], stationary
     logic [7:0]  act_left [R];      // activation entering PE(k, 0) this cycle
     logic [31:0] seed_top [N];      // partial-sum seed entering PE(0, n) this cycle
@@ -295,7 +346,9 @@ module systolic_array
     logic        av_q    [R][N-1];
     logic        al_q    [R][N-1];
     logic [31:0] acc_q   [R][N];    // the stationary outputs
-    logic [R-1:0] done_row;         // PE(i, N-1) adds the operation's last product this cycle
+    logic [31:0] acc_d   [R][N];    // their next values
+    logic [R-1:0] done_row;         // PE(i, N-1) adds row i's last product of the operation this cycle
+    logic [31:0] stream_out [N];    // a stream: the row completing this cycle
     logic        compute_done;
     logic        rot_q;             // the weight buffer is rotating (matmul cycles 1 .. R-1)
     logic [CNT_W-1:0] rot_cnt_q;
@@ -306,7 +359,7 @@ module systolic_array
     // Weight buffer: preload shifts rows in at the bottom; a matmul rotates it once per cycle for R
     // cycles (head = W[k] in cycle k), which leaves it as it was.
     // W is zero until the first preload (isa-semantics.md), hence the reset.
-    assign rot_en = (accept & ~cmd_preload_i) | rot_q;
+    assign rot_en = (accept & ~cmd_preload_i & ~cmd_stream_i) | rot_q;
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
         for (int k = 0; k < R; k++) for (int n = 0; n < N; n++) wbuf_q[k][n] <= '0;
@@ -331,12 +384,14 @@ module systolic_array
 
     // Column skew of the weights: column n waits n cycles.
     for (genvar n = 0; n < N; n++) begin : g_w_skew
+      logic [7:0] w_src;  // a stream's weights come straight from the scratchpad
+      assign w_src = op_stream ? in_wrow_i[n] : wbuf_q[0][n];
       if (n == 0) begin : g_direct
-        assign w_top[0] = wbuf_q[0][0];
+        assign w_top[0] = w_src;
       end else begin : g_delay
         logic [7:0] skew_q [n];
         always_ff @(posedge clk_i) begin
-          skew_q[0] <= wbuf_q[0][n];
+          skew_q[0] <= w_src;
           for (int j = 1; j < n; j++) skew_q[j] <= skew_q[j - 1];
         end
         assign w_top[n] = skew_q[n - 1];
@@ -367,7 +422,7 @@ module systolic_array
             ll_q[j] <= load ? 1'b0 : ll_q[j + 1];
           end
           lv_q[R - 2] <= load;
-          ll_q[R - 2] <= load & in_last;
+          ll_q[R - 2] <= load & act_last;
         end
       end
       assign a_in[i][0]  = load ? in_row_i[0] : lbuf_q[0];
@@ -405,9 +460,11 @@ module systolic_array
         if (i < R - 1) begin : g_w_fwd
           always_ff @(posedge clk_i) w_q[i][n] <= w_in[i][n];
         end
-        // The accumulator starts from the initial value in the cycle row i is presented.
-        assign init = act_fire & (in_idx == CNT_W'(i));
+        // The accumulator starts from the initial value in the cycle row i is presented (a
+        // stream's first slice; later slices add on).
+        assign init = act_fire & (in_idx == CNT_W'(i)) & (in_slice == '0);
         assign base = init ? (op_accumulate ? in_acc_i[n] : '0) : acc_q[i][n];
+        assign acc_d[i][n] = base + (av_in[i][n] ? pe_product(a_in[i][n], w_in[i][n]) : '0);
         // During the drain the accumulators shift up one row per cycle.
         if (i < R - 1) begin : g_from_below
           assign below = acc_q[i + 1][n];
@@ -416,12 +473,27 @@ module systolic_array
         end
         always_ff @(posedge clk_i) begin
           if (drain_q) acc_q[i][n] <= below;
-          else if (init || av_in[i][n]) acc_q[i][n] <= base + (av_in[i][n] ? pe_product(a_in[i][n], w_in[i][n]) : '0);
+          else if (init || av_in[i][n]) acc_q[i][n] <= acc_d[i][n];
         end
       end
       assign done_row[i] = av_in[i][N - 1] & al_in[i][N - 1];
     end
-    assign compute_done = |done_row;
+    assign compute_done = (|done_row) & ~stream_q;
+
+    // A stream's row i leaves in the cycle it completes: columns 0..N-2 are final in the PE
+    // registers, column N-1 leaves its adder (rows complete one per cycle, so one is selected).
+    always_comb begin
+      for (int n = 0; n < N; n++) stream_out[n] = '0;
+      for (int i = 0; i < R; i++)
+        if (done_row[i])
+          for (int n = 0; n < N; n++) stream_out[n] = (n == N - 1) ? acc_d[i][n] : acc_q[i][n];
+    end
+    logic [M_W-1:0] stream_row_q;  // the index of the next row to leave
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) stream_row_q <= '0;
+      else if (accept) stream_row_q <= '0;
+      else if (stream_q & |done_row) stream_row_q <= stream_row_q + M_W'(1);
+    end
 
     // Drain: m rows leave at the top edge, one per cycle, after the last product.
     always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -438,11 +510,12 @@ module systolic_array
     end
 
     for (genvar n = 0; n < N; n++) begin : g_out
-      assign out_data_o[n] = acc_q[0][n];
+      assign out_data_o[n] = stream_q ? stream_out[n] : acc_q[0][n];
     end
-    assign out_valid_o = drain_q;
-    assign out_last_o  = drain_q & (drain_cnt_q == m_q - M_W'(1));
-    assign out_row_o   = drain_cnt_q;
+    assign out_valid_o = stream_q ? (busy_q & |done_row) : drain_q;
+    assign out_last_o  = stream_q ? (busy_q & |done_row & (stream_row_q == m_q - M_W'(1)))
+                                  : drain_q & (drain_cnt_q == m_q - M_W'(1));
+    assign out_row_o   = stream_q ? stream_row_q : drain_cnt_q;
   end
 
   // ---------------------------------------------------------------------------------------------
@@ -456,6 +529,10 @@ module systolic_array
   assert property (@(posedge clk_i) disable iff (!rst_ni)
                    (accept & ~cmd_preload_i) |-> (cmd_m_i != '0 && int'(cmd_m_i) <= M_MAX))
     else $error("matmul_tile m = %0d out of range [1, %0d]", cmd_m_i, M_MAX);
+  // matmul_stream: output-stationary only, never with a preload, over k_slices >= 1.
+  assert property (@(posedge clk_i) disable iff (!rst_ni)
+                   (accept & cmd_stream_i) |-> (OS && !cmd_preload_i && cmd_k_slices_i != '0))
+    else $error("matmul_stream needs the output-stationary dataflow, no preload and k_slices >= 1 (got %0d)", cmd_k_slices_i);
   // Outputs only belong to a running matmul, in order, and the last one is row m - 1.
   assert property (@(posedge clk_i) disable iff (!rst_ni) out_valid_o |-> (busy_q & ~preload_q))
     else $error("output row outside a matmul_tile");

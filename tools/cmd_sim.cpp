@@ -36,7 +36,7 @@ void registerSim(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
   cmd->add_flag("--timing-only", a.timingOnly, "compute cycles and statistics without moving or computing data");
   cmd->add_flag("--poison", a.poison, "fault on reads of scratchpad/accumulator rows never written");
   cmd->add_flag("-q,--quiet", a.quiet, "print nothing on success");
-  cmd->add_option("--rtl", a.rtl, "co-simulate: run weight_preload and matmul_tile on the Verilated RTL array")
+  cmd->add_option("--rtl", a.rtl, "co-simulate: run weight_preload, matmul_tile and matmul_stream on the Verilated RTL array")
       ->check(CLI::IsMember({"array"}));
   cmd->add_option("--vcd", a.vcd, "with --rtl: write the RTL array's waveform (VCD)");
   actions.emplace_back(cmd, [] {

@@ -15,7 +15,24 @@ namespace {
 RowRange spad(int64_t row, int64_t rows) { return {RowRange::Memory::Scratchpad, row, row + rows}; }
 RowRange acc(int64_t row, int64_t rows) { return {RowRange::Memory::Accumulator, row, row + rows}; }
 
+/// matmul_stream reads two scratchpad rows per cycle: for slice s, in cycle j < m of the slice,
+/// activation row a_row + s * a_stride + j and weight row w_row + s * array.rows + j. They share a
+/// bank for every j of the slice exactly when (a_row - w_row + s * (a_stride - array.rows)) is a
+/// multiple of the bank count; such a slice costs m * conflict_cycles more. The residue repeats
+/// every `banks` slices, so the count takes at most `banks` steps.
+int64_t streamBankConflictCycles(const Params& p, const InstrDesc& d, const Instruction& in) {
+  const int64_t banks = p.spad_banks, m = in.operand(d, 4), slices = in.operand(d, 5);
+  if (banks <= 1 || m == 0) return 0;
+  const int64_t diff = in.operand(d, 0) - in.operand(d, 2), step = in.operand(d, 1) - p.array_rows;
+  int64_t conflicting = 0;
+  for (int64_t s = 0; s < std::min(slices, banks); ++s)
+    if (((diff + s * step) % banks + banks) % banks == 0) conflicting += (slices - s + banks - 1) / banks;
+  return conflicting * m * p.spad_conflict_cycles;
+}
+
 }  // namespace
+
+bool isArrayProduct(Semantics s) { return s == Semantics::MatmulTile || s == Semantics::MatmulStream; }
 
 ComputeAccesses computeAccesses(const Params& p, const InstrDesc& d, const Instruction& in) {
   ComputeAccesses a;
@@ -37,6 +54,15 @@ ComputeAccesses computeAccesses(const Params& p, const InstrDesc& d, const Instr
       write(acc(op(1), op(2)));
       a.reads_weights = true;
       break;
+    case Semantics::MatmulStream: {  // a_row, a_stride, w_row, acc_row, m, k_slices, accumulate
+      const int64_t m = op(4), slices = op(5);
+      // The activation slices, as one range from the first row of slice 0 to the last of the last.
+      read(spad(op(0), slices > 0 ? (slices - 1) * op(1) + m : 0));
+      read(spad(op(2), slices * p.array_rows));
+      if (op(6) != 0) read(acc(op(3), m));
+      write(acc(op(3), m));
+      break;
+    }
     case Semantics::Requantize:
       read(acc(op(0), op(2)));
       read(acc(op(3), 2));
@@ -74,7 +100,7 @@ ComputeAccesses computeAccesses(const Params& p, const InstrDesc& d, const Instr
 uint64_t ComputeScoreboard::earliestStart(const Params& p, const InstrDesc& d, const Instruction& in, uint64_t t) const {
   if (d.semantics == Semantics::Finish) return std::max(t, last_end_);
   const ComputeAccesses a = computeAccesses(p, d, in);
-  const bool matmul = d.semantics == Semantics::MatmulTile;
+  const bool matmul = isArrayProduct(d.semantics);
   for (const Pending& e : pending_) {
     if (e.until <= t) continue;
     if (matmul && e.from_array) continue;  // one array pipeline: results reach the accumulator in order
@@ -97,7 +123,7 @@ void ComputeScoreboard::record(const Params& p, const InstrDesc& d, const Instru
   last_end_ = std::max(last_end_, end);
   if (d.semantics == Semantics::Finish || d.semantics == Semantics::Nop) return;
   const ComputeAccesses a = computeAccesses(p, d, in);
-  const bool matmul = d.semantics == Semantics::MatmulTile;
+  const bool matmul = isArrayProduct(d.semantics);
   for (int k = 0; k < a.num_reads; ++k) pending_.push_back({a.reads[static_cast<size_t>(k)], end, false, matmul});
   if (a.writes_rows) pending_.push_back({a.write, end, true, matmul});
   if (a.writes_weights) {
@@ -112,6 +138,7 @@ void ComputeScoreboard::record(const Params& p, const InstrDesc& d, const Instru
 }
 
 int64_t bankConflictCycles(const Params& p, const InstrDesc& d, const Instruction& in) {
+  if (d.semantics == Semantics::MatmulStream) return streamBankConflictCycles(p, d, in);
   const bool spad = d.semantics == Semantics::VectorMax;
   if (!spad && d.semantics != Semantics::VectorAdd && d.semantics != Semantics::VectorMul) return 0;
   const int64_t banks = spad ? p.spad_banks : p.acc_banks;

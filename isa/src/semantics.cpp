@@ -17,6 +17,8 @@ constexpr SemanticsInfo kTable[kNumSemantics] = {
      "load the array's weights W[k][n] from scratchpad rows spad_row + k, k < array.rows"},
     {Semantics::MatmulTile, "matmul_tile", Unit::Compute, {"a_row", "acc_row", "m", "accumulate"},
      "acc[acc_row+i][n] (+)= sum_k spad[a_row+i][k] * W[k][n] for i < m"},
+    {Semantics::MatmulStream, "matmul_stream", Unit::Compute, {"a_row", "a_stride", "w_row", "acc_row", "m", "k_slices", "accumulate"},
+     "acc[acc_row+i][n] (+)= sum_{s < k_slices, k} spad[a_row+s*a_stride+i][k] * spad[w_row+s*array.rows+k][n] for i < m"},
     {Semantics::Requantize, "requantize", Unit::Compute,
      {"acc_row", "spad_row", "rows", "scale_row", "zero_point", "clamp_min", "clamp_max"},
      "spad = clamp(zero_point + round_shift(acc * M, S)) with per-lane M, S from accumulator rows scale_row, scale_row+1"},

@@ -102,12 +102,27 @@ class VerilatedArray final : public sim::ArrayBackend {
   }
 
   uint64_t preload(const int8_t* rows, int64_t stride) override {
-    return run(true, R_, false, rows, stride, nullptr, 0);
+    return run({.preload = true}, R_, [&](int64_t c) { putRow(top_->in_row_i, rows + c * stride, E_); }, nullptr, 0);
   }
 
   uint64_t matmul(const int8_t* act, int64_t actStride, int64_t m, bool accumulate, int32_t* acc,
                   int64_t accStride) override {
-    return run(false, m, accumulate, act, actStride, acc, accStride);
+    if (m == 0) fail("matmul_tile with m = 0 is rejected by the RTL (see rtl/README.md)");
+    return run({.m = m, .accumulate = accumulate}, m, [&](int64_t c) {
+      putRow(top_->in_row_i, act + c * actStride, E_);
+      if (accumulate) putAcc(acc + c * accStride);
+    }, acc, accStride);
+  }
+
+  uint64_t stream(const int8_t* act, int64_t actStride, int64_t sliceStride, const int8_t* w, int64_t wStride, int64_t slices,
+                  int64_t m, bool accumulate, int32_t* acc, int64_t accStride) override {
+    if (m == 0 || slices == 0) fail("matmul_stream with m = 0 or k_slices = 0 is rejected by the RTL (see rtl/README.md)");
+    return run({.stream = true, .m = m, .slices = slices, .accumulate = accumulate}, slices * R_, [&](int64_t c) {
+      const int64_t s = c / R_, j = c % R_;
+      putRow(top_->in_wrow_i, w + (s * R_ + j) * wStride, N_);
+      if (j < m) putRow(top_->in_row_i, act + s * sliceStride + j * actStride, E_);
+      if (s == 0 && j < m && accumulate) putAcc(acc + j * accStride);
+    }, acc, accStride);
   }
 
  private:
@@ -130,45 +145,55 @@ class VerilatedArray final : public sim::ArrayBackend {
     throw sim::FaultCause{"RTL array (" + name_ + "): " + what};
   }
 
-  /// One operation: `nrows` input rows (the weights for a preload, else m activation rows).
-  uint64_t run(bool isPreload, int64_t nrows, bool accumulate, const int8_t* in, int64_t inStride, int32_t* acc,
-               int64_t accStride) {
-    const int64_t m = isPreload ? 0 : nrows;
-    if (!isPreload && m == 0) fail("matmul_tile with m = 0 is rejected by the RTL (see rtl/README.md)");
+  template <typename Port>
+  void putRow(Port& port, const int8_t* row, int bytes) {
+    std::memcpy(rowWords_.data(), row, static_cast<size_t>(bytes));  // little-endian host
+    detail::putWords(port, rowWords_.data(), (bytes + 3) / 4);
+  }
+  void putAcc(const int32_t* row) {
+    std::memcpy(accWords_.data(), row, static_cast<size_t>(N_) * 4);
+    detail::putWords(top_->in_acc_i, accWords_.data(), N_);
+  }
+
+  struct Command {
+    bool preload = false, stream = false;
+    int64_t m = 0, slices = 0;
+    bool accumulate = false;
+  };
+
+  /// One operation: the command in cycle 0, `inputs` cycles of input rows (present(c) puts cycle
+  /// c's rows on the ports), output rows written to acc + row * accStride as they leave; returns
+  /// the cycles until cmd_ready_o is high again.
+  template <typename Present>
+  uint64_t run(const Command& cmd, int64_t inputs, Present&& present, int32_t* acc, int64_t accStride) {
+    const char* what = cmd.preload ? "weight_preload" : cmd.stream ? "matmul_stream" : "matmul_tile";
     settle();
     if (!top_->cmd_ready_o) fail("cmd_ready_o low while idle");
     constexpr int64_t kTimeout = 1000000;
     int64_t outputs = 0;
     for (int64_t c = 0;; ++c) {
       top_->cmd_valid_i = c == 0;
-      top_->cmd_preload_i = isPreload;
-      top_->cmd_m_i = static_cast<std::remove_reference_t<decltype(top_->cmd_m_i)>>(c == 0 ? m : 0);
-      top_->cmd_accumulate_i = accumulate;
-      top_->in_valid_i = c < nrows;
-      if (c < nrows) {
-        std::memcpy(rowWords_.data(), in + c * inStride, static_cast<size_t>(E_));  // little-endian host
-        detail::putWords(top_->in_row_i, rowWords_.data(), static_cast<int>(rowWords_.size()));
-        if (accumulate) {
-          std::memcpy(accWords_.data(), acc + c * accStride, static_cast<size_t>(N_) * 4);
-          detail::putWords(top_->in_acc_i, accWords_.data(), N_);
-        }
-      }
+      top_->cmd_preload_i = cmd.preload;
+      top_->cmd_m_i = static_cast<std::remove_reference_t<decltype(top_->cmd_m_i)>>(c == 0 ? cmd.m : 0);
+      top_->cmd_accumulate_i = cmd.accumulate;
+      top_->cmd_stream_i = cmd.stream;
+      top_->cmd_k_slices_i = static_cast<std::remove_reference_t<decltype(top_->cmd_k_slices_i)>>(c == 0 ? cmd.slices : 0);
+      top_->in_valid_i = c < inputs;
+      if (c < inputs) present(c);
       settle();
       if (c > 0 && top_->cmd_ready_o) {
-        if (outputs != m) fail("matmul_tile m=" + std::to_string(m) + " produced " + std::to_string(outputs) + " rows");
+        if (outputs != cmd.m) fail(std::string(what) + " m=" + std::to_string(cmd.m) + " produced " + std::to_string(outputs) + " rows");
         return static_cast<uint64_t>(c);
       }
       if (top_->out_valid_o) {
         const int64_t row = static_cast<int64_t>(top_->out_row_o);
-        if (isPreload || row >= m) fail("unexpected output row " + std::to_string(row));
+        if (cmd.preload || row >= cmd.m) fail("unexpected output row " + std::to_string(row));
         int32_t* out = acc + row * accStride;
         for (int n = 0; n < N_; ++n) out[n] = static_cast<int32_t>(detail::getWord(top_->out_data_o, n));
         ++outputs;
       }
       tick();
-      if (ctx_->gotError())
-        fail(std::string("an assertion failed during ") + (isPreload ? "weight_preload" : "matmul_tile") +
-             " m=" + std::to_string(m));
+      if (ctx_->gotError()) fail(std::string("an assertion failed during ") + what + " m=" + std::to_string(cmd.m));
       if (c > kTimeout) fail("the operation did not finish in " + std::to_string(kTimeout) + " cycles");
     }
   }

@@ -99,6 +99,38 @@ int64_t executeCompute(const isa::Params& p, const isa::InstrDesc& d, const isa:
       m.acc.markWritten(acc, rows);
       return cycles;
     }
+    case Semantics::MatmulStream: {
+      // a_row, a_stride, w_row, acc_row, m, k_slices, accumulate. The weights stream from the
+      // scratchpad slice by slice (the array's preloaded W is neither read nor changed); the sum
+      // wraps modulo 2^32, so adding slice by slice equals the specified sum.
+      const int64_t a = op(0), stride = op(1), w = op(2), acc = op(3), rows = op(4), slices = op(5);
+      const bool accumulate = op(6) != 0;
+      const int64_t R = p.array_rows;
+      if (slices > 0) m.spad.checkRows(a, (slices - 1) * stride + rows, "activation");
+      m.spad.checkRows(w, slices * R, "weight");
+      m.acc.checkRows(acc, rows, "accumulator");
+      if (poison) {
+        for (int64_t s = 0; s < slices; ++s) m.spad.checkWritten(a + s * stride, rows, "activation");
+        m.spad.checkWritten(w, slices * R, "weight");
+        if (accumulate) m.acc.checkWritten(acc, rows, "accumulator");
+      }
+      int64_t cycles = -1;
+      const int64_t lanes = m.spad.lanes();
+      if (array) {
+        cycles = static_cast<int64_t>(array->stream(m.spad.row(a), lanes, stride * lanes, m.spad.row(w), lanes, slices, rows, accumulate,
+                                                    m.acc.row(acc), m.acc.lanes()));
+      } else {
+        auto* out = reinterpret_cast<uint32_t*>(m.acc.row(acc));
+        if (!accumulate)
+          for (int64_t i = 0; i < rows; ++i) std::memset(out + i * m.acc.lanes(), 0, static_cast<size_t>(m.acc.lanes()) * sizeof(uint32_t));
+        for (int64_t s = 0; s < slices; ++s) {
+          for (int64_t k = 0; k < R; ++k) m.slice.setRow(k, m.spad.row(w + s * R + k));
+          matmulRows(m.slice, m.spad.row(a + s * stride), lanes, rows, out, m.acc.lanes(), true);
+        }
+      }
+      m.acc.markWritten(acc, rows);
+      return cycles;
+    }
     case Semantics::Requantize: {
       const int64_t src = op(0), dst = op(1), rows = op(2), scale = op(3);
       const auto zp = static_cast<int32_t>(op(4)), lo = static_cast<int32_t>(op(5)), hi = static_cast<int32_t>(op(6));
@@ -212,6 +244,7 @@ int64_t executeCompute(const isa::Params& p, const isa::InstrDesc& d, const isa:
 }
 
 int64_t macCount(const isa::Params& p, const isa::InstrDesc& d, const isa::Instruction& in) {
+  if (d.semantics == Semantics::MatmulStream) return in.operand(d, 4) * in.operand(d, 5) * p.array_rows * p.array_cols;
   return d.semantics == Semantics::MatmulTile ? in.operand(d, 2) * p.array_rows * p.array_cols : 0;
 }
 

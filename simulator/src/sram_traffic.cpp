@@ -27,6 +27,14 @@ SramTraffic sramTraffic(const isa::Params& p, const isa::InstrDesc& d, const isa
       if (op(3) != 0) t.acc_read = m * A;
       break;
     }
+    case Semantics::MatmulStream: {  // a_row, a_stride, w_row, acc_row, m, k_slices, accumulate: per slice m
+                                     // activation rows of K int8 and K weight rows of N int8
+      const int64_t m = op(4), slices = op(5);
+      t.spad_read = slices * (m * p.array_rows + p.array_rows * p.array_cols);
+      t.acc_written = m * A;
+      if (op(6) != 0) t.acc_read = m * A;
+      break;
+    }
     case Semantics::Requantize:  // acc_row, spad_row, rows, scale_row, ...: two scale rows per instruction
       t.acc_read = (op(2) + 2) * A;
       t.spad_written = op(2) * S;

@@ -1,6 +1,7 @@
 // Co-simulation (systole sim --rtl=array): whole programs run with the Verilated systolic array in
 // place of the C++ array model must give the same outputs and the same statistics (cycles
-// included) on every shipped config: a tiled GEMM and a 3x3 convolution through strided DMA.
+// included) on every shipped config: a tiled GEMM and a 3x3 convolution through strided DMA, and
+// on os16 a program of matmul_streams.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -43,7 +44,12 @@ class Counting final : public sim::ArrayBackend {
     ++matmuls;
     return inner_.matmul(act, actStride, m, accumulate, acc, accStride) + extra_;
   }
-  int64_t preloads = 0, matmuls = 0;
+  uint64_t stream(const int8_t* act, int64_t actStride, int64_t sliceStride, const int8_t* w, int64_t wStride, int64_t slices,
+                  int64_t m, bool accumulate, int32_t* acc, int64_t accStride) override {
+    ++streams;
+    return inner_.stream(act, actStride, sliceStride, w, wStride, slices, m, accumulate, acc, accStride) + extra_;
+  }
+  int64_t preloads = 0, matmuls = 0, streams = 0;
 
  private:
   sim::ArrayBackend& inner_;
@@ -61,8 +67,18 @@ void expectSameWithRtl(const isa::IsaConfig& isa, const isa::Program& program,
   Counting counting(*rtl);
   options.array = &counting;
   const sim::SimResult cosim = simulator.run(program, inputs, options);
-  EXPECT_GT(counting.preloads, 0);
-  EXPECT_GT(counting.matmuls, 0);
+  // Every array instruction of the program ran on the RTL.
+  int64_t preloads = 0, matmuls = 0, streams = 0;
+  for (const isa::Instruction& in : isa::decodeAll(isa, program.code)) {
+    const auto s = isa.instr(in.desc).semantics;
+    preloads += s == Semantics::WeightPreload;
+    matmuls += s == Semantics::MatmulTile;
+    streams += s == Semantics::MatmulStream;
+  }
+  EXPECT_GT(preloads + matmuls + streams, 0);
+  EXPECT_EQ(counting.preloads, preloads);
+  EXPECT_EQ(counting.matmuls, matmuls);
+  EXPECT_EQ(counting.streams, streams);
   EXPECT_EQ(cosim.stats.cycles, model.stats.cycles);
   EXPECT_EQ(cosim.stats.toJson(), model.stats.toJson());
   ASSERT_EQ(cosim.outputs.size(), model.outputs.size());
@@ -191,6 +207,30 @@ TEST_P(CosimOnConfig, VcdIsWritten) {
 }
 
 INSTANTIATE_TEST_SUITE_P(ShippedConfigs, CosimOnConfig, ::testing::Values("tiny", "default", "large", "os16"));
+
+// os16's gemm.stream on the RTL: full and partial tiles, strides above, equal to and below m
+// (slices sharing rows), accumulating onto loaded rows and onto an earlier stream's, out to DRAM.
+TEST(Cosim, StreamSameOutputsAndCycles) {
+  const auto& isa = shippedConfig("os16");
+  const auto& p = isa.params();
+  const int64_t R = p.array_rows, N = p.array_cols, E = p.spad_row_bytes, A = p.acc_row_bytes;
+  isa::ProgramBuilder b(isa);
+  const uint64_t aAddr = 0x1000, wAddr = 0x4000, cAddr = 0x8000, outAddr = 0x9000;
+  b.addData(aAddr, bytesOf(randomInt8(static_cast<size_t>(120 * E), 51)));
+  b.addData(wAddr, bytesOf(randomInt8(static_cast<size_t>(5 * R * N), 52)));
+  b.addData(cAddr, bytesOf(randomInt8(static_cast<size_t>(R * A), 53)));
+  b.addTensor({"y", isa::TensorKind::Output, isa::DType::Int32, {26 * N}, outAddr, 1.0f, 0});
+  b.emit(Semantics::DmaLoad, {static_cast<int64_t>(aAddr), 0, 120, E, E});
+  b.emit(Semantics::DmaLoad, {static_cast<int64_t>(wAddr), 200, 5 * R, N, N});
+  b.emit(Semantics::DmaLoadAcc, {static_cast<int64_t>(cAddr), 0, R, A, A}, isa::kPushNext);
+  b.emit(Semantics::MatmulStream, {0, 40, 200, 0, R, 3, 1}, isa::kPopPrev);
+  b.emit(Semantics::MatmulStream, {5, 40, 200 + R, R, 9, 2, 0});
+  b.emit(Semantics::MatmulStream, {3, 1, 200, R + 9, 1, 5, 0});
+  b.emit(Semantics::MatmulStream, {7, 16, 200 + 3 * R, 0, R, 2, 1}, isa::kPushNext);
+  b.emit(Semantics::DmaStoreAcc, {static_cast<int64_t>(outAddr), 0, 26, A, A}, isa::kPopPrev);
+  b.emit(Semantics::Finish, {});
+  expectSameWithRtl(isa, b.build(), {});
+}
 
 TEST(Cosim, ConfigWithoutRtlBuildIsRefused) {
   // A config with the name of a shipped one but different contents has no Verilated model.

@@ -1,11 +1,13 @@
-// Verilator check of rtl/systolic_array.sv against matmul_tile / weight_preload: the model is the
-// ISA's arithmetic, arith::mac per product in k order from the initial accumulator (the sum wraps
-// modulo 2^32, so the order is irrelevant, as isa-semantics.md says), with W zero before the first
-// preload. Every operation's occupancy must equal the instruction's YAML timing expression
-// evaluated on the config file named by --config.
+// Verilator check of rtl/systolic_array.sv against matmul_tile / weight_preload (and, on a config
+// that has one, matmul_stream): the model is the ISA's arithmetic, arith::mac per product in k order
+// from the initial accumulator (the sum wraps modulo 2^32, so the order is irrelevant, as
+// isa-semantics.md says), with W zero before the first preload and untouched by streams. Every
+// operation's occupancy must equal the instruction's YAML timing expression evaluated on the
+// config file named by --config.
 #include <algorithm>
 #include <array>
 #include <climits>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -72,7 +74,7 @@ class ArrayCheck {
  public:
   ArrayCheck(const isa::IsaConfig& isa, Clocked<Tb>& sim, Report& report, std::mt19937_64& rng)
       : p_(isa.params()), sim_(sim), t_(sim.top()), r_(report), rng_(rng),
-        preload_(isa, isa::Semantics::WeightPreload), matmul_(isa, isa::Semantics::MatmulTile),
+        preload_(isa, isa::Semantics::WeightPreload), matmul_(isa, isa::Semantics::MatmulTile), stream_(isa, isa::Semantics::MatmulStream),
         R_(static_cast<int>(p_.array_rows)), N_(static_cast<int>(p_.array_cols)),
         E_(static_cast<int>(p_.spad_row_bytes)), W_(static_cast<size_t>(R_), Row8(static_cast<size_t>(N_), 0)) {}
 
@@ -83,6 +85,7 @@ class ArrayCheck {
     ok &= rtlcheck::samePackage(r_, "DATAFLOW_OUTPUT_STATIONARY", t_.pkg_output_stationary_o,
                                 p_.dataflow == isa::Dataflow::OutputStationary);
     ok &= rtlcheck::samePackage(r_, "SCRATCHPAD_ROW_BYTES", t_.pkg_row_bytes_o, p_.spad_row_bytes);
+    ok &= rtlcheck::samePackage(r_, "k_slices width", t_.pkg_k_slices_bits_o, bitsFor(p_.spad_rows / p_.array_rows));
     if (!preload_.present() || !matmul_.present()) {
       r_.fail("the config has no weight_preload or matmul_tile instruction");
       ok = false;
@@ -98,7 +101,7 @@ class ArrayCheck {
   }
 
   void preload(const std::vector<Row8>& spadRows) {
-    OpResult res = run(true, 0, false, spadRows, {});
+    OpResult res = run({.preload = true}, R_, [&](int c) { putRow(t_.in_row_i, spadRows[static_cast<size_t>(c)]); });
     if (!res.ok) return;
     r_.expect(res.rows.empty(), "weight_preload produced output rows");
     const Operands ops = {{"spad_row", fieldValue(preload_, "spad_row", p_.spad_rows - p_.array_rows)}};
@@ -110,43 +113,103 @@ class ArrayCheck {
 
   void matmul(const std::vector<Row8>& act, const std::vector<Row32>& acc, bool accumulate) {
     const int m = static_cast<int>(act.size());
-    OpResult res = run(false, m, accumulate, act, acc);
+    OpResult res = run({.m = m, .accumulate = accumulate}, m, [&](int c) {
+      putRow(t_.in_row_i, act[static_cast<size_t>(c)]);
+      if (accumulate) putAcc(acc[static_cast<size_t>(c)]);
+    });
     if (!res.ok) return;
     ++matmuls_;
-    // Outputs: rows 0..m-1 in order, the last one flagged and leaving in the last cycle.
-    if (!r_.expect(static_cast<int>(res.rows.size()) == m, "matmul_tile m=" + std::to_string(m) + " produced " +
-                                                              std::to_string(res.rows.size()) + " output rows"))
-      return;
-    for (int i = 0; i < m; ++i) {
-      r_.expect(res.index[static_cast<size_t>(i)] == i && res.last[static_cast<size_t>(i)] == (i == m - 1),
-                "output row " + std::to_string(i) + " of " + std::to_string(m) + " came as row " +
-                    std::to_string(res.index[static_cast<size_t>(i)]) + (res.last[static_cast<size_t>(i)] ? " (last)" : ""));
+    std::vector<Row32> want(static_cast<size_t>(m), Row32(static_cast<size_t>(N_)));
+    for (int i = 0; i < m; ++i)
       for (int n = 0; n < N_; ++n) {
-        int32_t want = accumulate ? acc[static_cast<size_t>(i)][static_cast<size_t>(n)] : 0;
+        int32_t v = accumulate ? acc[static_cast<size_t>(i)][static_cast<size_t>(n)] : 0;
         for (int k = 0; k < R_; ++k)
-          want = isa::arith::mac(want, act[static_cast<size_t>(i)][static_cast<size_t>(k)], W_[static_cast<size_t>(k)][static_cast<size_t>(n)]);
-        const int32_t got = res.rows[static_cast<size_t>(i)][static_cast<size_t>(n)];
-        if (got != want) {
-          std::string a;
-          for (int k = 0; k < R_; ++k) a += (k ? "," : "") + std::to_string(act[static_cast<size_t>(i)][static_cast<size_t>(k)]);
-          r_.fail("DATA MISMATCH matmul_tile m=" + std::to_string(m) + " accumulate=" + std::to_string(accumulate) +
-                  " out[" + std::to_string(i) + "][" + std::to_string(n) + "]: model " + std::to_string(want) + ", RTL " +
-                  std::to_string(got) + " (a row = [" + a + "], initial = " +
-                  std::to_string(accumulate ? acc[static_cast<size_t>(i)][static_cast<size_t>(n)] : 0) + ")");
-        } else {
-          r_.pass();
-        }
+          v = isa::arith::mac(v, act[static_cast<size_t>(i)][static_cast<size_t>(k)], W_[static_cast<size_t>(k)][static_cast<size_t>(n)]);
+        want[static_cast<size_t>(i)][static_cast<size_t>(n)] = v;
       }
-    }
-    valuesCompared_ += static_cast<int64_t>(m) * N_;
-    r_.expect(res.lastOutputCycle == res.cycles - 1,
-              "the last output row left in cycle " + std::to_string(res.lastOutputCycle) +
-                  " of the operation, not its last cycle " + std::to_string(res.cycles - 1));
+    const bool complete = checkOutputs(res, want, "matmul_tile m=" + std::to_string(m) + " accumulate=" + std::to_string(accumulate),
+                                       [&](int i, int n) {
+                                         std::string a;
+                                         for (int k = 0; k < R_; ++k) a += (k ? "," : "") + std::to_string(act[static_cast<size_t>(i)][static_cast<size_t>(k)]);
+                                         return " (a row = [" + a + "], initial = " +
+                                                std::to_string(accumulate ? acc[static_cast<size_t>(i)][static_cast<size_t>(n)] : 0) + ")";
+                                       });
+    if (!complete) return;
     const Operands ops = {{"a_row", fieldValue(matmul_, "a_row", p_.spad_rows - m)},
                           {"acc_row", fieldValue(matmul_, "acc_row", p_.acc_rows - m)},
                           {"m", m},
                           {"accumulate", accumulate ? 1 : 0}};
     matmul_.check(r_, ops, res.cycles);
+  }
+
+  /// Checks an operation's output rows against the model's `want`: rows 0..m-1 in order, the last
+  /// one flagged and leaving in the operation's last cycle, every value equal (`detail(i, n)` is
+  /// appended to a mismatch). False if the row count is wrong.
+  bool checkOutputs(const OpResult& res, const std::vector<Row32>& want, const std::string& what,
+                    const std::function<std::string(int, int)>& detail) {
+    const int m = static_cast<int>(want.size());
+    if (!r_.expect(static_cast<int>(res.rows.size()) == m, what + " produced " + std::to_string(res.rows.size()) + " output rows"))
+      return false;
+    for (int i = 0; i < m; ++i) {
+      r_.expect(res.index[static_cast<size_t>(i)] == i && res.last[static_cast<size_t>(i)] == (i == m - 1),
+                "output row " + std::to_string(i) + " of " + std::to_string(m) + " came as row " +
+                    std::to_string(res.index[static_cast<size_t>(i)]) + (res.last[static_cast<size_t>(i)] ? " (last)" : ""));
+      for (int n = 0; n < N_; ++n) {
+        const int32_t model = want[static_cast<size_t>(i)][static_cast<size_t>(n)], got = res.rows[static_cast<size_t>(i)][static_cast<size_t>(n)];
+        if (got != model)
+          r_.fail("DATA MISMATCH " + what + " out[" + std::to_string(i) + "][" + std::to_string(n) + "]: model " + std::to_string(model) +
+                  ", RTL " + std::to_string(got) + detail(i, n));
+        else
+          r_.pass();
+      }
+    }
+    valuesCompared_ += static_cast<int64_t>(m) * N_;
+    r_.expect(res.lastOutputCycle == res.cycles - 1,
+              "the last output row left in cycle " + std::to_string(res.lastOutputCycle) + " of the operation, not its last cycle " +
+                  std::to_string(res.cycles - 1));
+    return true;
+  }
+
+  bool streams() const { return stream_.present(); }
+  /// The largest k_slices to try: the field's limit, every weight row in the scratchpad, and `cap`.
+  int64_t largestSlices(int64_t cap) const {
+    const int k = stream_.desc().fieldIndex("k_slices");
+    return std::min({stream_.desc().fields[static_cast<size_t>(k)].limit(), p_.spad_rows / p_.array_rows, cap});
+  }
+
+  /// matmul_stream of act[s] (m rows of R) times w[s] (R rows of N) over the slices s.
+  void stream(const std::vector<std::vector<Row8>>& act, const std::vector<std::vector<Row8>>& w, const std::vector<Row32>& acc,
+              bool accumulate) {
+    const int k = static_cast<int>(act.size()), m = static_cast<int>(act[0].size());
+    OpResult res = run({.stream = true, .m = m, .k = k, .accumulate = accumulate}, k * R_, [&](int c) {
+      const auto s = static_cast<size_t>(c / R_), j = static_cast<size_t>(c % R_);
+      putRow(t_.in_wrow_i, w[s][j]);
+      if (static_cast<int>(j) < m) putRow(t_.in_row_i, act[s][j]);
+      if (s == 0 && static_cast<int>(j) < m && accumulate) putAcc(acc[j]);
+    });
+    if (!res.ok) return;
+    ++streams_;
+    std::vector<Row32> want(static_cast<size_t>(m), Row32(static_cast<size_t>(N_)));
+    for (int i = 0; i < m; ++i)
+      for (int n = 0; n < N_; ++n) {
+        int32_t v = accumulate ? acc[static_cast<size_t>(i)][static_cast<size_t>(n)] : 0;
+        for (int s = 0; s < k; ++s)
+          for (int kk = 0; kk < R_; ++kk)
+            v = isa::arith::mac(v, act[static_cast<size_t>(s)][static_cast<size_t>(i)][static_cast<size_t>(kk)],
+                                w[static_cast<size_t>(s)][static_cast<size_t>(kk)][static_cast<size_t>(n)]);
+        want[static_cast<size_t>(i)][static_cast<size_t>(n)] = v;
+      }
+    if (!checkOutputs(res, want, "matmul_stream m=" + std::to_string(m) + " k_slices=" + std::to_string(k) + " accumulate=" + std::to_string(accumulate),
+                      [](int, int) { return std::string(); }))
+      return;
+    const Operands ops = {{"a_row", fieldValue(stream_, "a_row", p_.spad_rows - m)},
+                          {"a_stride", fieldValue(stream_, "a_stride", R_)},
+                          {"w_row", fieldValue(stream_, "w_row", p_.spad_rows - int64_t{k} * R_)},
+                          {"acc_row", fieldValue(stream_, "acc_row", p_.acc_rows - m)},
+                          {"m", m},
+                          {"k_slices", k},
+                          {"accumulate", accumulate ? 1 : 0}};
+    stream_.check(r_, ops, res.cycles);
   }
 
   /// Idle cycles with random garbage on the data inputs.
@@ -196,37 +259,59 @@ class ArrayCheck {
 
   int64_t preloads() const { return preloads_; }
   int64_t matmuls() const { return matmuls_; }
+  int64_t streamsRun() const { return streams_; }
   int64_t valuesCompared() const { return valuesCompared_; }
 
  private:
-  void garbageInputs() {
-    for (int e = 0; e < E_; ++e) putBits(t_.in_row_i, 8 * e, 8, rng_());
-    for (int n = 0; n < N_; ++n) putBits(t_.in_acc_i, 32 * n, 32, rng_());
+  static int64_t bitsFor(int64_t max) {
+    int64_t b = 0;
+    while ((int64_t{1} << b) <= max) ++b;
+    return b;
   }
 
-  OpResult run(bool isPreload, int m, bool accumulate, const std::vector<Row8>& rows, const std::vector<Row32>& acc) {
+  void garbageInputs() {
+    for (int e = 0; e < E_; ++e) putBits(t_.in_row_i, 8 * e, 8, rng_());
+    for (int n = 0; n < N_; ++n) putBits(t_.in_wrow_i, 8 * n, 8, rng_());
+    for (int n = 0; n < N_; ++n) putBits(t_.in_acc_i, 32 * n, 32, rng_());
+  }
+  template <typename Port>
+  void putRow(Port& port, const Row8& row) {
+    for (size_t e = 0; e < row.size(); ++e) putBits(port, 8 * static_cast<int>(e), 8, static_cast<uint8_t>(row[e]));
+  }
+  void putAcc(const Row32& row) {
+    for (int n = 0; n < N_; ++n) putBits(t_.in_acc_i, 32 * n, 32, static_cast<uint32_t>(row[static_cast<size_t>(n)]));
+  }
+
+  struct Command {
+    bool preload = false, stream = false;
+    int m = 0, k = 0;
+    bool accumulate = false;
+  };
+
+  /// Runs one operation: the command in cycle 0, `inputs` cycles of input rows (present(c) puts
+  /// cycle c's rows on the ports, over random garbage), and collects the outputs until
+  /// cmd_ready_o is high again.
+  OpResult run(const Command& cmd, int inputs, const std::function<void(int)>& present) {
     OpResult res;
     sim_.settle();
     if (!r_.expect(t_.cmd_ready_o, "cmd_ready_o low while idle")) {
       res.ok = false;
       return res;
     }
-    const int nrows = static_cast<int>(rows.size());
+    const bool isPreload = cmd.preload;
+    const int m = cmd.m;
     constexpr int kTimeout = 100000;
     for (int c = 0;; ++c) {
       t_.cmd_valid_i = c == 0;
       t_.cmd_preload_i = isPreload;
-      rtlcheck::set(t_.cmd_m_i, c == 0 ? m : static_cast<int>(rng_() & ((1u << t_.pkg_m_bits_o) - 1)));  // inputs must fit their width
-      t_.cmd_accumulate_i = c == 0 ? accumulate : (rng_() & 1);
-      t_.in_valid_i = c < nrows;
+      // Inputs must fit their width; after the accept cycle the command inputs are garbage.
+      rtlcheck::set(t_.cmd_m_i, c == 0 ? m : static_cast<int>(rng_() & ((1u << t_.pkg_m_bits_o) - 1)));
+      t_.cmd_accumulate_i = c == 0 ? cmd.accumulate : (rng_() & 1);
+      t_.cmd_stream_i = c == 0 ? cmd.stream : false;
+      rtlcheck::set(t_.cmd_k_slices_i, c == 0 ? cmd.k : static_cast<int>(rng_() & ((1u << t_.pkg_k_slices_bits_o) - 1)));
+      t_.in_valid_i = c < inputs;
       garbageInputs();
-      if (c < nrows) {
-        const Row8& row = rows[static_cast<size_t>(c)];
-        for (size_t e = 0; e < row.size(); ++e) putBits(t_.in_row_i, 8 * static_cast<int>(e), 8, static_cast<uint8_t>(row[e]));
-        if (accumulate)
-          for (int n = 0; n < N_; ++n)
-            putBits(t_.in_acc_i, 32 * n, 32, static_cast<uint32_t>(acc[static_cast<size_t>(c)][static_cast<size_t>(n)]));
-      }
+      if (c < inputs) present(c);
       sim_.settle();
       if (c > 0 && t_.cmd_ready_o) {
         res.cycles = c;
@@ -242,7 +327,8 @@ class ArrayCheck {
       }
       sim_.tick();
       if (sim_.assertionFailed()) {
-        r_.fail("ASSERTION failed in the RTL (see above) during " + std::string(isPreload ? "weight_preload" : "matmul_tile") +
+        r_.fail("ASSERTION failed in the RTL (see above) during " +
+                std::string(isPreload ? "weight_preload" : cmd.stream ? "matmul_stream" : "matmul_tile") +
                 " m=" + std::to_string(m));
         res.ok = false;
         break;
@@ -263,10 +349,10 @@ class ArrayCheck {
   Tb& t_;
   Report& r_;
   std::mt19937_64& rng_;
-  Timing preload_, matmul_;
+  Timing preload_, matmul_, stream_;
   int R_, N_, E_;
   std::vector<Row8> W_;  // the model's weights
-  int64_t preloads_ = 0, matmuls_ = 0, valuesCompared_ = 0;
+  int64_t preloads_ = 0, matmuls_ = 0, streams_ = 0, valuesCompared_ = 0;
 };
 
 }  // namespace
@@ -316,8 +402,24 @@ int main(int argc, char** argv) {
         check.idle(static_cast<int>(rng() % 2));
         check.matmul(check.randomRows(static_cast<int>(m), R), check.randomAcc(static_cast<int>(m)), accumulate);
       }
+      // Streams between matmuls of one preload: the matmuls after them check that W is untouched.
+      const int streams = check.streams() ? static_cast<int>(rng() % 3) : 0;
+      for (int j = 0; j < streams; ++j) {
+        const int64_t kMax = check.largestSlices(round == 0 ? 64 : 8);
+        const int k = static_cast<int>(round == 0 && j == 0 ? kMax : uniform(rng, 1, kMax));
+        const int m = static_cast<int>(rng() % 3 == 0 ? std::min<int64_t>(R, mMax) : uniform(rng, 1, std::min<int64_t>(R, mMax)));
+        std::vector<std::vector<std::vector<int8_t>>> act, w;
+        for (int s = 0; s < k; ++s) {
+          act.push_back(check.randomRows(m, R));
+          w.push_back(check.randomRows(R, static_cast<int>(isa.params().array_cols)));
+        }
+        check.idle(static_cast<int>(rng() % 2));
+        check.stream(act, w, check.randomAcc(m), rng() & 1);
+        check.matmul(check.randomRows(1, R), check.randomAcc(1), true);
+      }
     }
     return report.finish("seed " + std::to_string(seed) + ": " + std::to_string(check.preloads()) + " weight_preload, " + std::to_string(check.matmuls()) +
-                         " matmul_tile, " + std::to_string(check.valuesCompared()) + " int32 outputs compared");
+                         " matmul_tile, " + std::to_string(check.streamsRun()) + " matmul_stream, " +
+                         std::to_string(check.valuesCompared()) + " int32 outputs compared");
   });
 }

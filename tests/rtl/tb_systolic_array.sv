@@ -3,7 +3,8 @@
 module tb_systolic_array
   import systole_pkg::*;
 #(
-  localparam int M_W = $clog2(((DATAFLOW_OUTPUT_STATIONARY != 0) ? ARRAY_ROWS : ACCUMULATOR_ROWS) + 1)
+  localparam int M_W = $clog2(((DATAFLOW_OUTPUT_STATIONARY != 0) ? ARRAY_ROWS : ACCUMULATOR_ROWS) + 1),
+  localparam int KS_W = $clog2(SCRATCHPAD_ROWS / ARRAY_ROWS + 1)
 ) (
   input  logic                                 clk_i,
   input  logic                                 rst_ni,
@@ -12,8 +13,11 @@ module tb_systolic_array
   input  logic                                 cmd_preload_i,
   input  logic [M_W-1:0]                       cmd_m_i,
   input  logic                                 cmd_accumulate_i,
+  input  logic                                 cmd_stream_i,
+  input  logic [KS_W-1:0]                      cmd_k_slices_i,
   input  logic                                 in_valid_i,
   input  logic [SCRATCHPAD_ROW_BYTES-1:0][7:0] in_row_i,
+  input  logic [ARRAY_COLS-1:0][7:0]           in_wrow_i,
   input  logic [ARRAY_COLS-1:0][31:0]          in_acc_i,
   output logic                                 out_valid_o,
   output logic                                 out_last_o,
@@ -24,7 +28,8 @@ module tb_systolic_array
   output logic [31:0]                          pkg_array_cols_o,
   output logic [31:0]                          pkg_output_stationary_o,
   output logic [31:0]                          pkg_row_bytes_o,
-  output logic [31:0]                          pkg_m_bits_o
+  output logic [31:0]                          pkg_m_bits_o,
+  output logic [31:0]                          pkg_k_slices_bits_o
 );
   systolic_array u_dut (.*);
 
@@ -33,4 +38,5 @@ module tb_systolic_array
   assign pkg_output_stationary_o = 32'(DATAFLOW_OUTPUT_STATIONARY);
   assign pkg_row_bytes_o         = 32'(SCRATCHPAD_ROW_BYTES);
   assign pkg_m_bits_o            = 32'(M_W);
+  assign pkg_k_slices_bits_o     = 32'(KS_W);
 endmodule

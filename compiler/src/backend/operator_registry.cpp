@@ -100,37 +100,39 @@ int64_t maxPoolHalo(const Node& n, const ActBuffer& in, const ActBuffer& out) {
 
 // ---- the table ---------------------------------------------------------------------------------
 
-const std::vector<S> kMatmul = {S::DmaLoad, S::DmaStore, S::Requantize, S::DmaLoadAcc, S::WeightPreload, S::MatmulTile};
+const std::vector<S> kMatmul = {S::DmaLoad, S::DmaStore, S::Requantize, S::DmaLoadAcc};
+// The array's product: a streamed reduction (output-stationary), or preloaded weight tiles.
+const std::vector<std::vector<S>> kArrayProduct = {{S::MatmulStream}, {S::WeightPreload, S::MatmulTile}};
 const std::vector<S> kWidenAdd = {S::DmaLoad, S::DmaStore, S::Requantize, S::DmaLoadAcc, S::VectorWiden, S::VectorAdd};
 const std::vector<S> kRescale = {S::DmaLoad, S::DmaStore, S::Requantize, S::DmaLoadAcc, S::VectorWiden};
 const std::vector<S> kMax = {S::DmaLoad, S::DmaStore, S::VectorMax};
 const std::vector<S> kWidenMul = {S::DmaLoad, S::DmaStore, S::Requantize, S::DmaLoadAcc, S::VectorWiden, S::VectorMul};
 const std::vector<S> kLut = {S::DmaLoad, S::DmaStore, S::VectorLut};
 
-NpuOperator aliasOp(std::string_view op) { return {op, {}, true, checkAlias, nullptr, nullptr, false, nullptr}; }
+NpuOperator aliasOp(std::string_view op) { return {op, {}, {}, true, checkAlias, nullptr, nullptr, false, nullptr}; }
 
 const std::vector<NpuOperator>& table() {
   static const std::vector<NpuOperator> ops = {
-      {"Conv", kMatmul, false, checkMatmul, matmulMacs, padsHalo, false, tileMatmul},
-      {"Gemm", kMatmul, false, checkMatmul, matmulMacs, nullptr, false, tileMatmul},
-      {"MatMul", kMatmul, false, checkMatmul, matmulMacs, nullptr, false, tileMatmul},
-      {"Add", kWidenAdd, false, checkAdd, nullptr, nullptr, false, tileAdd},
-      {"Mul", kWidenMul, false, checkMul, nullptr, nullptr, false, tileMul},
-      {"Lut", kLut, false, nullptr, nullptr, nullptr, false, tileLut},
-      {"MaxPool", kMax, false, nullptr, nullptr, maxPoolHalo, true, tileMaxPool},
-      {"AveragePool", kWidenAdd, false, nullptr, nullptr, padsHalo, false, tileAveragePool},
-      {"GlobalAveragePool", kWidenAdd, false, nullptr, nullptr, nullptr, false, tileAveragePool},
-      {"Relu", kRescale, false, nullptr, nullptr, nullptr, false, tileRequant},
-      {"Clip", kRescale, false, nullptr, nullptr, nullptr, false, tileRequant},
-      {"Requant", kRescale, false, nullptr, nullptr, nullptr, false, tileRequant},
-      {"Concat", kRescale, false, checkConcat, nullptr, nullptr, false, tileConcat},
-      {"Slice", kRescale, false, checkSlice, nullptr, nullptr, false, tileSlice},
-      {"Pad", kRescale, false, checkPad, nullptr, nullptr, false, tilePixelGather},
-      {"Gather", kRescale, false, checkChannelSelect, nullptr, nullptr, false, tileChannelSelect},
-      {"DepthToSpace", kRescale, false, nullptr, nullptr, nullptr, false, tileDepthToSpace},
-      {"FlattenNhwc", kRescale, false, nullptr, nullptr, nullptr, false, tileFlattenNhwc, true},
-      {"Resize", kRescale, false, checkNearestResize, nullptr, nullptr, false, tileNearestResize},
-      {"Upsample", kRescale, false, checkNearestResize, nullptr, nullptr, false, tileNearestResize},
+      {"Conv", kMatmul, kArrayProduct, false, checkMatmul, matmulMacs, padsHalo, false, tileMatmul},
+      {"Gemm", kMatmul, kArrayProduct, false, checkMatmul, matmulMacs, nullptr, false, tileMatmul},
+      {"MatMul", kMatmul, kArrayProduct, false, checkMatmul, matmulMacs, nullptr, false, tileMatmul},
+      {"Add", kWidenAdd, {}, false, checkAdd, nullptr, nullptr, false, tileAdd},
+      {"Mul", kWidenMul, {}, false, checkMul, nullptr, nullptr, false, tileMul},
+      {"Lut", kLut, {}, false, nullptr, nullptr, nullptr, false, tileLut},
+      {"MaxPool", kMax, {}, false, nullptr, nullptr, maxPoolHalo, true, tileMaxPool},
+      {"AveragePool", kWidenAdd, {}, false, nullptr, nullptr, padsHalo, false, tileAveragePool},
+      {"GlobalAveragePool", kWidenAdd, {}, false, nullptr, nullptr, nullptr, false, tileAveragePool},
+      {"Relu", kRescale, {}, false, nullptr, nullptr, nullptr, false, tileRequant},
+      {"Clip", kRescale, {}, false, nullptr, nullptr, nullptr, false, tileRequant},
+      {"Requant", kRescale, {}, false, nullptr, nullptr, nullptr, false, tileRequant},
+      {"Concat", kRescale, {}, false, checkConcat, nullptr, nullptr, false, tileConcat},
+      {"Slice", kRescale, {}, false, checkSlice, nullptr, nullptr, false, tileSlice},
+      {"Pad", kRescale, {}, false, checkPad, nullptr, nullptr, false, tilePixelGather},
+      {"Gather", kRescale, {}, false, checkChannelSelect, nullptr, nullptr, false, tileChannelSelect},
+      {"DepthToSpace", kRescale, {}, false, nullptr, nullptr, nullptr, false, tileDepthToSpace},
+      {"FlattenNhwc", kRescale, {}, false, nullptr, nullptr, nullptr, false, tileFlattenNhwc, true},
+      {"Resize", kRescale, {}, false, checkNearestResize, nullptr, nullptr, false, tileNearestResize},
+      {"Upsample", kRescale, {}, false, checkNearestResize, nullptr, nullptr, false, tileNearestResize},
       aliasOp("Reshape"),
       aliasOp("Flatten"),
       aliasOp("Squeeze"),
@@ -201,6 +203,17 @@ std::string npuIneligibility(const Graph& g, const Node& n, const isa::IsaConfig
   if (!entry) return "no NPU lowering for this operator";
   for (S s : entry->semantics)
     if (isa.bySemantics(s) < 0) return "ISA '" + isa.params().name + "' has no '" + std::string(isa::semanticsInfo(s).name) + "' instruction";
+  if (!entry->one_of.empty() &&
+      std::none_of(entry->one_of.begin(), entry->one_of.end(), [&](const std::vector<S>& set) {
+        return std::all_of(set.begin(), set.end(), [&](S s) { return isa.bySemantics(s) >= 0; });
+      })) {
+    std::string names;
+    for (const auto& set : entry->one_of) {
+      names += names.empty() ? "" : " or ";
+      for (size_t i = 0; i < set.size(); ++i) names += (i ? " + '" : "'") + std::string(isa::semanticsInfo(set[i]).name) + "'";
+    }
+    return "ISA '" + isa.params().name + "' has no " + names + " instruction";
+  }
   std::vector<ActBuffer> ins, outs;
   if (std::string why = activationShapes(g, n, ins, outs); !why.empty()) return why;
   if (std::string why = entry->alias ? "" : checkBatch(ins, outs, entry->images_as_rows); !why.empty()) return why;

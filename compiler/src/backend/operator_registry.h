@@ -18,6 +18,9 @@ namespace systole::compiler {
 struct NpuOperator {
   std::string_view op;
   std::vector<isa::Semantics> semantics;  // a config without one of them runs the operator on the host
+  /// Alternatives the tiler chooses among by what the config has: it needs every class of one of
+  /// them (the first the config has complete is used). Empty: none needed.
+  std::vector<std::vector<isa::Semantics>> one_of = {};
   /// Shape-only: the output aliases the input's bytes (checked to keep the NHWC byte order).
   bool alias = false;
   /// Operator-specific eligibility beyond "int8 activations in, int8 out": "" or the reason.

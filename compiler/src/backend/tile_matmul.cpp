@@ -51,6 +51,7 @@ struct Group {
   std::vector<int64_t> offsets;
   int64_t a = 0, b = 1;
   int64_t span = 1;
+  std::vector<int64_t> inputTiles;  // streamed: the span input tiles (each with taps [a, b)), in weight order
 };
 
 struct MatmulTiling {
@@ -61,6 +62,7 @@ struct MatmulTiling {
   bool shiftedTaps = false;   // stride 1: the taps of a kernel row share one block
   int64_t rowsPerChunk = 0;
   int64_t ocBlock = 1;        // output-channel tiles per accumulation tile
+  bool stream = false;        // the config has a matmul_stream: each group's slices stream through one (emitStreamGroup)
   // A strided convolution: the cost model's predicted cycles of both forms (0: not compared).
   int64_t virtualCycles = 0, gatheredCycles = 0;
 };
@@ -112,7 +114,7 @@ std::vector<Group> groupsFor(const TileContext& T, const MatmulTiling& m, const 
     for (size_t i = 0; i < tiles.size();) {
       size_t e = i + 1;
       while (e < tiles.size() && tiles[e].t == tiles[e - 1].t + 1 && static_cast<int64_t>(e + 1 - i) * (J * R + actRowsPerTile) <= slot) ++e;
-      groups.push_back({tiles[i].t, offsets(i), 0, 1, static_cast<int64_t>(e - i)});
+      groups.push_back({tiles[i].t, offsets(i), 0, 1, static_cast<int64_t>(e - i), {}});
       i = e;
     }
     return groups;
@@ -122,11 +124,101 @@ std::vector<Group> groupsFor(const TileContext& T, const MatmulTiling& m, const 
     for (int64_t a = 0; a < taps;) {
       int64_t b = a + 1;
       while (b < taps && (b + 1 - a) * J * R + activationRows(m, a, b + 1, rows) <= slot) ++b;
-      groups.push_back({tiles[i].t, offsets(i), a, b, 1});
+      groups.push_back({tiles[i].t, offsets(i), a, b, 1, {}});
       a = b;
     }
   return groups;
 }
+
+std::vector<Operand> loadTaps(TileContext& T, const MatmulTiling& m, const Group& g, const Chunk& chunk, Operand block,
+                              int64_t stride);
+
+// ---- streamed (matmul_stream): one instruction per output tile and array.rows pixels reduces
+// every slice (input tile, tap) of a group; the group is as many slices as a load slot holds --
+
+/// Rows from one slice's activations to the next's in a streamed group of chunks of `rows`
+/// pixels: the chunk, padded so that (stride - array.rows) is a multiple of the bank count (then
+/// every slice's activation and weight rows fall in the banks of its first slice's); a matrix
+/// product's single activation row is laid out by one DMA as rows of array.rows bytes (stride 1).
+int64_t streamStride(const TileContext& T, const MatmulTiling& m, int64_t rows) {
+  if (!m.s.conv && rows == 1) return 1;
+  const int64_t banks = T.p.spad_banks;
+  return rows + ((T.p.array_rows - rows) % banks + banks) % banks;
+}
+
+/// A row between a streamed group's weights and its activations, so that the first activation and
+/// weight rows that one matmul_stream reads together lie in different banks (weight slices start
+/// array.rows apart: with array.rows a multiple of the banks, all in one bank).
+int64_t streamPad(const TileContext& T) { return T.p.spad_banks > 1 && T.p.array_rows % T.p.spad_banks == 0 ? 1 : 0; }
+
+/// The slices (input tile, tap) of output tiles [j0, j0 + J) in groups that each fit one load
+/// slot and one matmul_stream (its k_slices field, the weight DMA's rows): whole input tiles with
+/// all their taps where one tile's taps fit, else each tile's taps split evenly; groups of about
+/// equal size. A matrix product's single activation row is one DMA over consecutive tiles.
+std::vector<Group> streamGroupsFor(const TileContext& T, const MatmulTiling& m, const MatmulConstants& k, int64_t j0, int64_t J,
+                                   int64_t rows) {
+  const int64_t R = T.p.array_rows, taps = m.s.KH * m.s.KW;
+  const int64_t maxSlices = std::min({(T.layout().slot_rows - streamPad(T)) / (J * R + streamStride(T, m, rows)),
+                                      T.limit(Semantics::MatmulStream, 5), T.limit(Semantics::DmaLoad, 2) / R});
+  if (maxSlices < 1) throw Error("code generation: one slice of a streamed matmul does not fit a load slot");
+  const auto& tiles = k.tiles[static_cast<size_t>(j0)];
+  std::vector<Group> groups;
+  const auto add = [&](size_t i, size_t e, int64_t a, int64_t b) {
+    Group g{tiles[i].t, {}, a, b, static_cast<int64_t>(e - i), {}};
+    for (int64_t jj = 0; jj < J; ++jj) g.offsets.push_back(k.tiles[static_cast<size_t>(j0 + jj)][i].offset);
+    for (size_t x = i; x < e; ++x) g.inputTiles.push_back(tiles[x].t);
+    groups.push_back(std::move(g));
+  };
+  const auto evenly = [](int64_t n, int64_t most) { return (n + (n + most - 1) / most - 1) / ((n + most - 1) / most); };
+  if (taps > maxSlices) {
+    const int64_t per = evenly(taps, maxSlices);
+    for (size_t i = 0; i < tiles.size(); ++i)
+      for (int64_t a = 0; a < taps; a += per) add(i, i + 1, a, std::min(taps, a + per));
+    return groups;
+  }
+  const bool oneDma = !m.s.conv && rows == 1;
+  for (size_t i = 0; i < tiles.size();) {
+    size_t e = oneDma ? i + 1 : tiles.size();
+    while (oneDma && e < tiles.size() && tiles[e].t == tiles[e - 1].t + 1) ++e;
+    const auto per = static_cast<size_t>(evenly(static_cast<int64_t>(e - i), maxSlices / taps));
+    for (size_t x = i; x < e; x += per) add(x, std::min(e, x + per), 0, taps);
+    i = e;
+  }
+  return groups;
+}
+
+/// A streamed group: per output tile of the block one weight DMA (the group's slices are adjacent
+/// in the weight constant: tiles of one output tile in input-tile order, taps in order), the
+/// slices' activations at streamStride rows apart, and per output tile and array.rows output
+/// pixels one matmul_stream over every slice into rows [jj * rows, ...) of `acc`.
+void emitStreamGroup(TileContext& T, const MatmulTiling& m, const Group& g, const Chunk& chunk, Operand weights, Operand acc) {
+  const int64_t R = T.p.array_rows, Cc = T.p.array_cols, rows = chunk.rows, J = static_cast<int64_t>(g.offsets.size());
+  const int64_t taps = g.b - g.a, slices = g.span * taps, stride = streamStride(T, m, rows);
+  for (int64_t jj = 0; jj < J; ++jj)
+    T.load(Semantics::DmaLoad, {weights + (g.offsets[static_cast<size_t>(jj)] + g.a * R * Cc), T.loadSlot(jj * slices * R), slices * R, Cc, Cc});
+  const Operand act = T.loadSlot(J * slices * R + streamPad(T));
+  if (m.s.conv) {
+    for (int64_t i = 0; i < g.span; ++i) {
+      Group one = g;
+      one.t = g.inputTiles[static_cast<size_t>(i)];
+      loadTaps(T, m, one, chunk, act + i * taps * stride, stride);
+    }
+  } else {
+    const Operand base = m.x->at(chunk.first * m.x->C);
+    if (rows == 1) T.load(Semantics::DmaLoad, {base + g.t * R, act, g.span, R, R});
+    else
+      for (int64_t i = 0; i < g.span; ++i) {
+        const int64_t t = g.inputTiles[static_cast<size_t>(i)];
+        T.load(Semantics::DmaLoad, {base + t * R, act + i * stride, rows, std::min(R, m.s.IC - t * R), m.x->C});
+      }
+  }
+  const int64_t tile = std::min(R, T.limit(Semantics::MatmulStream, 4));  // output rows one instruction holds
+  for (int64_t jj = 0; jj < J; ++jj)
+    for (int64_t p0 = 0; p0 < rows; p0 += tile)
+      T.compute(Semantics::MatmulStream, {act + p0, stride, T.loadSlot(jj * slices * R), acc + (jj * rows + p0), std::min(tile, rows - p0), slices, 1});
+}
+
+// ---- preloaded weight tiles (weight_preload + matmul_tile) --------------------------------------
 
 /// Input tiles t .. t + n - 1 of a matrix product: one weight DMA per output tile; with a single
 /// activation row, one DMA lays it out as n rows of R bytes (the last tile's extra bytes meet
@@ -149,7 +241,8 @@ void emitMatrixGroup(TileContext& T, const MatmulTiling& m, const Group& g, cons
 }
 
 /// Loads the activations of taps [a, b) of a convolution; returns the first row of each tap's block.
-std::vector<Operand> loadTaps(TileContext& T, const MatmulTiling& m, const Group& g, const Chunk& chunk, Operand block) {
+std::vector<Operand> loadTaps(TileContext& T, const MatmulTiling& m, const Group& g, const Chunk& chunk, Operand block,
+                              int64_t stride) {
   const ConvShape& s = m.s;
   const ActBuffer& x = *m.x;
   const int64_t R = T.p.array_rows, kc = std::min(R, s.IC - g.t * R), rows = chunk.rows;
@@ -162,13 +255,13 @@ std::vector<Operand> loadTaps(TileContext& T, const MatmulTiling& m, const Group
       block = block + (rows + (kw1 - kw0) * s.dw);
     });
   } else if (m.virtualRows) {
-    for (int64_t tap = g.a; tap < g.b; ++tap, block = block + rows) {
+    for (int64_t tap = g.a; tap < g.b; ++tap, block = block + stride) {
       const int64_t start = s.sw * chunk.first + ((tap / s.KW) * s.dh - s.pt + x.halo) * m.VW + (tap % s.KW) * s.dw - s.pl + x.halo;
       T.load(Semantics::DmaLoad, {x.at(start * x.C + g.t * R), block, rows, kc, s.sw * x.C});
       tapRow[static_cast<size_t>(tap - g.a)] = block;
     }
   } else {
-    for (int64_t tap = g.a; tap < g.b; ++tap, block = block + rows) {
+    for (int64_t tap = g.a; tap < g.b; ++tap, block = block + stride) {
       for (const PixelRun& run : chunk.runs) {
         const int64_t iy = run.y * s.sh + (tap / s.KW) * s.dh - s.pt + x.halo;
         const int64_t ix = run.x0 * s.sw + (tap % s.KW) * s.dw - s.pl + x.halo;
@@ -186,7 +279,7 @@ void emitConvGroup(TileContext& T, const MatmulTiling& m, const Group& g, const 
   const int64_t R = T.p.array_rows, Cc = T.p.array_cols, taps = g.b - g.a, J = static_cast<int64_t>(g.offsets.size());
   for (int64_t jj = 0; jj < J; ++jj)
     T.load(Semantics::DmaLoad, {weights + (g.offsets[static_cast<size_t>(jj)] + g.a * R * Cc), T.loadSlot(jj * taps * R), taps * R, Cc, Cc});
-  const auto tapRow = loadTaps(T, m, g, chunk, T.loadSlot(J * taps * R));
+  const auto tapRow = loadTaps(T, m, g, chunk, T.loadSlot(J * taps * R), chunk.rows);
   for (int64_t jj = 0; jj < J; ++jj)
     for (int64_t tap = g.a; tap < g.b; ++tap) {
       T.compute(Semantics::WeightPreload, {T.loadSlot((jj * taps + tap - g.a) * R)});
@@ -205,10 +298,14 @@ MatmulTiling tilingOf(const TileContext& T, const Node& n, const ConvShape& s, b
   m.x = &T.buffer(n.inputs[0]);
   m.s = s;
   m.virtualRows = virtualRows;
-  m.shiftedTaps = m.virtualRows && m.s.sw == 1;
+  m.stream = T.isa.bySemantics(Semantics::MatmulStream) >= 0;
+  // Streamed slices are a constant stride apart, which shifted taps (blocks per kernel row) are not.
+  m.shiftedTaps = m.virtualRows && m.s.sw == 1 && !m.stream;
   m.VW = m.virtualRows ? m.x->paddedW() : m.s.OW;
-  const int64_t span = m.shiftedTaps ? (m.s.KW - 1) * m.s.dw : 0;  // extra rows a kernel row's block needs
+  const int64_t span = m.shiftedTaps ? (m.s.KW - 1) * m.s.dw  // extra rows a kernel row's block needs
+                       : m.stream ? streamPad(T) + T.p.spad_banks - 1 : 0;  // a streamed slice's padding
   m.rowsPerChunk = std::min(T.layout().chunk, T.layout().slot_rows - T.p.array_rows - span);
+  if (m.stream) m.rowsPerChunk = std::min(m.rowsPerChunk, T.limit(Semantics::MatmulStream, 1) - (T.p.spad_banks - 1));  // a_stride's reach
   if (m.rowsPerChunk < 1) throw Error("node '" + n.name + "' (" + n.op + "): the kernel does not fit the scratchpad");
   m.rowsPerChunk = balancedChunk((m.s.OH - 1) * m.VW + m.s.OW, m.rowsPerChunk);
   return m;
@@ -225,7 +322,7 @@ std::string loopsText(const MatmulTiling& m, const Node& n, int64_t nOc, size_t 
                                : "") +
          (s.packed ? " (kw packed into channels)" : "") + ": " + std::to_string(nOc) + " output-channel tiles" +
          (m.ocBlock > 1 ? " in blocks of " + std::to_string(m.ocBlock) : "") + " x " + std::to_string(chunks) + " chunks of <= " + std::to_string(m.rowsPerChunk) +
-         " rows x (input tile, tap) groups";
+         " rows x " + (m.stream ? "streamed " : "") + "(input tile, tap) groups";
 }
 
 std::string groupLabel(int64_t j0, int64_t J, const Chunk& chunk, const std::vector<Group>& groups, size_t g) {
@@ -264,7 +361,7 @@ void emitSteps(TileContext& T, const Node& n, const MatmulTiling& m, const Matmu
     const auto channels = [&](int64_t jj) { return std::min(Cc, m.s.OC - (j0 + jj) * Cc); };
     for (const Chunk& chunk : chunks) {
       const Operand acc = T.newAccTile();
-      const auto groups = groupsFor(T, m, k, j0, J, chunk.rows);
+      const auto groups = m.stream ? streamGroupsFor(T, m, k, j0, J, chunk.rows) : groupsFor(T, m, k, j0, J, chunk.rows);
       const size_t count = std::max<size_t>(groups.size(), 1);
       for (size_t g = 0; g < count; ++g) {
         for (int64_t jj = 0; jj < J && g == 0; ++jj) {
@@ -274,7 +371,8 @@ void emitSteps(TileContext& T, const Node& n, const MatmulTiling& m, const Matmu
                        {k.shifts.begin() + c0, k.shifts.begin() + c0 + channels(jj)}, scaleRow + 2 * jj);
           T.load(Semantics::DmaLoadAcc, {k.bias + (j0 + jj) * T.p.acc_row_bytes, acc + jj * chunk.rows, chunk.rows, T.p.acc_row_bytes, 0});
         }
-        if (!groups.empty() && groups[g].span > 1) emitMatrixGroup(T, m, groups[g], chunk, k.weights, acc);
+        if (!groups.empty() && m.stream) emitStreamGroup(T, m, groups[g], chunk, k.weights, acc);
+        else if (!groups.empty() && groups[g].span > 1) emitMatrixGroup(T, m, groups[g], chunk, k.weights, acc);
         else if (!groups.empty()) emitConvGroup(T, m, groups[g], chunk, k.weights, acc);
         if (g + 1 == count) {
           for (int64_t jj = 0; jj < J; ++jj)
@@ -324,16 +422,47 @@ std::pair<MatmulTiling, int64_t> fastestOcBlocking(const TileContext& T, const N
   return {best, bestCycles};  // 0: only one candidate, not costed
 }
 
+/// Streamed: among output-channel blocks of 1, 2, 4, ... tiles and chunks of array.rows, twice
+/// that, ... up to the largest, the tiling the cost model predicts fastest. A smaller chunk lets
+/// a load slot hold more slices (fewer fills and drains per output tile) but loads the weights
+/// more often; a bigger block loads the activations once for more output tiles. Chunks are whole
+/// multiples of array.rows where they can be, so no matmul_stream streams a partial tile but
+/// the last.
+std::pair<MatmulTiling, int64_t> fastestStreamTiling(const TileContext& T, const Node& n, const MatmulTiling& m, const MatmulConstants& k) {
+  const OnChipLayout& l = T.layout();
+  const int64_t R = T.p.array_rows, nOc = (m.s.OC + T.p.array_cols - 1) / T.p.array_cols, total = (m.s.OH - 1) * m.VW + m.s.OW;
+  std::vector<int64_t> limits;
+  for (int64_t c = R; c < m.rowsPerChunk; c *= 2) limits.push_back(c);
+  limits.push_back(m.rowsPerChunk);
+  MatmulTiling best = m;
+  int64_t bestCycles = 0;
+  std::vector<std::pair<int64_t, int64_t>> tried;  // (block, chunk): limits often give the same chunk
+  for (int64_t J = 1; J <= std::min(l.oc_block, nOc); J *= 2)
+    for (int64_t limit : limits) {
+      MatmulTiling b = m;
+      b.ocBlock = J;
+      const int64_t most = std::min({limit, m.rowsPerChunk, l.acc_half / J, l.chunk / J});
+      if (most < 1) continue;
+      b.rowsPerChunk = std::min(most, (balancedChunk(total, most) + R - 1) / R * R);
+      if (std::find(tried.begin(), tried.end(), std::pair{J, b.rowsPerChunk}) != tried.end()) continue;
+      tried.emplace_back(J, b.rowsPerChunk);
+      if (const int64_t cycles = predictedCycles(T, n, b, k); bestCycles == 0 || cycles < bestCycles) best = b, bestCycles = cycles;
+    }
+  return {best, bestCycles};
+}
+
 }  // namespace
 
 void tileMatmul(TileContext& T, const Node& n) {
   const ConvShape s = convShape(T, n);
   const MatmulConstants k = matmulConstants(T, n, s);
+  const auto fastest = T.isa.bySemantics(Semantics::MatmulStream) >= 0 ? fastestStreamTiling : fastestOcBlocking;
   // One stride for rows and columns: virtual rows; for a strided convolution, gathered rows
   // instead when the cost model predicts them faster (each form with its fastest blocking).
-  auto [m, cycles] = fastestOcBlocking(T, n, tilingOf(T, n, s, s.sh == s.sw), k);
-  if (s.conv && s.sh == s.sw && s.sw > 1) {
-    auto [gathered, gatheredCycles] = fastestOcBlocking(T, n, tilingOf(T, n, s, false), k);
+  // Streamed, the unused virtual columns cost array time at stride 1 too: compare there as well.
+  auto [m, cycles] = fastest(T, n, tilingOf(T, n, s, s.sh == s.sw), k);
+  if (s.conv && s.sh == s.sw && (s.sw > 1 || (m.stream && m.VW > s.OW))) {
+    auto [gathered, gatheredCycles] = fastest(T, n, tilingOf(T, n, s, false), k);
     if (cycles == 0) cycles = predictedCycles(T, n, m, k);
     if (gatheredCycles == 0) gatheredCycles = predictedCycles(T, n, gathered, k);
     const int64_t virtualCycles = cycles;

@@ -152,7 +152,11 @@ OnChipLayout chooseOnChipLayout(const TileContext& T) {
   l.scale_base = p.acc_rows - l.scale_rows;
   l.acc_half = l.scale_base / 2;
   int64_t chunk = std::min(l.acc_half, (p.spad_rows - 2 * p.array_rows) / 4);
-  for (auto [s, k] : {std::pair{Semantics::MatmulTile, 2}, {Semantics::DmaLoad, 2}, {Semantics::DmaStore, 2}, {Semantics::DmaLoadAcc, 2},
+  // A config with matmul_stream runs its matrix products on it (tile_matmul.cpp), whose `m` limits
+  // one instruction's output tile, not the chunk (a chunk is several of them).
+  const Semantics product = T.isa.bySemantics(Semantics::MatmulStream) >= 0 ? Semantics::MatmulStream : Semantics::MatmulTile;
+  if (product == Semantics::MatmulTile && T.isa.bySemantics(product) >= 0) chunk = std::min(chunk, T.limit(product, 2));
+  for (auto [s, k] : {std::pair{Semantics::DmaLoad, 2}, {Semantics::DmaStore, 2}, {Semantics::DmaLoadAcc, 2},
                       {Semantics::Requantize, 2}, {Semantics::VectorWiden, 2}, {Semantics::VectorAdd, 3}, {Semantics::VectorMax, 3},
                       {Semantics::VectorMul, 3}, {Semantics::VectorLut, 2}})
     if (T.isa.bySemantics(s) >= 0) chunk = std::min(chunk, T.limit(s, k));  // operators without it run on the host
@@ -161,9 +165,15 @@ OnChipLayout chooseOnChipLayout(const TileContext& T) {
   // Four load slots keep four steps' loads in flight (DRAM latency hidden behind three steps of
   // compute; more gained nothing on the model suite), where each still holds a weight tile or a
   // table and a whole chunk; else fewer, down to two.
-  for (l.load_slots = 4;; --l.load_slots) {
+  // A streamed reduction (matmul_stream) wants long load slots instead: the more slices one
+  // holds, the fewer fills and drains per output tile; two still overlap a step's loads with the
+  // previous step's compute.
+  for (l.load_slots = product == Semantics::MatmulStream ? 3 : 4;; --l.load_slots) {
     l.slot_rows = (p.spad_rows - 2 * chunk) / l.load_slots;
-    for (int64_t limitRow : {T.limit(Semantics::DmaLoad, 1), T.limit(Semantics::WeightPreload, 0)})
+    std::vector<int64_t> rowLimits = {T.limit(Semantics::DmaLoad, 1)};  // the fields that address a load slot's rows
+    if (product == Semantics::MatmulStream) rowLimits.insert(rowLimits.end(), {T.limit(product, 0), T.limit(product, 2)});
+    else if (T.isa.bySemantics(Semantics::WeightPreload) >= 0) rowLimits.push_back(T.limit(Semantics::WeightPreload, 0));
+    for (int64_t limitRow : rowLimits)
       if (limitRow < p.spad_rows - 1) l.slot_rows = std::min(l.slot_rows, (limitRow + 1 - 2 * chunk) / l.load_slots);  // keep within the fields' reach
     if (l.load_slots == 2 || l.slot_rows >= std::max(p.array_rows, p.lut_rows) + chunk) break;
   }

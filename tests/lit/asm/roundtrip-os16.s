@@ -8,7 +8,7 @@
 # RUN: %systole asm %t.dis.s --isa %configs/os16.yaml -o %t.re.sbin
 # RUN: cmp %t.sbin %t.re.sbin
 
-# CHECK: # program for ISA 'os16', 55 instructions
+# CHECK: # program for ISA 'os16', 58 instructions
 
 # dma.load: dma_load on the load queue
 dma.load 0, 0, 0, 0, 0
@@ -57,6 +57,14 @@ gemm a_row=65535, acc_row=65535, m=16, accumulate=1 [push_next, push_prev, pop_n
 # CHECK-NEXT: gemm a_row=65535, acc_row=65535, m=16, accumulate=1 [pop_prev, pop_next, push_prev, push_next]
 gemm 41602, 20323, 7, 1 [push_prev]
 # CHECK-NEXT: gemm a_row=41602, acc_row=20323, m=7, accumulate=1 [push_prev]
+
+# gemm.stream: matmul_stream on the compute queue
+gemm.stream 0, 0, 0, 0, 0, 0, 0
+# CHECK-NEXT: gemm.stream a_row=0, a_stride=0, w_row=0, acc_row=0, m=0, k_slices=0, accumulate=0
+gemm.stream a_row=65535, a_stride=65535, w_row=65535, acc_row=65535, m=16, k_slices=4095, accumulate=1 [push_next, push_prev, pop_next, pop_prev]
+# CHECK-NEXT: gemm.stream a_row=65535, a_stride=65535, w_row=65535, acc_row=65535, m=16, k_slices=4095, accumulate=1 [pop_prev, pop_next, push_prev, push_next]
+gemm.stream 41602, 20323, 7001, 513, 9, 300, 1 [push_prev]
+# CHECK-NEXT: gemm.stream a_row=41602, a_stride=20323, w_row=7001, acc_row=513, m=9, k_slices=300, accumulate=1 [push_prev]
 
 # requant: requantize on the compute queue
 requant 0, 0, 0, 0, 0, 0, 0

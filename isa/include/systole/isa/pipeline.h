@@ -6,7 +6,7 @@
 // once the unit is free, but not before the data it needs is ready:
 //   - rows it reads or writes that an earlier instruction still writes (read after write, write
 //     after write), or still reads (write after read), wait until that one completes; except that
-//     a matmul_tile after a matmul_tile does not wait for the other's accumulator rows: both
+//     a matmul (matmul_tile or matmul_stream) after a matmul does not wait for the other's accumulator rows: both
 //     results leave the one array pipeline in issue order, so row r of the later one reaches the
 //     accumulator after row r of the earlier one (this is what lets back-to-back matmuls
 //     accumulating into one tile overlap their fill and drain);
@@ -50,10 +50,12 @@ struct ComputeAccesses {
   int num_reads = 0;
   RowRange write{};
   bool writes_rows = false;
-  bool reads_weights = false;   // matmul_tile
+  bool reads_weights = false;   // matmul_tile (matmul_stream reads its weights from the scratchpad)
   bool writes_weights = false;  // weight_preload
 };
 ComputeAccesses computeAccesses(const Params& p, const InstrDesc& d, const Instruction& in);
+/// matmul_tile or matmul_stream: an instruction whose results leave the array's pipeline.
+bool isArrayProduct(Semantics s);
 
 class ComputeScoreboard {
  public:
@@ -70,7 +72,7 @@ class ComputeScoreboard {
     RowRange rows;
     uint64_t until;   // the instruction's completion
     bool write;       // it writes these rows (else it reads them)
-    bool from_array;  // a matmul_tile's rows
+    bool from_array;  // a matmul_tile's or matmul_stream's rows
   };
   struct WeightSet {
     uint64_t ready = 0;  // the preload that filled it completes
@@ -94,6 +96,7 @@ inline bool onWeightPath(const Params& p, const InstrDesc& d) {
 /// banks (row r in bank r % banks), so sources a + i and b + i share a bank for every i exactly
 /// when a and b are congruent modulo the bank count; then each row costs the memory's
 /// conflict_cycles more (vector_max reads the scratchpad, vector_add/mul the accumulator).
+/// matmul_stream's two sources are its activation and weight rows, slice by slice.
 int64_t bankConflictCycles(const Params& p, const InstrDesc& d, const Instruction& in);
 
 /// The compute unit's timeline over its instructions in program order, as the simulator runs them:

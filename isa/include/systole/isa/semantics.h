@@ -22,6 +22,7 @@ enum class Semantics : uint8_t {
   DmaStoreAcc,   // accumulator rows -> DRAM (int32)
   WeightPreload, // scratchpad rows -> the array's weight registers
   MatmulTile,    // activation rows x weights -> accumulator rows
+  MatmulStream,  // output-stationary: a reduction of several slices, both operands from the scratchpad
   Requantize,    // accumulator rows -> scratchpad rows (int32 -> int8)
   VectorWiden,   // scratchpad rows -> accumulator rows ((x - zp) * multiplier)
   VectorAdd,     // accumulator rows + accumulator rows
@@ -32,7 +33,7 @@ enum class Semantics : uint8_t {
   Nop,           // no effect; carries dependency tokens
   Finish,        // end of program once all queues drain
 };
-inline constexpr int kNumSemantics = 15;
+inline constexpr int kNumSemantics = 16;
 
 /// Operands of a semantics class, in the order they are passed to the arithmetic.
 struct SemanticsInfo {

@@ -1,4 +1,4 @@
-// A replacement for the functional model of the systolic array (weight_preload and matmul_tile),
+// A replacement for the functional model of the systolic array (weight_preload, matmul_tile and matmul_stream),
 // e.g. a Verilated RTL model for co-simulation (rtl/cosim). Plain C++: the simulator does not
 // depend on the implementation. Set through SimOptions::array; when null the C++ model runs.
 #pragma once
@@ -23,6 +23,12 @@ class ArrayBackend {
   /// int32 written, added to when `accumulate`). Returns the cycles the operation took.
   virtual uint64_t matmul(const int8_t* act, int64_t actStride, int64_t m, bool accumulate, int32_t* acc,
                           int64_t accStride) = 0;
+  /// matmul_stream (output-stationary): over `slices` slices, slice s's m activation rows (row i at
+  /// act + s * sliceStride + i * actStride) times its array.rows weight rows (row k at
+  /// w + (s * array.rows + k) * wStride, array.cols int8 each), into m accumulator rows as matmul.
+  /// The preloaded weights are not used. Returns the cycles the operation took.
+  virtual uint64_t stream(const int8_t* act, int64_t actStride, int64_t sliceStride, const int8_t* w, int64_t wStride,
+                          int64_t slices, int64_t m, bool accumulate, int32_t* acc, int64_t accStride) = 0;
 };
 
 }  // namespace systole::sim

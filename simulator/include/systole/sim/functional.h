@@ -10,8 +10,8 @@ namespace systole::sim {
 
 /// Executes a compute-queue instruction (array and vector classes; nop and finish do nothing).
 /// Throws FaultCause for rows out of range, and with `poison` for reads of never-written rows.
-/// With an `array` backend, weight_preload and matmul_tile run on it and the cycles it measured
-/// are returned; otherwise (and for every other class) the result is -1.
+/// With an `array` backend, weight_preload, matmul_tile and matmul_stream run on it and the cycles
+/// it measured are returned; otherwise (and for every other class) the result is -1.
 int64_t executeCompute(const isa::Params& p, const isa::InstrDesc& d, const isa::Instruction& in, MachineState& m,
                        bool poison, ArrayBackend* array = nullptr);
 
@@ -37,7 +37,8 @@ void dmaRowIn(const DmaTransfer& t, int64_t i, const uint8_t* src, MachineState&
 /// Copies the first t.bytes bytes of row i of a store from the chip into `dst`.
 void dmaRowOut(const DmaTransfer& t, int64_t i, uint8_t* dst, const MachineState& m);
 
-/// Multiply-accumulates an instruction performs (m x array.rows x array.cols for matmul_tile).
+/// Multiply-accumulates an instruction performs (m x array.rows x array.cols for matmul_tile, times
+/// k_slices for matmul_stream).
 int64_t macCount(const isa::Params& p, const isa::InstrDesc& d, const isa::Instruction& in);
 
 }  // namespace systole::sim

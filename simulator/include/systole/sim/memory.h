@@ -81,7 +81,7 @@ class RowMemory {
 struct MachineState {
   explicit MachineState(const isa::Params& p)
       : spad("scratchpad", p.spad_rows, p.spad_row_elems), acc("accumulator", p.acc_rows, p.acc_row_elems),
-        weights(p.array_rows, p.array_cols) {}
+        weights(p.array_rows, p.array_cols), slice(p.array_rows, p.array_cols) {}
 
   void clear() {
     spad.clear();
@@ -93,6 +93,7 @@ struct MachineState {
   RowMemory<int8_t> spad;
   RowMemory<int32_t> acc;
   ArrayWeights weights;  // the array's weight tile
+  ArrayWeights slice;    // matmul_stream's weight slice in flight (scratch, never read across instructions)
   bool weights_loaded = false;  // a weight_preload has run (poison mode checks it)
 };
 
