@@ -30,7 +30,7 @@ struct RunArgs {
   PipelineArgs compile;
   std::string output, outputDir, stats, statsCsv, trace, traceLevel = "instructions";
   std::vector<std::string> inputs;
-  bool check = false, checkIntermediates = false, layers = false, timingOnly = false;
+  bool check = false, checkIntermediates = false, layers = false, timingOnly = false, races = false;
   uint64_t seed = 1;
   double minSqnr = std::nan(""), minCosine = std::nan("");
 };
@@ -161,6 +161,7 @@ int runModel(RunArgs& a) {
   runtime::RunOptions runOptions;
   runOptions.check = a.check;
   runOptions.timing_only = a.timingOnly;
+  runOptions.races = a.races;
   runOptions.trace = !a.trace.empty();
   runOptions.trace_level = sim::parseTraceLevel(a.traceLevel);
   Progress progress(progressWanted(a.compile.quiet));
@@ -210,6 +211,7 @@ int runCompiledModel(const SimRequest& r) {
   a.stats = r.stats;
   a.trace = r.trace;
   a.timingOnly = r.timingOnly;
+  a.races = r.races;
   return runModel(a);
 }
 
@@ -231,6 +233,7 @@ void registerRun(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
   auto* check = cmd->add_flag("--check", a.check, "compare every NPU output with the reference interpreter, bit for bit");
   auto* checkAll = cmd->add_flag("--check-intermediates", a.checkIntermediates,
                                  "keep every NPU value in DRAM and check them all in order, to find the first that differs");
+  cmd->add_flag("--races", a.races, "fail a program whose scratchpad/accumulator accesses the dependency tokens do not order");
   cmd->add_flag("--layers", a.layers,
                 "print per layer the predicted and simulated cycles, and the SQNR and saturation of its INT8 output against the float model");
   auto* minSqnr = cmd->add_option("--min-sqnr", a.minSqnr, "fail (exit 1) if an output's SQNR against the float model is below DB");

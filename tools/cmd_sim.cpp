@@ -20,7 +20,7 @@ void registerSim(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
   struct SimArgs {
     std::string program, isa, outputDir, stats, trace, rtl, vcd;
     std::vector<std::string> inputs;
-    bool timingOnly = false, poison = false, quiet = false;
+    bool timingOnly = false, poison = false, races = false, quiet = false;
     uint64_t seed = 1;
   };
   static SimArgs a;
@@ -35,6 +35,7 @@ void registerSim(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
   cmd->add_option("--trace", a.trace, "write a Chrome/Perfetto trace-event JSON timeline");
   cmd->add_flag("--timing-only", a.timingOnly, "compute cycles and statistics without moving or computing data");
   cmd->add_flag("--poison", a.poison, "fault on reads of scratchpad/accumulator rows never written");
+  cmd->add_flag("--races", a.races, "fault if two queues' accesses to a scratchpad or accumulator row are not ordered by tokens");
   cmd->add_flag("-q,--quiet", a.quiet, "print nothing on success");
   cmd->add_option("--rtl", a.rtl, "co-simulate: run weight_preload, matmul_tile and matmul_stream on the Verilated RTL array")
       ->check(CLI::IsMember({"array"}));
@@ -42,7 +43,7 @@ void registerSim(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
   actions.emplace_back(cmd, [] {
     if (isa::sbinVersion(readBinaryFile(a.program), a.program) == isa::kModelSbinVersion) {
       if (!a.rtl.empty() || a.poison) throw Error("--rtl and --poison take a single program (.sbin version 1), not a compiled model");
-      return runCompiledModel({a.program, a.isa, a.outputDir, a.stats, a.trace, a.inputs, a.seed, a.timingOnly});
+      return runCompiledModel({a.program, a.isa, a.outputDir, a.stats, a.trace, a.inputs, a.seed, a.timingOnly, a.races});
     }
     const auto program = isa::readSbin(a.program);
     const auto config = loadConfig(a.isa.empty() ? shippedConfigPath(program.isa_name, a.program) : a.isa);
@@ -52,6 +53,7 @@ void registerSim(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
     sim::SimOptions options;
     options.timing_only = a.timingOnly;
     options.poison = a.poison;
+    options.races = a.races;
     options.trace = !a.trace.empty();
     if (!a.vcd.empty() && a.rtl.empty()) throw Error("--vcd needs --rtl=array");
 #ifdef SYSTOLE_HAVE_RTL_COSIM

@@ -31,6 +31,7 @@ struct SimRequest {
   std::vector<std::string> inputs;  // NAME=FILE.npy, by the model's float input names
   uint64_t seed = 1;
   bool timingOnly = false;
+  bool races = false;
 };
 int runCompiledModel(const SimRequest& request);
 

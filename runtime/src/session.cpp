@@ -182,6 +182,7 @@ RunResult Session::run(const std::map<std::string, HostTensor>& inputs, const Ru
   }
   sim::SimOptions simOptions;
   simOptions.timing_only = options.timing_only;
+  simOptions.races = options.races;
   simOptions.timeline = options.trace;
   ModelTimeline timeline(isa_, options.trace ? std::optional(options.trace_level) : std::nullopt);
   const auto transfers = [&](const std::vector<compiler::BoundaryTensor>& list) {

@@ -4,6 +4,7 @@
 // units are still blocked when it stops, the program deadlocked: report the waiting instruction,
 // then release the blocked threads so the platform is ready for the next run.
 #include "systole/sim/simulator.h"
+#include "systole/sim/race_check.h"
 
 #include <algorithm>
 
@@ -89,6 +90,8 @@ SimResult Simulator::runPrepared(const PreparedProgram& prepared, std::span<cons
     throw Fault("instruction " + std::to_string(prepared.after_finish) + " (" +
                 isa_.instr(program[static_cast<size_t>(prepared.after_finish)].desc).name + ") comes after '" +
                 isa_.instr(isa_.bySemantics(isa::Semantics::Finish)).name + "', so it would never run");
+  if (options.races)
+    if (const auto race = findRace(isa_, program)) throw Fault("race: " + race->describe(isa_, program));
   state_->machine.clear();
   state_->dram.clear();
   for (const auto& seg : options.timing_only ? std::span<const Segment>() : image) {

@@ -13,6 +13,7 @@ inline uint64_t simulateChecked(const isa::IsaConfig& isa, compiler::CompiledPro
   runtime::Session session(isa, std::move(compiled), g);
   runtime::RunOptions options;
   options.check = true;
+  options.races = true;  // every program's cross-queue accesses ordered by tokens, whatever the timing
   const auto result = session.run(runtime::randomInputs(g, 3), options);
   EXPECT_FALSE(result.mismatch) << result.mismatch->describe();
   return result.sim.stats.cycles;

@@ -58,11 +58,13 @@ void TileContext::forEachImage(const std::vector<int>& values, const std::functi
     for (int v : values) plan.buffers.at(v).base = plan.buffers.at(v).N > 1 ? n * plan.buffers.at(v).imageBytes() : 0;
     replaying_ = n > 0;
     replayed_ = 0;
+    image_ = n;
     tile();
     minDramBytes += layer().min_dram_bytes;  // every image moves its operands once
   }
   for (int v : values) plan.buffers.at(v).base = 0;
   replaying_ = false;
+  image_ = 0;
   layer().min_dram_bytes = minDramBytes;
 }
 
@@ -171,11 +173,17 @@ void emitRescale(TileContext& T, const ActBuffer& in, const ActBuffer& out, cons
   const int64_t lanes = T.p.acc_row_elems;
   const int64_t n = std::min({l.chunk, l.acc_half, l.slot_rows});
   const bool perChannel = M.size() > 1;
-  int64_t tile = 0;  // channel tiles so far: per-channel scale rows alternate between two pairs
+  // Scale rows alternate between two pairs with every load of them (per channel tile, or once per
+  // image), continuing from image to image: a load never overwrites the pair that the step before
+  // may still be reading (the scheduler orders it after the step two before).
+  int64_t tilesPerImage = 0;
+  for (const ChannelRun& run : runs) tilesPerImage += (run.count + lanes - 1) / lanes;
+  int64_t tile = 0;  // channel tiles so far
   for (const ChannelRun& run : runs)
     for (int64_t c0 = 0; c0 < run.count; c0 += lanes, ++tile) {
       const int64_t nc = std::min(lanes, run.count - c0);
-      const int64_t scaleRow = l.scale_base + (perChannel ? 2 * (tile % 2) : 0);
+      const int64_t loads = perChannel ? T.image() * tilesPerImage + tile : T.image();
+      const int64_t scaleRow = l.scale_base + 2 * (loads % 2);
       bool tileStart = true;
       for (const auto& chunk : pixelChunks(chunked.H, chunked.W, n)) {
         const int64_t rows = chunkPixels(chunk);

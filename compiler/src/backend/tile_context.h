@@ -53,12 +53,19 @@ class TileContext {
   /// Tiles the current layer once per image of its batch: `tile` runs with the buffer views of
   /// `values` pointing at image n (their `base`); constants are made once.
   void forEachImage(const std::vector<int>& values, const std::function<void()>& tile);
+  /// The image forEachImage is tiling (0 outside it).
+  int64_t image() const { return image_; }
+  /// The scale rows of a layer that loads its scales once per image: the pair the image before did
+  /// not use, so the next image's load never overwrites rows this image's last requantize may
+  /// still read (the scheduler orders an accumulator load after the step two before).
+  int64_t imageScaleRow() { return layout().scale_base + 2 * (image_ % 2); }
 
  private:
   PlanStep step_;
   bool replaying_ = false;               // an image after the first: constants come from `made_`
   std::vector<Operand> made_;            // the constants the first image made, in order
   size_t replayed_ = 0;
+  int64_t image_ = 0;
 };
 
 /// Loads one pair of scale rows (multiplier, shift per lane) into the accumulator at `row`.

@@ -61,12 +61,13 @@ void tileTwoInputs(TileContext& T, const Node& n, Semantics combine, int64_t ma,
   T.layer().loops = "c / lanes x pixel chunks of <= " + std::to_string(rows) + ": widen a, widen b" +
                     (broadcast ? " (broadcast per channel)" : "") + ", " + what + ", requantize";
   bool first = true;
+  const int64_t scaleRow = T.imageScaleRow();
   for (int64_t c0 = 0; c0 < y.C; c0 += lanes) {
     const int64_t nc = std::min(lanes, y.C - c0);
     for (const auto& chunk : pixelChunks(y.H, y.W, rows)) {
       const int64_t m = chunkPixels(chunk);
       const Operand slot = T.loadSlot(), acc = T.newAccTile();
-      if (first) loadScales(T, int32s(n, "multiplier"), int32s(n, "shift"), l.scale_base);
+      if (first) loadScales(T, int32s(n, "multiplier"), int32s(n, "shift"), scaleRow);
       first = false;
       loadRuns(T, chunk, a, c0, nc, slot);
       if (broadcast) T.load(Semantics::DmaLoad, {b.interior(0, 0) + c0, slot + spadGap, m, nc, 0});
@@ -74,7 +75,7 @@ void tileTwoInputs(TileContext& T, const Node& n, Semantics combine, int64_t ma,
       T.compute(Semantics::VectorWiden, {slot, acc, m, za, ma});
       T.compute(Semantics::VectorWiden, {slot + spadGap, acc + accGap, m, zb, mb});
       T.compute(combine, {acc, acc, acc + accGap, m});
-      T.compute(Semantics::Requantize, {acc, T.outSlot(), m, l.scale_base, zy, lo, hi});
+      T.compute(Semantics::Requantize, {acc, T.outSlot(), m, scaleRow, zy, lo, hi});
       T.writesOutput();
       storeRuns(T, chunk, y, c0, nc, T.outSlot());
       T.endStep(chunkLabel(c0, nc, chunk));

@@ -351,10 +351,16 @@ void emitSteps(TileContext& T, const Node& n, const MatmulTiling& m, const Matmu
   const int32_t zy = T.zeroPoint(n.outputs[0]);
   const int32_t lo = static_cast<int32_t>(n.getInt("act_min", -128)), hi = static_cast<int32_t>(n.getInt("act_max", 127));
   const auto chunks = outputChunks(m);
-  int64_t block = 0;
+  const auto blockWidth = [&](int64_t j0) {
+    const int64_t J = std::min(m.ocBlock, nOc - j0);
+    return sameInputTiles(k, j0, J) ? J : 1;
+  };
+  int64_t blocksPerImage = 0;
+  for (int64_t j0 = 0; j0 < nOc; j0 += blockWidth(j0)) ++blocksPerImage;
+  // Blocks are counted on from image to image, so the scale-row sets alternate across images too.
+  int64_t block = T.image() * blocksPerImage;
   for (int64_t j0 = 0; j0 < nOc; ++block) {
-    int64_t J = std::min(m.ocBlock, nOc - j0);
-    if (!sameInputTiles(k, j0, J)) J = 1;
+    const int64_t J = blockWidth(j0);
     // Scale rows alternate between two sets by block: block b + 2's load waits (an accumulator
     // load: schedule.cpp) until the computes two steps before it, after block b's last requantize.
     const int64_t scaleRow = T.layout().scale_base + (T.layout().scale_rows / 2) * (block % 2);

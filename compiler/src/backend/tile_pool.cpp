@@ -73,12 +73,13 @@ void tileGlobalAveragePool(TileContext& T, const Node& n) {
   const int64_t acc = l.accRow(0);  // a fixed accumulator region: the sum lives across steps
   T.layer().loops = "c / lanes x input chunks of <= " + std::to_string(rows) + ": widen, tree sum, accumulate; requantize the last";
   bool first = true;
+  const int64_t scaleRow = T.imageScaleRow();
   for (int64_t c0 = 0; c0 < in.C; c0 += lanes) {
     const int64_t nc = std::min(lanes, in.C - c0);
     const auto chunks = pixelChunks(in.H, in.W, rows);
     for (size_t ci = 0; ci < chunks.size(); ++ci) {
       const int64_t m = chunkPixels(chunks[ci]);
-      if (first) loadScales(T, int32s(n, "multiplier"), int32s(n, "shift"), l.scale_base);
+      if (first) loadScales(T, int32s(n, "multiplier"), int32s(n, "shift"), scaleRow);
       first = false;
       loadRuns(T, chunks[ci], in, c0, nc, T.loadSlot());
       const int64_t base = ci == 0 ? acc : acc + 1;
@@ -86,7 +87,7 @@ void tileGlobalAveragePool(TileContext& T, const Node& n) {
       reduceRows(T, base, m);
       if (ci > 0) T.compute(Semantics::VectorAdd, {acc, acc, acc + 1, 1});
       if (ci + 1 == chunks.size()) {
-        T.compute(Semantics::Requantize, {acc, T.outSlot(), 1, l.scale_base, zy, -128, 127});
+        T.compute(Semantics::Requantize, {acc, T.outSlot(), 1, scaleRow, zy, -128, 127});
         T.writesOutput();
         T.store(Semantics::DmaStore, {y.interior(0, 0) + c0, T.outSlot(), 1, nc, y.pixelBytes()});
       }
@@ -140,12 +141,13 @@ void tileAveragePool(TileContext& T, const Node& n) {
   const int64_t gap = conflictFreeStride(rows, T.p.spad_banks), accGap = conflictFreeStride(rows, T.p.acc_banks);
   T.layer().loops = "c / lanes x pixel chunks of <= " + std::to_string(rows) + ": " + windowText(w) + ", widen and add, requantize";
   bool first = true;
+  const int64_t scaleRow = T.imageScaleRow();
   for (int64_t c0 = 0; c0 < y.C; c0 += lanes) {
     const int64_t nc = std::min(lanes, y.C - c0);
     for (const auto& chunk : pixelChunks(y.H, y.W, rows)) {
       const int64_t m = chunkPixels(chunk);
       const Operand acc = T.newAccTile();
-      if (first) loadScales(T, int32s(n, "multiplier"), int32s(n, "shift"), l.scale_base);
+      if (first) loadScales(T, int32s(n, "multiplier"), int32s(n, "shift"), scaleRow);
       first = false;
       const auto blocks = loadWindows(T, chunk, in, w, c0, nc, gap);
       T.compute(Semantics::VectorWiden, {blocks[0], acc, m, zx, 1});
@@ -153,7 +155,7 @@ void tileAveragePool(TileContext& T, const Node& n) {
         T.compute(Semantics::VectorWiden, {blocks[k], acc + accGap, m, zx, 1});
         T.compute(Semantics::VectorAdd, {acc, acc, acc + accGap, m});
       }
-      T.compute(Semantics::Requantize, {acc, T.outSlot(), m, l.scale_base, zy, -128, 127});
+      T.compute(Semantics::Requantize, {acc, T.outSlot(), m, scaleRow, zy, -128, 127});
       T.writesOutput();
       storeRuns(T, chunk, y, c0, nc, T.outSlot());
       T.endStep(chunkLabel(c0, nc, chunk));

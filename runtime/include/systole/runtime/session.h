@@ -55,6 +55,7 @@ struct Mismatch {
 struct RunOptions {
   bool check = false;          // compare with the reference interpreter (needs the quantized graph)
   bool timing_only = false;
+  bool races = false;          // fail a program whose scratchpad/accumulator accesses tokens do not order (sim/race_check.h)
   bool trace = false;          // RunResult::trace_json: the whole model on one timeline
   sim::TraceLevel trace_level = sim::TraceLevel::Instructions;
   /// Called before each step of the schedule: steps done, steps in all, what runs next.

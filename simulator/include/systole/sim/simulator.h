@@ -24,6 +24,7 @@ struct PreparedProgram;
 struct SimOptions {
   bool timing_only = false;       // same cycles and stats, no data loaded, computed or moved
   bool poison = false;            // fault on reads of never-written scratchpad/accumulator rows
+  bool races = false;             // fault before running if two queues' accesses to a row are not ordered by tokens (race_check.h)
   bool trace = false;             // write a Chrome trace (SimResult::trace_json); implies timeline
   bool timeline = false;          // record each instruction's dispatch and cycles (SimResult::timeline)
   /// Statistics per region of the program (Stats::regions): region k holds the instructions from
