@@ -38,15 +38,28 @@ class FloatGraphBuilder {
   }
 
   int conv(int x, int64_t oc, int64_t k, int64_t stride, int64_t pad, int64_t group, bool relu) {
+    return convWindow(x, oc, {k, k, stride, stride, 1, 1, pad, pad, pad, pad}, group, relu);
+  }
+
+  /// Every window parameter of a Conv on its own: kernel, strides, dilations, and the pads in ONNX
+  /// order (top, left, bottom, right).
+  struct Window {
+    int64_t kh = 3, kw = 3, sh = 1, sw = 1, dh = 1, dw = 1, pt = 0, pl = 0, pb = 0, pr = 0;
+  };
+  int convWindow(int x, int64_t oc, const Window& w, int64_t group, bool relu) {
     const auto s = shape(x);
-    compiler::Node n = convNode(x, oc, k, stride, group, relu, {(s[2] + 2 * pad - k) / stride + 1, (s[3] + 2 * pad - k) / stride + 1});
-    n.attrs["pads"] = std::vector<int64_t>{pad, pad, pad, pad};
+    const int64_t oh = (s[2] + w.pt + w.pb - w.dh * (w.kh - 1) - 1) / w.sh + 1, ow = (s[3] + w.pl + w.pr - w.dw * (w.kw - 1) - 1) / w.sw + 1;
+    compiler::Node n = convNode(x, oc, w.kh, w.kw, group, relu, {oh, ow});
+    n.attrs["strides"] = std::vector<int64_t>{w.sh, w.sw};
+    n.attrs["dilations"] = std::vector<int64_t>{w.dh, w.dw};
+    n.attrs["pads"] = std::vector<int64_t>{w.pt, w.pl, w.pb, w.pr};
     return add(std::move(n));
   }
 
   /// A Conv padded by `autoPad` (SAME_UPPER or SAME_LOWER), as TensorFlow exports write it.
   int convSame(int x, int64_t oc, int64_t k, int64_t stride, const std::string& autoPad, bool relu) {
-    compiler::Node n = convNode(x, oc, k, stride, 1, relu, sameSize(x, stride));
+    compiler::Node n = convNode(x, oc, k, k, 1, relu, sameSize(x, stride));
+    n.attrs["strides"] = std::vector<int64_t>{stride, stride};
     n.attrs["auto_pad"] = autoPad;
     return add(std::move(n));
   }
@@ -125,13 +138,13 @@ class FloatGraphBuilder {
   std::mt19937_64& rng() { return rng_; }
 
  private:
-  compiler::Node convNode(int x, int64_t oc, int64_t k, int64_t stride, int64_t group, bool relu, std::vector<int64_t> hw) {
+  /// A Conv of kernel kh x kw with an output of `hw`; its caller sets strides, pads, dilations.
+  compiler::Node convNode(int x, int64_t oc, int64_t kh, int64_t kw, int64_t group, bool relu, std::vector<int64_t> hw) {
     const int64_t ic = shape(x)[1];
-    const int w = constant({oc, ic / group, k, k}, 1.0f / static_cast<float>(std::sqrt(static_cast<double>(ic / group * k * k))));
+    const int w = constant({oc, ic / group, kh, kw}, 1.0f / static_cast<float>(std::sqrt(static_cast<double>(ic / group * kh * kw))));
     const int b = constant({oc}, 0.1f);
     compiler::Node n = node("Conv", {x, w, b}, {1, oc, hw[0], hw[1]});
-    n.attrs["kernel_shape"] = std::vector<int64_t>{k, k};
-    n.attrs["strides"] = std::vector<int64_t>{stride, stride};
+    n.attrs["kernel_shape"] = std::vector<int64_t>{kh, kw};
     n.attrs["dilations"] = std::vector<int64_t>{1, 1};
     n.attrs["group"] = group;
     if (relu) n.attrs["activation"] = std::string("relu");

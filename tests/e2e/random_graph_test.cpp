@@ -1,8 +1,9 @@
 // The differential heart of the back end: seeded random graphs (shapes that are not multiples of
 // the array, 1x1 and odd kernels, strides, padding, depthwise, residual adds, pooling, matmul
 // chains, auto_pad SAME_UPPER/SAME_LOWER) x every shipped config -> quantize -> compile -> simulate ->
-// bit-exact against the reference interpreter. SYSTOLE_DIFFERENTIAL_CASES raises the number of
-// seeds. Named cases stress one dimension each (AutoPad/...: SAME padding on H != W inputs).
+// bit-exact against the reference interpreter, race-free. SYSTOLE_DIFFERENTIAL_CASES raises the
+// number of seeds. Named cases stress one dimension each (AutoPad/...: SAME padding on H != W
+// inputs; Dilation/...: dilations > 1 per axis; StridesByAxis/...: sh != sw over several chunks).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -81,6 +82,35 @@ compiler::Graph autoPadGraph(uint64_t seed) {
   return b.finish(b.gemm(x, pick(2, 10), false));
 }
 
+/// Dilation > 1 (each axis its own) with non-square kernels and asymmetric pads on H != W inputs.
+compiler::Graph dilatedGraph(uint64_t seed) {
+  FloatGraphBuilder b(seed);
+  auto pick = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(b.rng()); };
+  int x = b.input("image", {1, pick(1, 6), pick(9, 16), pick(7, 14)});
+  for (int i = 0; i < 2; ++i) {
+    FloatGraphBuilder::Window w{pick(1, 3), pick(2, 3), 1, 1, pick(1, 3), pick(2, 3), pick(0, 2), pick(0, 2), pick(0, 2), pick(0, 2)};
+    x = b.convWindow(x, pick(2, 20), w, 1, true);
+  }
+  x = b.flatten(b.globalAveragePool(x));
+  return b.finish(b.gemm(x, pick(2, 10), false));
+}
+
+/// Strides that differ by axis (sh != sw) and non-square kernels, on inputs tall or wide enough
+/// that an output image spans several chunks on the small configs, with asymmetric pads.
+compiler::Graph stridesGraph(uint64_t seed) {
+  FloatGraphBuilder b(seed);
+  auto pick = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(b.rng()); };
+  const bool tall = pick(0, 1) != 0;
+  int x = b.input("image", {1, pick(1, 4), tall ? pick(30, 48) : pick(10, 20), tall ? pick(10, 20) : pick(30, 48)});
+  const int64_t sh = pick(1, 3), sw = sh == 1 ? pick(2, 3) : pick(1, sh - 1);
+  FloatGraphBuilder::Window w{pick(1, 4), pick(1, 4), sh, sw, 1, 1, pick(0, 1), pick(0, 2), pick(0, 2), pick(0, 1)};
+  x = b.convWindow(x, pick(3, 24), w, 1, true);
+  FloatGraphBuilder::Window v{3, 3, sw, sh, 1, 1, 1, 0, 0, 1};  // the other way round
+  x = b.convWindow(x, pick(3, 24), v, 1, true);
+  x = b.flatten(b.globalAveragePool(x));
+  return b.finish(b.gemm(x, pick(2, 10), false));
+}
+
 struct Case {
   uint64_t seed;
   std::string config;
@@ -100,6 +130,7 @@ TEST_P(RandomGraph, CompilesAndRunsBitExact) {
   runtime::Session session(isa, compiled, g);
   runtime::RunOptions options;
   options.check = true;
+  options.races = true;
   const auto inputs = runtime::randomInputs(g, seed + 1000);
   const auto result = session.run(inputs, options);
   ASSERT_TRUE(result.checked);
@@ -122,6 +153,8 @@ std::string caseName(const ::testing::TestParamInfo<Case>& info) {
 
 INSTANTIATE_TEST_SUITE_P(Seeds, RandomGraph, ::testing::ValuesIn(cases(50, randomGraph)), caseName);
 INSTANTIATE_TEST_SUITE_P(AutoPad, RandomGraph, ::testing::ValuesIn(cases(10, autoPadGraph)), caseName);
+INSTANTIATE_TEST_SUITE_P(Dilation, RandomGraph, ::testing::ValuesIn(cases(8, dilatedGraph)), caseName);
+INSTANTIATE_TEST_SUITE_P(StridesByAxis, RandomGraph, ::testing::ValuesIn(cases(8, stridesGraph)), caseName);
 
 }  // namespace
 }  // namespace systole::testing
