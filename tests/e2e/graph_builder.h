@@ -100,6 +100,26 @@ class FloatGraphBuilder {
     return add(std::move(n));
   }
 
+  /// MaxPool (ceil_mode 0 or 1) or AveragePool counting the padding, with its own window per axis
+  /// and pads in ONNX order (top, left, bottom, right). With ceil_mode the last window may hang
+  /// over the input's end (ONNX: it must still start inside the input or its leading padding).
+  int poolWindow(const std::string& op, int x, const Window& w, bool ceilMode) {
+    const auto s = shape(x);
+    const auto out = [&](int64_t in, int64_t k, int64_t st, int64_t pBegin, int64_t pEnd) {
+      const int64_t span = in + pBegin + pEnd - k;
+      int64_t o = (ceilMode ? (span + st - 1) / st : span / st) + 1;
+      if (ceilMode && (o - 1) * st >= in + pBegin) --o;
+      return o;
+    };
+    compiler::Node n = node(op, {x}, {1, s[1], out(s[2], w.kh, w.sh, w.pt, w.pb), out(s[3], w.kw, w.sw, w.pl, w.pr)});
+    n.attrs["kernel_shape"] = std::vector<int64_t>{w.kh, w.kw};
+    n.attrs["strides"] = std::vector<int64_t>{w.sh, w.sw};
+    n.attrs["pads"] = std::vector<int64_t>{w.pt, w.pl, w.pb, w.pr};
+    if (ceilMode) n.attrs["ceil_mode"] = int64_t{1};
+    if (op == "AveragePool") n.attrs["count_include_pad"] = int64_t{1};
+    return add(std::move(n));
+  }
+
   int averagePool(int x, int64_t k, int64_t stride) {
     const auto s = shape(x);
     compiler::Node n = node("AveragePool", {x}, {1, s[1], (s[2] - k) / stride + 1, (s[3] - k) / stride + 1});

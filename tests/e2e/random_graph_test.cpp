@@ -3,7 +3,8 @@
 // chains, auto_pad SAME_UPPER/SAME_LOWER) x every shipped config -> quantize -> compile -> simulate ->
 // bit-exact against the reference interpreter, race-free. SYSTOLE_DIFFERENTIAL_CASES raises the
 // number of seeds. Named cases stress one dimension each (AutoPad/...: SAME padding on H != W
-// inputs; Dilation/...: dilations > 1 per axis; StridesByAxis/...: sh != sw over several chunks).
+// inputs; Dilation/...: dilations > 1 per axis; StridesByAxis/...: sh != sw over several chunks;
+// Pooling/...: ceil_mode max pooling with overhang, padded average pooling).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -111,6 +112,20 @@ compiler::Graph stridesGraph(uint64_t seed) {
   return b.finish(b.gemm(x, pick(2, 10), false));
 }
 
+/// Pooling windows per axis on H != W inputs: MaxPool with ceil_mode (the last window hanging over
+/// the input's end) and asymmetric pads, AveragePool counting its padding.
+compiler::Graph poolingGraph(uint64_t seed) {
+  FloatGraphBuilder b(seed);
+  auto pick = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(b.rng()); };
+  int x = b.input("image", {1, pick(1, 6), pick(8, 17), pick(6, 15)});
+  x = b.conv(x, pick(2, 20), 3, 1, 1, 1, true);
+  const int64_t k = pick(2, 3);
+  x = b.poolWindow("MaxPool", x, {k, pick(2, 3), pick(2, 3), pick(1, 2), 1, 1, pick(0, k - 1), pick(0, 1), pick(0, k - 1), 0}, true);
+  x = b.poolWindow("AveragePool", x, {2, 2, pick(1, 2), pick(1, 2), 1, 1, pick(0, 1), pick(0, 1), pick(0, 1), pick(0, 1)}, false);
+  x = b.flatten(b.globalAveragePool(x));
+  return b.finish(b.gemm(x, pick(2, 10), false));
+}
+
 struct Case {
   uint64_t seed;
   std::string config;
@@ -155,6 +170,7 @@ INSTANTIATE_TEST_SUITE_P(Seeds, RandomGraph, ::testing::ValuesIn(cases(50, rando
 INSTANTIATE_TEST_SUITE_P(AutoPad, RandomGraph, ::testing::ValuesIn(cases(10, autoPadGraph)), caseName);
 INSTANTIATE_TEST_SUITE_P(Dilation, RandomGraph, ::testing::ValuesIn(cases(8, dilatedGraph)), caseName);
 INSTANTIATE_TEST_SUITE_P(StridesByAxis, RandomGraph, ::testing::ValuesIn(cases(8, stridesGraph)), caseName);
+INSTANTIATE_TEST_SUITE_P(Pooling, RandomGraph, ::testing::ValuesIn(cases(8, poolingGraph)), caseName);
 
 }  // namespace
 }  // namespace systole::testing
