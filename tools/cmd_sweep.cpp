@@ -83,6 +83,9 @@ int submitToSlurm(const SweepSpec& spec, const SweepArgs& a) {
 
 int sweep(const SweepArgs& a) {
   const SweepSpec spec = loadSweepSpec(a.spec);
+  for (const SweepModel& m : spec.models)  // a missing model would fail every one of its runs
+    for (const std::string& path : {m.path, m.calib})
+      if (!path.empty() && !fs::exists(path)) throw Error(SourceLocation{spec.file, m.line, m.col}, "'" + path + "' does not exist");
   fs::create_directories(a.dir);
   if (a.task >= 0) {
     if (static_cast<size_t>(a.task) >= spec.runCount())

@@ -56,6 +56,9 @@ SweepModel readModel(const Reader& r, const YAML::Node& n) {
     m.path = r.path(n, "a model");
   }
   m.name = std::filesystem::path(m.path).stem().string();
+  const SourceLocation where = r.at(n);
+  m.line = where.line;
+  m.col = where.col;
   return m;
 }
 
