@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "commands.h"
+#include "systole/isa/shipped_configs.h"
 #include "systole/isa/file_io.h"
 #include "systole/sim/energy.h"
 #include "systole/sim/simulator.h"
@@ -45,7 +46,7 @@ void registerSim(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
       return runCompiledModel({a.program, a.isa, a.outputDir, a.stats, a.trace, a.inputs, a.seed, a.timingOnly});
     }
     const auto program = isa::readSbin(a.program);
-    const auto config = loadConfig(a.isa.empty() ? shippedConfigPath(program.isa_name, a.program) : a.isa);
+    const auto config = loadConfig(a.isa.empty() ? isa::shippedConfigPath(program.isa_name, a.program) : a.isa);
     isa::checkProgramMatches(program, config, a.program);
     const auto inputs = bindInputs(program, a.inputs, a.seed);
     sim::Simulator simulator(config);
