@@ -96,24 +96,6 @@ std::string stageTimes(const compiler::PipelineResult& compiled) {
 
 bool isCompiledModel(const std::string& path) { return path.size() > 5 && path.ends_with(".sbin"); }
 
-Prepared compileFresh(const RunArgs& a, const isa::IsaConfig& config, const compiler::PipelineOptions& options) {
-  auto compiled = compiler::runPipeline(a.compile.model, config, options);
-  return {std::move(compiled.graph), std::move(*compiled.compiled), std::move(compiled.float_graph),
-          "compiled in " + std::to_string(compiled.totalSeconds()) + " s (" + stageTimes(compiled) + ")", compiled.totalSeconds()};
-}
-
-/// A cache hit: the cached quantized graph and programs, and the float graph the accuracy is
-/// measured against re-derived by the front end alone (import + opt: the graph quantization
-/// started from), so the accuracy figures equal an uncached run's.
-Prepared fromCache(const RunArgs& a, const isa::IsaConfig& config, const compiler::PipelineOptions& options, compiler::Artifact artifact,
-                   const std::string& entry) {
-  auto front = compiler::runPipeline(a.compile.model, config, options, "opt");
-  warnSyntheticCalibration(a.compile, static_cast<size_t>(options.quant.num_samples > 0 ? options.quant.num_samples : compiler::kDefaultCalibrationSamples));
-  return {std::move(artifact.graph), std::move(artifact.model), std::move(front.graph),
-          "compiled artifact reused from cache " + entry + " (float model re-derived in " + std::to_string(front.totalSeconds()) + " s)",
-          front.totalSeconds()};
-}
-
 /// The cache is skipped with --no-cache and when the run asks for something only a fresh compile
 /// does: per-pass printing, timing or verification, or every intermediate value kept.
 bool cacheWanted(const RunArgs& a) {
@@ -125,19 +107,18 @@ Prepared compileModel(RunArgs& a, const isa::IsaConfig& config) {
   auto options = pipelineOptions(a.compile, config);
   options.lower.keep_intermediates = a.checkIntermediates;
   const std::string dir = cacheWanted(a) ? compiler::defaultCacheDir() : "";
-  if (dir.empty()) return compileFresh(a, config, options);
-  const compiler::CompileCache cache(dir);
-  const std::string key = compiler::compileCacheKey(a.compile.model, config, options);
-  std::string warning;
-  if (auto artifact = cache.load(key, config, warning)) return fromCache(a, config, options, std::move(*artifact), cache.entryPath(key));
-  if (!warning.empty()) std::cerr << warning << "\n";
-  Prepared p = compileFresh(a, config, options);
-  try {
-    p.origin += ", compiled artifact stored in cache " + cache.store(key, config, p.graph, p.model);
-  } catch (const Error& e) {  // a read-only or full cache must not fail the run
-    std::cerr << a.compile.model << ": warning: not stored in the compile cache: " << e.what() << "\n";
+  compiler::CachedCompile c;
+  if (dir.empty()) c.result = compiler::runPipeline(a.compile.model, config, options);
+  else c = compiler::runPipelineCached(a.compile.model, config, options, compiler::CompileCache(dir));
+  if (!c.warning.empty()) std::cerr << c.warning << "\n";
+  std::string origin = "compiled in " + std::to_string(c.result.totalSeconds()) + " s (" + stageTimes(c.result) + ")";
+  if (c.reused) {  // the artifact was calibrated as a fresh compile would be: same warning
+    warnSyntheticCalibration(a.compile, static_cast<size_t>(options.quant.num_samples > 0 ? options.quant.num_samples : compiler::kDefaultCalibrationSamples));
+    origin = "compiled artifact reused from cache " + c.entry + " (float model re-derived in " + std::to_string(c.result.totalSeconds()) + " s)";
+  } else if (!c.entry.empty()) {
+    origin += ", compiled artifact stored in cache " + c.entry;
   }
-  return p;
+  return {std::move(c.result.graph), std::move(*c.result.compiled), std::move(c.result.float_graph), origin, c.result.totalSeconds()};
 }
 
 Prepared loadModel(const RunArgs& a, const isa::IsaConfig& config) {

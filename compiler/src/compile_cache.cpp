@@ -129,4 +129,30 @@ std::string CompileCache::store(const std::string& key, const isa::IsaConfig& is
   return path;
 }
 
+CachedCompile runPipelineCached(const std::string& modelPath, const isa::IsaConfig& isa, const PipelineOptions& options,
+                                const CompileCache& cache) {
+  CachedCompile out;
+  const std::string key = compileCacheKey(modelPath, isa, options);
+  if (auto artifact = cache.load(key, isa, out.warning)) {
+    if (options.keep_float_graph) {
+      out.result = runPipeline(modelPath, isa, options, "opt");
+      out.result.float_graph = std::move(out.result.graph);
+    }
+    out.result.model_path = modelPath;
+    out.result.graph = std::move(artifact->graph);
+    out.result.compiled = std::move(artifact->model);
+    out.reused = true;
+    out.entry = cache.entryPath(key);
+    return out;
+  }
+  out.result = runPipeline(modelPath, isa, options);
+  try {
+    out.entry = cache.store(key, isa, out.result.graph, *out.result.compiled);
+  } catch (const Error& e) {  // a read-only or full cache must not fail the compile
+    if (!out.warning.empty()) out.warning += "\n";
+    out.warning += cache.entryPath(key) + ": warning: not stored in the compile cache (" + e.message() + ")";
+  }
+  return out;
+}
+
 }  // namespace systole::compiler

@@ -44,4 +44,22 @@ class CompileCache {
   std::string dir_;
 };
 
+/// What runPipelineCached did.
+struct CachedCompile {
+  /// The whole pipeline's result. On a hit: `graph` is the cached quantized graph, `compiled` its
+  /// programs, `float_graph` the front end's graph (import + opt, the graph quantization started
+  /// from; only with options.keep_float_graph), `seconds` the front end's times, `quant` empty.
+  PipelineResult result;
+  bool reused = false;  // a hit
+  std::string entry;    // the entry read or stored (empty if nothing was stored)
+  std::string warning;  // "PATH: warning: ..." lines: a corrupt entry rebuilt, an entry not stored
+};
+
+/// runPipeline(modelPath, isa, options) through the cache: reuses the entry for this model,
+/// config and options, or compiles and stores one. Calibration, quantization and lowering run
+/// only on a miss, so their callbacks (after_stage for "quant", quant.progress) are not called on
+/// a hit.
+CachedCompile runPipelineCached(const std::string& modelPath, const isa::IsaConfig& isa, const PipelineOptions& options,
+                                const CompileCache& cache);
+
 }  // namespace systole::compiler
