@@ -2,10 +2,10 @@
 #include <iostream>
 
 #include "commands.h"
-#include "systole/isa/shipped_configs.h"
 #include "systole/compiler/artifact.h"
 #include "systole/isa/assembler.h"
 #include "systole/isa/file_io.h"
+#include "systole/isa/shipped_configs.h"
 
 namespace systole::tools {
 

@@ -6,8 +6,8 @@
 #include <memory>
 
 #include "commands.h"
-#include "systole/isa/shipped_configs.h"
 #include "systole/isa/file_io.h"
+#include "systole/isa/shipped_configs.h"
 #include "systole/sim/energy.h"
 #include "systole/sim/simulator.h"
 #include "tensor_io.h"
