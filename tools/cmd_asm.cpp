@@ -5,6 +5,7 @@
 #include "systole/compiler/artifact.h"
 #include "systole/isa/assembler.h"
 #include "systole/isa/file_io.h"
+#include "systole/isa/shipped_configs.h"
 
 namespace systole::tools {
 
@@ -13,7 +14,7 @@ namespace {
 /// Every program of a compiled model, under "# program K" when there is more than one.
 int disassembleModel(const std::string& path, const std::string& isaPath, const std::string& output) {
   const compiler::Artifact artifact = compiler::readArtifact(path);
-  const auto config = loadConfig(isaPath.empty() ? shippedConfigPath(artifact.isa_name, path) : isaPath);
+  const auto config = loadConfig(isaPath.empty() ? isa::shippedConfigPath(artifact.isa_name, path) : isaPath);
   compiler::checkArtifactMatches(artifact, config, path);
   std::string text;
   size_t k = 0;
@@ -56,7 +57,7 @@ void registerAsm(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
     if (isa::sbinVersion(readBinaryFile(d.input), d.input) == isa::kModelSbinVersion)
       return static_cast<int>(disassembleModel(d.input, d.isa, d.output));
     const auto program = isa::readSbin(d.input);
-    const auto config = loadConfig(d.isa.empty() ? shippedConfigPath(program.isa_name, d.input) : d.isa);
+    const auto config = loadConfig(d.isa.empty() ? isa::shippedConfigPath(program.isa_name, d.input) : d.isa);
     isa::checkProgramMatches(program, config, d.input);
     std::string text;
     try {

@@ -7,6 +7,8 @@
 // equals the reference interpreter bit for bit.
 // `--emit=STAGE` prints that stage's text (to -o FILE or stdout) and stops before simulating.
 // --seed seeds the run's random inputs only; calibration has its own fixed seed.
+// An ONNX model's compiled artifact is kept in the compile cache (compile_cache.h) and reused by
+// the next run with the same model, config and options; --no-cache skips it.
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -17,7 +19,9 @@
 #include "progress.h"
 #include "run_report.h"
 #include "systole/compiler/artifact.h"
+#include "systole/compiler/compile_cache.h"
 #include "systole/isa/file_io.h"
+#include "systole/isa/shipped_configs.h"
 #include "systole/runtime/session.h"
 #include "systole/sim/energy.h"
 #include "tensor_io.h"
@@ -30,7 +34,7 @@ struct RunArgs {
   PipelineArgs compile;
   std::string output, outputDir, stats, statsCsv, trace, traceLevel = "instructions";
   std::vector<std::string> inputs;
-  bool check = false, checkIntermediates = false, layers = false, timingOnly = false, races = false;
+  bool check = false, checkIntermediates = false, layers = false, timingOnly = false, races = false, noCache = false;
   uint64_t seed = 1;
   double minSqnr = std::nan(""), minCosine = std::nan("");
 };
@@ -92,12 +96,29 @@ std::string stageTimes(const compiler::PipelineResult& compiled) {
 
 bool isCompiledModel(const std::string& path) { return path.size() > 5 && path.ends_with(".sbin"); }
 
+/// The cache is skipped with --no-cache and when the run asks for something only a fresh compile
+/// does: per-pass printing, timing or verification, or every intermediate value kept.
+bool cacheWanted(const RunArgs& a) {
+  const PipelineArgs& c = a.compile;
+  return !a.noCache && !a.checkIntermediates && !c.printAfterAll && !c.timePasses && !c.verifyEach;
+}
+
 Prepared compileModel(RunArgs& a, const isa::IsaConfig& config) {
   auto options = pipelineOptions(a.compile, config);
   options.lower.keep_intermediates = a.checkIntermediates;
-  auto compiled = compiler::runPipeline(a.compile.model, config, options);
-  return {std::move(compiled.graph), std::move(*compiled.compiled), std::move(compiled.float_graph),
-          "compiled in " + std::to_string(compiled.totalSeconds()) + " s (" + stageTimes(compiled) + ")", compiled.totalSeconds()};
+  const std::string dir = cacheWanted(a) ? compiler::defaultCacheDir() : "";
+  compiler::CachedCompile c;
+  if (dir.empty()) c.result = compiler::runPipeline(a.compile.model, config, options);
+  else c = compiler::runPipelineCached(a.compile.model, config, options, compiler::CompileCache(dir));
+  if (!c.warning.empty()) std::cerr << c.warning << "\n";
+  std::string origin = "compiled in " + std::to_string(c.result.totalSeconds()) + " s (" + stageTimes(c.result) + ")";
+  if (c.reused) {  // the artifact was calibrated as a fresh compile would be: same warning
+    warnSyntheticCalibration(a.compile, static_cast<size_t>(options.quant.num_samples > 0 ? options.quant.num_samples : compiler::kDefaultCalibrationSamples));
+    origin = "compiled artifact reused from cache " + c.entry + " (float model re-derived in " + std::to_string(c.result.totalSeconds()) + " s)";
+  } else if (!c.entry.empty()) {
+    origin += ", compiled artifact stored in cache " + c.entry;
+  }
+  return {std::move(c.result.graph), std::move(*c.result.compiled), std::move(c.result.float_graph), origin, c.result.totalSeconds()};
 }
 
 Prepared loadModel(const RunArgs& a, const isa::IsaConfig& config) {
@@ -147,7 +168,7 @@ Accuracy measureAccuracy(const Prepared& p, const runtime::RunResult& result, co
 
 int runModel(RunArgs& a) {
   const bool compiledModel = isCompiledModel(a.compile.model);
-  if (compiledModel && a.compile.isa == "default") a.compile.isa = shippedConfigPath(compiler::readArtifact(a.compile.model).isa_name, a.compile.model);
+  if (compiledModel && a.compile.isa == "default") a.compile.isa = isa::shippedConfigPath(compiler::readArtifact(a.compile.model).isa_name, a.compile.model);
   const auto config = loadConfig(a.compile.isa);
   if (!a.compile.emit.empty()) {
     if (compiledModel) throw Error("--emit needs an ONNX model, not a compiled .sbin");
@@ -238,6 +259,8 @@ void registerRun(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
                 "print per layer the predicted and simulated cycles, and the SQNR and saturation of its INT8 output against the float model");
   auto* minSqnr = cmd->add_option("--min-sqnr", a.minSqnr, "fail (exit 1) if an output's SQNR against the float model is below DB");
   auto* minCosine = cmd->add_option("--min-cosine", a.minCosine, "fail (exit 1) if an output's cosine against the float model is below X");
+  cmd->add_flag("--no-cache", a.noCache,
+                "compile even if the compile cache ($XDG_CACHE_HOME/systole or ~/.cache/systole) holds this model's artifact, and store nothing");
   cmd->add_flag("--timing-only", a.timingOnly, "cycles and statistics only, no data computed (so nothing to check or measure)")
       ->excludes(check)
       ->excludes(checkAll)

@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "systole/isa/file_io.h"
+#include "systole/isa/shipped_configs.h"
 #include "systole/sim/energy.h"
 #include "systole/sim/simulator.h"
 #include "tensor_io.h"
@@ -46,7 +47,7 @@ void registerSim(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
       return runCompiledModel({a.program, a.isa, a.outputDir, a.stats, a.trace, a.inputs, a.seed, a.timingOnly, a.races});
     }
     const auto program = isa::readSbin(a.program);
-    const auto config = loadConfig(a.isa.empty() ? shippedConfigPath(program.isa_name, a.program) : a.isa);
+    const auto config = loadConfig(a.isa.empty() ? isa::shippedConfigPath(program.isa_name, a.program) : a.isa);
     isa::checkProgramMatches(program, config, a.program);
     const auto inputs = bindInputs(program, a.inputs, a.seed);
     sim::Simulator simulator(config);

@@ -39,11 +39,7 @@ int runCompiledModel(const SimRequest& request);
 /// command loads gets the overrides (one command runs per process).
 void addSetOption(CLI::App& cmd);
 /// Loads a config given as a path or as the name of a shipped config ("default", "tiny"), with
-/// the command's --set overrides.
+/// the command's --set overrides (shipped configs: isa/shipped_configs.h).
 isa::IsaConfig loadConfig(const std::string& pathOrName);
-/// Path of the shipped config with this ISA name (for programs that name their ISA).
-/// The shipped config called `isaName`; `namedBy` (a program or model file, if the name comes from
-/// one) is the file a bad name is reported against.
-std::string shippedConfigPath(const std::string& isaName, const std::string& namedBy = "");
 
 }  // namespace systole::tools

@@ -63,15 +63,15 @@ void printTimes(const compiler::PassInfo& pass, const compiler::Graph&, double s
   std::fprintf(stderr, "pass %-25s %9.3f ms\n", std::string(pass.name).c_str(), seconds * 1e3);
 }
 
-/// INT8 ranges from synthetic data can be far from the ranges of real inputs: say so, once.
-void warnSyntheticCalibration(const PipelineArgs& a, const compiler::PipelineResult& r) {
+}  // namespace
+
+void warnSyntheticCalibration(const PipelineArgs& a, size_t samples) {
+  if (!a.calibDir.empty()) return;
   std::fprintf(stderr,
                "%s: warning: INT8 ranges were calibrated on %zu synthetic inputs uniform in [-1, 1), not on real data; "
                "pass representative samples with --calib DIR\n",
-               a.model.c_str(), r.calibration_samples);
+               a.model.c_str(), samples);
 }
-
-}  // namespace
 
 CLI::Option* addPipelineOptions(CLI::App& cmd, PipelineArgs& a) {
   cmd.add_option("MODEL", a.model, "float32 ONNX model (opset 9 to 17)")->required();
@@ -107,7 +107,7 @@ compiler::PipelineOptions pipelineOptions(const PipelineArgs& a, const isa::IsaC
   };
   options.after_stage = [&a, &isa, progress](const compiler::StageInfo& stage, const compiler::PipelineResult& r, double seconds) {
     progress->end();
-    if (stage.name == "quant" && a.calibDir.empty()) warnSyntheticCalibration(a, r);
+    if (stage.name == "quant") warnSyntheticCalibration(a, r.calibration_samples);
     if (a.timePasses && stage.run) std::fprintf(stderr, "%-30s %9.3f ms\n", std::string(stage.label).c_str(), seconds * 1e3);
     const auto passes = compiler::backendPasses();
     if (a.printAfterAll && std::find(passes.begin(), passes.end(), stage.name) != passes.end())

@@ -32,6 +32,10 @@ CLI::Option* addPipelineOptions(CLI::App& cmd, PipelineArgs& a);
 /// a progress line for stages longer than a second (when stderr is a terminal, unless --quiet).
 compiler::PipelineOptions pipelineOptions(const PipelineArgs& a, const isa::IsaConfig& isa);
 
+/// Without --calib: warns on stderr that INT8 ranges come from `samples` synthetic inputs, not real
+/// data (once per compile; a compile cache hit repeats it, as its artifact was calibrated so).
+void warnSyntheticCalibration(const PipelineArgs& a, size_t samples);
+
 /// Writes the text of the last stage that ran to `output`, or to stdout when it is empty.
 void writeStageText(const compiler::PipelineResult& result, const isa::IsaConfig& isa, const std::string& output);
 

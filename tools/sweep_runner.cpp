@@ -37,7 +37,10 @@ RunFiles runFiles(const SweepSpec& spec, const std::string& dir, size_t k) {
 std::vector<std::string> runArguments(const SweepSpec& spec, const std::string& dir, size_t k) {
   const SweepPoint& point = spec.points[k / spec.models.size()];
   const SweepModel& model = spec.models[k % spec.models.size()];
-  std::vector<std::string> args = {"run", model.path, "--isa", spec.isa, "--quiet", "--stats", runFiles(spec, dir, k).stats};
+  // --no-cache: every point is another config, so its artifact would never be reused, and a
+  // sweep would fill the user's compile cache with one artifact per point (it resumes from its
+  // own results instead).
+  std::vector<std::string> args = {"run", model.path, "--isa", spec.isa, "--quiet", "--no-cache", "--stats", runFiles(spec, dir, k).stats};
   for (const auto& [key, value] : point.overrides) args.insert(args.end(), {"--set", key + "=" + value});
   if (!model.calib.empty()) args.insert(args.end(), {"--calib", model.calib});
   args.insert(args.end(), spec.options.begin(), spec.options.end());

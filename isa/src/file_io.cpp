@@ -1,5 +1,8 @@
 #include "systole/isa/file_io.h"
 
+#include <unistd.h>
+
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <system_error>
@@ -31,7 +34,10 @@ void writeFileAtomic(const std::string& path, const void* data, size_t size) {
 }
 
 void writeFileAtomic(const std::string& path, const std::function<void(std::ostream&)>& write) {
-  const std::string tmp = path + ".tmp";
+  // Unique per process and call, so writers racing on one path (processes sharing the compile
+  // cache) each rename a whole file into place and the last one wins.
+  static std::atomic<uint64_t> counter{0};
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
   std::error_code ignored;
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);

@@ -1,21 +1,26 @@
 // Using Systole from C++: compile an ONNX model for an NPU config, run it on the simulator with
 // the reference check, and print the top class and the cycle count.
 //
-//   classify MODEL.onnx CONFIG.yaml
+//   classify MODEL.onnx CONFIG      (CONFIG: a .yaml path, or a shipped config's name: "tiny")
 #include <cstdio>
 #include <exception>
+#include <string>
 
 #include "systole/compiler/pipeline.h"
+#include "systole/isa/shipped_configs.h"
 #include "systole/runtime/session.h"
 
 int main(int argc, char** argv) {
   if (argc != 3) {
-    std::fprintf(stderr, "usage: %s MODEL.onnx CONFIG.yaml\n", argv[0]);
+    std::fprintf(stderr, "usage: %s MODEL.onnx CONFIG.yaml|NAME\n", argv[0]);
     return 2;
   }
   try {
     using namespace systole;
-    const isa::IsaConfig config = isa::IsaConfig::load(argv[2]);
+    // A shipped config by name is found relative to the install, or in $SYSTOLE_CONFIG_DIR.
+    const std::string configArg = argv[2];
+    const bool path = configArg.find('/') != std::string::npos || configArg.ends_with(".yaml");
+    const isa::IsaConfig config = isa::IsaConfig::load(path ? configArg : isa::shippedConfigPath(configArg));
 
     // Import, optimize, quantize and lower: the stages and defaults of `systole compile` and
     // `systole run` (calibration on 8 random inputs from seed 0; see PipelineOptions).

@@ -13,6 +13,9 @@ config.test_exec_root = os.path.join(config.systole_obj_root, "tests", "lit")
 config.environment["PATH"] = os.pathsep.join(
     [config.llvm_tools_dir, config.systole_tools_dir, config.environment.get("PATH", os.environ["PATH"])])
 config.environment["SYSTEMC_DISABLE_COPYRIGHT_MESSAGE"] = "1"
+# `run`'s compile cache goes to the build tree, never to the user's home (tests that check the
+# cache point XDG_CACHE_HOME at their own %t).
+config.environment["XDG_CACHE_HOME"] = os.path.join(config.test_exec_root, "xdg-cache")
 
 # systole sim --rtl=array exists only when the build found Verilator.
 if getattr(config, "systole_rtl_cosim", False):
