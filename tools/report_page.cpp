@@ -15,6 +15,7 @@
 #include "svg_chart.h"
 #include "systole/isa/diagnostic.h"
 #include "systole/isa/file_io.h"
+#include "systole/sim/energy.h"
 
 namespace systole::tools {
 
@@ -43,14 +44,6 @@ std::string fixed(double v, int digits) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.*f", digits, v);
   return buf;
-}
-
-/// pJ in the unit that puts it in [1, 1000): "14.5 mJ".
-std::string energyText(double pj) {
-  static const char* const kUnits[] = {"pJ", "nJ", "uJ", "mJ", "J"};
-  size_t u = 0;
-  while (pj >= 1000 && u + 1 < std::size(kUnits)) pj /= 1000, ++u;
-  return fixed(pj, pj >= 100 ? 0 : pj >= 10 ? 1 : 2) + " " + kUnits[u];
 }
 
 std::string td(const std::string& text, bool numeric = true) {
@@ -171,7 +164,7 @@ std::string energyBreakdownHtml(const StatsRun& run) {
   const Json& e = run.doc["totals"]["energy"];
   if (!e.is_object()) return "<p>No energy figures in this document.</p>";
   StackedBars c;
-  c.title = "Energy, whole model: " + energyText(num(e, {"total_pj"}));
+  c.title = "Energy, whole model: " + sim::formatEnergy(num(e, {"total_pj"}));
   c.value_label = "pJ";
   c.series.assign(std::begin(kEnergyParts), std::end(kEnergyParts));
   c.row_height = 22;
@@ -181,7 +174,7 @@ std::string energyBreakdownHtml(const StatsRun& run) {
   const double total = num(e, {"total_pj"});
   for (const char* part : kEnergyParts) {
     const double v = num(e, {(std::string(part) + "_pj").c_str()});
-    o << "<tr>" << td(part, false) << td(energyText(v)) << td(percent(total > 0 ? v / total : 0)) << "</tr>";
+    o << "<tr>" << td(part, false) << td(sim::formatEnergy(v)) << td(percent(total > 0 ? v / total : 0)) << "</tr>";
   }
   o << "</table><p class='note'>Host operators and host&lt;-&gt;NPU transfers are not in the energy (not modelled; docs/stats.md#energy).</p>";
   return o.str();
@@ -210,7 +203,7 @@ std::string layerTableHtml(const Json& d) {
       << td(npu ? humanNumber(num(l, {"predicted_cycles"})) : "") << td(npu ? str(l["roofline"], "bound") : "", false)
       << td(npu ? fixed(num(l, {"roofline", "cycles_per_bound"}), 2) : "") << td(npu ? percent(num(l, {"mac_utilization"})) : "")
       << td(humanNumber(num(l, {"dram", "bytes_read"}))) << td(humanNumber(num(l, {"dram", "bytes_written"})))
-      << td(npu ? energyText(num(l, {"energy", "total_pj"})) : "") << "</tr>";
+      << td(npu ? sim::formatEnergy(num(l, {"energy", "total_pj"})) : "") << "</tr>";
   }
   o << "</table></details>";
   return o.str();
@@ -254,7 +247,7 @@ std::string runsSummaryHtml(const std::vector<const StatsRun*>& runs) {
       << td(humanNumber(num(d, {"total_cycles"}))) << td(mhz > 0 ? humanNumber(num(d, {"total_cycles"}) / mhz) + " us" : "")
       << td(percent(num(d, {"totals", "mac_utilization"}))) << td(fixed(num(d, {"totals", "roofline", "cycles_per_bound"}), 2))
       << td(humanNumber(num(d, {"dma", "bytes_read"}) + num(d, {"dma", "bytes_written"})))
-      << td(energyText(num(d, {"energy", "total_pj"}))) << td(fixed(num(d, {"area", "total_mm2"}), 2) + " mm²") << td(accuracyText(d), false)
+      << td(sim::formatEnergy(num(d, {"energy", "total_pj"}))) << td(fixed(num(d, {"area", "total_mm2"}), 2) + " mm²") << td(accuracyText(d), false)
       << "</tr>";
   }
   o << "</table>";
@@ -311,16 +304,16 @@ std::string runDiffHtml(const StatsRun& a, const StatsRun& b) {
     c.rows.push_back({layerLabel(l) + " A", "", {ca, 0}});
     c.rows.push_back({layerLabel(l) + " B", m ? "" : "not in B", {0, cb}});
     table << "<tr>" << td(escapeXml(layerLabel(l)), false) << td(humanNumber(ca)) << td(m ? humanNumber(cb) : "absent") << td(m ? ratio(ca, cb) : "-")
-          << td(energyText(ea)) << td(m ? energyText(eb) : "absent") << td(m ? ratio(ea, eb) : "-") << "</tr>";
+          << td(sim::formatEnergy(ea)) << td(m ? sim::formatEnergy(eb) : "absent") << td(m ? ratio(ea, eb) : "-") << "</tr>";
   }
   for (const auto& l : b.doc["layers"])
     if (!seen.count(str(l, "name")))
       table << "<tr>" << td(escapeXml(layerLabel(l)), false) << td("absent") << td(humanNumber(num(l, {"cycles"}))) << td("-") << td("absent")
-            << td(energyText(num(l, {"energy", "total_pj"}))) << td("-") << "</tr>";
+            << td(sim::formatEnergy(num(l, {"energy", "total_pj"}))) << td("-") << "</tr>";
   const double ta = num(a.doc, {"total_cycles"}), tb = num(b.doc, {"total_cycles"});
   const double ea = num(a.doc, {"energy", "total_pj"}), eb = num(b.doc, {"energy", "total_pj"});
-  table << "<tr class='total'>" << td("total", false) << td(humanNumber(ta)) << td(humanNumber(tb)) << td(ratio(ta, tb)) << td(energyText(ea))
-        << td(energyText(eb)) << td(ratio(ea, eb)) << "</tr></table>";
+  table << "<tr class='total'>" << td("total", false) << td(humanNumber(ta)) << td(humanNumber(tb)) << td(ratio(ta, tb)) << td(sim::formatEnergy(ea))
+        << td(sim::formatEnergy(eb)) << td(ratio(ea, eb)) << "</tr></table>";
   c.row_height = 9;
   o << table.str() << stackedBarsSvg(c);
   return o.str();

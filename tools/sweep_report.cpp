@@ -15,6 +15,7 @@
 #include "svg_chart.h"
 #include "sweep_runner.h"
 #include "systole/isa/file_io.h"
+#include "systole/runtime/stats_report.h"
 
 namespace systole::tools {
 
@@ -54,13 +55,6 @@ std::string settings(const SweepPoint& p) {
   std::string out;
   for (const auto& [k, v] : p.overrides) out += (out.empty() ? "" : ", ") + k + "=" + v;
   return out;
-}
-
-std::string csvCell(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
 }
 
 /// A ratio or an area: six significant digits.
@@ -115,13 +109,13 @@ std::vector<PointResult> collectSweep(const SweepSpec& spec, const std::string& 
 std::string sweepCsv(const SweepSpec& spec, const std::vector<PointResult>& results) {
   std::ostringstream o;
   o << "point";
-  for (const auto& d : spec.dimensions) o << "," << csvCell(d);
+  for (const auto& d : spec.dimensions) o << "," << runtime::csvField(d);
   o << ",model,status,total_cycles,npu_cycles,time_us,energy_pj,area_mm2,mac_utilization,cycles_per_bound,dram_bytes,cosine,pareto\n";
   for (const auto& r : results)
     for (size_t m = 0; m < spec.models.size(); ++m) {
       o << r.point->id;
-      for (const auto& v : r.point->values) o << "," << csvCell(v);
-      o << "," << csvCell(spec.models[m].name);
+      for (const auto& v : r.point->values) o << "," << runtime::csvField(v);
+      o << "," << runtime::csvField(spec.models[m].name);
       if (const auto& s = r.runs[m]) {
         o << ",ok," << whole(s->total_cycles) << "," << whole(s->npu_cycles) << "," << number(s->time_us) << "," << whole(s->energy_pj) << ","
           << number(s->area_mm2) << "," << number(s->mac_utilization) << "," << number(s->cycles_per_bound) << "," << whole(s->dram_bytes) << ","

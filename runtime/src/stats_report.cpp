@@ -150,10 +150,7 @@ std::string csvCell(const nlohmann::ordered_json& v) {
   else if (v.is_array()) {
     for (const auto& e : v) text += (text.empty() ? "" : ";") + (e.is_string() ? e.get<std::string>() : e.dump());
   } else text = v.dump();
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return quoted + "\"";
+  return csvField(text);
 }
 
 const nlohmann::ordered_json* at(const nlohmann::ordered_json& j, const std::string& column) {
@@ -195,6 +192,13 @@ nlohmann::ordered_json statsDocument(const RunResult& result, const isa::Params&
   }
   j["totals"] = toJson(totalsRow(result, p), p);
   return j;
+}
+
+std::string csvField(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
 }
 
 std::string statsCsv(const nlohmann::ordered_json& document) {

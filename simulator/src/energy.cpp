@@ -33,19 +33,23 @@ nlohmann::ordered_json energyJson(const Energy& e) {
           {"dram_pj", e.dram},         {"vector_pj", e.vector}, {"leakage_pj", e.leakage}};
 }
 
-std::string energySummary(const Energy& e) {
-  const double total = e.total();
-  const auto pct = [&](double part) { return total > 0 ? 100.0 * part / total : 0.0; };
-  // The unit that puts the total in [1, 1000): pJ, nJ, uJ, mJ or J.
+std::string formatEnergy(double pj) {
   static constexpr const char* kUnits[] = {"pJ", "nJ", "uJ", "mJ", "J"};
   constexpr double kStep = 1000.0;
   size_t unit = 0;
-  double shown = total;
-  while (shown >= kStep && unit + 1 < std::size(kUnits)) shown /= kStep, ++unit;
-  char buf[192];
-  std::snprintf(buf, sizeof buf, "energy: %.4g %s (MAC %.0f%%, SRAM %.0f%%, DRAM %.0f%%, vector %.0f%%, leakage %.0f%%)", shown, kUnits[unit],
-                pct(e.mac), pct(e.scratchpad + e.accumulator), pct(e.dram), pct(e.vector), pct(e.leakage));
+  while (pj >= kStep && unit + 1 < std::size(kUnits)) pj /= kStep, ++unit;
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.4g %s", pj, kUnits[unit]);
   return buf;
+}
+
+std::string energySummary(const Energy& e) {
+  const double total = e.total();
+  const auto pct = [&](double part) { return total > 0 ? 100.0 * part / total : 0.0; };
+  char buf[192];
+  std::snprintf(buf, sizeof buf, " (MAC %.0f%%, SRAM %.0f%%, DRAM %.0f%%, vector %.0f%%, leakage %.0f%%)", pct(e.mac),
+                pct(e.scratchpad + e.accumulator), pct(e.dram), pct(e.vector), pct(e.leakage));
+  return "energy: " + formatEnergy(total) + buf;
 }
 
 std::string energyAreaLine(const Stats& s, const isa::Params& p) {

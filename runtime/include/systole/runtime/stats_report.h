@@ -23,4 +23,7 @@ nlohmann::ordered_json statsDocument(const RunResult& result, const isa::Params&
 /// lists joined by ';', absent values empty.
 std::string statsCsv(const nlohmann::ordered_json& document);
 
+/// `text` as one CSV cell: quoted (with doubled quotes) when it holds a comma, quote or newline.
+std::string csvField(const std::string& text);
+
 }  // namespace systole::runtime

@@ -34,6 +34,8 @@ nlohmann::ordered_json energyJson(const Energy& e);
 
 /// "energy: 12.3 uJ (MAC 40%, SRAM 20%, DRAM 35%, vector 0%, leakage 5%)", in the unit (pJ .. J)
 /// that puts the total in [1, 1000); SRAM is the scratchpad and the accumulator together.
+/// `pj` in the unit that puts it in [1, 1000) (pJ, nJ, uJ, mJ or J), 4 significant digits: "14.5 mJ".
+std::string formatEnergy(double pj);
 std::string energySummary(const Energy& e);
 
 /// The run's line: energySummary of its totals, then ", area: 1.84 mm^2" (isa::areaOf).
