@@ -1,11 +1,14 @@
 // Algorithm (program order of a layer's steps): each queue's instructions keep their order (the
-// tokens depend on nothing else), but the loads of step i + 1 are placed before the computes of
-// step i: the controller dispatches in program order, so otherwise the next step's loads could not
-// reach the load queue until the compute queue had taken in nearly all of step i, and loading
-// would not overlap computing. At most a load queue of them goes first (more would keep the
-// in-order dispatcher from reaching step i's computes until the queue drains); the rest follow
-// step i's stores. Loads never move across a barrier (they would wait for its nops, which could
-// then never be dispatched past a full load queue).
+// tokens depend on nothing else), but the loads of step i + 1 are placed before and among the
+// computes of step i: the controller dispatches in program order, so otherwise the next step's
+// loads could not reach the load queue until the compute queue had taken in nearly all of step i,
+// and loading would not overlap computing. At most a load queue of them goes first (more would
+// keep the in-order dispatcher from reaching step i's computes until the queue drains); the rest
+// are spread evenly among step i's computes, so the dispatcher feeds both queues at about the rate
+// each drains (a step of many computes would otherwise hold the rest of the next step's loads
+// until the compute queue had taken in nearly all of them, exposing their DRAM latency). A step
+// without computes has them after its stores. Loads never move across a barrier (they would wait
+// for its nops, which could then never be dispatched past a full load queue).
 #include "tile_plan.h"
 
 namespace systole::compiler {
@@ -20,10 +23,18 @@ void forEachInProgramOrder(const std::vector<PlanStep>& steps, size_t loadQueue,
     list(i, StepPart::Sync, s.sync);
     if (!loadsVisited) list(i, StepPart::Load, s.loads);
     loadsVisited = !s.barrier && i + 1 < steps.size() && !steps[i + 1].barrier;
-    if (loadsVisited) list(i + 1, StepPart::Load, steps[i + 1].loads, 0, loadQueue);
-    list(i, StepPart::Compute, s.computes);
+    static const std::vector<PlanInstr> none;
+    const std::vector<PlanInstr>& next = loadsVisited ? steps[i + 1].loads : none;
+    list(i + 1, StepPart::Load, next, 0, loadQueue);
+    // The rest of step i + 1's loads: the r-th of them after compute floor((r + 1) * C / (rest + 1)).
+    const size_t C = s.computes.size(), rest = next.size() > loadQueue ? next.size() - loadQueue : 0;
+    size_t sent = 0;
+    for (size_t k = 0; k < C; ++k) {
+      visit(s.computes[k], i, StepPart::Compute, k);
+      for (; sent < rest && (sent + 1) * C <= (k + 1) * (rest + 1); ++sent) visit(next[loadQueue + sent], i + 1, StepPart::Load, loadQueue + sent);
+    }
     list(i, StepPart::Store, s.stores);
-    if (loadsVisited) list(i + 1, StepPart::Load, steps[i + 1].loads, loadQueue);
+    list(i + 1, StepPart::Load, next, loadQueue + sent);
   }
 }
 
