@@ -10,7 +10,6 @@ compares each output's int8 values with the golden ones, bit for bit: the float 
 exactly s * (q - z) for the golden q. Exit 1 on any difference."""
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -19,14 +18,12 @@ import numpy as np
 import golden
 
 
-def run_npu(systole, sbin, input_name, output_name, row, tmp):
-    """One input through the compiled model: its float output."""
-    path = os.path.join(tmp, "input.npy")
+def run_npu(systole, sbin, input_name, row, tmp):
+    """One input through the compiled model: its float outputs, by name."""
+    path, out_dir = os.path.join(tmp, "input.npy"), os.path.join(tmp, "out")
     np.save(path, row)
-    out_dir = os.path.join(tmp, "out")
-    subprocess.run([systole, "run", sbin, "--input", f"{input_name}={path}", "--output-dir", out_dir],
-                   check=True, stdout=subprocess.DEVNULL)
-    return np.load(os.path.join(out_dir, output_name + ".npy"))
+    golden.systole_command([systole, "run", sbin, "--input", f"{input_name}={path}", "--output-dir", out_dir])
+    return lambda name: np.load(os.path.join(out_dir, name + ".npy"))
 
 
 def to_int8(y, scale, zero_point):
@@ -36,12 +33,28 @@ def to_int8(y, scale, zero_point):
     return np.clip(q, -128, 127), exact & (q >= -128) & (q <= 127)
 
 
+def compare(k, out, y, expected):
+    """Differences of input k's output `out` (params.json's entry) from its golden int8 values."""
+    scale = np.array([out["scale_bits"]], np.uint32).view(np.float32)[0]
+    q, exact = to_int8(y, scale, out["zero_point"])
+    lines = []
+    if not exact.all():
+        lines.append(f"input {k}, {out['name']}: {np.sum(~exact)} values are not s * (q - z) for an int8 q "
+                     f"with the goldens' s = {scale!r}, z = {out['zero_point']}")
+    wrong = np.flatnonzero(q.reshape(-1) != expected.reshape(-1))
+    if wrong.size:
+        i = wrong[0]
+        lines.append(f"input {k}, {out['name']}: {wrong.size} of {q.size} int8 values differ; first at flat index {i}: "
+                     f"NPU {q.reshape(-1)[i]}, golden {expected.reshape(-1)[i]}")
+    return lines
+
+
 def main(systole, case, isa):
     directory = golden.case_dir(case)
     with open(os.path.join(directory, "params.json")) as f:
         params = json.load(f)
     inputs = np.load(os.path.join(directory, "inputs.npy"))
-    expected = np.load(os.path.join(directory, "outputs.npy"))
+    expected = {out["name"]: np.load(os.path.join(directory, golden.output_file(out["name"]))) for out in params["outputs"]}
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
         sbin = os.path.join(tmp, "model.sbin")
@@ -50,19 +63,10 @@ def main(systole, case, isa):
         if changed:
             failures.append(f"{len(changed)} quantization parameters differ from the goldens' (if intended, "
                             "regenerate: tests/golden/make_golden.py):\n" + "\n".join(changed[:10]))
-        scale = np.array([params["output_scale_bits"]], np.uint32).view(np.float32)[0]
-        zero_point = params["output_zero_point"]
         for k, row in enumerate(inputs):
-            y = run_npu(systole, sbin, params["input"], params["output"], row, tmp)
-            q, exact = to_int8(y, scale, zero_point)
-            if not exact.all():
-                failures.append(f"input {k}: {np.sum(~exact)} outputs are not s * (q - z) for an int8 q "
-                                f"with the goldens' s = {scale!r}, z = {zero_point}")
-            wrong = np.flatnonzero(q.reshape(-1) != expected[k].reshape(-1))
-            if wrong.size:
-                i = wrong[0]
-                failures.append(f"input {k}: {wrong.size} of {q.size} int8 outputs differ; first at flat index {i}: "
-                                f"NPU {q.reshape(-1)[i]}, golden {expected[k].reshape(-1)[i]}")
+            outputs = run_npu(systole, sbin, params["input"], row, tmp)
+            for out in params["outputs"]:
+                failures += compare(k, out, outputs(out["name"]), expected[out["name"]][k])
     for line in failures:
         print(f"{case} on {isa}: {line}")
     if failures:

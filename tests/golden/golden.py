@@ -3,6 +3,7 @@ model is compiled, and the quantization parameters that the goldens were compute
 import hashlib
 import os
 import subprocess
+import sys
 
 import numpy as np
 
@@ -11,9 +12,11 @@ import sbin_model
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
-# name -> the float model and its calibration samples (the quantization parameters follow from them)
+# name -> the float model, its calibration samples (None: systole's seeded synthetic inputs, uniform
+# in [-1, 1)) and the distribution the golden inputs are drawn from (the calibration data's)
 CASES = {
-    "tiny_cnn": dict(model="tests/models/bundled/tiny_cnn.onnx", calib="tests/models/bundled/tiny_cnn.calib"),
+    "tiny_cnn": dict(model="tests/models/bundled/tiny_cnn.onnx", calib="tests/models/bundled/tiny_cnn.calib", inputs="normal"),
+    "small_net": dict(model="tests/golden/small_net.onnx", calib=None, inputs="uniform"),
 }
 
 
@@ -21,11 +24,21 @@ def case_dir(name):
     return os.path.join(HERE, name)
 
 
+def systole_command(args):
+    r = subprocess.run(args, capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"{' '.join(args)} failed ({r.returncode}):\n{r.stderr[-3000:]}")
+
+
 def compile_case(systole, name, isa, out_sbin):
     case = CASES[name]
-    subprocess.run([systole, "compile", os.path.join(ROOT, case["model"]), "--calib", os.path.join(ROOT, case["calib"]),
-                    "--isa", isa, "-q", "-o", out_sbin], check=True, stdout=subprocess.DEVNULL)
+    calib = ["--calib", os.path.join(ROOT, case["calib"])] if case["calib"] else []
+    systole_command([systole, "compile", os.path.join(ROOT, case["model"]), *calib, "--isa", isa, "-q", "-o", out_sbin])
     return sbin_model.read_quantized_graph(out_sbin)
+
+
+def output_file(name):
+    return "output_" + "".join(c if c.isalnum() else "_" for c in name) + ".npy"
 
 
 def int8_outputs(g):

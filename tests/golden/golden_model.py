@@ -79,6 +79,9 @@ def _step(g, node, env):
         return _requant(x, xv, node, yv)
     if op in ("Flatten", "Reshape", "Identity"):
         return x.reshape(yv.shape)
+    if op == "Concat":  # data movement: every input already has the output's Quant
+        assert all(_quant(g.values[i]) == _quant(yv) for i in node.inputs), "Concat inputs must share the output's Quant"
+        return np.concatenate([env[i] for i in node.inputs], axis=a["axis"])
     if op == "FlattenNhwc":
         return x.transpose(0, 2, 3, 1).reshape(yv.shape)
     raise NotImplementedError(f"golden_model.py has no {op} (node '{node.name}'): add it from docs/quantized-ops.md")
