@@ -111,3 +111,19 @@ def window_sum(x, zx, attrs, out_hw):
             ix, vx = _positions(out_hw[1], x.shape[3], strides[1], dil[1], pads[1], kx)
             acc += widen(x[:, :, iy][:, :, :, ix], zx, 1) * (vy[:, None] & vx[None, :])
     return wrap32(acc)
+
+
+def self_check():
+    """Hand-computed cases of the contract, checked before any golden is made."""
+    # x / 2 rounds half toward +infinity: 0.5 -> 1, -0.5 -> 0, 1.5 -> 2, -1.5 -> -1, then z and clamps
+    assert requantize([1, -1, 3, -3], 1 << 30, 31, 0).tolist() == [1, 0, 2, -1]
+    assert requantize([1, -1, 3, -3], 1 << 30, 31, -128, -128, 127).tolist() == [-127, -128, -126, -128]
+    assert requantize([1000], 1 << 30, 30, 5, -128, 100).tolist() == [100]  # act_max, then saturation
+    assert wrap32([2**31, -2**31 - 1]).tolist() == [-2**31, 2**31 - 1]
+    # QuantizeLinear rounds half to even: 0.5 -> 0, 1.5 -> 2, 2.5 -> 2
+    assert quantize_linear(np.float32([0.5, 1.5, 2.5, -0.5, 300]), 1.0, 0).tolist() == [0, 2, 2, 0, 127]
+    # a 1x3 conv of one row with padding 1: padding contributes nothing, z_x is subtracted inside
+    x = np.int8([[[[3, 4, 5]]]])
+    acc = conv(x, 1, np.ones((1, 1, 1, 3), np.int8), np.int32([10]), {"pads": [0, 1, 0, 1]}, (1, 3))
+    assert acc.reshape(-1).tolist() == [10 + 2 + 3, 10 + 2 + 3 + 4, 10 + 3 + 4]
+    assert max_pool(np.int8([[[[-100, -90]]]]), {"kernel_shape": [1, 2], "pads": [0, 1, 0, 1]}, (1, 3)).reshape(-1).tolist() == [-100, -90, -90]

@@ -21,6 +21,7 @@ import numpy as np
 
 import golden
 import golden_model
+import int8_ops
 
 
 def fixed_inputs(name, shape):
@@ -61,5 +62,6 @@ def make(systole, name):
 
 
 if __name__ == "__main__":
+    int8_ops.self_check()
     for case in sys.argv[2:] or golden.CASES:
         make(sys.argv[1], case)
