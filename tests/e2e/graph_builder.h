@@ -1,6 +1,7 @@
 // Builds small float graphs for the end-to-end tests with the compiler's Graph API, the way the
 // ONNX importer and the optimizer leave them (Conv/Gemm with a fused "activation" attribute; an
 // `auto_pad` written by the *Same builders is resolved into pads by finish(), as import does).
+// Every operator keeps its input's batch N.
 #pragma once
 
 #include <cmath>
@@ -67,7 +68,7 @@ class FloatGraphBuilder {
   /// MaxPool, or AveragePool counting the padding (the NPU's divisor), padded by `autoPad`.
   int poolSame(const std::string& op, int x, int64_t k, int64_t stride, const std::string& autoPad) {
     const auto hw = sameSize(x, stride);
-    compiler::Node n = node(op, {x}, {1, shape(x)[1], hw[0], hw[1]});
+    compiler::Node n = node(op, {x}, {shape(x)[0], shape(x)[1], hw[0], hw[1]});
     n.attrs["kernel_shape"] = std::vector<int64_t>{k, k};
     n.attrs["strides"] = std::vector<int64_t>{stride, stride};
     n.attrs["auto_pad"] = autoPad;
@@ -93,7 +94,7 @@ class FloatGraphBuilder {
 
   int maxPool(int x, int64_t k, int64_t stride, int64_t pad) {
     const auto s = shape(x);
-    compiler::Node n = node("MaxPool", {x}, {1, s[1], (s[2] + 2 * pad - k) / stride + 1, (s[3] + 2 * pad - k) / stride + 1});
+    compiler::Node n = node("MaxPool", {x}, {s[0], s[1], (s[2] + 2 * pad - k) / stride + 1, (s[3] + 2 * pad - k) / stride + 1});
     n.attrs["kernel_shape"] = std::vector<int64_t>{k, k};
     n.attrs["strides"] = std::vector<int64_t>{stride, stride};
     n.attrs["pads"] = std::vector<int64_t>{pad, pad, pad, pad};
@@ -111,7 +112,7 @@ class FloatGraphBuilder {
       if (ceilMode && (o - 1) * st >= in + pBegin) --o;
       return o;
     };
-    compiler::Node n = node(op, {x}, {1, s[1], out(s[2], w.kh, w.sh, w.pt, w.pb), out(s[3], w.kw, w.sw, w.pl, w.pr)});
+    compiler::Node n = node(op, {x}, {s[0], s[1], out(s[2], w.kh, w.sh, w.pt, w.pb), out(s[3], w.kw, w.sw, w.pl, w.pr)});
     n.attrs["kernel_shape"] = std::vector<int64_t>{w.kh, w.kw};
     n.attrs["strides"] = std::vector<int64_t>{w.sh, w.sw};
     n.attrs["pads"] = std::vector<int64_t>{w.pt, w.pl, w.pb, w.pr};
@@ -122,7 +123,7 @@ class FloatGraphBuilder {
 
   int averagePool(int x, int64_t k, int64_t stride) {
     const auto s = shape(x);
-    compiler::Node n = node("AveragePool", {x}, {1, s[1], (s[2] - k) / stride + 1, (s[3] - k) / stride + 1});
+    compiler::Node n = node("AveragePool", {x}, {s[0], s[1], (s[2] - k) / stride + 1, (s[3] - k) / stride + 1});
     n.attrs["kernel_shape"] = std::vector<int64_t>{k, k};
     n.attrs["strides"] = std::vector<int64_t>{stride, stride};
     return add(std::move(n));
@@ -130,19 +131,19 @@ class FloatGraphBuilder {
 
   int globalAveragePool(int x) {
     const auto s = shape(x);
-    return add(node("GlobalAveragePool", {x}, {1, s[1], 1, 1}));
+    return add(node("GlobalAveragePool", {x}, {s[0], s[1], 1, 1}));
   }
 
   int flatten(int x) {
     const auto s = shape(x);
-    compiler::Node n = node("Flatten", {x}, {1, s[1] * s[2] * s[3]});
+    compiler::Node n = node("Flatten", {x}, {s[0], s[1] * s[2] * s[3]});
     n.attrs["axis"] = int64_t{1};
     return add(std::move(n));
   }
 
   int concat(int a, int b) {
     const auto s = shape(a);
-    compiler::Node n = node("Concat", {a, b}, {1, s[1] + shape(b)[1], s[2], s[3]});
+    compiler::Node n = node("Concat", {a, b}, {s[0], s[1] + shape(b)[1], s[2], s[3]});
     n.attrs["axis"] = int64_t{1};
     return add(std::move(n));
   }
@@ -163,7 +164,7 @@ class FloatGraphBuilder {
     const int64_t ic = shape(x)[1];
     const int w = constant({oc, ic / group, kh, kw}, 1.0f / static_cast<float>(std::sqrt(static_cast<double>(ic / group * kh * kw))));
     const int b = constant({oc}, 0.1f);
-    compiler::Node n = node("Conv", {x, w, b}, {1, oc, hw[0], hw[1]});
+    compiler::Node n = node("Conv", {x, w, b}, {shape(x)[0], oc, hw[0], hw[1]});
     n.attrs["kernel_shape"] = std::vector<int64_t>{kh, kw};
     n.attrs["dilations"] = std::vector<int64_t>{1, 1};
     n.attrs["group"] = group;

@@ -4,7 +4,9 @@
 // bit-exact against the reference interpreter, race-free. SYSTOLE_DIFFERENTIAL_CASES raises the
 // number of seeds. Named cases stress one dimension each (AutoPad/...: SAME padding on H != W
 // inputs; Dilation/...: dilations > 1 per axis; StridesByAxis/...: sh != sw over several chunks;
-// Pooling/...: ceil_mode max pooling with overhang, padded average pooling).
+// Pooling/...: ceil_mode max pooling with overhang, padded average pooling; OddChannels/...: odd
+// channel counts around every array width, grouped convs; Batch/...: N = 2..4 images). The random
+// mix draws batches and grouped convs too.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -32,13 +34,13 @@ compiler::Graph randomGraph(uint64_t seed) {
   FloatGraphBuilder b(seed);
   auto& rng = b.rng();
   auto pick = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
-  const int64_t size = pick(5, 11);
-  int x = b.input("image", {1, pick(1, 5), size, size});
+  const int64_t size = pick(5, 11), batch = pick(0, 3) == 0 ? pick(2, 3) : 1;
+  int x = b.input("image", {batch, pick(1, 5), size, size});
   x = b.conv(x, pick(3, 20), pick(0, 1) ? 3 : 1, 1, 1, 1, true);
   const int blocks = static_cast<int>(pick(1, 3));
   for (int i = 0; i < blocks; ++i) {
     const auto s = b.shape(x);
-    switch (pick(0, 6)) {
+    switch (pick(0, 7)) {
       case 0:  // residual block
         x = b.addOp(x, b.conv(x, s[1], 3, 1, 1, 1, false), true);
         break;
@@ -57,8 +59,15 @@ compiler::Graph randomGraph(uint64_t seed) {
       case 5:  // concat of two branches
         x = b.concat(b.conv(x, pick(1, 9), 1, 1, 0, 1, true), b.conv(x, pick(1, 9), 3, 1, 1, 1, true));
         break;
-      default:  // auto_pad
+      case 6:  // auto_pad
         x = b.convSame(x, pick(2, 24), pick(1, 5), pick(1, 2), pick(0, 1) ? "SAME_UPPER" : "SAME_LOWER", true);
+        break;
+      default:  // grouped conv, when the channels have a divisor 1 < g < C
+        for (int64_t g = s[1] / 2; g > 1; --g)
+          if (s[1] % g == 0) {
+            x = b.conv(x, g * pick(1, 5), 3, 1, 1, g, true);
+            break;
+          }
     }
   }
   x = b.flatten(b.globalAveragePool(x));
@@ -126,6 +135,45 @@ compiler::Graph poolingGraph(uint64_t seed) {
   return b.finish(b.gemm(x, pick(2, 10), false));
 }
 
+/// Odd channel counts everywhere, just below and above the arrays' widths (4, 16, 32) and small:
+/// the stem (few input channels take the packed-taps path), a grouped conv with odd channels per
+/// group, a depthwise conv, a concat whose second branch starts at an odd channel, a residual add,
+/// and a classifier with odd K and N.
+compiler::Graph oddChannelsGraph(uint64_t seed) {
+  FloatGraphBuilder b(seed);
+  auto pick = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(b.rng()); };
+  auto odd = [&] {
+    static constexpr int64_t kOdd[] = {1, 3, 5, 7, 15, 17, 31, 33};
+    return kOdd[pick(0, 7)];
+  };
+  int x = b.input("image", {1, odd(), pick(5, 10), pick(5, 10)});
+  const int64_t groups = pick(0, 1) ? 3 : 5;
+  x = b.conv(x, groups * (2 * pick(0, 3) + 1), 3, 1, 1, 1, true);
+  x = b.conv(x, groups * (2 * pick(0, 3) + 1), 3, 1, 1, groups, true);
+  x = b.conv(x, b.shape(x)[1], 3, pick(1, 2), 1, b.shape(x)[1], true);  // depthwise
+  x = b.concat(b.conv(x, odd(), 1, 1, 0, 1, true), b.conv(x, odd(), 3, 1, 1, 1, true));
+  x = b.conv(x, odd(), 1, 1, 0, 1, true);
+  x = b.addOp(x, b.conv(x, b.shape(x)[1], 3, 1, 1, 1, false), true);
+  x = b.flatten(b.globalAveragePool(x));
+  x = b.gemm(x, odd(), true);
+  return b.finish(b.gemm(x, odd(), false));
+}
+
+/// Batch > 1: N = 2..4 images of H != W through convs (one strided), a residual add, max or
+/// average pooling and a concat, then a classifier whose matrix rows are the N images.
+compiler::Graph batchGraph(uint64_t seed) {
+  FloatGraphBuilder b(seed);
+  auto pick = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(b.rng()); };
+  int x = b.input("image", {pick(2, 4), pick(1, 5), pick(6, 12), pick(6, 12)});
+  x = b.conv(x, pick(3, 20), 3, pick(1, 2), 1, 1, true);
+  x = b.addOp(x, b.conv(x, b.shape(x)[1], 3, 1, 1, 1, false), true);
+  x = pick(0, 1) ? b.maxPool(x, 3, pick(1, 2), 1) : b.averagePool(x, 2, pick(1, 2));
+  x = b.concat(b.conv(x, pick(1, 9), 1, 1, 0, 1, true), b.conv(x, pick(1, 9), 3, 1, 1, 1, true));
+  x = b.flatten(b.globalAveragePool(x));
+  x = b.gemm(x, pick(3, 21), true);
+  return b.finish(b.gemm(x, pick(2, 10), false));
+}
+
 struct Case {
   uint64_t seed;
   std::string config;
@@ -171,6 +219,8 @@ INSTANTIATE_TEST_SUITE_P(AutoPad, RandomGraph, ::testing::ValuesIn(cases(10, aut
 INSTANTIATE_TEST_SUITE_P(Dilation, RandomGraph, ::testing::ValuesIn(cases(8, dilatedGraph)), caseName);
 INSTANTIATE_TEST_SUITE_P(StridesByAxis, RandomGraph, ::testing::ValuesIn(cases(8, stridesGraph)), caseName);
 INSTANTIATE_TEST_SUITE_P(Pooling, RandomGraph, ::testing::ValuesIn(cases(8, poolingGraph)), caseName);
+INSTANTIATE_TEST_SUITE_P(OddChannels, RandomGraph, ::testing::ValuesIn(cases(8, oddChannelsGraph)), caseName);
+INSTANTIATE_TEST_SUITE_P(Batch, RandomGraph, ::testing::ValuesIn(cases(8, batchGraph)), caseName);
 
 }  // namespace
 }  // namespace systole::testing
