@@ -168,6 +168,7 @@ int64_t computeSpan(const IsaConfig& isa, const Instruction* begin, const Instru
 }
 
 int64_t dramRows(const Params& p, const InstrDesc& d, const Instruction& in) {
+  if (d.semantics == Semantics::DmaLoad2d) return in.operand(d, 2) * in.operand(d, 5);  // rows x runs, never broadcast
   const bool load = d.semantics == Semantics::DmaLoad || d.semantics == Semantics::DmaLoadAcc;
   const int64_t rows = in.operand(d, 2);
   return p.dma_broadcast && load && in.operand(d, 4) == 0 && rows > 1 ? 1 : rows;

@@ -36,6 +36,8 @@ constexpr SemanticsInfo kTable[kNumSemantics] = {
      "acc[dst][*] = sum (op=0, wrapping) or max (op=1) over the lanes of acc[src]"},
     {Semantics::Nop, "nop", Unit::Compute, {}, "no effect; carries dependency tokens"},
     {Semantics::Finish, "finish", Unit::Compute, {}, "end the program once every queue has drained"},
+    {Semantics::DmaLoad2d, "dma_load_2d", Unit::Load, {"dram_addr", "spad_row", "rows", "bytes", "dram_stride", "runs", "run_stride"},
+     "copy `runs` runs of `rows` strided DRAM rows of `bytes` bytes, run r from dram_addr + r * run_stride, into consecutive scratchpad rows"},
 };
 
 }  // namespace

@@ -11,7 +11,8 @@ using isa::Semantics;
 namespace arith = isa::arith;
 
 bool isDma(Semantics s) {
-  return s == Semantics::DmaLoad || s == Semantics::DmaLoadAcc || s == Semantics::DmaStore || s == Semantics::DmaStoreAcc;
+  return s == Semantics::DmaLoad || s == Semantics::DmaLoad2d || s == Semantics::DmaLoadAcc || s == Semantics::DmaStore ||
+         s == Semantics::DmaStoreAcc;
 }
 
 DmaTransfer dmaTransfer(const isa::InstrDesc& d, const isa::Instruction& in) {
@@ -24,6 +25,11 @@ DmaTransfer dmaTransfer(const isa::InstrDesc& d, const isa::Instruction& in) {
   t.rows = in.operand(d, 2);
   t.bytes = in.operand(d, 3);
   t.stride = in.operand(d, 4);
+  if (d.semantics == Semantics::DmaLoad2d) {  // then runs, run_stride: rows counts every run's rows
+    t.run_rows = t.rows;
+    t.rows *= in.operand(d, 5);
+    t.run_stride = in.operand(d, 6);
+  }
   return t;
 }
 

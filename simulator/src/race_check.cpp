@@ -34,6 +34,7 @@ std::vector<Access> accessesOf(const isa::Params& p, const isa::InstrDesc& d, co
   constexpr bool kSpad = false, kAcc = true, kRead = false, kWrite = true;
   switch (d.semantics) {
     case Semantics::DmaLoad: return {{kSpad, kWrite, op(1), op(2)}};
+    case Semantics::DmaLoad2d: return {{kSpad, kWrite, op(1), op(2) * op(5)}};  // rows x runs
     case Semantics::DmaLoadAcc: return {{kAcc, kWrite, op(1), op(2)}};
     case Semantics::DmaStore: return {{kSpad, kRead, op(1), op(2)}};
     case Semantics::DmaStoreAcc: return {{kAcc, kRead, op(1), op(2)}};

@@ -16,6 +16,7 @@ SramTraffic sramTraffic(const isa::Params& p, const isa::InstrDesc& d, const isa
   switch (d.semantics) {
     // DMA operands: dram_addr, row, rows, bytes, dram_stride.
     case Semantics::DmaLoad: t.spad_written = op(2) * S; break;
+    case Semantics::DmaLoad2d: t.spad_written = op(2) * op(5) * S; break;  // ..., runs, run_stride
     case Semantics::DmaLoadAcc: t.acc_written = op(2) * A; break;
     case Semantics::DmaStore: t.spad_read = op(2) * op(3); break;
     case Semantics::DmaStoreAcc: t.acc_read = op(2) * op(3); break;

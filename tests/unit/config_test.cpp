@@ -66,8 +66,9 @@ TEST(Config, EveryShippedConfigLoads) {
     EXPECT_EQ(isa.hash(), fnv1a64(text.data(), text.size()));
     EXPECT_FALSE(isa.params().description.empty());
     // os16 also streams its reduction (matmul_stream); the weight-stationary configs do not.
-    const bool streams = name == "os16";
-    EXPECT_EQ(isa.instructions().size(), streams ? 16u : 15u);
+    // default also has 2-D loads (dma_load_2d).
+    const bool streams = name == "os16", loads2d = name == "default";
+    EXPECT_EQ(isa.instructions().size(), 15u + (streams ? 1 : 0) + (loads2d ? 1 : 0));
     // load() and parse() agree.
     const IsaConfig parsed = IsaConfig::parse(text, "mem.yaml");
     EXPECT_EQ(parsed.hash(), isa.hash());
@@ -75,7 +76,7 @@ TEST(Config, EveryShippedConfigLoads) {
     // Every semantics class is implemented, and the lookups agree with the table.
     for (const SemanticsInfo& s : allSemantics()) {
       const int idx = isa.bySemantics(s.semantics);
-      if (s.semantics == Semantics::MatmulStream && !streams) {
+      if ((s.semantics == Semantics::MatmulStream && !streams) || (s.semantics == Semantics::DmaLoad2d && !loads2d)) {
         EXPECT_EQ(idx, -1);
         continue;
       }

@@ -322,7 +322,7 @@ TEST_P(EveryConfig, EveryOpcodeDecodesOrIsRejected) {
 TEST(Encoding, UnknownOpcodeDefault) {
   const IsaConfig isa = loadConfig("default");
   std::vector<uint8_t> bytes(16, 0);
-  bytes[0] = 0x05;
+  bytes[0] = 0x06;
   EXPECT_THROW(dec(isa, bytes), Error);
   bytes[0] = 0xFF;
   EXPECT_THROW(dec(isa, bytes), Error);
@@ -373,7 +373,7 @@ TEST(Encoding, DecodeAllRejectsPartialInstruction) {
   // decodeAll names the instruction that failed.
   std::vector<uint8_t> two = code;
   two.insert(two.end(), code.begin(), code.end());
-  two[16] = 0x05;
+  two[16] = 0x06;
   auto e = catchError([&] { decodeAll(isa, two); });
   ASSERT_TRUE(e);
   EXPECT_NE(e->message().find("instruction 1"), std::string::npos) << e->message();

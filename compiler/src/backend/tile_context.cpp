@@ -130,6 +130,29 @@ void loadRuns(TileContext& T, const std::vector<PixelRun>& chunk, const ActBuffe
     T.load(Semantics::DmaLoad, {in.interior(run.y, run.x0) + c0, toRow + run.offset, run.count, nc, in.pixelBytes()});
 }
 
+void loadWindowRuns(TileContext& T, const std::vector<PixelRun>& chunk, const ActBuffer& in, int64_t sh, int64_t sw, int64_t dy, int64_t dx,
+                    int64_t c0, int64_t nc, Operand toRow) {
+  const int64_t stride = sw * in.pixelBytes(), runStride = sh * in.paddedW() * in.pixelBytes();
+  const bool twoD = T.isa.bySemantics(Semantics::DmaLoad2d) >= 0;
+  const int64_t maxRuns = twoD ? T.limit(Semantics::DmaLoad2d, 5) : 1;
+  // Runs that fit dma_load_2d's fields: up to maxRuns of them, and the same reach as dma_load.
+  const auto fits = [&](const PixelRun& r) {
+    return twoD && r.count <= T.limit(Semantics::DmaLoad2d, 2) && stride <= T.limit(Semantics::DmaLoad2d, 4) &&
+           runStride <= T.limit(Semantics::DmaLoad2d, 6) && toRow.offset + r.offset <= T.limit(Semantics::DmaLoad2d, 1);
+  };
+  for (size_t i = 0; i < chunk.size();) {
+    const PixelRun& first = chunk[i];
+    size_t e = i + 1;
+    while (e < chunk.size() && static_cast<int64_t>(e - i) < maxRuns && fits(first) && chunk[e].count == first.count &&
+           chunk[e].x0 == first.x0 && chunk[e].y == chunk[e - 1].y + 1 && chunk[e].offset == chunk[e - 1].offset + first.count)
+      ++e;
+    const Operand from = in.padded(first.y * sh + dy, first.x0 * sw + dx) + c0;
+    if (e - i > 1) T.load(Semantics::DmaLoad2d, {from, toRow + first.offset, first.count, nc, stride, static_cast<int64_t>(e - i), runStride});
+    else T.load(Semantics::DmaLoad, {from, toRow + first.offset, first.count, nc, stride});
+    i = e;
+  }
+}
+
 void gatherRuns(TileContext& T, const std::vector<PixelRun>& chunk, const ActBuffer& in, const PixelGather& from, int64_t c0, int64_t nc,
                 Operand toRow) {
   const int64_t maxRows = T.limit(Semantics::DmaLoad, 2), maxStride = T.limit(Semantics::DmaLoad, 4);

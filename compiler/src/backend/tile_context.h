@@ -72,6 +72,12 @@ class TileContext {
 void loadScales(TileContext& T, std::vector<int32_t> multipliers, std::vector<int32_t> shifts, int64_t row);
 /// Loads the chunk's pixel runs of channels [c0, c0 + nc) of `in` into rows from `toRow`.
 void loadRuns(TileContext& T, const std::vector<PixelRun>& chunk, const ActBuffer& in, int64_t c0, int64_t nc, Operand toRow);
+/// Loads the chunk's output pixel runs of one window offset: run (y, x0) reads input pixels
+/// (y * sh + dy, (x0 + i) * sw + dx) of the padded buffer `in`, channels [c0, c0 + nc), into rows
+/// from toRow + run.offset: one strided DMA per run, or, with the ISA's dma_load_2d, one per
+/// stretch of consecutive whole runs of one length (its runs, one input row step apart).
+void loadWindowRuns(TileContext& T, const std::vector<PixelRun>& chunk, const ActBuffer& in, int64_t sh, int64_t sw, int64_t dy, int64_t dx,
+                    int64_t c0, int64_t nc, Operand toRow);
 /// Where a stored pixel lands: pixel (y, x) of the chunk's image goes to pixel
 /// (sy * y + oy, sx * x + ox) of the output, so a run of pixels is one DMA at a pixel stride of
 /// `sx` output pixels. The identity, or one phase of an upsampling (DepthToSpace, Resize).

@@ -262,11 +262,7 @@ std::vector<Operand> loadTaps(TileContext& T, const MatmulTiling& m, const Group
     }
   } else {
     for (int64_t tap = g.a; tap < g.b; ++tap, block = block + stride) {
-      for (const PixelRun& run : chunk.runs) {
-        const int64_t iy = run.y * s.sh + (tap / s.KW) * s.dh - s.pt + x.halo;
-        const int64_t ix = run.x0 * s.sw + (tap % s.KW) * s.dw - s.pl + x.halo;
-        T.load(Semantics::DmaLoad, {x.padded(iy, ix) + g.t * R, block + run.offset, run.count, kc, s.sw * x.C});
-      }
+      loadWindowRuns(T, chunk.runs, x, s.sh, s.sw, (tap / s.KW) * s.dh - s.pt + x.halo, (tap % s.KW) * s.dw - s.pl + x.halo, g.t * R, kc, block);
       tapRow[static_cast<size_t>(tap - g.a)] = block;
     }
   }
@@ -465,9 +461,11 @@ void tileMatmul(TileContext& T, const Node& n) {
   const auto fastest = T.isa.bySemantics(Semantics::MatmulStream) >= 0 ? fastestStreamTiling : fastestOcBlocking;
   // One stride for rows and columns: virtual rows; for a strided convolution, gathered rows
   // instead when the cost model predicts them faster (each form with its fastest blocking).
-  // Streamed, the unused virtual columns cost array time at stride 1 too: compare there as well.
+  // At stride 1 the unused virtual columns cost array time too: compare there as well when
+  // streamed, or with 2-D loads (gathered rows then take one DMA per tap, not per tap and row).
   auto [m, cycles] = fastest(T, n, tilingOf(T, n, s, s.sh == s.sw), k);
-  if (s.conv && s.sh == s.sw && (s.sw > 1 || (m.stream && m.VW > s.OW))) {
+  const bool twoD = T.isa.bySemantics(isa::Semantics::DmaLoad2d) >= 0;
+  if (s.conv && s.sh == s.sw && (s.sw > 1 || (m.VW > s.OW && (m.stream || twoD)))) {
     auto [gathered, gatheredCycles] = fastest(T, n, tilingOf(T, n, s, false), k);
     if (cycles == 0) cycles = predictedCycles(T, n, m, k);
     if (gatheredCycles == 0) gatheredCycles = predictedCycles(T, n, gathered, k);

@@ -41,10 +41,7 @@ std::vector<Operand> loadWindows(TileContext& T, const std::vector<PixelRun>& ch
     for (int64_t kw = 0; kw < w.KW; ++kw) {
       const auto k = static_cast<int64_t>(blocks.size());
       const Operand base = T.loadSlot(k * gap + (k > 0 ? shift : 0));
-      for (const PixelRun& run : chunk) {
-        const int64_t iy = run.y * w.sh + kh - w.pt + in.halo, ix = run.x0 * w.sw + kw - w.pl + in.halo;
-        T.load(Semantics::DmaLoad, {in.padded(iy, ix) + c0, base + run.offset, run.count, nc, w.sw * in.C});
-      }
+      loadWindowRuns(T, chunk, in, w.sh, w.sw, kh - w.pt + in.halo, kw - w.pl + in.halo, c0, nc, base);
       blocks.push_back(base);
     }
   return blocks;

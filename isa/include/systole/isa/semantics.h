@@ -32,8 +32,9 @@ enum class Semantics : uint8_t {
   VectorReduce,  // accumulator row -> its lane sum or lane max, broadcast to every lane
   Nop,           // no effect; carries dependency tokens
   Finish,        // end of program once all queues drain
+  DmaLoad2d,     // DRAM -> scratchpad rows, several runs of strided rows (a 2-D transfer)
 };
-inline constexpr int kNumSemantics = 16;
+inline constexpr int kNumSemantics = 17;
 
 /// Operands of a semantics class, in the order they are passed to the arithmetic.
 struct SemanticsInfo {

@@ -21,8 +21,12 @@ struct DmaTransfer {
   bool accumulator = false;  // accumulator rows (int32) or scratchpad rows (int8)
   uint64_t dram_addr = 0;
   int64_t row = 0, rows = 0, bytes = 0, stride = 0;
+  int64_t run_rows = 0, run_stride = 0;  // dma_load_2d: rows are runs of run_rows, run_stride apart
 
-  uint64_t rowAddress(int64_t i) const { return dram_addr + static_cast<uint64_t>(i * stride); }
+  uint64_t rowAddress(int64_t i) const {
+    if (run_rows > 0) return dram_addr + static_cast<uint64_t>((i / run_rows) * run_stride + (i % run_rows) * stride);
+    return dram_addr + static_cast<uint64_t>(i * stride);
+  }
   uint64_t totalBytes() const { return static_cast<uint64_t>(rows * bytes); }
 };
 
