@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Systole against SCALE-Sim v2's closed forms, like for like: the matrix layers of a model
 (Conv, Gemm, MatMul) simulated on a copy of a config with the overlap features off and ideal
-memory (no pipelined compute `issue`, one weight set, one DMA in flight, no broadcast, DRAM
+memory (no pipelined compute `issue`, one weight set, one DMA in flight, no broadcast, no 2-D loads, DRAM
 latency 0 and 1024 bytes per cycle), against SCALE-Sim's per-fold forms (Sr x Sc array, T rows
 streamed): weight-stationary 2 Sr + Sc + T - 2 per fold with T the output pixels, folds =
 ceil(K / Sr) x ceil(N / Sc) (K = the reduction kh kw C/group, N the output channels);
@@ -34,6 +34,7 @@ def ideal_config(path, size):
     cfg["memories"]["dram"].update({"latency": 0, "bytes_per_cycle": 1024})
     cfg["dma"].pop("outstanding", None)
     cfg["dma"].pop("broadcast", None)
+    cfg["instructions"] = [ins for ins in cfg["instructions"] if ins["semantics"] != "dma_load_2d"]
     for ins in cfg["instructions"]:
         ins["timing"].pop("issue", None)
     return cfg
