@@ -86,6 +86,7 @@ CompiledProgram emitProgram(const Graph& g, const isa::IsaConfig& isa, TilePlan&
   for (LayerPlan& layer : plan.layers) {
     layer.first_instruction = static_cast<uint32_t>(b.instructions().size());
     forEachInProgramOrder(layer.steps, static_cast<size_t>(isa.params().queue_depth[static_cast<int>(isa::Unit::Load)]),
+                          static_cast<size_t>(isa.params().queue_depth[static_cast<int>(isa::Unit::Compute)]),
                           [&](const PlanInstr& in, size_t, StepPart, size_t) { emitInstr(b, in); });
     layer.end_instruction = static_cast<uint32_t>(b.instructions().size());
     if (!layer.alias) result.layers.push_back(report(isa, plan.layout, layer));

@@ -66,6 +66,7 @@ int64_t predictStepCycles(const isa::IsaConfig& isa, const OnChipLayout& layout,
     return toInstruction(isa, in);
   };
   forEachInProgramOrder(plan, static_cast<size_t>(p.queue_depth[static_cast<int>(isa::Unit::Load)]),
+                        static_cast<size_t>(p.queue_depth[static_cast<int>(isa::Unit::Compute)]),
                         [&](const PlanInstr& planned, size_t i, StepPart part, size_t k) {
     const PlanStep& step = plan[i];
     if (part == StepPart::Sync) {  // a barrier: later loads wait for every earlier store

@@ -169,8 +169,9 @@ struct TilePlan {
 enum class StepPart : uint8_t { Sync, Load, Compute, Store };
 using ProgramOrderVisitor = std::function<void(const PlanInstr& in, size_t step, StepPart part, size_t index)>;
 /// Visits a layer's instructions in the order emission writes them (program_order.cpp): step
-/// i + 1's first `loadQueue` loads before step i's computes, its other loads spread among them.
-void forEachInProgramOrder(const std::vector<PlanStep>& steps, size_t loadQueue, const ProgramOrderVisitor& visit);
+/// i + 1's first `loadQueue` loads before step i's computes, its other loads spread among those beyond
+/// the first `computeQueue` (or after step i's stores).
+void forEachInProgramOrder(const std::vector<PlanStep>& steps, size_t loadQueue, size_t computeQueue, const ProgramOrderVisitor& visit);
 
 /// Sum of the step's timing expressions per unit (load, compute, store).
 struct StepCycles {
