@@ -83,4 +83,9 @@ MUTANTS = [
          find="  return ic0 / ICg <= (oc1 - 1) / OCg && oc0 / OCg <= (ic1 - 1) / ICg;",
          replace="  return ic0 / ICg < (oc1 - 1) / OCg && oc0 / OCg <= (ic1 - 1) / ICg;",
          why="a grouped conv skips a weight tile whose group straddles the array's width (odd channels per group)"),
+    dict(name="dma-2d-ignores-run-stride",
+         file="rtl/dma_addr_gen.sv",
+         find="            row_addr_q  <= cur_run_addr + cur_run_stride;",
+         replace="            row_addr_q  <= cur_row_addr + cur_stride;",
+         why="the RTL DMA starts each further run of a dma_load_2d one row stride on instead of run_stride from the last run's start"),
 ]

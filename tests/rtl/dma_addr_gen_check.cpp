@@ -1,21 +1,25 @@
 // Verilator check of rtl/dma_addr_gen.sv against a C++ reference address generator. For each
-// random descriptor of one of the config's DMA instructions (dma_load, dma_store and their _acc
-// forms, operands within the YAML field limits and the memories), the RTL's beats must equal the
-// reference's exactly - burst address and length, beat address and size, first/last flags, on-chip
-// bank, row in bank and byte offset - and the cycles from accepting the descriptor to the last
-// beat's completion must equal both the reference model's count and the instruction's YAML timing
-// expression (`dram.latency + rows * ceil_div(bytes, dram.bytes_per_cycle)`). Runs with random
-// back-pressure on the beat channel check the same beats and that each stalled cycle costs one.
+// random descriptor of one of the config's DMA instructions (dma_load, dma_load_2d, dma_store and
+// the _acc forms of load and store, operands within the YAML field limits and the memories), the
+// RTL's beats must equal the reference's exactly - burst address and length, beat address and
+// size, first/last flags, on-chip bank, row in bank and byte offset - and the cycles from accepting
+// the descriptor to the last beat's completion must equal both the reference model's count and the
+// instruction's YAML timing expression (`dram.latency + rows * ceil_div(bytes,
+// dram.bytes_per_cycle)`; dma_load_2d's has `runs * rows`). Runs with random back-pressure on the
+// beat channel check the same beats and that each stalled cycle costs one.
 //
-// The reference, written independently of the RTL's incremental counters:
-//   for each row i: DRAM row address base + i*stride, on-chip row row + i in bank (row+i) mod banks
+// The reference, written independently of the RTL's incremental counters (one-run instructions
+// have runs = 1):
+//   for each run r and row i of it (k = r*rows + i): DRAM row address base + r*run_stride +
+//   i*stride, on-chip row row + k in bank (row+k) mod banks
 //     split the row from its first byte into bursts of dma.burst_bytes (the last one shorter)
 //       each burst of len bytes is ceil(len / dram.bytes_per_cycle) beats of bytes_per_cycle
 //   cycles = dram.latency + number of beats (one beat per cycle, each completing dram.latency
-//   cycles after it was issued). An empty descriptor (rows or bytes 0) issues nothing and ends in
-//   its accept cycle; the YAML charges dram.latency for it, so it is checked separately.
+//   cycles after it was issued). An empty descriptor (runs, rows or bytes 0) issues nothing and
+//   ends in its accept cycle; the YAML charges dram.latency for it, so it is checked separately.
 #include <algorithm>
 #include <array>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -33,8 +37,10 @@ using Tb = Vtb_dma_addr_gen;
 
 struct Desc {
   const Timing* timing = nullptr;
-  bool acc = false, load = false;
+  bool acc = false;
+  bool bcastForm = false;  // dma_load, dma_load_acc: the instructions with a broadcast form
   int64_t addr = 0, row = 0, rows = 0, bytes = 0, stride = 0;
+  int64_t runs = 1, runStride = 0;  // dma_load_2d; 1 and unused for the others
 };
 
 struct Beat {
@@ -66,9 +72,9 @@ struct RefRun {
   int64_t cycles = 0;
 };
 
-/// dma.broadcast: a load of more than one row with stride 0 reads row 0 only and then writes it
-/// to the other rows, one per cycle.
-bool broadcast(const Desc& d, const isa::Params& p) { return p.dma_broadcast && d.load && d.stride == 0 && d.rows > 1; }
+/// dma.broadcast: a dma_load or dma_load_acc of more than one row with stride 0 reads row 0 only
+/// and then writes it to the other rows, one per cycle (dma_load_2d has no broadcast form).
+bool broadcast(const Desc& d, const isa::Params& p) { return p.dma_broadcast && d.bcastForm && d.stride == 0 && d.rows > 1; }
 
 RefRun reference(const Desc& d, const isa::Params& p) {
   RefRun out;
@@ -76,9 +82,10 @@ RefRun reference(const Desc& d, const isa::Params& p) {
   const int64_t burst = p.dma_burst_bytes, bpc = p.dram_bytes_per_cycle;
   const bool bcast = broadcast(d, p);
   const int64_t dramRows = bcast ? 1 : d.rows;
-  for (int64_t i = 0; i < dramRows; ++i) {
-    const uint64_t rowAddr = static_cast<uint64_t>(d.addr + i * d.stride);
-    const int64_t onChip = d.row + i;
+  for (int64_t k = 0; k < d.runs * dramRows; ++k) {  // row i of run r
+    const int64_t r = k / dramRows, i = k % dramRows;
+    const uint64_t rowAddr = static_cast<uint64_t>(d.addr + r * d.runStride + i * d.stride);
+    const int64_t onChip = d.row + k;
     for (int64_t off = 0; off < d.bytes; off += burst) {
       const int64_t len = std::min(burst, d.bytes - off);
       for (int64_t b = 0; b < len; b += bpc) {
@@ -87,7 +94,7 @@ RefRun reference(const Desc& d, const isa::Params& p) {
         beat.bytes = std::min(bpc, len - b);
         beat.first = b == 0;
         beat.last = b + bpc >= len;
-        beat.descLast = i == dramRows - 1 && off + len == d.bytes && beat.last;
+        beat.descLast = r == d.runs - 1 && i == dramRows - 1 && off + len == d.bytes && beat.last;
         beat.burstAddr = rowAddr + static_cast<uint64_t>(off);
         beat.burstLen = len;
         beat.bank = onChip % banks;
@@ -115,7 +122,8 @@ class DmaCheck {
  public:
   DmaCheck(const isa::IsaConfig& isa, Clocked<Tb>& sim, Report& report, std::mt19937_64& rng)
       : p_(isa.params()), sim_(sim), t_(sim.top()), r_(report), rng_(rng) {
-    for (auto s : {isa::Semantics::DmaLoad, isa::Semantics::DmaStore, isa::Semantics::DmaLoadAcc, isa::Semantics::DmaStoreAcc}) {
+    for (auto s : {isa::Semantics::DmaLoad, isa::Semantics::DmaLoad2d, isa::Semantics::DmaStore, isa::Semantics::DmaLoadAcc,
+                   isa::Semantics::DmaStoreAcc}) {
       Timing t(isa, s);
       if (t.present()) timings_.push_back(t);
     }
@@ -145,7 +153,8 @@ class DmaCheck {
     d.timing = &timings_[rng_() % timings_.size()];
     const auto& id = d.timing->desc();
     d.acc = id.semantics == isa::Semantics::DmaLoadAcc || id.semantics == isa::Semantics::DmaStoreAcc;
-    d.load = id.semantics == isa::Semantics::DmaLoad || id.semantics == isa::Semantics::DmaLoadAcc;
+    d.bcastForm = id.semantics == isa::Semantics::DmaLoad || id.semantics == isa::Semantics::DmaLoadAcc;
+    const bool twoD = id.semantics == isa::Semantics::DmaLoad2d;
     auto lim = [&](int k) { return id.fields[static_cast<size_t>(id.operand_field[static_cast<size_t>(k)])].limit(); };
     const int64_t memRows = d.acc ? p_.acc_rows : p_.spad_rows;
     const int64_t banks = d.acc ? p_.acc_banks : p_.spad_banks;
@@ -159,18 +168,37 @@ class DmaCheck {
     const int64_t bytesMax = std::min(lim(3), rowBytes);
     d.bytes = pick({1, bpc - 1, bpc, bpc + 1, 2 * bpc, bytesMax - 1, bytesMax, burst, burst + 1, 4}, 1, bytesMax);
     if (d.acc) d.bytes = std::max<int64_t>(4, d.bytes / 4 * 4);
-    const int64_t rowsMax = std::min(lim(2), memRows);
+    if (twoD) {
+      const int64_t runsMax = std::min(lim(5), memRows);
+      d.runs = (rng_() % 8 == 0) ? uniform(rng_, 1, std::min<int64_t>(runsMax, 32))
+                                 : pick({1, 2, 3, banks, banks + 1}, 1, std::min<int64_t>(runsMax, 8));
+    }
+    const int64_t rowsMax = std::min(lim(2), memRows / d.runs);
     d.rows = (rng_() % 8 == 0) ? uniform(rng_, 1, std::min<int64_t>(rowsMax, 300))
                                : pick({1, 2, banks, banks + 1, 2 * banks + 1}, 1, std::min<int64_t>(rowsMax, 16));
-    const int64_t rowMax = std::min(lim(1), memRows - d.rows);
+    const int64_t rowMax = std::min(lim(1), memRows - d.runs * d.rows);
     d.row = pick({0, banks - 1, rowMax - 1, rowMax}, 0, rowMax);
     const int64_t strideMax = lim(4);
     d.stride = pick({0, 1, d.bytes - 1, d.bytes, d.bytes + 1, burst, burst * banks, 3 * bpc, 4096, strideMax}, 0, strideMax);
     if (d.rows > 1 && (d.rows - 1) * d.stride + d.bytes > p_.dram_size) d.stride = (p_.dram_size - d.bytes) / (d.rows - 1);
-    const int64_t span = (d.rows - 1) * d.stride + d.bytes;
+    const int64_t runSpan = (d.rows - 1) * d.stride + d.bytes;  // DRAM bytes from a run's first row to its end
+    if (twoD) {
+      const int64_t runStrideMax = lim(6);
+      d.runStride = pick({0, 1, d.bytes, d.stride, d.rows * d.stride, d.rows * d.stride + 1, burst, 4096, runStrideMax}, 0,
+                         runStrideMax);
+      if (d.runs > 1 && (d.runs - 1) * d.runStride + runSpan > p_.dram_size)
+        d.runStride = (p_.dram_size - runSpan) / (d.runs - 1);
+    }
+    const int64_t span = (d.runs - 1) * d.runStride + runSpan;
     const int64_t addrMax = std::min(lim(0), p_.dram_size - span);
     d.addr = pick({0, 1, bpc - 1, burst - 1, addrMax - 1, addrMax}, 0, addrMax);
-    if (empty) (rng_() & 1) ? d.rows = 0 : d.bytes = 0;
+    if (empty) {
+      switch (rng_() % (twoD ? 3 : 2)) {
+        case 0: d.rows = 0; break;
+        case 1: d.bytes = 0; break;
+        default: d.runs = 0; break;
+      }
+    }
     return d;
   }
 
@@ -186,10 +214,12 @@ class DmaCheck {
       const bool first = c == 0;
       t_.desc_valid_i = first;
       t_.desc_acc_i = first ? d.acc : (rng_() & 1);
-      t_.desc_load_i = first ? d.load : (rng_() & 1);
+      t_.desc_bcast_i = first ? d.bcastForm : (rng_() & 1);
       t_.desc_addr_i = static_cast<uint32_t>((first ? static_cast<uint64_t>(d.addr) : rng_()) & addrMask_);
       t_.desc_stride_i = static_cast<uint32_t>((first ? static_cast<uint64_t>(d.stride) : rng_()) & addrMask_);
+      t_.desc_run_stride_i = static_cast<uint32_t>((first ? static_cast<uint64_t>(d.runStride) : rng_()) & addrMask_);
       rtlcheck::set(t_.desc_rows_i, first ? d.rows : static_cast<int64_t>(rng_() & 0xff));
+      rtlcheck::set(t_.desc_runs_i, first ? d.runs : static_cast<int64_t>(rng_() & 0xff));
       rtlcheck::set(t_.desc_bytes_i, first ? d.bytes : static_cast<int64_t>(rng_() & 0x3));
       rtlcheck::set(t_.desc_row_i, first ? d.row : 0);
       t_.beat_ready_i = stall ? (rng_() % 10 < 6) : 1;
@@ -238,12 +268,14 @@ class DmaCheck {
     const RefRun ref = reference(d, p_);
     const RtlRun rtl = run(d, stall);
     if (!rtl.ok) return;
-    ++descs_;
-    beats_ += static_cast<int64_t>(ref.beats.size());
     const auto& id = d.timing->desc();
+    ++descs_;
+    ++byInstr_[id.name];
+    beats_ += static_cast<int64_t>(ref.beats.size());
     auto name = [&](int k) { return id.fields[static_cast<size_t>(id.operand_field[static_cast<size_t>(k)])].name.c_str(); };
-    const std::vector<std::pair<const char*, int64_t>> ops = {
-        {name(0), d.addr}, {name(1), d.row}, {name(2), d.rows}, {name(3), d.bytes}, {name(4), d.stride}};
+    const std::array<int64_t, 7> values = {d.addr, d.row, d.rows, d.bytes, d.stride, d.runs, d.runStride};  // semantics order
+    std::vector<std::pair<const char*, int64_t>> ops;
+    for (int k = 0; k < isa::semanticsInfo(id.semantics).operandCount(); ++k) ops.emplace_back(name(k), values[static_cast<size_t>(k)]);
     const std::string where = id.name + " " + [&] {
       std::string s;
       for (const auto& [n, v] : ops) s += std::string(s.empty() ? "" : ", ") + n + "=" + std::to_string(v);
@@ -291,10 +323,12 @@ class DmaCheck {
     d.bytes = p_.spad_row_bytes + 1;
     t_.desc_valid_i = 1;
     t_.desc_acc_i = 0;
-    t_.desc_load_i = 0;
+    t_.desc_bcast_i = 0;
     t_.desc_addr_i = 0;
     t_.desc_stride_i = 0;
     t_.desc_rows_i = 1;
+    t_.desc_runs_i = 1;
+    t_.desc_run_stride_i = 0;
     rtlcheck::set(t_.desc_bytes_i, d.bytes);
     t_.desc_row_i = 0;
     t_.beat_ready_i = 1;
@@ -305,6 +339,12 @@ class DmaCheck {
   }
 
   int64_t descs() const { return descs_; }
+  /// "dma.load 1012, dma.load.acc 987, ...": how many descriptors of each instruction were checked.
+  std::string byInstr() const {
+    std::string s;
+    for (const auto& [name, n] : byInstr_) s += (s.empty() ? "" : ", ") + name + " " + std::to_string(n);
+    return s;
+  }
   int64_t beats() const { return beats_; }
   int64_t empties() const { return empty_; }
   int64_t stalled() const { return stalled_; }
@@ -318,6 +358,7 @@ class DmaCheck {
   std::vector<Timing> timings_;
   uint64_t addrMask_ = 0;
   int64_t descs_ = 0, beats_ = 0, empty_ = 0, stalled_ = 0;
+  std::map<std::string, int64_t> byInstr_;
 };
 
 }  // namespace
@@ -347,7 +388,7 @@ int main(int argc, char** argv) {
       check.check(check.randomDesc(empty), stall);
     }
     return report.finish("seed " + std::to_string(seed) + ": " + std::to_string(check.descs()) + " descriptors (" + std::to_string(check.empties()) + " empty, " +
-                         std::to_string(check.stalled()) + " with back-pressure), " + std::to_string(check.beats()) +
-                         " beats compared");
+                         std::to_string(check.stalled()) + " with back-pressure; " + check.byInstr() + "), " +
+                         std::to_string(check.beats()) + " beats compared");
   });
 }
