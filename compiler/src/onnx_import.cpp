@@ -334,9 +334,11 @@ class Importer {
   }
 
   void bindInputs(onnx::GraphProto& g) {
-    for (const auto& [name, shape] : options_.input_shapes)
+    for (const auto& entry : options_.input_shapes) {
+      const std::string& name = entry.first;  // not a structured binding: clang 14 cannot capture one
       if (std::none_of(g.input().begin(), g.input().end(), [&](const auto& in) { return in.name() == name; }))
         throw Error("--shape " + name + ": the model has no input named " + quote(name));
+    }
     std::unordered_set<std::string> inits;
     for (const auto& t : g.initializer()) inits.insert(t.name());
     for (auto& in : *g.mutable_input()) {

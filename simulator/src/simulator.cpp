@@ -47,7 +47,9 @@ Simulator::~Simulator() = default;
 SimResult Simulator::run(const isa::Program& program, const std::map<std::string, std::vector<uint8_t>>& inputs,
                          const SimOptions& options) {
   isa::checkProgramMatches(program, isa_, "program");
-  for (const auto& [name, bytes] : inputs) {
+  for (const auto& input : inputs) {
+    const std::string& name = input.first;  // not a structured binding: clang 14 cannot capture one
+    const std::vector<uint8_t>& bytes = input.second;
     auto it = std::find_if(program.tensors.begin(), program.tensors.end(),
                            [&](const isa::TensorInfo& t) { return t.name == name && t.kind == isa::TensorKind::Input; });
     if (it == program.tensors.end()) throw Error("the program has no input tensor named '" + name + "'");
