@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (the `fuzz` preset: clang, ASan + UBSan) and runs each for SECONDS
 # (default 600) on its corpus, build/fuzz/corpus/<target>, seeded from the test inputs
-# (tests/fuzz/collect_seeds.sh). A crash leaves its input in build/fuzz/artifacts/ and makes the
-# script exit 1 after the other targets have run. CI runs `scripts/fuzz.sh 30`.
+# (tests/fuzz/collect_seeds.sh) and from the inputs of crashes already fixed
+# (tests/fuzz/regressions/<target>/, committed). A crash leaves its input in build/fuzz/artifacts/
+# and makes the script exit 1 after the other targets have run. CI runs `scripts/fuzz.sh 30`.
 #   scripts/fuzz.sh [SECONDS] [TARGET...]     targets: config expr asm npy sim onnx
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -29,7 +30,9 @@ for t in "${targets[@]}"; do
   log=build/fuzz/logs/$t.log
   echo "== ${t}_fuzzer: ${seconds} s (log: $log)"
   # -timeout: one input taking longer than 10 s is a finding (a hang); -rss_limit_mb likewise.
-  build/fuzz/tests/fuzz/${t}_fuzzer "build/fuzz/corpus/$t" "build/fuzz/seeds/$t" \
+  regressions=()
+  [ -d "tests/fuzz/regressions/$t" ] && regressions=("tests/fuzz/regressions/$t")
+  build/fuzz/tests/fuzz/${t}_fuzzer "build/fuzz/corpus/$t" "build/fuzz/seeds/$t" "${regressions[@]}" \
     -max_total_time="$seconds" -timeout=10 -rss_limit_mb=3072 -print_final_stats=1 \
     -artifact_prefix="build/fuzz/artifacts/$t-" >"$log" 2>&1
   rc=$?

@@ -14,7 +14,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   isa::Program program;
   try {
     program = isa::assemble(config, fuzz::text(data, size), "fuzz.s");
-  } catch (const Error&) {
+  } catch (const Error& e) {
+    fuzz::rejected(e);
     return 0;
   }
   if (isa::deserializeSbin(isa::serializeSbin(program), "fuzz.sbin") != program) {

@@ -11,7 +11,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const auto config = isa::IsaConfig::parse(fuzz::text(data, size), "fuzz.yaml");
     (void)isa::generateIsaDoc(config, "fuzz.yaml");
     (void)isa::generateSvPackage(config, "fuzz.yaml");
-  } catch (const Error&) {
+  } catch (const Error& e) {
+    fuzz::rejected(e);
   }
   return 0;
 }

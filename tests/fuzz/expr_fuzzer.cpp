@@ -40,10 +40,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       fields.fill(value);
       try {
         (void)expr.eval(fields);
-      } catch (const Error&) {
+      } catch (const Error& e) {
+        fuzz::rejected(e);
       }
     }
-  } catch (const Error&) {
+  } catch (const Error& e) {
+    fuzz::rejected(e);
   }
   return 0;
 }

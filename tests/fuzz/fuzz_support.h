@@ -1,15 +1,19 @@
 // What the fuzz targets share: the shipped ISA configs (loaded once per process, from the source
-// tree) and the input as bytes or text.
+// tree), the input as bytes or text, and triage output: with SYSTOLE_FUZZ_VERBOSE set, each target
+// prints the error that rejected an input (run it on one file to see why).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <iostream>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "systole/isa/config.h"
+#include "systole/isa/diagnostic.h"
 
 namespace systole::fuzz {
 
@@ -27,5 +31,11 @@ inline const isa::IsaConfig* shippedConfig(const std::string& name) {
 
 inline std::string text(const uint8_t* data, size_t size) { return std::string(reinterpret_cast<const char*>(data), size); }
 inline std::vector<uint8_t> bytes(const uint8_t* data, size_t size) { return std::vector<uint8_t>(data, data + size); }
+
+/// Called with the error that rejected an input: printed only with SYSTOLE_FUZZ_VERBOSE set.
+inline void rejected(const Error& e) {
+  static const bool verbose = std::getenv("SYSTOLE_FUZZ_VERBOSE") != nullptr;
+  if (verbose) std::cerr << "rejected: " << e.what() << "\n";
+}
 
 }  // namespace systole::fuzz

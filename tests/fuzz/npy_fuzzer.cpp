@@ -12,7 +12,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   NpyArray array;
   try {
     array = parseNpy(fuzz::bytes(data, size), "fuzz.npy");
-  } catch (const Error&) {
+  } catch (const Error& e) {
+    fuzz::rejected(e);
     return 0;
   }
   const NpyArray again = parseNpy(serializeNpy(array), "fuzz.npy");

@@ -42,7 +42,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       r.last_stage = stages[i].name;
     }
     (void)compiler::stageText(r, config);
-  } catch (const Error&) {
+  } catch (const Error& e) {
+    fuzz::rejected(e);
   }
   return 0;
 }

@@ -29,7 +29,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   isa::Program program;
   try {
     program = isa::deserializeSbin(fuzz::bytes(data, size), "fuzz.sbin");
-  } catch (const Error&) {
+  } catch (const Error& e) {
+    fuzz::rejected(e);
     return 0;
   }
   const isa::IsaConfig* config = fuzz::shippedConfig(program.isa_name);
@@ -50,7 +51,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (const auto& options : {sim::SimOptions{}, timingOnly, checked}) {
     try {
       (void)simulatorFor(*config).run(program, inputs, options);
-    } catch (const Error&) {  // sim::Fault is an Error
+    } catch (const Error& e) {  // sim::Fault is an Error
+      fuzz::rejected(e);
     }
   }
   return 0;
