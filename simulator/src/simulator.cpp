@@ -8,6 +8,7 @@
 
 #include <algorithm>
 
+#include "asan_main_stack.h"
 #include "decode_cache.h"
 #include "platform.h"
 #include "systole/isa/assembler.h"
@@ -24,6 +25,7 @@ Platform& platform() {
   static Platform* instance = [] {
     auto* p = new Platform("systole");  // lives for the process, as SystemC requires
     sc_core::sc_start(sc_core::SC_ZERO_TIME);
+    restoreStackBoundsForAsan();
     return p;
   }();
   return *instance;
@@ -137,6 +139,7 @@ SimResult Simulator::runPrepared(const PreparedProgram& prepared, std::span<cons
 
   ctx.start_run.notify(sc_core::SC_ZERO_TIME);
   sc_core::sc_start();
+  restoreStackBoundsForAsan();
 
   if (!ctx.fault) {
     // Every unit that has not finished is blocked: on a token nobody will push, or (for the
@@ -153,7 +156,10 @@ SimResult Simulator::runPrepared(const PreparedProgram& prepared, std::span<cons
       for (int u = 0; u < isa::kNumUnits; ++u)
         if (!ctx.status[u].done)
           ctx.fault.emplace("the " + std::string(isa::unitName(static_cast<isa::Unit>(u))) + " queue never drained");
-    if (ctx.fault) sc_core::sc_start();  // let the blocked threads see the fault and return
+    if (ctx.fault) {
+      sc_core::sc_start();  // let the blocked threads see the fault and return
+      restoreStackBoundsForAsan();
+    }
   }
   if (ctx.fault) throw *ctx.fault;
   // A token pushed and never popped is a dependency the program declared and never used: a
