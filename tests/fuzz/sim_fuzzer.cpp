@@ -1,7 +1,9 @@
 // Fuzz target: the .sbin reader and the simulator. A program that loads and names a shipped
 // config runs three times: normally, timing-only with a trace, and with --poison and --races;
 // each run may end in a simulation fault (sim::Fault) or an Error, never in anything else.
-// Runs stay short: at most kMaxInstructions instructions and kMaxInputBytes of input.
+// Runs stay short: at most kMaxInstructions instructions and kMaxInputBytes of input. The trailing
+// checksum is recomputed before reading, so a mutation reaches the decoder and the simulator
+// instead of failing the checksum (which the seeds and the .sbin unit tests cover).
 #include <map>
 #include <memory>
 
@@ -14,6 +16,15 @@ namespace {
 
 constexpr size_t kMaxInstructions = 4096;
 constexpr int64_t kMaxInputBytes = int64_t{1} << 20;
+
+/// The bytes with their last 8 replaced by the FNV-1a checksum of the others (little-endian).
+std::vector<uint8_t> withChecksum(std::vector<uint8_t> bytes) {
+  if (bytes.size() < 8) return bytes;
+  const size_t body = bytes.size() - 8;
+  const uint64_t checksum = systole::isa::fnv1a64(bytes.data(), body);
+  for (size_t i = 0; i < 8; ++i) bytes[body + i] = static_cast<uint8_t>(checksum >> (8 * i));
+  return bytes;
+}
 
 systole::sim::Simulator& simulatorFor(const systole::isa::IsaConfig& config) {
   static std::map<const systole::isa::IsaConfig*, std::unique_ptr<systole::sim::Simulator>> simulators;
@@ -28,7 +39,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace systole;
   isa::Program program;
   try {
-    program = isa::deserializeSbin(fuzz::bytes(data, size), "fuzz.sbin");
+    program = isa::deserializeSbin(withChecksum(fuzz::bytes(data, size)), "fuzz.sbin");
   } catch (const Error& e) {
     fuzz::rejected(e);
     return 0;
