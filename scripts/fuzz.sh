@@ -30,10 +30,18 @@ for t in "${targets[@]}"; do
   log=build/fuzz/logs/$t.log
   echo "== ${t}_fuzzer: ${seconds} s (log: $log)"
   # -timeout: one input taking longer than 10 s is a finding (a hang); -rss_limit_mb likewise.
+  # Longest input: the largest seeds (deeply nested expressions, a model with big weights) would
+  # otherwise set it and slow every run down.
+  case $t in
+    config) max_len=16384 ;;
+    expr) max_len=4096 ;;
+    onnx) max_len=32768 ;;
+    *) max_len=0 ;;  # libFuzzer's choice
+  esac
   regressions=()
   [ -d "tests/fuzz/regressions/$t" ] && regressions=("tests/fuzz/regressions/$t")
   build/fuzz/tests/fuzz/${t}_fuzzer "build/fuzz/corpus/$t" "build/fuzz/seeds/$t" "${regressions[@]}" \
-    -max_total_time="$seconds" -timeout=10 -rss_limit_mb=3072 -print_final_stats=1 \
+    -max_total_time="$seconds" -max_len="$max_len" -timeout=10 -rss_limit_mb=3072 -print_final_stats=1 \
     -artifact_prefix="build/fuzz/artifacts/$t-" >"$log" 2>&1
   rc=$?
   grep -E '^#[0-9]+ +(DONE|INITED)' "$log" | tail -2
