@@ -44,7 +44,7 @@ for t in "${targets[@]}"; do
     -max_total_time="$seconds" -max_len="$max_len" -timeout=10 -rss_limit_mb=3072 -print_final_stats=1 \
     -artifact_prefix="build/fuzz/artifacts/$t-" >"$log" 2>&1
   rc=$?
-  grep -E '^#[0-9]+ +(DONE|INITED)' "$log" | tail -2
+  grep -E '^#[0-9]+[[:space:]]+(DONE|INITED)' "$log" | tail -2
   grep -E '^stat::number_of_executed_units' "$log"
   if [ $rc -ne 0 ]; then
     failed+=("$t")
