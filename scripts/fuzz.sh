@@ -30,12 +30,14 @@ for t in "${targets[@]}"; do
   log=build/fuzz/logs/$t.log
   echo "== ${t}_fuzzer: ${seconds} s (log: $log)"
   # -timeout: one input taking longer than 10 s is a finding (a hang); -rss_limit_mb likewise.
-  # Longest input: the largest seeds (deeply nested expressions, a model with big weights) would
+  # Longest input: the largest seeds (deeply nested expressions, a model with big weights, a
+  # program with a 1 MiB data segment) would
   # otherwise set it and slow every run down.
   case $t in
     config) max_len=16384 ;;
     expr) max_len=4096 ;;
     onnx) max_len=32768 ;;
+    sim) max_len=8192 ;;
     *) max_len=0 ;;  # libFuzzer's choice
   esac
   regressions=()

@@ -11,6 +11,13 @@ python=/usr/bin/python3
 rm -rf "$out"
 mkdir -p "$out"/{config,expr,asm,sim,npy,onnx}
 
+# Copies the files named *.EXT under tests/ (not tests/fuzz) into DIR, named by their path.
+copy_tests() {
+  local ext=$1 dir=$2 f
+  while IFS= read -r f; do cp "$f" "$dir/$(echo "${f#"$src"/}" | tr / _)"; done \
+    < <(find "$src/tests" -name "*.$ext" -not -path '*/fuzz/*')
+}
+
 # config: the shipped configs and every YAML lit test (valid and invalid ones).
 for f in "$src"/isa/configs/*.yaml "$src"/tests/lit/yaml/*.yaml; do cp "$f" "$out/config/$(basename "$f")"; done
 
@@ -30,7 +37,7 @@ while IFS= read -r f; do
 done < <(find "$src/isa/examples" "$src/tests/lit" -name '*.s')
 
 # npy: the committed arrays, plus every dtype and header version numpy writes.
-find "$src/tests" -name '*.npy' -exec cp {} "$out/npy/" \;
+copy_tests npy "$out/npy"
 if "$python" -c 'import numpy' 2>/dev/null; then
   "$python" - "$out/npy" <<'PY'
 import sys, numpy as np, numpy.lib.format as fmt
@@ -48,8 +55,8 @@ for version in [(2, 0), (3, 0)]:
 PY
 fi
 
-# onnx: the bundled model and every lit test model (make_model.py, valid and hostile ones).
-cp "$src"/tests/models/bundled/*.onnx "$out/onnx/"
+# onnx: the committed models and every lit test model (make_model.py, valid and hostile ones).
+copy_tests onnx "$out/onnx"
 if "$python" -c 'import onnx' 2>/dev/null; then
   make_model="$src/tests/lit/compiler/Inputs/make_model.py"
   for m in $("$python" "$make_model" --list); do "$python" "$make_model" "$m" "$out/onnx/$m.onnx" 2>/dev/null || true; done
