@@ -31,8 +31,7 @@ for t in "${targets[@]}"; do
   echo "== ${t}_fuzzer: ${seconds} s (log: $log)"
   # -timeout: one input taking longer than 10 s is a finding (a hang); -rss_limit_mb likewise.
   # Longest input: the largest seeds (deeply nested expressions, a model with big weights, a
-  # program with a 1 MiB data segment) would
-  # otherwise set it and slow every run down.
+  # program with a 1 MiB data segment) would otherwise set it and slow every run down.
   case $t in
     config) max_len=16384 ;;
     expr) max_len=4096 ;;
