@@ -8,6 +8,7 @@ PACKAGES=(
   libyaml-cpp-dev libcli11-dev libfmt-dev nlohmann-json3-dev zlib1g-dev
   libgtest-dev libgmock-dev libbenchmark-dev libhwy-dev
   llvm-19-tools
+  clang libclang-rt-dev  # the fuzz preset: clang++ and libFuzzer (tests/fuzz)
   libsystemc-dev verilator
   libonnx-dev libprotobuf-dev protobuf-compiler
   python3-torch python3-torchvision python3-onnx python3-numpy python3-pil

@@ -5,10 +5,11 @@
 // attributes in range, sizes within kMaxTensorElements); bind symbolic input dimensions
 // (--shape, else a symbolic batch is 1; any other is an error naming it);
 // run onnx::checker::check_model, then onnx::shape_inference::InferShapes (strict, with data
-// propagation); finally convert initializers and Constant nodes to constant values and every other
-// node to a Graph node, taking each value's type and shape from the inferred value_info (a dimension
-// ONNX could not infer is -1; an unknown rank is the one-dimension shape [-1]); last, resolve every
-// `auto_pad` into explicit `pads` (auto_pad.h), so no later stage sees two conventions.
+// propagation, behind the preconditions of onnx_shape_guards.h); finally convert initializers and
+// Constant nodes to constant values and every other node to a Graph node, taking each value's type
+// and shape from the inferred value_info (a dimension ONNX could not infer is -1; an unknown rank is
+// the one-dimension shape [-1]); last, resolve every `auto_pad` into explicit `pads` (auto_pad.h),
+// so no later stage sees two conventions.
 #include "systole/compiler/onnx_import.h"
 
 #include <onnx/checker.h>
@@ -25,6 +26,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "onnx_shape_guards.h"
 #include "systole/compiler/auto_pad.h"
 #include "systole/isa/diagnostic.h"
 
@@ -140,11 +142,26 @@ ElemType checkTensor(const onnx::TensorProto& t, const std::string& who) {
   checkTensorSize(dims, who + ": tensor " + quote(t.name()));
   const int64_t n = shapeElements(dims);
   const size_t elemBytes = static_cast<size_t>(elemTypeBytes(*type));
+  if (t.has_raw_data() && t.raw_data().size() % elemBytes != 0)
+    throw Error(who + ": tensor " + quote(t.name()) + " has " + std::to_string(t.raw_data().size()) +
+                " bytes of raw data, not a whole number of " + std::string(elemTypeName(*type)) + " elements");
   const size_t have = t.has_raw_data() ? t.raw_data().size() / elemBytes : static_cast<size_t>(typedDataSize(t, *type));
-  if (have != static_cast<size_t>(n) || (t.has_raw_data() && t.raw_data().size() % elemBytes != 0))
+  if (have != static_cast<size_t>(n))
     throw Error(who + ": tensor " + quote(t.name()) + " holds " + std::to_string(have) + " elements' worth of data, its shape " +
                 shapeText(dims) + " needs " + std::to_string(n));
   return *type;
+}
+
+/// Checks every tensor an attribute holds, whatever its declared type says (ONNX reads a field
+/// that is set even when the type names another; issue 16 D8: tensor data whose size disagrees
+/// with its type overflowed a buffer in ONNX's ParseData). Sparse tensors and graphs, which no
+/// supported operator takes, are rejected before ONNX's checker or shape inference walks them.
+void checkAttributeData(const onnx::AttributeProto& a, const std::string& who) {
+  if (a.has_t()) checkTensor(a.t(), who + ": attribute " + quote(a.name()));
+  for (const auto& t : a.tensors()) checkTensor(t, who + ": attribute " + quote(a.name()));
+  if (a.has_sparse_tensor() || a.sparse_tensors_size() > 0)
+    throw Error(who + ": attribute " + quote(a.name()) + " holds a sparse tensor, which is not supported");
+  if (a.has_g() || a.graphs_size() > 0) throw Error(who + ": attribute " + quote(a.name()) + " holds a graph, which is not supported");
 }
 
 /// Converts an initializer or a Constant node's tensor (checked by checkTensor) into a constant value.
@@ -312,6 +329,8 @@ class Importer {
     std::unordered_map<std::string, const onnx::ValueInfoProto*> declared;
     for (const auto* list : {&g.input(), &g.value_info(), &g.output()})
       for (const auto& vi : *list) declared.emplace(vi.name(), &vi);
+    if (g.sparse_initializer_size() > 0)
+      throw Error("initializer " + quote(g.sparse_initializer(0).values().name()) + " is a sparse tensor, which is not supported");
     for (const auto& t : g.initializer()) {
       const std::string who = "initializer " + quote(t.name());
       checkTensor(t, who);
@@ -327,16 +346,17 @@ class Importer {
     for (int i = 0; i < g.node_size(); ++i) {
       const auto& n = g.node(i);
       const std::string who = nodeLabel(n, i);
-      for (const auto& a : n.attribute())
-        if (a.type() == onnx::AttributeProto::TENSOR) checkTensor(a.t(), who);
+      for (const auto& a : n.attribute()) checkAttributeData(a, who);
       checkWindowAttributes(n, who);
     }
   }
 
   void bindInputs(onnx::GraphProto& g) {
-    for (const auto& [name, shape] : options_.input_shapes)
+    for (const auto& entry : options_.input_shapes) {
+      const std::string& name = entry.first;  // not a structured binding: clang 14 cannot capture one
       if (std::none_of(g.input().begin(), g.input().end(), [&](const auto& in) { return in.name() == name; }))
         throw Error("--shape " + name + ": the model has no input named " + quote(name));
+    }
     std::unordered_set<std::string> inits;
     for (const auto& t : g.initializer()) inits.insert(t.name());
     for (auto& in : *g.mutable_input()) {
@@ -388,6 +408,7 @@ class Importer {
 
   void runShapeInference(onnx::ModelProto& model) {
     try {
+      installShapeInferenceGuards();
       onnx::ShapeInferenceOptions options(/*check_type=*/true, /*error_mode=*/1, /*enable_data_propagation=*/true);
       onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), options);
     } catch (const std::exception& e) {

@@ -3,6 +3,7 @@
 // every error names the column of the token that caused it.
 #include "systole/isa/assembler.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -345,7 +346,20 @@ std::string disassemble(const IsaConfig& isa, const Program& program) {
   }
   for (const auto& seg : program.data) {
     out << ".data " << hexAddress(seg.dram_addr) << "\n";
+    const auto zeroLine = [&seg](size_t i) {
+      return i + 16 <= seg.bytes.size() && std::all_of(seg.bytes.begin() + static_cast<std::ptrdiff_t>(i),
+                                                       seg.bytes.begin() + static_cast<std::ptrdiff_t>(i + 16), [](uint8_t b) { return b == 0; });
+    };
     for (size_t i = 0; i < seg.bytes.size(); i += 16) {
+      // Whole lines of zeros, one after another, as one .zero: a `.zero 100000000` stays one line
+      // (as .byte lines it took minutes to print; found by tests/fuzz/asm_fuzzer).
+      if (zeroLine(i)) {
+        size_t end = i + 16;
+        while (zeroLine(end)) end += 16;
+        out << ".zero " << end - i << "\n";
+        i = end - 16;
+        continue;
+      }
       out << ".byte ";
       for (size_t j = i; j < std::min(seg.bytes.size(), i + 16); ++j)
         out << (j > i ? ", " : "") << static_cast<int>(static_cast<int8_t>(seg.bytes[j]));

@@ -245,16 +245,18 @@ class ExprParser {
 
 std::optional<int64_t> Expr::applyOp(Op op, const int64_t* a) {
   int64_t r = 0;
-  // INT64_MIN / -1 and INT64_MIN % -1 trap on x86: the quotient overflows.
-  const bool minOverMinusOne = a[0] == INT64_MIN && a[1] == -1;
+  // INT64_MIN / -1 and INT64_MIN % -1 trap on x86: the quotient overflows. Asked only by the
+  // binary operators: a unary one's `a` has one element (reading a[1] overflowed the folder's
+  // operand buffer; found by tests/fuzz/expr_fuzzer).
+  const auto minOverMinusOne = [a] { return a[0] == INT64_MIN && a[1] == -1; };
   switch (op) {
     case Op::Neg: return a[0] == INT64_MIN ? std::nullopt : std::optional<int64_t>(-a[0]);
     case Op::Add: return __builtin_add_overflow(a[0], a[1], &r) ? std::nullopt : std::optional<int64_t>(r);
     case Op::Sub: return __builtin_sub_overflow(a[0], a[1], &r) ? std::nullopt : std::optional<int64_t>(r);
     case Op::Mul: return __builtin_mul_overflow(a[0], a[1], &r) ? std::nullopt : std::optional<int64_t>(r);
-    case Op::Div: return minOverMinusOne ? std::nullopt : std::optional<int64_t>(a[0] / a[1]);
-    case Op::Mod: return minOverMinusOne ? std::nullopt : std::optional<int64_t>(a[0] % a[1]);
-    case Op::CeilDiv: return minOverMinusOne ? std::nullopt : std::optional<int64_t>(ceilDiv(a[0], a[1]));
+    case Op::Div: return minOverMinusOne() ? std::nullopt : std::optional<int64_t>(a[0] / a[1]);
+    case Op::Mod: return minOverMinusOne() ? std::nullopt : std::optional<int64_t>(a[0] % a[1]);
+    case Op::CeilDiv: return minOverMinusOne() ? std::nullopt : std::optional<int64_t>(ceilDiv(a[0], a[1]));
     case Op::Min: return a[0] < a[1] ? a[0] : a[1];
     case Op::Max: return a[0] > a[1] ? a[0] : a[1];
     case Op::Log2Ceil: return log2Ceil(a[0]);

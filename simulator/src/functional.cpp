@@ -53,15 +53,18 @@ void checkDma(const DmaTransfer& t, const MachineState& m, uint64_t dram_size, b
                        ") out of range: the DRAM has " + std::to_string(dram_size) + " bytes"};
 }
 
+// A row of 0 bytes is legal (it moves nothing and zero-fills the row); `src` and `dst` may then be
+// null (an empty buffer's data()), which memcpy must not see even for 0 bytes (UBSan; found by
+// tests/fuzz/sim_fuzzer).
 void dmaRowIn(const DmaTransfer& t, int64_t i, const uint8_t* src, MachineState& m) {
   if (t.accumulator) {
     auto* row = reinterpret_cast<uint8_t*>(m.acc.row(t.row + i));
-    std::memcpy(row, src, static_cast<size_t>(t.bytes));  // little-endian int32 on a little-endian host
+    if (t.bytes > 0) std::memcpy(row, src, static_cast<size_t>(t.bytes));  // little-endian int32 on a little-endian host
     std::memset(row + t.bytes, 0, static_cast<size_t>(m.acc.lanes() * 4 - t.bytes));
     m.acc.markWritten(t.row + i, 1);
   } else {
     auto* row = reinterpret_cast<uint8_t*>(m.spad.row(t.row + i));
-    std::memcpy(row, src, static_cast<size_t>(t.bytes));
+    if (t.bytes > 0) std::memcpy(row, src, static_cast<size_t>(t.bytes));
     std::memset(row + t.bytes, 0, static_cast<size_t>(m.spad.lanes() - t.bytes));
     m.spad.markWritten(t.row + i, 1);
   }
@@ -69,7 +72,7 @@ void dmaRowIn(const DmaTransfer& t, int64_t i, const uint8_t* src, MachineState&
 
 void dmaRowOut(const DmaTransfer& t, int64_t i, uint8_t* dst, const MachineState& m) {
   const void* row = t.accumulator ? static_cast<const void*>(m.acc.row(t.row + i)) : static_cast<const void*>(m.spad.row(t.row + i));
-  std::memcpy(dst, row, static_cast<size_t>(t.bytes));
+  if (t.bytes > 0) std::memcpy(dst, row, static_cast<size_t>(t.bytes));
 }
 
 int64_t executeCompute(const isa::Params& p, const isa::InstrDesc& d, const isa::Instruction& in, MachineState& m,

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 
+#include "asan_main_stack.h"
 #include "decode_cache.h"
 #include "platform.h"
 #include "systole/isa/assembler.h"
@@ -24,6 +25,7 @@ Platform& platform() {
   static Platform* instance = [] {
     auto* p = new Platform("systole");  // lives for the process, as SystemC requires
     sc_core::sc_start(sc_core::SC_ZERO_TIME);
+    restoreStackBoundsForAsan();
     return p;
   }();
   return *instance;
@@ -47,7 +49,9 @@ Simulator::~Simulator() = default;
 SimResult Simulator::run(const isa::Program& program, const std::map<std::string, std::vector<uint8_t>>& inputs,
                          const SimOptions& options) {
   isa::checkProgramMatches(program, isa_, "program");
-  for (const auto& [name, bytes] : inputs) {
+  for (const auto& input : inputs) {
+    const std::string& name = input.first;  // not a structured binding: clang 14 cannot capture one
+    const std::vector<uint8_t>& bytes = input.second;
     auto it = std::find_if(program.tensors.begin(), program.tensors.end(),
                            [&](const isa::TensorInfo& t) { return t.name == name && t.kind == isa::TensorKind::Input; });
     if (it == program.tensors.end()) throw Error("the program has no input tensor named '" + name + "'");
@@ -135,6 +139,7 @@ SimResult Simulator::runPrepared(const PreparedProgram& prepared, std::span<cons
 
   ctx.start_run.notify(sc_core::SC_ZERO_TIME);
   sc_core::sc_start();
+  restoreStackBoundsForAsan();
 
   if (!ctx.fault) {
     // Every unit that has not finished is blocked: on a token nobody will push, or (for the
@@ -151,7 +156,10 @@ SimResult Simulator::runPrepared(const PreparedProgram& prepared, std::span<cons
       for (int u = 0; u < isa::kNumUnits; ++u)
         if (!ctx.status[u].done)
           ctx.fault.emplace("the " + std::string(isa::unitName(static_cast<isa::Unit>(u))) + " queue never drained");
-    if (ctx.fault) sc_core::sc_start();  // let the blocked threads see the fault and return
+    if (ctx.fault) {
+      sc_core::sc_start();  // let the blocked threads see the fault and return
+      restoreStackBoundsForAsan();
+    }
   }
   if (ctx.fault) throw *ctx.fault;
   // A token pushed and never popped is a dependency the program declared and never used: a

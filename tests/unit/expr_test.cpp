@@ -288,6 +288,17 @@ TEST(ExprErrors, DivisionByZeroAtCompileTime) {
   compileErrorAt("max(m, 1) / 0", 10);
 }
 
+// A unary operator on INT64_MIN reads only its one operand (found by tests/fuzz/expr_fuzzer: the
+// folder read past a one-element buffer, a heap-buffer-overflow under the asan preset).
+TEST(ExprErrors, UnaryOperatorOnInt64Min) {
+  EXPECT_NE(compileErrorAt("-(0 - 9223372036854775799 - 9)", 0).find("arithmetic overflow"), std::string::npos);
+  EXPECT_EQ(evalConst("log2_ceil(0 - 9223372036854775799 - 9)"), 0);
+  const std::array<int64_t, 3> min = {INT64_MIN, 0, 0};
+  auto err = catchError([&] { compile("-m").eval(min); });
+  ASSERT_TRUE(err);
+  EXPECT_NE(err->message().find("arithmetic overflow"), std::string::npos) << err->message();
+}
+
 TEST(ExprErrors, DivisionByZeroAtEvalTime) {
   for (const char* text : {"100 / m", "100 % m", "ceil_div(100, m)", "rows + bytes / (m * 2)"}) {
     Expr e = compile(text);  // compiles: the divisor is a field

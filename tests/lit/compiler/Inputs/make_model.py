@@ -731,6 +731,46 @@ MODELS["bad_huge_pad"] = lambda: bad_pad(2**40)
 MODELS["bad_overflowing_pad"] = lambda: bad_pad(2**62)  # 8 + 2 * 2^62 overflows int64 (D6)
 
 
+# A Conv or ConvTranspose whose input has fewer dimensions than its weight, a graph input or an
+# earlier node's output (whose rank only shape inference knows): ONNX 1.12's inference reads past the
+# input's dimensions (SIGSEGV; found by tests/fuzz/onnx_fuzzer).
+def bad_rank(op, after_relu):
+    x = "r" if after_relu else "x"
+    nodes = [h.make_node("Relu", ["x"], ["r"], name="relu")] if after_relu else []
+    nodes.append(h.make_node(op, [x, "w"], ["y"], name="conv"))
+    return build(nodes, [vi("x", [1, 4, 119])], [vi("y", [None] * 4)], [f32("w", [4, 4, 1, 1])])
+
+
+MODELS["bad_conv_rank"] = lambda: bad_rank("Conv", False)
+MODELS["bad_conv_rank_inferred"] = lambda: bad_rank("Conv", True)
+MODELS["bad_convtranspose_rank"] = lambda: bad_rank("ConvTranspose", True)
+
+
+# An int64 shape whose raw_data (17 bytes) is not a whole number of elements, as an initializer or
+# as a Constant's tensor attribute (typed TENSOR, or with its type left unset): ONNX's
+# ParseData<int64_t> copied 17 bytes into a 16-byte buffer (issue 16 D8, heap-buffer-overflow).
+def ragged_shape_tensor():
+    t = onnx.TensorProto(name="shape", data_type=T.INT64, dims=[2])
+    t.raw_data = np.array([1, 8], dtype="<i8").tobytes() + b"\x00"
+    return t
+
+
+def bad_raw_size(where):
+    reshape = h.make_node("Reshape", ["x", "shape"], ["y"], name="reshape")
+    if where == "initializer":
+        return build([reshape], [vi("x", [1, 8])], [vi("y", [None, None])], [ragged_shape_tensor()])
+    value = onnx.AttributeProto(name="value", t=ragged_shape_tensor())
+    if where == "constant":
+        value.type = onnx.AttributeProto.TENSOR
+    const = onnx.NodeProto(op_type="Constant", name="c", output=["shape"], attribute=[value])
+    return build([const, reshape], [vi("x", [1, 8])], [vi("y", [None, None])])
+
+
+MODELS["bad_raw_size_initializer"] = lambda: bad_raw_size("initializer")
+MODELS["bad_raw_size_constant"] = lambda: bad_raw_size("constant")
+MODELS["bad_raw_size_untyped_attribute"] = lambda: bad_raw_size("untyped")
+
+
 def main():
     if len(sys.argv) == 2 and sys.argv[1] == "--list":
         print("\n".join(MODELS))
