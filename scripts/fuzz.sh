@@ -29,7 +29,8 @@ for t in "${targets[@]}"; do
   mkdir -p "build/fuzz/corpus/$t"
   log=build/fuzz/logs/$t.log
   echo "== ${t}_fuzzer: ${seconds} s (log: $log)"
-  # -timeout: one input taking longer than 10 s is a finding (a hang); -rss_limit_mb likewise.
+  # -timeout: one input taking longer than FUZZ_TIMEOUT s (default 10) is a finding (a hang);
+  # -rss_limit_mb likewise.
   # Longest input: the largest seeds (deeply nested expressions, a model with big weights, a
   # program with a 1 MiB data segment) would otherwise set it and slow every run down.
   case $t in
@@ -42,7 +43,7 @@ for t in "${targets[@]}"; do
   regressions=()
   [ -d "tests/fuzz/regressions/$t" ] && regressions=("tests/fuzz/regressions/$t")
   build/fuzz/tests/fuzz/${t}_fuzzer "build/fuzz/corpus/$t" "build/fuzz/seeds/$t" "${regressions[@]}" \
-    -max_total_time="$seconds" -max_len="$max_len" -timeout=10 -rss_limit_mb=3072 -print_final_stats=1 \
+    -max_total_time="$seconds" -max_len="$max_len" -timeout="${FUZZ_TIMEOUT:-10}" -rss_limit_mb=3072 -print_final_stats=1 \
     -artifact_prefix="build/fuzz/artifacts/$t-" >"$log" 2>&1
   rc=$?
   grep -E '^#[0-9]+[[:space:]]+(DONE|INITED)' "$log" | tail -2
