@@ -24,3 +24,8 @@ configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/SystoleConfig.cmake.in $
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/SystoleConfigVersion.cmake COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/SystoleConfig.cmake ${PROJECT_BINARY_DIR}/SystoleConfigVersion.cmake
         DESTINATION ${SYSTOLE_CMAKE_INSTALL_DIR})
+
+# The Python package: the module and __init__.py under SYSTOLE_PYTHON_INSTALL_DIR/systole. The
+# package finds the configs at PREFIX/share/systole/configs, the first such directory above it.
+install(TARGETS systole_python LIBRARY DESTINATION ${SYSTOLE_PYTHON_INSTALL_DIR}/systole)
+install(FILES ${PROJECT_SOURCE_DIR}/python/systole/__init__.py DESTINATION ${SYSTOLE_PYTHON_INSTALL_DIR}/systole)

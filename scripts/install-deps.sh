@@ -7,6 +7,7 @@ PACKAGES=(
   build-essential cmake ninja-build pkg-config python3
   libyaml-cpp-dev libcli11-dev libfmt-dev nlohmann-json3-dev zlib1g-dev
   libgtest-dev libgmock-dev libbenchmark-dev libhwy-dev
+  pybind11-dev python3-dev python3-pytest  # the Python package (python/) and its tests
   llvm-19-tools
   clang libclang-rt-dev  # the fuzz preset: clang++ and libFuzzer (tests/fuzz)
   libsystemc-dev verilator

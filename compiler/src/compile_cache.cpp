@@ -1,5 +1,6 @@
 #include "systole/compiler/compile_cache.h"
 
+#include <dlfcn.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -48,9 +49,13 @@ class KeyHash {
 
 /// The compiler's identity: the running executable's size and modification time (a rebuild or
 /// an upgrade changes them; hashing a large binary's bytes on every run would cost more).
+/// The file holding this compiler's code: the executable that links it statically, or the shared
+/// object that does (the Python module, whose process's executable is the Python interpreter).
 void addCompilerIdentity(KeyHash& h) {
+  Dl_info info{};
+  const bool found = ::dladdr(reinterpret_cast<void*>(&defaultCacheDir), &info) != 0 && info.dli_fname && *info.dli_fname;
   struct stat st {};
-  if (::stat("/proc/self/exe", &st) != 0) return;
+  if (::stat(found ? info.dli_fname : "/proc/self/exe", &st) != 0) return;
   h.number(static_cast<uint64_t>(st.st_size));
   h.number(static_cast<uint64_t>(st.st_mtim.tv_sec));
   h.number(static_cast<uint64_t>(st.st_mtim.tv_nsec));
@@ -98,6 +103,14 @@ std::string compileCacheKey(const std::string& modelPath, const isa::IsaConfig& 
   h.number(static_cast<uint64_t>(options.quant.num_samples));
   h.number(options.calibration_seed);
   addCalibrationData(h, options.calibration_dir);
+  h.number(options.calibration_arrays.size());
+  for (const auto& [name, array] : options.calibration_arrays) {
+    h.text(name);
+    h.number(static_cast<uint64_t>(array.dtype));
+    h.number(array.shape.size());
+    for (int64_t d : array.shape) h.number(static_cast<uint64_t>(d));
+    h.bytes(array.bytes.data(), array.bytes.size());
+  }
   h.number(static_cast<uint64_t>(options.lower.min_npu_macs));
   h.number(options.lower.keep_intermediates ? 1 : 0);
   char key[17];

@@ -24,6 +24,11 @@ void runOptimize(PipelineResult& r, const isa::IsaConfig&, const PipelineOptions
 }
 
 std::vector<TensorMap> calibrationInputs(const Graph& g, const PipelineOptions& options) {
+  if (!options.calibration_arrays.empty()) {
+    auto samples = calibrationSamples(g, options.calibration_arrays, "calibration arrays");
+    if (samples.empty()) throw Error("the calibration arrays hold no sample");
+    return samples;
+  }
   if (!options.calibration_dir.empty()) return loadCalibrationDir(g, options.calibration_dir);
   const int count = options.quant.num_samples > 0 ? options.quant.num_samples : kDefaultCalibrationSamples;
   return makeRandomInputs(g, count, options.calibration_seed);

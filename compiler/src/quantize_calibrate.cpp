@@ -262,10 +262,9 @@ std::vector<HostTensor> samplesOf(const std::filesystem::path& file, const Value
   return samplesOf(readNpy(file.string()), file.string(), v, allowStack);
 }
 
-/// A .npz: for a one-input model every array holds samples of that input (one, or a stack); else
-/// one array per input, named after it, each holding the same number of samples.
-std::vector<TensorMap> loadCalibrationNpz(const Graph& g, const std::string& path) {
-  auto arrays = readNpz(path);
+}  // namespace
+
+std::vector<TensorMap> calibrationSamples(const Graph& g, std::vector<std::pair<std::string, NpyArray>> arrays, const std::string& path) {
   std::vector<TensorMap> samples;
   if (g.inputs.size() == 1) {
     const Value& in = g.values[static_cast<size_t>(g.inputs[0])];
@@ -285,13 +284,11 @@ std::vector<TensorMap> loadCalibrationNpz(const Graph& g, const std::string& pat
   return samples;
 }
 
-}  // namespace
-
 std::vector<TensorMap> loadCalibrationDir(const Graph& g, const std::string& dir) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (fs::is_regular_file(dir, ec) && fs::path(dir).extension() == ".npz") {
-    auto samples = loadCalibrationNpz(g, dir);
+    auto samples = calibrationSamples(g, readNpz(dir), dir);
     if (samples.empty()) throw Error(SourceLocation{dir}, "no calibration samples in the archive");
     return samples;
   }

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
+#include <utility>
 
 #include "systole/isa/diagnostic.h"
 
@@ -11,8 +12,18 @@ namespace systole::isa {
 
 namespace fs = std::filesystem;
 
+namespace {
+std::string& registeredDir() {
+  static std::string dir;
+  return dir;
+}
+}  // namespace
+
+void setShippedConfigDir(std::string dir) { registeredDir() = std::move(dir); }
+
 std::string shippedConfigDir() {
   if (const char* env = std::getenv("SYSTOLE_CONFIG_DIR"); env && *env) return env;
+  if (!registeredDir().empty()) return registeredDir();
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   const fs::path beside = ec ? fs::path() : exe.parent_path().parent_path() / "share" / "systole" / "configs";

@@ -5,9 +5,9 @@
 //   - the config after --set overrides (IsaConfig::hash),
 //   - every PipelineOptions field that changes the program: input shapes, passes, calibration
 //     (method, percentile, sample count, seed, and the bytes of every file of the calibration
-//     directory), min_npu_macs, keep_intermediates,
-//   - the compiler itself: the running executable's size and modification time, so a rebuilt
-//     compiler never reuses programs an older one made.
+//     directory or of every in-memory calibration array), min_npu_macs, keep_intermediates,
+//   - the compiler itself: the size and modification time of the file holding its code (the
+//     executable, or the Python module), so a rebuilt compiler never reuses programs an older one made.
 // Entries are written to a temporary file and renamed into place (processes may share the
 // cache); a corrupt or truncated entry fails the .sbin checksum and is rebuilt.
 #pragma once

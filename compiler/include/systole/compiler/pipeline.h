@@ -45,6 +45,9 @@ struct PipelineOptions {
   QuantOptions quant;
   /// quant: a directory of .npy samples (loadCalibrationDir); empty = seeded random inputs.
   std::string calibration_dir;
+  /// quant: calibration arrays held in memory (calibrationSamples; the Python API), used instead
+  /// of calibration_dir and random inputs when not empty.
+  std::vector<std::pair<std::string, NpyArray>> calibration_arrays;
   /// quant: the seed of the random calibration inputs. Not the seed of a run's inputs.
   uint64_t calibration_seed = 0;
   /// quant: keep a copy of the optimized float graph in PipelineResult::float_graph (what `run`

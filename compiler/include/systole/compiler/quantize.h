@@ -10,10 +10,12 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "systole/compiler/graph.h"
 #include "systole/compiler/host_tensor.h"
+#include "systole/isa/npy.h"
 
 namespace systole::compiler {
 
@@ -74,6 +76,12 @@ std::vector<TensorMap> makeRandomInputs(const Graph& g, int count, uint64_t seed
 /// input (one, or a stack); otherwise one array per input, named after it, stacked alike.
 /// Throws Error naming the file on a type or shape mismatch, and if DIR holds no sample.
 std::vector<TensorMap> loadCalibrationDir(const Graph& g, const std::string& dir);
+
+/// Calibration samples from named arrays held in memory (the Python API's NumPy arrays), by the
+/// .npz rule above: for a single-input graph every array holds samples of the input (one, or a
+/// stack); otherwise one array per input, named after it, stacked alike. `where` names them in
+/// errors.
+std::vector<TensorMap> calibrationSamples(const Graph& g, std::vector<std::pair<std::string, NpyArray>> arrays, const std::string& where);
 
 /// Runs the float interpreter over the calibration inputs (the first opts.num_samples of them,
 /// or all; opts.jobs samples at a time) and returns the range of every float32 non-constant
