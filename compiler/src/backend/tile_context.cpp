@@ -237,6 +237,7 @@ std::string chunkLabel(int64_t c0, int64_t nc, const std::vector<PixelRun>& chun
 }
 
 std::vector<std::vector<PixelRun>> pixelChunks(int64_t H, int64_t W, int64_t maxPixels) {
+  if (maxPixels < 1) throw Error("code generation: chunks of " + std::to_string(maxPixels) + " pixels");  // would never end
   std::vector<std::vector<PixelRun>> chunks(1);
   int64_t used = 0;
   for (int64_t y = 0; y < H; ++y)
