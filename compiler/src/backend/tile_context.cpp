@@ -23,6 +23,17 @@ int64_t TileContext::limit(Semantics s, int operand) const {
   return d.fields[static_cast<size_t>(d.operand_field[static_cast<size_t>(operand)])].limit();
 }
 
+void TileContext::transfer(std::vector<PlanInstr>& to, Semantics s, std::initializer_list<Operand> operands) const {
+  std::vector<Operand> ops(operands);
+  // dma_load, dma_store and their accumulator forms: dram_addr, row, rows, bytes, dram_stride.
+  const bool strided = s != Semantics::DmaLoad2d && ops.size() == 5;
+  if (!strided || ops[4].value() <= limit(s, 4)) {
+    to.push_back({s, std::move(ops)});
+    return;
+  }
+  for (int64_t i = 0; i < ops[2].value(); ++i) to.push_back({s, {ops[0] + i * ops[4].value(), ops[1] + i, 1, ops[3], 0}});
+}
+
 void TileContext::endStep(std::string loop) {
   if (step_.computes.empty()) throw Error("code generation: a step without compute instructions");
   if (step_.writes_output == step_.stores.empty()) throw Error("code generation: a step's output slot and its stores disagree");
