@@ -66,6 +66,7 @@ class Draw:
         self.broadcast = rng.random() < 0.5
         self.pipelined = rng.random() < 0.5  # compute instructions give `issue`
         self.stream = self.output_stationary and rng.random() < 0.7
+        self.short_names = rng.random() < 0.3  # tiny.yaml's mnemonics (ld, mm, rq, ...)
         # Optional instructions (dma.store.acc and vreduce the compiler never emits; the rest fall back).
         optional = ["dma.load2d", "dma.store.acc", "vreduce", "vlut", "vmax", "vmul", "vadd", "widen"]
         self.dropped = {name for name in optional if rng.random() < 0.25}
@@ -85,7 +86,7 @@ def instructions(d):
     spad = bits_for(d.spad_rows - 1) + rng.randint(0, 1)
     acc = bits_for(d.acc_rows - 1) + rng.randint(0, 1)
     addr = bits_for(d.dram_size - 1) + rng.randint(0, 2)
-    stride = lambda: rng.randint(14, 24)
+    stride = lambda: rng.randint(6, 24)  # narrow ones make the compiler split strided DMAs by row
     sbytes = lambda: {"bits": bits_for(d.row_bytes) + rng.randint(0, 2), "max": "scratchpad.row_bytes"}
     abytes = lambda: {"bits": bits_for(d.acc_row_bytes) + rng.randint(0, 2), "max": "accumulator.row_bytes"}
     srows = lambda: count_bits(rng, d.spad_rows)
@@ -96,7 +97,7 @@ def instructions(d):
 
     def dma(name, sem, unit, row, row_bits, nbytes, load):
         move = bcast if load and d.broadcast else transfer
-        issue = move if d.outstanding > 1 or rng.random() < 0.5 else None
+        issue = move if rng.random() < 0.7 else None
         fields = [("dram_addr", {"bits": addr}), (row, {"bits": row_bits}), ("rows", {"bits": srows() if row == "spad_row" else arows()}),
                   ("bytes", nbytes()), ("dram_stride", {"bits": stride()})]
         return (name, sem, unit, fields, f"dram.latency + {move}{extra()}", issue)
@@ -107,7 +108,7 @@ def instructions(d):
 
     m_max = {"max": "array.rows"} if d.output_stationary else {}
     if d.output_stationary:
-        gemm_cycles, gemm_issue = "array.rows + array.cols + 2 * m - 2", None
+        gemm_cycles, gemm_issue = "array.rows + array.cols + 2 * m - 2", "m" if d.pipelined else None
     else:
         gemm_cycles, gemm_issue = "m + array.rows + array.cols - 2", "m" if d.pipelined else None
     m_bits = rng.randint(2, bits_for(d.rows) + 1) if d.output_stationary else srows()
@@ -117,7 +118,7 @@ def instructions(d):
         ("dma.load2d", "dma_load_2d", "load",
          [("dram_addr", {"bits": addr}), ("spad_row", {"bits": spad}), ("rows", {"bits": srows()}), ("bytes", sbytes()),
           ("dram_stride", {"bits": stride()}), ("runs", {"bits": rng.randint(2, 8)}), ("run_stride", {"bits": rng.randint(16, 26)})],
-         "dram.latency + runs * " + transfer, "runs * " + transfer if d.outstanding > 1 else None),
+         "dram.latency + runs * " + transfer, "runs * " + transfer if rng.random() < 0.7 else None),
         dma("dma.load.acc", "dma_load_acc", "load", "acc_row", acc, abytes, True),
         dma("dma.store", "dma_store", "store", "spad_row", spad, sbytes, False),
         dma("dma.store.acc", "dma_store_acc", "store", "acc_row", acc, abytes, False),
@@ -152,8 +153,26 @@ def instructions(d):
     return kept
 
 
-def field_text(name, spec):
-    parts = [f"name: {name}", f"bits: {spec['bits']}"]
+# tiny.yaml's style of mnemonics: the compiler and simulator find instructions by semantics.
+SHORT_NAMES = {"dma.load": "ld", "dma.load2d": "ld2", "dma.load.acc": "ld.acc", "dma.store": "st", "dma.store.acc": "st.acc",
+               "preload": "wload", "gemm": "mm", "gemm.stream": "mms", "requant": "rq", "widen": "wd", "vadd": "add",
+               "vmul": "mul", "vmax": "max", "vlut": "lut", "vreduce": "red", "finish": "halt"}
+
+
+def place_fields(rng, fields, first):
+    """Each field's lsb: packed from bit `first` in list order, or (one instruction in three) with
+    gaps of up to 3 bits, written out. Returns [(name, spec, lsb or None)] and the end bit."""
+    gaps = rng.random() < 1 / 3
+    placed, at = [], first
+    for name, spec in fields:
+        at += rng.randint(0, 3) if gaps else 0
+        placed.append((name, spec, at if gaps else None))
+        at += spec["bits"]
+    return placed, at
+
+
+def field_text(name, spec, lsb):
+    parts = [f"name: {name}", f"bits: {spec['bits']}"] + ([f"lsb: {lsb}"] if lsb is not None else [])
     if spec.get("signed"):
         parts.append("signed: true")
     if "max" in spec:
@@ -167,17 +186,17 @@ def config_text(seed):
     instrs = instructions(d)
     opcode_bits = rng.randint(bits_for(len(instrs) - 1), 8)
     opcodes = rng.sample(range(1 << opcode_bits), len(instrs))
-    widest = max(opcode_bits + 4 + sum(spec["bits"] for _, spec in fields) for _, _, _, fields, _, _ in instrs)
+    layouts = [place_fields(rng, fields, opcode_bits + 4) for _, _, _, fields, _, _ in instrs]
+    widest = max(end for _, end in layouts)
     width = min(512, 32 * (-(-widest // 32) + rng.randint(0, 1)))
     dataflow = "output_stationary" if d.output_stationary else "weight_stationary"
-    weight_buffers = f", weight_buffers: {d.weight_buffers}" if not d.output_stationary else ""
     lines = [
         f"# Random legal config, seed {seed} (tests/randcfg/gen_config.py).",
         f"name: rand{seed}",
         f"description: \"{d.rows}x{d.cols} {dataflow}, without: {', '.join(sorted(d.dropped)) or 'none'}\"",
         f"clock_mhz: {rng.choice([200, 500, 800, 1000, 1200])}",
         "types: {activation: int8, weight: int8, accumulator: int32}",
-        f"array: {{rows: {d.rows}, cols: {d.cols}, dataflow: {dataflow}{weight_buffers}}}",
+        f"array: {{rows: {d.rows}, cols: {d.cols}, dataflow: {dataflow}, weight_buffers: {d.weight_buffers}}}",
         "memories:",
         f"  dram:        {{size: {size_text(d.dram_size)}, bytes_per_cycle: {rng.choice([1, 2, 4, 8, 16, 32, 64, 128])}, latency: {rng.randint(0, 300)}}}",
         f"  scratchpad:  {{size: {size_text(d.spad_rows * d.row_bytes)}, banks: {d.spad_banks}, conflict_cycles: {rng.randint(0, 3)}}}",
@@ -189,10 +208,11 @@ def config_text(seed):
         f"encoding: {{width: {width}, opcode_bits: {opcode_bits}}}",
         "instructions:",
     ]
-    for (name, sem, unit, fields, cycles, issue), opcode in zip(instrs, opcodes):
+    for (name, sem, unit, fields, cycles, issue), opcode, (placed, _) in zip(instrs, opcodes, layouts):
+        name = SHORT_NAMES.get(name, name) if d.short_names else name
         lines += [f"  - name: {name}", f"    opcode: {opcode:#x}", f"    unit: {unit}", f"    semantics: {sem}"]
         lines.append("    fields: []" if not fields else "    fields:")
-        lines += [f"      - {field_text(n, s)}" for n, s in fields]
+        lines += [f"      - {field_text(*f)}" for f in placed]
         timing = f'cycles: "{cycles}"' + (f', issue: "{issue}"' if issue else "")
         lines.append(f"    timing: {{{timing}}}")
     return "\n".join(lines) + "\n"
