@@ -460,6 +460,7 @@ std::pair<MatmulTiling, int64_t> fastestStreamTiling(const TileContext& T, const
       const int64_t most = std::min({limit, m.rowsPerChunk, l.acc_half / J, l.chunk / J});
       if (most < 1) continue;
       b.rowsPerChunk = std::min(most, (balancedChunk(total, most) + R - 1) / R * R);
+      if (J * R + streamStride(T, b, b.rowsPerChunk) > l.slot_rows - streamPad(T)) continue;  // one slice of the block must fit a load slot
       if (std::find(tried.begin(), tried.end(), std::pair{J, b.rowsPerChunk}) != tried.end()) continue;
       tried.emplace_back(J, b.rowsPerChunk);
       if (const int64_t cycles = predictedCycles(T, n, b, k); bestCycles == 0 || cycles < bestCycles) best = b, bestCycles = cycles;
