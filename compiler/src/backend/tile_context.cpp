@@ -26,12 +26,19 @@ int64_t TileContext::limit(Semantics s, int operand) const {
 void TileContext::transfer(std::vector<PlanInstr>& to, Semantics s, std::initializer_list<Operand> operands) const {
   std::vector<Operand> ops(operands);
   // dma_load, dma_store and their accumulator forms: dram_addr, row, rows, bytes, dram_stride.
-  const bool strided = s != Semantics::DmaLoad2d && ops.size() == 5;
-  if (!strided || ops[4].value() <= limit(s, 4)) {
+  if (s == Semantics::DmaLoad2d || ops.size() != 5) {
     to.push_back({s, std::move(ops)});
     return;
   }
-  for (int64_t i = 0; i < ops[2].value(); ++i) to.push_back({s, {ops[0] + i * ops[4].value(), ops[1] + i, 1, ops[3], 0}});
+  const int64_t rows = ops[2].value(), stride = ops[4].value();
+  const bool strideFits = stride <= limit(s, 4);
+  const int64_t most = strideFits ? limit(s, 2) : 1;  // rows one DMA moves
+  if (strideFits && rows <= most) {
+    to.push_back({s, std::move(ops)});
+    return;
+  }
+  for (int64_t i = 0; i < rows; i += most)
+    to.push_back({s, {ops[0] + i * stride, ops[1] + i, std::min(most, rows - i), ops[3], strideFits ? stride : 0}});
 }
 
 void TileContext::endStep(std::string loop) {

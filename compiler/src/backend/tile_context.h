@@ -61,8 +61,8 @@ class TileContext {
   int64_t imageScaleRow() { return layout().scale_base + 2 * (image_ % 2); }
 
  private:
-  /// Appends a DMA; a strided one whose dram_stride is beyond its field's reach becomes one DMA
-  /// per row.
+  /// Appends a DMA, in pieces of as many rows as its `rows` field holds, or one per row where its
+  /// dram_stride is beyond the field's reach.
   void transfer(std::vector<PlanInstr>& to, isa::Semantics s, std::initializer_list<Operand> operands) const;
 
   PlanStep step_;

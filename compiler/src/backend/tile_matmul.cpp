@@ -96,14 +96,9 @@ int64_t activationRows(const MatmulTiling& m, int64_t a, int64_t b, int64_t rows
   return total;
 }
 
-/// Weight tiles (array.rows rows each) one dma_load moves: its `rows` field's limit.
-int64_t weightTilesPerDma(const TileContext& T) {
-  const int64_t rows = T.limit(Semantics::DmaLoad, 2);
-  if (rows < T.p.array_rows)
-    throw Error("ISA '" + T.p.name + "': a dma_load moves at most " + std::to_string(rows) + " rows, fewer than one weight tile (" +
-                std::to_string(T.p.array_rows) + ")");
-  return rows / T.p.array_rows;
-}
+/// Weight tiles (array.rows rows each) one dma_load moves: its `rows` field's limit (at least
+/// one: TileContext splits a DMA into pieces the field holds).
+int64_t weightTilesPerDma(const TileContext& T) { return std::max<int64_t>(1, T.limit(Semantics::DmaLoad, 2) / T.p.array_rows); }
 
 /// Splits each input tile's work on a chunk into groups that fit one load slot, for output
 /// tiles [j0, j0 + J) (which have the same input tiles).
