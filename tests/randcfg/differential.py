@@ -13,7 +13,7 @@ runs with `systole run MODEL --isa CONFIG --check --races`. A run is
 
 Exit status 0 when no run is a BUG (and, with --strict, none is rejected).
 
-    differential.py --systole BIN --seeds 1-200 --model a.onnx --model b.onnx [-j 2] [--keep DIR]
+    differential.py --systole BIN --seeds 1-200[/STEP] --model a.onnx --model b.onnx [-j 2] [--keep DIR] [--strict]
 """
 import argparse
 import collections
@@ -31,10 +31,12 @@ import gen_config  # noqa: E402
 
 
 def seed_list(text):
+    """'1-200', '1-200/4' (every 4th), '3,17,42'."""
     seeds = []
     for part in text.split(","):
-        lo, _, hi = part.partition("-")
-        seeds += range(int(lo), int(hi or lo) + 1)
+        span, _, step = part.partition("/")
+        lo, _, hi = span.partition("-")
+        seeds += range(int(lo), int(hi or lo) + 1, int(step or 1))
     return seeds
 
 
@@ -112,7 +114,7 @@ def main():
                 if kind == "rejected":
                     rejections[normalize(why)].append(f"{seed}/{model}")
                 elif kind == "BUG":
-                    bugs.append(f"{line}\n    config: {config}")
+                    bugs.append(f"{line}\n    config: {config} (tests/randcfg/gen_config.py {seed})")
     runs = sum(counts.values())
     print(f"\nconfigs: {len(args.seeds)}, runs: {runs}, bit-exact: {counts['bit-exact']}, rejected: {counts['rejected']}, "
           f"bugs: {counts['BUG']}")
