@@ -217,6 +217,13 @@ std::string npuIneligibility(const Graph& g, const Node& n, const isa::IsaConfig
   std::vector<ActBuffer> ins, outs;
   if (std::string why = activationShapes(g, n, ins, outs); !why.empty()) return why;
   if (std::string why = entry->alias ? "" : checkBatch(ins, outs, entry->images_as_rows); !why.empty()) return why;
+  // A padded input that is a program input is copied into its haloed buffer by a rescale
+  // (tiling.cpp, planInputs), so an operator that pads its input needs those instructions too
+  // (whether its input turns out to be a program input is decided later, by the partition).
+  if (entry->halo && entry->halo(n, ins[0], outs[0]) > 0)
+    for (S s : kRescale)
+      if (isa.bySemantics(s) < 0)
+        return "ISA '" + isa.params().name + "' has no '" + std::string(isa::semanticsInfo(s).name) + "' instruction to pad its input";
   return entry->check ? entry->check(g, n, ins, outs) : "";
 }
 

@@ -23,6 +23,24 @@ int64_t TileContext::limit(Semantics s, int operand) const {
   return d.fields[static_cast<size_t>(d.operand_field[static_cast<size_t>(operand)])].limit();
 }
 
+void TileContext::transfer(std::vector<PlanInstr>& to, Semantics s, std::initializer_list<Operand> operands) const {
+  std::vector<Operand> ops(operands);
+  // dma_load, dma_store and their accumulator forms: dram_addr, row, rows, bytes, dram_stride.
+  if (s == Semantics::DmaLoad2d || ops.size() != 5) {
+    to.push_back({s, std::move(ops)});
+    return;
+  }
+  const int64_t rows = ops[2].value(), stride = ops[4].value();
+  const bool strideFits = stride <= limit(s, 4);
+  const int64_t most = strideFits ? limit(s, 2) : 1;  // rows one DMA moves
+  if (strideFits && rows <= most) {
+    to.push_back({s, std::move(ops)});
+    return;
+  }
+  for (int64_t i = 0; i < rows; i += most)
+    to.push_back({s, {ops[0] + i * stride, ops[1] + i, std::min(most, rows - i), ops[3], strideFits ? stride : 0}});
+}
+
 void TileContext::endStep(std::string loop) {
   if (step_.computes.empty()) throw Error("code generation: a step without compute instructions");
   if (step_.writes_output == step_.stores.empty()) throw Error("code generation: a step's output slot and its stores disagree");
@@ -237,6 +255,7 @@ std::string chunkLabel(int64_t c0, int64_t nc, const std::vector<PixelRun>& chun
 }
 
 std::vector<std::vector<PixelRun>> pixelChunks(int64_t H, int64_t W, int64_t maxPixels) {
+  if (maxPixels < 1) throw Error("code generation: chunks of " + std::to_string(maxPixels) + " pixels");  // would never end
   std::vector<std::vector<PixelRun>> chunks(1);
   int64_t used = 0;
   for (int64_t y = 0; y < H; ++y)

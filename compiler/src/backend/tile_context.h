@@ -32,9 +32,9 @@ class TileContext {
 
   // The layer being tiled and its steps.
   LayerPlan& layer() { return plan.layers.back(); }
-  void load(isa::Semantics s, std::initializer_list<Operand> operands) { step_.loads.push_back({s, operands}); }
+  void load(isa::Semantics s, std::initializer_list<Operand> operands) { transfer(step_.loads, s, operands); }
   void compute(isa::Semantics s, std::initializer_list<Operand> operands) { step_.computes.push_back({s, operands}); }
-  void store(isa::Semantics s, std::initializer_list<Operand> operands) { step_.stores.push_back({s, operands}); }
+  void store(isa::Semantics s, std::initializer_list<Operand> operands) { transfer(step_.stores, s, operands); }
   /// The step's computes write the output slot that its stores read.
   void writesOutput() { step_.writes_output = true; }
   void endStep(std::string loop);
@@ -61,6 +61,10 @@ class TileContext {
   int64_t imageScaleRow() { return layout().scale_base + 2 * (image_ % 2); }
 
  private:
+  /// Appends a DMA, in pieces of as many rows as its `rows` field holds, or one per row where its
+  /// dram_stride is beyond the field's reach.
+  void transfer(std::vector<PlanInstr>& to, isa::Semantics s, std::initializer_list<Operand> operands) const;
+
   PlanStep step_;
   bool replaying_ = false;               // an image after the first: constants come from `made_`
   std::vector<Operand> made_;            // the constants the first image made, in order

@@ -57,6 +57,7 @@ void tileTwoInputs(TileContext& T, const Node& n, Semantics combine, int64_t ma,
   const int64_t lanes = T.p.acc_row_elems;
   // Two input blocks per load slot and per accumulator half.
   const int64_t rows = std::min({l.chunk, l.slot_rows / 2, (l.acc_half - 1) / 2});
+  if (rows < 1) throw Error("node '" + n.name + "' (" + n.op + "): its two inputs do not fit the accumulator");
   const int64_t spadGap = conflictFreeStride(rows, 1), accGap = conflictFreeStride(rows, T.p.acc_banks);
   T.layer().loops = "c / lanes x pixel chunks of <= " + std::to_string(rows) + ": widen a, widen b" +
                     (broadcast ? " (broadcast per channel)" : "") + ", " + what + ", requantize";

@@ -96,10 +96,15 @@ int64_t activationRows(const MatmulTiling& m, int64_t a, int64_t b, int64_t rows
   return total;
 }
 
+/// Weight tiles (array.rows rows each) one dma_load moves: its `rows` field's limit (at least
+/// one: TileContext splits a DMA into pieces the field holds).
+int64_t weightTilesPerDma(const TileContext& T) { return std::max<int64_t>(1, T.limit(Semantics::DmaLoad, 2) / T.p.array_rows); }
+
 /// Splits each input tile's work on a chunk into groups that fit one load slot, for output
 /// tiles [j0, j0 + J) (which have the same input tiles).
 std::vector<Group> groupsFor(const TileContext& T, const MatmulTiling& m, const MatmulConstants& k, int64_t j0, int64_t J, int64_t rows) {
   const int64_t R = T.p.array_rows, slot = T.layout().slot_rows;
+  const int64_t maxTiles = weightTilesPerDma(T);
   const auto& tiles = k.tiles[static_cast<size_t>(j0)];
   const auto offsets = [&](size_t i) {
     std::vector<int64_t> o;
@@ -113,7 +118,9 @@ std::vector<Group> groupsFor(const TileContext& T, const MatmulTiling& m, const 
     const int64_t actRowsPerTile = rows == 1 ? 1 : rows;
     for (size_t i = 0; i < tiles.size();) {
       size_t e = i + 1;
-      while (e < tiles.size() && tiles[e].t == tiles[e - 1].t + 1 && static_cast<int64_t>(e + 1 - i) * (J * R + actRowsPerTile) <= slot) ++e;
+      while (e < tiles.size() && tiles[e].t == tiles[e - 1].t + 1 && static_cast<int64_t>(e + 1 - i) <= maxTiles &&
+             static_cast<int64_t>(e + 1 - i) * (J * R + actRowsPerTile) <= slot)
+        ++e;
       groups.push_back({tiles[i].t, offsets(i), 0, 1, static_cast<int64_t>(e - i), {}});
       i = e;
     }
@@ -123,7 +130,7 @@ std::vector<Group> groupsFor(const TileContext& T, const MatmulTiling& m, const 
   for (size_t i = 0; i < tiles.size(); ++i)
     for (int64_t a = 0; a < taps;) {
       int64_t b = a + 1;
-      while (b < taps && (b + 1 - a) * J * R + activationRows(m, a, b + 1, rows) <= slot) ++b;
+      while (b < taps && b + 1 - a <= maxTiles && (b + 1 - a) * J * R + activationRows(m, a, b + 1, rows) <= slot) ++b;
       groups.push_back({tiles[i].t, offsets(i), a, b, 1, {}});
       a = b;
     }
@@ -159,7 +166,7 @@ std::vector<Group> streamGroupsFor(const TileContext& T, const MatmulTiling& m, 
                                    int64_t rows) {
   const int64_t R = T.p.array_rows, taps = m.s.KH * m.s.KW;
   const int64_t maxSlices = std::min({(T.layout().slot_rows - streamPad(T)) / (J * R + streamStride(T, m, rows)),
-                                      T.limit(Semantics::MatmulStream, 5), T.limit(Semantics::DmaLoad, 2) / R});
+                                      T.limit(Semantics::MatmulStream, 5), weightTilesPerDma(T)});
   if (maxSlices < 1) throw Error("code generation: one slice of a streamed matmul does not fit a load slot");
   const auto& tiles = k.tiles[static_cast<size_t>(j0)];
   std::vector<Group> groups;
@@ -416,7 +423,9 @@ std::pair<MatmulTiling, int64_t> fastestOcBlocking(const TileContext& T, const N
   for (int64_t J = 2; J <= std::min(l.oc_block, nOc); J *= 2) {
     MatmulTiling b = m;
     b.ocBlock = J;
-    b.rowsPerChunk = balancedChunk(total, std::min({m.rowsPerChunk, l.acc_half / J, l.chunk / J}));
+    const int64_t most = std::min({m.rowsPerChunk, l.acc_half / J, l.chunk / J});
+    if (most < 1) break;  // a chunk of J tiles' rows holds no pixel (a narrow matmul_tile `m`)
+    b.rowsPerChunk = balancedChunk(total, most);
     if (J * T.p.array_rows + b.rowsPerChunk + span > l.slot_rows) break;  // one tap of the block must fit a load slot
     if (bestCycles == 0) bestCycles = predictedCycles(T, n, best, k);
     if (const int64_t cycles = predictedCycles(T, n, b, k); cycles < bestCycles) best = b, bestCycles = cycles;
@@ -446,6 +455,7 @@ std::pair<MatmulTiling, int64_t> fastestStreamTiling(const TileContext& T, const
       const int64_t most = std::min({limit, m.rowsPerChunk, l.acc_half / J, l.chunk / J});
       if (most < 1) continue;
       b.rowsPerChunk = std::min(most, (balancedChunk(total, most) + R - 1) / R * R);
+      if (J * R + streamStride(T, b, b.rowsPerChunk) > l.slot_rows - streamPad(T)) continue;  // one slice of the block must fit a load slot
       if (std::find(tried.begin(), tried.end(), std::pair{J, b.rowsPerChunk}) != tried.end()) continue;
       tried.emplace_back(J, b.rowsPerChunk);
       if (const int64_t cycles = predictedCycles(T, n, b, k); bestCycles == 0 || cycles < bestCycles) best = b, bestCycles = cycles;

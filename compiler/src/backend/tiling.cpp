@@ -142,14 +142,27 @@ void applyHalos(const Graph& g, const std::map<int, std::pair<int64_t, bool>>& h
   }
 }
 
+/// The accumulator rows that every field addressing one reaches: a row field narrower than the
+/// accumulator leaves its top rows unused.
+int64_t reachableAccRows(const TileContext& T) {
+  int64_t rows = T.p.acc_rows;
+  for (auto [s, k] : {std::pair{Semantics::DmaLoadAcc, 1}, {Semantics::MatmulTile, 1}, {Semantics::MatmulStream, 3},
+                      {Semantics::Requantize, 0}, {Semantics::Requantize, 3}, {Semantics::VectorWiden, 1}, {Semantics::VectorAdd, 0},
+                      {Semantics::VectorAdd, 1}, {Semantics::VectorAdd, 2}, {Semantics::VectorMul, 0}, {Semantics::VectorMul, 1},
+                      {Semantics::VectorMul, 2}})
+    if (T.isa.bySemantics(s) >= 0) rows = std::min(rows, T.limit(s, k) + 1);
+  return rows;
+}
+
 OnChipLayout chooseOnChipLayout(const TileContext& T) {
   const isa::Params& p = T.p;
   OnChipLayout l;
+  const int64_t accRows = reachableAccRows(T);
   // Up to four output-channel tiles per accumulation tile (so a small image is loaded once per
   // four of them), where their scale rows take at most 1/64 of the accumulator.
-  l.oc_block = std::clamp<int64_t>(p.acc_rows / 256, 1, 4);
+  l.oc_block = std::clamp<int64_t>(accRows / 256, 1, 4);
   l.scale_rows = 4 * l.oc_block;
-  l.scale_base = p.acc_rows - l.scale_rows;
+  l.scale_base = accRows - l.scale_rows;
   l.acc_half = l.scale_base / 2;
   int64_t chunk = std::min(l.acc_half, (p.spad_rows - 2 * p.array_rows) / 4);
   // A config with matmul_stream runs its matrix products on it (tile_matmul.cpp), whose `m` limits
