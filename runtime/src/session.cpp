@@ -1,14 +1,17 @@
-// Algorithm: run the host part of the graph (QuantizeLinear at the inputs) with the reference
-// interpreter's own kernels, transpose int8 NCHW to the program's NHWC, simulate, transpose the
-// outputs back and run the host DequantizeLinear. For --check, evaluate the whole quantized graph
+// Algorithm: run the host part of the graph (QuantizeLinear at the inputs) as native code that the
+// host JIT compiles at the first run (hostjit/; the interpreter's own kernels for a node it has no
+// lowering for, or with RunOptions::host_jit off), transpose int8 NCHW to the program's NHWC,
+// simulate, transpose the outputs back and run the host DequantizeLinear. For --check, evaluate the whole quantized graph
 // with the interpreter and compare each NPU output exactly; on a difference, locate the element in
 // DRAM and find the last store instruction whose rows covered it.
 #include "systole/runtime/session.h"
 
+#include <chrono>
 #include <random>
 #include <sstream>
 
 #include "systole/compiler/interpreter.h"
+#include "systole/hostjit/host_jit.h"
 #include "systole/isa/assembler.h"
 #include "systole/isa/diagnostic.h"
 #include "systole/isa/encoding.h"
@@ -56,6 +59,28 @@ HostTensor fromProgram(const std::vector<uint8_t>& bytes, const compiler::Bounda
           t.bytes[static_cast<size_t>(((n * C + c) * H + y) * W + x)] =
               bytes[static_cast<size_t>(nhwcOffset(b.graph_shape, b.halo, n, c, y, x))];
   return t;
+}
+
+/// Runs one host node as JIT-compiled code (hostjit/); inputs come from `env` or are constants.
+void runCompiledHostNode(const compiler::Graph& g, int id, const hostjit::HostJit& jit, std::map<int, HostTensor>& env) {
+  const compiler::Node& n = g.nodes[static_cast<size_t>(id)];
+  hostjit::Inputs in;
+  for (int v : n.inputs) {
+    if (v < 0) {
+      in.push_back(nullptr);
+      continue;
+    }
+    const compiler::Value& val = g.values[static_cast<size_t>(v)];
+    auto it = env.find(v);
+    if (!val.is_constant && it == env.end()) throw Error("host operator '" + n.name + "': input '" + val.name + "' has no value");
+    in.push_back(val.is_constant ? &val.data : &it->second.bytes);
+  }
+  std::vector<HostTensor> results;
+  for (int v : n.outputs) results.emplace_back(g.values[static_cast<size_t>(v)].type, g.values[static_cast<size_t>(v)].shape);
+  hostjit::Outputs out;
+  for (auto& r : results) out.push_back(&r.bytes);
+  jit.run(id, in, out);
+  for (size_t i = 0; i < n.outputs.size(); ++i) env[n.outputs[i]] = std::move(results[i]);
 }
 
 /// Runs one host node with the interpreter's kernels; inputs come from `env` or are constants.
@@ -165,6 +190,19 @@ std::optional<Mismatch> compareTensor(const isa::IsaConfig& isa, const compiler:
 Session::Session(const isa::IsaConfig& isa, compiler::CompiledProgram program, const compiler::Graph& quantized)
     : Session(isa, aroundHostNodes(quantized, std::move(program)), quantized) {}
 
+Session::~Session() = default;
+
+const hostjit::HostJit* Session::hostCode(const RunOptions& options, RunResult& result) {
+  if (jit_) return jit_.get();
+  std::vector<int> nodes;
+  for (const auto& item : model_.schedule)
+    if (!item.npu) nodes.push_back(item.host_node);
+  jit_ = std::make_shared<const hostjit::HostJit>(graph_, nodes, hostjit::Options{options.host_jit_cache_dir});
+  const hostjit::CompileReport& r = jit_->report();
+  result.host_jit = HostJitReport{r.compiled, r.seconds, r.cache_hit, r.cache_entry, r.warning};
+  return jit_.get();
+}
+
 RunResult Session::run(const std::map<std::string, HostTensor>& inputs, const RunOptions& options) {
   const compiler::Graph& g = graph_;
   RunResult result;
@@ -191,6 +229,7 @@ RunResult Session::run(const std::map<std::string, HostTensor>& inputs, const Ru
     result.transfer_cycles += cycles;
     return cycles;
   };
+  const hostjit::HostJit* jit = options.host_jit && !options.timing_only ? hostCode(options, result) : nullptr;
   for (const auto& item : model_.schedule) {
     if (options.progress)
       options.progress(result.programs + result.host_operators, model_.schedule.size(),
@@ -204,7 +243,16 @@ RunResult Session::run(const std::map<std::string, HostTensor>& inputs, const Ru
       ++result.host_operators;
       timeline.host(step);
       result.host_steps.push_back(std::move(step));
-      if (!options.timing_only) runHostNode(g, n, env);
+      if (options.timing_only) continue;
+      const auto start = std::chrono::steady_clock::now();
+      if (jit && jit->compiled(item.host_node)) {
+        runCompiledHostNode(g, item.host_node, *jit, env);
+        ++result.host_jit_runs;
+      } else {
+        runHostNode(g, n, env);
+        ++result.host_interpreted_runs;
+      }
+      result.host_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       continue;
     }
     const compiler::CompiledProgram& program = *item.npu;
