@@ -1,9 +1,9 @@
 // Algorithm: run the host part of the graph (QuantizeLinear at the inputs) as native code that the
 // host JIT compiles at the first run (hostjit/; the interpreter's own kernels for a node it has no
 // lowering for, or with RunOptions::host_jit off), transpose int8 NCHW to the program's NHWC,
-// simulate, transpose the outputs back and run the host DequantizeLinear. For --check, evaluate the whole quantized graph
-// with the interpreter and compare each NPU output exactly; on a difference, locate the element in
-// DRAM and find the last store instruction whose rows covered it.
+// simulate, transpose the outputs back and run the host DequantizeLinear. For --check, evaluate
+// the whole quantized graph with the interpreter and compare each NPU output exactly; on a
+// difference, locate the element in DRAM and find the last store instruction whose rows covered it.
 #include "systole/runtime/session.h"
 
 #include <chrono>
@@ -61,56 +61,45 @@ HostTensor fromProgram(const std::vector<uint8_t>& bytes, const compiler::Bounda
   return t;
 }
 
-/// Runs one host node as JIT-compiled code (hostjit/); inputs come from `env` or are constants.
-void runCompiledHostNode(const compiler::Graph& g, int id, const hostjit::HostJit& jit, std::map<int, HostTensor>& env) {
+/// Runs one host node, as JIT-compiled code if `jit` has it (hostjit/), else with the interpreter's
+/// kernels; inputs come from `env` or are constants. Returns true if it ran compiled.
+bool runHostNode(const compiler::Graph& g, int id, const hostjit::HostJit* jit, std::map<int, HostTensor>& env) {
   const compiler::Node& n = g.nodes[static_cast<size_t>(id)];
-  hostjit::Inputs in;
-  for (int v : n.inputs) {
-    if (v < 0) {
-      in.push_back(nullptr);
-      continue;
-    }
-    const compiler::Value& val = g.values[static_cast<size_t>(v)];
-    auto it = env.find(v);
-    if (!val.is_constant && it == env.end()) throw Error("host operator '" + n.name + "': input '" + val.name + "' has no value");
-    in.push_back(val.is_constant ? &val.data : &it->second.bytes);
-  }
-  std::vector<HostTensor> results;
-  for (int v : n.outputs) results.emplace_back(g.values[static_cast<size_t>(v)].type, g.values[static_cast<size_t>(v)].shape);
-  hostjit::Outputs out;
-  for (auto& r : results) out.push_back(&r.bytes);
-  jit.run(id, in, out);
-  for (size_t i = 0; i < n.outputs.size(); ++i) env[n.outputs[i]] = std::move(results[i]);
-}
-
-/// Runs one host node with the interpreter's kernels; inputs come from `env` or are constants.
-void runHostNode(const compiler::Graph& g, const compiler::Node& n, std::map<int, HostTensor>& env) {
-  std::vector<HostTensor> constants;
+  const bool compiled = jit && jit->compiled(id);
+  std::vector<HostTensor> constants;  // the kernels take tensors; the JIT reads the graph's bytes
   constants.reserve(n.inputs.size());
   std::vector<const HostTensor*> in;
+  hostjit::Inputs inBytes;
   for (int v : n.inputs) {
     if (v < 0) {
       in.push_back(nullptr);
+      inBytes.push_back(nullptr);
       continue;
     }
     const compiler::Value& val = g.values[static_cast<size_t>(v)];
     if (val.is_constant) {
-      HostTensor t(val.type, val.shape);
-      t.bytes = val.data;
-      constants.push_back(std::move(t));
-      in.push_back(&constants.back());
+      if (!compiled) constants.emplace_back(val.type, val.shape).bytes = val.data;
+      in.push_back(compiled ? nullptr : &constants.back());
+      inBytes.push_back(&val.data);
       continue;
     }
     auto it = env.find(v);
     if (it == env.end()) throw Error("host operator '" + n.name + "': input '" + val.name + "' has no value");
     in.push_back(&it->second);
+    inBytes.push_back(&it->second.bytes);
   }
   std::vector<HostTensor> results;
   for (int v : n.outputs) results.emplace_back(g.values[static_cast<size_t>(v)].type, g.values[static_cast<size_t>(v)].shape);
   std::vector<HostTensor*> out;
-  for (auto& r : results) out.push_back(&r);
-  compiler::runKernel(g, n, in, out);
+  hostjit::Outputs outBytes;
+  for (auto& r : results) {
+    out.push_back(&r);
+    outBytes.push_back(&r.bytes);
+  }
+  if (compiled) jit->run(id, inBytes, outBytes);
+  else compiler::runKernel(g, n, in, out);
   for (size_t i = 0; i < n.outputs.size(); ++i) env[n.outputs[i]] = std::move(results[i]);
+  return compiled;
 }
 
 std::vector<int64_t> unravel(int64_t flat, const std::vector<int64_t>& shape) {
@@ -245,13 +234,8 @@ RunResult Session::run(const std::map<std::string, HostTensor>& inputs, const Ru
       result.host_steps.push_back(std::move(step));
       if (options.timing_only) continue;
       const auto start = std::chrono::steady_clock::now();
-      if (jit && jit->compiled(item.host_node)) {
-        runCompiledHostNode(g, item.host_node, *jit, env);
-        ++result.host_jit_runs;
-      } else {
-        runHostNode(g, n, env);
-        ++result.host_interpreted_runs;
-      }
+      if (runHostNode(g, item.host_node, jit, env)) ++result.host_jit_runs;
+      else ++result.host_interpreted_runs;
       result.host_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       continue;
     }
