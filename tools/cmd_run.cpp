@@ -187,7 +187,7 @@ int runModel(RunArgs& a) {
   runOptions.timing_only = a.timingOnly;
   runOptions.races = a.races;
   runOptions.host_jit = a.hostJit == "on";
-  runOptions.host_jit_cache_dir = a.noCache ? "" : compiler::defaultCacheDir();
+  runOptions.host_jit_cache_dir = cacheWanted(a) ? compiler::defaultCacheDir() : "";  // the compiled host code, beside the artifacts
   runOptions.trace = !a.trace.empty();
   runOptions.trace_level = sim::parseTraceLevel(a.traceLevel);
   Progress progress(progressWanted(a.compile.quiet));

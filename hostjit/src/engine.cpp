@@ -2,9 +2,13 @@
 // stay two roundings, as in the interpreter, which GCC builds without contraction) and a
 // TMOwningSimpleCompiler that asks the ObjectFileCache first. `add` sets the module's identifier
 // to fnv1a64(LLVM version, CPU, features, IR text): on a cache hit the unoptimized module is
-// handed over and the compiler returns the stored object; on a miss the O2 pipeline runs and the
-// compiler stores what it generates. The JIT resolves `systole_host_expf` to the function the
-// interpreter's Softmax uses, and other symbols (memcpy, memset) in the process.
+// handed over and the compiler returns the stored object; on a miss the O1 pipeline runs and the
+// compiler stores what it generates. O1 and CodeGenOptLevel::Less because on the AVX2 development
+// machine O2 with the default code generator (the loop vectorizer) made no host operator
+// measurably faster, and compiling the e2e tests' small modules took half as long again, a cost
+// every run without a cached object pays (bench/host_jit.md). The JIT resolves
+// `systole_host_expf` to the function the interpreter's Softmax uses, and other symbols (memcpy,
+// memset) in the process.
 #include "engine.h"
 
 #include <cmath>
@@ -48,7 +52,7 @@ llvm::orc::JITTargetMachineBuilder hostMachine() {
   });
   auto jtmb = orThrow(llvm::orc::JITTargetMachineBuilder::detectHost(), "detecting the host");
   jtmb.getOptions().AllowFPOpFusion = llvm::FPOpFusion::Strict;
-  jtmb.setCodeGenOptLevel(llvm::CodeGenOptLevel::Default);
+  jtmb.setCodeGenOptLevel(llvm::CodeGenOptLevel::Less);
   return jtmb;
 }
 
@@ -63,7 +67,7 @@ void optimize(llvm::Module& m, llvm::TargetMachine& tm) {
   pb.registerFunctionAnalyses(fam);
   pb.registerLoopAnalyses(lam);
   pb.crossRegisterProxies(lam, fam, cgam, mam);
-  pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2).run(m, mam);
+  pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O1).run(m, mam);
 }
 
 }  // namespace

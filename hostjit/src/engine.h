@@ -20,7 +20,7 @@ class Engine {
   explicit Engine(const std::string& cacheDir);
   ~Engine();
 
-  /// Prepares `m` for this machine (data layout, triple), verifies it, optimizes it (O2, no
+  /// Prepares `m` for this machine (data layout, triple), verifies it, optimizes it (O1, no
   /// fast-math, no FMA contraction) unless the cache holds its object, and adds it to the JIT.
   /// Throws Error on a verifier or LLVM error.
   void add(std::unique_ptr<llvm::Module> m, std::unique_ptr<llvm::LLVMContext> ctx);

@@ -1,5 +1,5 @@
 // Algorithm: plan every node (lower.h); emit one function per planned node into one module;
-// compile the module once (engine.h: cached object, or O2 + code generation) and look the
+// compile the module once (engine.h: cached object, or O1 + code generation) and look the
 // functions up. A call passes the tensors' data pointers; their sizes are checked against the
 // graph's, since the code is specialized to those shapes.
 #include "systole/hostjit/host_jit.h"
