@@ -2,13 +2,13 @@
 // stay two roundings, as in the interpreter, which GCC builds without contraction) and a
 // TMOwningSimpleCompiler that asks the ObjectFileCache first. `add` sets the module's identifier
 // to fnv1a64(LLVM version, CPU, features, IR text): on a cache hit the unoptimized module is
-// handed over and the compiler returns the stored object; on a miss the O1 pipeline runs and the
-// compiler stores what it generates. O1 and CodeGenOptLevel::Less because on the AVX2 development
-// machine O2 with the default code generator (the loop vectorizer) made no host operator
-// measurably faster, and compiling the e2e tests' small modules took half as long again, a cost
-// every run without a cached object pays (bench/host_jit.md). The JIT resolves
-// `systole_host_expf` to the function the interpreter's Softmax uses, and other symbols (memcpy,
-// memset) in the process.
+// handed over and the compiler returns the stored object; on a miss the optimizer runs and the
+// compiler stores what it generates. The optimizer is LLVM's O1 pipeline without unrolling, whose
+// loop vectorizer takes only the loops a lowering marks (element-wise ones, Ir::loop), and the code
+// generator runs at CodeGenOptLevel::Less: the full O2 pipeline made the host code no faster on the
+// development machine (AVX2) and compiling took up to three times as long (bench/host_jit.md), a
+// cost every run without a cached object pays. The JIT resolves `systole_host_expf` to the
+// function the interpreter's Softmax uses, and other symbols (memcpy, memset) in the process.
 #include "engine.h"
 
 #include <cmath>
@@ -18,6 +18,8 @@
 #include "llvm/Config/llvm-config.h"
 #include "llvm/ExecutionEngine/Orc/CompileUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/DiagnosticPrinter.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/TargetSelect.h"
@@ -61,7 +63,11 @@ void optimize(llvm::Module& m, llvm::TargetMachine& tm) {
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
-  llvm::PassBuilder pb(&tm);
+  llvm::PipelineTuningOptions tuning;  // vectorize only the loops the lowerings mark (Ir::loop)
+  tuning.LoopVectorization = false;
+  tuning.SLPVectorization = false;
+  tuning.LoopUnrolling = false;
+  llvm::PassBuilder pb(&tm, tuning);
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
   pb.registerFunctionAnalyses(fam);
@@ -97,6 +103,13 @@ Engine::Engine(const std::string& cacheDir) {
 Engine::~Engine() = default;
 
 void Engine::add(std::unique_ptr<llvm::Module> m, std::unique_ptr<llvm::LLVMContext> ctx) {
+  // Remarks and warnings (a marked loop the vectorizer declined) are not the user's business.
+  ctx->setDiagnosticHandlerCallBack([](const llvm::DiagnosticInfo* d, void*) {
+    if (d->getSeverity() != llvm::DS_Error) return;
+    llvm::DiagnosticPrinterRawOStream printer(llvm::errs());
+    d->print(printer);
+    llvm::errs() << "\n";
+  });
   m->setDataLayout(jit_->getDataLayout());
   m->setTargetTriple(jit_->getTargetTriple().str());
   std::string text;

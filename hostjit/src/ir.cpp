@@ -1,10 +1,12 @@
 // Algorithm: a function's entry block holds its stack slots and falls through to the body; a loop
-// is a guarded do-while over an i64 phi (so a body may add blocks of its own); constant tables are
-// private constant globals, which the optimizer folds when indexed by a constant.
+// is a do-while over an i64 phi (so a body may add blocks of its own), tagged with
+// llvm.loop.vectorize.enable when asked; constant tables are private constant globals, which the
+// optimizer folds when indexed by a constant.
 #include "ir.h"
 
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/GlobalVariable.h"
+#include "llvm/IR/Metadata.h"
 
 namespace systole::hostjit {
 
@@ -58,7 +60,7 @@ llvm::Value* Ir::local(llvm::Type* type, llvm::Value* init, int64_t count) {
   return slot;
 }
 
-void Ir::loop(int64_t count, const std::function<void(llvm::Value*)>& body) {
+void Ir::loop(int64_t count, const std::function<void(llvm::Value*)>& body, bool vectorize) {
   if (count <= 0) return;
   llvm::BasicBlock* before = b.GetInsertBlock();
   auto* head = llvm::BasicBlock::Create(ctx, "loop", f_);
@@ -70,7 +72,13 @@ void Ir::loop(int64_t count, const std::function<void(llvm::Value*)>& body) {
   body(i);
   llvm::Value* next = b.CreateAdd(i, c64(1), "", true, true);
   i->addIncoming(next, b.GetInsertBlock());
-  b.CreateCondBr(b.CreateICmpSLT(next, c64(count)), head, exit);
+  llvm::BranchInst* back = b.CreateCondBr(b.CreateICmpSLT(next, c64(count)), head, exit);
+  if (vectorize) {
+    llvm::Metadata* enable[] = {llvm::MDString::get(ctx, "llvm.loop.vectorize.enable"), llvm::ConstantAsMetadata::get(b.getTrue())};
+    llvm::MDNode* id = llvm::MDNode::getDistinct(ctx, {nullptr, llvm::MDNode::get(ctx, enable)});
+    id->replaceOperandWith(0, id);
+    back->setMetadata(llvm::LLVMContext::MD_loop, id);
+  }
   b.SetInsertPoint(exit);
 }
 

@@ -51,8 +51,10 @@ class Ir {
   /// A stack slot of `count` elements in the entry block, set to `init` on entry if given.
   llvm::Value* local(llvm::Type* type, llvm::Value* init = nullptr, int64_t count = 1);
 
-  /// for (i = 0; i < count; ++i) body(i), with i an i64.
-  void loop(int64_t count, const std::function<void(llvm::Value*)>& body);
+  /// for (i = 0; i < count; ++i) body(i), with i an i64. `vectorize` asks LLVM's loop vectorizer
+  /// for this loop (the engine vectorizes no other): only for loops whose iterations are
+  /// independent element-wise work, since vectorizing changes no result there.
+  void loop(int64_t count, const std::function<void(llvm::Value*)>& body, bool vectorize = false);
   /// Row-major loops over `shape` (outermost first); body gets one index per dimension.
   void loopNest(const std::vector<int64_t>& shape, const std::function<void(const std::vector<llvm::Value*>&)>& body);
   /// if (cond) body();

@@ -98,7 +98,7 @@ Emitter dequantize(const Graph& g, const Node& n) {
       auto [s, z] = parameters(ir, c, scales, zeros, i);
       llvm::Value* centred = b.CreateSub(b.CreateSExt(ir.load(ir.i8(), in, i), ir.i32()), z);
       ir.store(b.CreateFMul(s, b.CreateSIToFP(centred, ir.f32())), out, i);
-    });
+    }, true);
   };
 }
 

@@ -74,7 +74,7 @@ Emitter floatMatMul(const Graph& g, const Node& n) {
             llvm::Value* at = bl.CreateAdd(row, j);
             llvm::Value* product = bl.CreateFMul(av, ir.load(ir.f32(), pb, bl.CreateAdd(brow, j)));
             ir.store(bl.CreateFAdd(ir.load(ir.f32(), y, at), product), y, at);
-          });
+          }, true);
         });
       });
     });
@@ -116,7 +116,7 @@ Emitter int8MatMul(const Graph& g, const Node& n) {
     llvm::Value *multipliers = ir.table(m64), *shifts = ir.table(s64);
     llvm::Value* acc = ir.local(ir.i32(), nullptr, N);
     ir.loop(M, [&](llvm::Value* m) {
-      ir.loop(N, [&](llvm::Value* j) { ir.store(pb ? ir.load(ir.i32(), pb, j) : ir.c32(0), acc, j); });
+      ir.loop(N, [&](llvm::Value* j) { ir.store(pb ? ir.load(ir.i32(), pb, j) : ir.c32(0), acc, j); }, true);
       ir.loop(K, [&](llvm::Value* k) {
         llvm::Value* av = b.CreateSub(b.CreateSExt(ir.load(ir.i8(), pa, b.CreateAdd(b.CreateMul(m, ir.c64(K)), k)), ir.i32()), ir.c32(za));
         ir.when(b.CreateICmpNE(av, ir.c32(0)), [&] {
@@ -124,7 +124,7 @@ Emitter int8MatMul(const Graph& g, const Node& n) {
           ir.loop(N, [&](llvm::Value* j) {
             llvm::Value* w = b.CreateSExt(ir.load(ir.i8(), pw, b.CreateAdd(wRow, j)), ir.i32());
             ir.store(b.CreateAdd(ir.load(ir.i32(), acc, j), b.CreateMul(av, w)), acc, j);
-          });
+          }, true);
         });
       });
       ir.loop(N, [&](llvm::Value* j) {

@@ -3,8 +3,9 @@
 // FlattenNhwc are one strided gather: the output is walked in order (a loop per dimension) and
 // element (i0, i1, ...) reads input element base + sum(i_d * stride_d), with the strides and the
 // base constants of the node (Transpose: the permuted input strides; Slice: start and step times
-// the input strides; FlattenNhwc: [N, C, HW] read as [N, HW, C]). Elements move as integers of
-// their size, so every bit (a NaN's payload too) is kept.
+// the input strides; FlattenNhwc: [N, C, HW] read as [N, HW, C]); an innermost dimension that is
+// contiguous in the input moves as one memcpy per run. Elements move as integers of their size,
+// so every bit (a NaN's payload too) is kept.
 #include "float_ops.h"
 #include "lower.h"
 
@@ -32,18 +33,23 @@ std::vector<int64_t> rowMajorStrides(const std::vector<int64_t>& shape) {
 }
 
 /// out[o] = in[base + sum(idx_d * stride_d)] over the output `shape`, elements of `bytes` bytes.
+/// When the innermost dimension is contiguous in the input (stride 1), each of its runs is one
+/// memcpy.
 Emitter gather(std::vector<int64_t> shape, int64_t base, std::vector<int64_t> strides, int64_t bytes) {
   return [=](Ir& ir) {
     auto& b = ir.b;
     llvm::Type* elem = b.getIntNTy(static_cast<unsigned>(bytes * 8));
     llvm::Value *in = ir.input(0), *out = ir.output(0);
+    const bool runs = !shape.empty() && strides.back() == 1;
+    const int64_t run = runs ? shape.back() : 1;
     llvm::Value* o = ir.local(ir.i64(), ir.c64(0));
-    ir.loopNest(shape, [&](const std::vector<llvm::Value*>& idx) {
+    ir.loopNest({shape.begin(), shape.end() - (runs ? 1 : 0)}, [&](const std::vector<llvm::Value*>& idx) {
       llvm::Value* off = ir.c64(base);
       for (size_t d = 0; d < idx.size(); ++d) off = b.CreateAdd(off, b.CreateMul(idx[d], ir.c64(strides[d])));
       llvm::Value* at = b.CreateLoad(ir.i64(), o);
-      ir.store(ir.load(elem, in, off), out, at);
-      b.CreateStore(b.CreateAdd(at, ir.c64(1)), o);
+      if (runs) b.CreateMemCpy(ir.at(elem, out, at), {}, ir.at(elem, in, off), {}, static_cast<uint64_t>(run * bytes));
+      else ir.store(ir.load(elem, in, off), out, at);
+      b.CreateStore(b.CreateAdd(at, ir.c64(run)), o);
     });
   };
 }

@@ -54,7 +54,7 @@ Emitter softmax(const Graph& g, const Node& n) {
       ir.loop(len, [&](llvm::Value* k) {
         llvm::Value* at = element(k);
         ir.store(b.CreateFMul(ir.load(ir.f32(), y, at), inv), y, at);
-      });
+      }, true);
     });
   };
 }
@@ -97,7 +97,7 @@ Emitter layerNorm(const Graph& g, const Node& n) {
         llvm::Value* t = b.CreateFPTrunc(b.CreateFMul(b.CreateFSub(xAt(i), mean), inv), ir.f32());
         llvm::Value* scaled = b.CreateFMul(t, ir.load(ir.f32(), scale, i));
         ir.store(b.CreateFAdd(scaled, bias ? ir.load(ir.f32(), bias, i) : ir.cf32(0.f)), y, b.CreateAdd(row, i));
-      });
+      }, true);
     });
   };
 }
