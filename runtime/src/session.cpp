@@ -182,11 +182,17 @@ Session::Session(const isa::IsaConfig& isa, compiler::CompiledProgram program, c
 Session::~Session() = default;
 
 const hostjit::HostJit* Session::hostCode(const RunOptions& options, RunResult& result) {
-  if (jit_) return jit_.get();
+  if (jit_ || jitFailed_) return jit_.get();
   std::vector<int> nodes;
   for (const auto& item : model_.schedule)
     if (!item.npu) nodes.push_back(item.host_node);
-  jit_ = std::make_shared<const hostjit::HostJit>(graph_, nodes, hostjit::Options{options.host_jit_cache_dir});
+  try {
+    jit_ = std::make_shared<const hostjit::HostJit>(graph_, nodes, hostjit::Options{options.host_jit_cache_dir});
+  } catch (const Error& e) {  // LLVM cannot compile here: the interpreter still can
+    jitFailed_ = true;
+    result.host_jit = HostJitReport{0, 0, false, "", "warning: " + e.message() + "; the host operators run in the interpreter"};
+    return nullptr;
+  }
   const hostjit::CompileReport& r = jit_->report();
   result.host_jit = HostJitReport{r.compiled, r.seconds, r.cache_hit, r.cache_entry, r.warning};
   return jit_.get();

@@ -124,6 +124,7 @@ class Session {
   const compiler::Graph& graph_;
   sim::Simulator simulator_;
   std::shared_ptr<const hostjit::HostJit> jit_;  // compiled at the first run that wants it
+  bool jitFailed_ = false;                       // LLVM failed once: interpret from then on
 };
 
 /// Seeded random float inputs for every graph input of `g` (uniform in [-1, 1]).
