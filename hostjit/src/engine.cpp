@@ -1,7 +1,7 @@
 // Algorithm: LLJIT for the detected host, with AllowFPOpFusion = Strict (a multiply and an add
 // stay two roundings, as in the interpreter, which GCC builds without contraction) and a
 // TMOwningSimpleCompiler that asks the ObjectFileCache first. `add` sets the module's identifier
-// to fnv1a64(LLVM version, CPU, features, IR text): on a cache hit the unoptimized module is
+// to fnv1a64(these settings, LLVM version, CPU, features, IR text): on a cache hit the unoptimized module is
 // handed over and the compiler returns the stored object; on a miss the optimizer runs and the
 // compiler stores what it generates. The optimizer is LLVM's O1 pipeline without unrolling, whose
 // loop vectorizer takes only the loops a lowering marks (element-wise ones, Ir::loop), and the code
@@ -32,6 +32,9 @@
 namespace systole::hostjit {
 
 namespace {
+
+/// Names the optimizer and code generator settings below, for the cache key: change it with them.
+constexpr const char* kPipeline = "O1, no unrolling, marked loops vectorized, codegen Less, no fusion";
 
 /// std::exp on a float, compiled here as the interpreter's kernel is (a call of the C library's expf).
 float hostExpf(float x) { return std::exp(x); }
@@ -116,7 +119,7 @@ void Engine::add(std::unique_ptr<llvm::Module> m, std::unique_ptr<llvm::LLVMCont
   llvm::raw_string_ostream os(text);
   if (llvm::verifyModule(*m, &os)) throw Error("host JIT: invalid IR: " + os.str());
   m->print(os, nullptr);
-  const std::string keyed = std::string(LLVM_VERSION_STRING) + "\n" + cpu_ + "\n" + os.str();
+  const std::string keyed = std::string(kPipeline) + "\n" + LLVM_VERSION_STRING + "\n" + cpu_ + "\n" + os.str();
   char key[17];
   std::snprintf(key, sizeof key, "%016llx", static_cast<unsigned long long>(isa::fnv1a64(keyed.data(), keyed.size())));
   key_ = key;

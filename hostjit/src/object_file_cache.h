@@ -1,9 +1,9 @@
 // Compiled host code on disk: an llvm::ObjectCache whose entries are `DIR/KEY.host.o`, KEY being
 // the hash the engine gives the module as its identifier (16 hex digits over the IR before
-// optimization, the LLVM version and the host CPU). An entry is the object file followed by a
-// trailer (its FNV-1a 64 hash and a magic), written to a temporary file and renamed into place, so
-// processes may share the directory; an entry whose trailer does not match is removed, reported
-// and rebuilt.
+// optimization, the optimizer settings, the LLVM version and the host CPU). An entry is the
+// object file followed by a trailer (its FNV-1a 64 hash and a magic), written to a temporary file
+// and renamed into place, so processes may share the directory; an entry whose trailer does not
+// match is removed, reported and rebuilt.
 #pragma once
 
 #include <memory>
