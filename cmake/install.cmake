@@ -7,12 +7,12 @@ include(CMakePackageConfigHelpers)
 
 set(SYSTOLE_CMAKE_INSTALL_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/Systole)
 
-install(TARGETS systole_isa systole_sim systole_compiler systole_runtime systole
+install(TARGETS systole_isa systole_sim systole_compiler systole_hostjit systole_runtime systole
         EXPORT SystoleTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-foreach(dir isa simulator compiler runtime)
+foreach(dir isa simulator compiler hostjit runtime)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 endforeach()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/isa/configs/ DESTINATION ${SYSTOLE_CONFIG_INSTALL_DIR} FILES_MATCHING PATTERN "*.yaml")

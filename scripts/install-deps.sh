@@ -8,7 +8,7 @@ PACKAGES=(
   libyaml-cpp-dev libcli11-dev libfmt-dev nlohmann-json3-dev zlib1g-dev
   libgtest-dev libgmock-dev libbenchmark-dev libhwy-dev
   pybind11-dev python3-dev python3-pytest  # the Python package (python/) and its tests
-  llvm-19-tools
+  llvm-19-tools llvm-19-dev  # FileCheck and lit; libLLVM-19 for the host JIT (hostjit/)
   clang libclang-rt-dev  # the fuzz preset: clang++ and libFuzzer (tests/fuzz)
   libsystemc-dev verilator
   libonnx-dev libprotobuf-dev protobuf-compiler

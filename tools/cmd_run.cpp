@@ -1,7 +1,7 @@
 // systole run: compiles an ONNX model with the compiler's stage list (compiler::runPipeline, the
 // same stages, options and defaults as `systole compile` and the C++ API; pipeline_options.h),
-// runs every NPU program on the simulator and the host operators between them with the
-// interpreter's kernels, and reports cycles, utilization, the host operators, where the cycles
+// runs every NPU program on the simulator and the host operators between them as native code
+// compiled by the host JIT (hostjit/; --host-jit=off: the interpreter's kernels), and reports cycles, utilization, the host operators, where the cycles
 // went per layer, the accuracy of the INT8 model against the float model on the same inputs
 // (every run; --min-sqnr/--min-cosine make it a check), and with --check whether every NPU output
 // equals the reference interpreter bit for bit.
@@ -35,6 +35,7 @@ struct RunArgs {
   std::string output, outputDir, stats, statsCsv, trace, traceLevel = "instructions";
   std::vector<std::string> inputs;
   bool check = false, checkIntermediates = false, layers = false, timingOnly = false, races = false, noCache = false;
+  std::string hostJit = "on";
   uint64_t seed = 1;
   double minSqnr = std::nan(""), minCosine = std::nan("");
 };
@@ -64,7 +65,8 @@ struct WallTime {
 void writeResults(const runtime::RunResult& result, const Accuracy& accuracy, const RunArgs& a, const isa::Params& p, WallTime wall) {
   if (!a.stats.empty() || !a.statsCsv.empty()) {
     auto document = statsJson(result, accuracy, p);
-    document["wall_seconds"] = {{"compile", wall.compile}, {"run", wall.run}};
+    document["wall_seconds"] = {{"compile", wall.compile}, {"run", wall.run}, {"host", result.host_seconds},
+                                {"host_jit_compile", result.host_jit ? result.host_jit->seconds : 0.0}};
     const std::string json = document.dump(2) + "\n", csv = runtime::statsCsv(document);  // both made before either is written
     if (!a.stats.empty()) writeFileAtomic(a.stats, json);
     if (!a.statsCsv.empty()) writeFileAtomic(a.statsCsv, csv);
@@ -143,6 +145,7 @@ void printSummary(const Prepared& p, const runtime::RunResult& result, const Acc
   printTotalCycles(result);
   printUtilization(result.layers, result.sim.stats.cycles, pes);
   printHostOperators(p.graph, p.model);
+  printHostTime(result);
   if (a.layers) printLayers(result.layers, pes, accuracy);
   printAccuracy(accuracy);
 }
@@ -183,6 +186,8 @@ int runModel(RunArgs& a) {
   runOptions.check = a.check;
   runOptions.timing_only = a.timingOnly;
   runOptions.races = a.races;
+  runOptions.host_jit = a.hostJit == "on";
+  runOptions.host_jit_cache_dir = cacheWanted(a) ? compiler::defaultCacheDir() : "";  // the compiled host code, beside the artifacts
   runOptions.trace = !a.trace.empty();
   runOptions.trace_level = sim::parseTraceLevel(a.traceLevel);
   Progress progress(progressWanted(a.compile.quiet));
@@ -261,6 +266,10 @@ void registerRun(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
   auto* minCosine = cmd->add_option("--min-cosine", a.minCosine, "fail (exit 1) if an output's cosine against the float model is below X");
   cmd->add_flag("--no-cache", a.noCache,
                 "compile even if the compile cache ($XDG_CACHE_HOME/systole or ~/.cache/systole) holds this model's artifact, and store nothing");
+  cmd->add_option("--host-jit", a.hostJit,
+                  "run the host operators as native code compiled with LLVM (on), or in the reference interpreter's kernels (off); the results are the same bit for bit")
+      ->check(CLI::IsMember({"on", "off"}))
+      ->default_val("on");
   cmd->add_flag("--timing-only", a.timingOnly, "cycles and statistics only, no data computed (so nothing to check or measure)")
       ->excludes(check)
       ->excludes(checkAll)

@@ -77,6 +77,17 @@ void printHostOperators(const compiler::Graph& quantized, const compiler::Compil
   for (const auto& line : named) std::printf("on the host although the NPU has a lowering: %s\n", line.c_str());
 }
 
+void printHostTime(const runtime::RunResult& result) {
+  if (result.host_jit_runs + result.host_interpreted_runs == 0) return;
+  std::printf("host operators run: %zu JIT-compiled, %zu interpreted, %.3f ms", result.host_jit_runs, result.host_interpreted_runs,
+              1e3 * result.host_seconds);
+  if (const auto& jit = result.host_jit; jit && jit->compiled > 0)
+    std::printf(" (JIT compile %.1f ms%s%s)", 1e3 * jit->seconds, jit->cache_entry.empty() ? "" : jit->cache_hit ? ", code from cache " : ", code stored in cache ",
+                jit->cache_entry.c_str());
+  std::printf("\n");
+  if (result.host_jit && !result.host_jit->warning.empty()) std::fprintf(stderr, "%s\n", result.host_jit->warning.c_str());
+}
+
 void printTotalCycles(const runtime::RunResult& result) {
   std::printf("total cycles: %llu = NPU %llu + host %llu (%zu operators, %lld MACs, the config's host model) + host<->NPU transfers %llu\n",
               static_cast<unsigned long long>(result.totalCycles()), static_cast<unsigned long long>(result.sim.stats.cycles),

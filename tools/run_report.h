@@ -33,6 +33,9 @@ void printHostOperators(const compiler::Graph& quantized, const compiler::Compil
 void printLayers(const std::vector<runtime::LayerTiming>& layers, int64_t pes, const Accuracy& accuracy);
 /// NPU + host + transfer cycles.
 void printTotalCycles(const runtime::RunResult& result);
+/// How the host operators ran (JIT-compiled or interpreted) and their wall time, with the JIT's
+/// compile time and cache use.
+void printHostTime(const runtime::RunResult& result);
 /// Model MACs / (cycles x PEs) over the NPU layers.
 void printUtilization(const std::vector<runtime::LayerTiming>& layers, uint64_t cycles, int64_t pes);
 /// The stats document (runtime/stats_report.h, docs/stats.md) with the accuracy figures under

@@ -1,14 +1,17 @@
-// Algorithm: run the host part of the graph (QuantizeLinear at the inputs) with the reference
-// interpreter's own kernels, transpose int8 NCHW to the program's NHWC, simulate, transpose the
-// outputs back and run the host DequantizeLinear. For --check, evaluate the whole quantized graph
-// with the interpreter and compare each NPU output exactly; on a difference, locate the element in
-// DRAM and find the last store instruction whose rows covered it.
+// Algorithm: run the host part of the graph (QuantizeLinear at the inputs) as native code that the
+// host JIT compiles at the first run (hostjit/; the interpreter's own kernels for a node it has no
+// lowering for, or with RunOptions::host_jit off), transpose int8 NCHW to the program's NHWC,
+// simulate, transpose the outputs back and run the host DequantizeLinear. For --check, evaluate
+// the whole quantized graph with the interpreter and compare each NPU output exactly; on a
+// difference, locate the element in DRAM and find the last store instruction whose rows covered it.
 #include "systole/runtime/session.h"
 
+#include <chrono>
 #include <random>
 #include <sstream>
 
 #include "systole/compiler/interpreter.h"
+#include "systole/hostjit/host_jit.h"
 #include "systole/isa/assembler.h"
 #include "systole/isa/diagnostic.h"
 #include "systole/isa/encoding.h"
@@ -58,34 +61,45 @@ HostTensor fromProgram(const std::vector<uint8_t>& bytes, const compiler::Bounda
   return t;
 }
 
-/// Runs one host node with the interpreter's kernels; inputs come from `env` or are constants.
-void runHostNode(const compiler::Graph& g, const compiler::Node& n, std::map<int, HostTensor>& env) {
-  std::vector<HostTensor> constants;
+/// Runs one host node, as JIT-compiled code if `jit` has it (hostjit/), else with the interpreter's
+/// kernels; inputs come from `env` or are constants. Returns true if it ran compiled.
+bool runHostNode(const compiler::Graph& g, int id, const hostjit::HostJit* jit, std::map<int, HostTensor>& env) {
+  const compiler::Node& n = g.nodes[static_cast<size_t>(id)];
+  const bool compiled = jit && jit->compiled(id);
+  std::vector<HostTensor> constants;  // the kernels take tensors; the JIT reads the graph's bytes
   constants.reserve(n.inputs.size());
   std::vector<const HostTensor*> in;
+  hostjit::Inputs inBytes;
   for (int v : n.inputs) {
     if (v < 0) {
       in.push_back(nullptr);
+      inBytes.push_back(nullptr);
       continue;
     }
     const compiler::Value& val = g.values[static_cast<size_t>(v)];
     if (val.is_constant) {
-      HostTensor t(val.type, val.shape);
-      t.bytes = val.data;
-      constants.push_back(std::move(t));
-      in.push_back(&constants.back());
+      if (!compiled) constants.emplace_back(val.type, val.shape).bytes = val.data;
+      in.push_back(compiled ? nullptr : &constants.back());
+      inBytes.push_back(&val.data);
       continue;
     }
     auto it = env.find(v);
     if (it == env.end()) throw Error("host operator '" + n.name + "': input '" + val.name + "' has no value");
     in.push_back(&it->second);
+    inBytes.push_back(&it->second.bytes);
   }
   std::vector<HostTensor> results;
   for (int v : n.outputs) results.emplace_back(g.values[static_cast<size_t>(v)].type, g.values[static_cast<size_t>(v)].shape);
   std::vector<HostTensor*> out;
-  for (auto& r : results) out.push_back(&r);
-  compiler::runKernel(g, n, in, out);
+  hostjit::Outputs outBytes;
+  for (auto& r : results) {
+    out.push_back(&r);
+    outBytes.push_back(&r.bytes);
+  }
+  if (compiled) jit->run(id, inBytes, outBytes);
+  else compiler::runKernel(g, n, in, out);
   for (size_t i = 0; i < n.outputs.size(); ++i) env[n.outputs[i]] = std::move(results[i]);
+  return compiled;
 }
 
 std::vector<int64_t> unravel(int64_t flat, const std::vector<int64_t>& shape) {
@@ -165,6 +179,25 @@ std::optional<Mismatch> compareTensor(const isa::IsaConfig& isa, const compiler:
 Session::Session(const isa::IsaConfig& isa, compiler::CompiledProgram program, const compiler::Graph& quantized)
     : Session(isa, aroundHostNodes(quantized, std::move(program)), quantized) {}
 
+Session::~Session() = default;
+
+const hostjit::HostJit* Session::hostCode(const RunOptions& options, RunResult& result) {
+  if (jit_ || jitFailed_) return jit_.get();
+  std::vector<int> nodes;
+  for (const auto& item : model_.schedule)
+    if (!item.npu) nodes.push_back(item.host_node);
+  try {
+    jit_ = std::make_shared<const hostjit::HostJit>(graph_, nodes, hostjit::Options{options.host_jit_cache_dir});
+  } catch (const Error& e) {  // LLVM cannot compile here: the interpreter still can
+    jitFailed_ = true;
+    result.host_jit = HostJitReport{0, 0, false, "", "warning: " + e.message() + "; the host operators run in the interpreter"};
+    return nullptr;
+  }
+  const hostjit::CompileReport& r = jit_->report();
+  result.host_jit = HostJitReport{r.compiled, r.seconds, r.cache_hit, r.cache_entry, r.warning};
+  return jit_.get();
+}
+
 RunResult Session::run(const std::map<std::string, HostTensor>& inputs, const RunOptions& options) {
   const compiler::Graph& g = graph_;
   RunResult result;
@@ -191,6 +224,7 @@ RunResult Session::run(const std::map<std::string, HostTensor>& inputs, const Ru
     result.transfer_cycles += cycles;
     return cycles;
   };
+  const hostjit::HostJit* jit = options.host_jit && !options.timing_only ? hostCode(options, result) : nullptr;
   for (const auto& item : model_.schedule) {
     if (options.progress)
       options.progress(result.programs + result.host_operators, model_.schedule.size(),
@@ -204,7 +238,11 @@ RunResult Session::run(const std::map<std::string, HostTensor>& inputs, const Ru
       ++result.host_operators;
       timeline.host(step);
       result.host_steps.push_back(std::move(step));
-      if (!options.timing_only) runHostNode(g, n, env);
+      if (options.timing_only) continue;
+      const auto start = std::chrono::steady_clock::now();
+      if (runHostNode(g, item.host_node, jit, env)) ++result.host_jit_runs;
+      else ++result.host_interpreted_runs;
+      result.host_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       continue;
     }
     const compiler::CompiledProgram& program = *item.npu;

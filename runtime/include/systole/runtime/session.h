@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,6 +16,10 @@
 #include "systole/compiler/host_tensor.h"
 #include "systole/isa/config.h"
 #include "systole/sim/simulator.h"
+
+namespace systole::hostjit {
+class HostJit;
+}
 
 namespace systole::runtime {
 
@@ -41,6 +46,15 @@ struct HostStep {
   size_t after_layers = 0;   // how many NPU layers ran before it (places it among RunResult::layers)
 };
 
+/// Compiling the host operators (hostjit::CompileReport, without LLVM in this header).
+struct HostJitReport {
+  size_t compiled = 0;      // host nodes with native code
+  double seconds = 0;       // building IR and compiling it (or loading it from the cache)
+  bool cache_hit = false;
+  std::string cache_entry;  // the object file read or written
+  std::string warning;
+};
+
 /// The first element where the NPU and the reference disagree.
 struct Mismatch {
   std::string tensor;
@@ -57,6 +71,10 @@ struct RunOptions {
   bool timing_only = false;
   bool races = false;          // fail a program whose scratchpad/accumulator accesses tokens do not order (sim/race_check.h)
   bool trace = false;          // RunResult::trace_json: the whole model on one timeline
+  /// Host operators as native code compiled with LLVM (hostjit/; bit for bit the interpreter's
+  /// results), compiled at the session's first run; false: all in the interpreter's kernels.
+  bool host_jit = true;
+  std::string host_jit_cache_dir;  // where compiled host code is kept (compiler::defaultCacheDir()); empty: nowhere
   sim::TraceLevel trace_level = sim::TraceLevel::Instructions;
   /// Called before each step of the schedule: steps done, steps in all, what runs next.
   std::function<void(size_t done, size_t total, const std::string& next)> progress;
@@ -71,6 +89,10 @@ struct RunResult {
   uint64_t host_cycles = 0;         // their cost by the config's host model (host_cost.h)
   int64_t host_macs = 0;            // multiply-accumulates the host operators do
   uint64_t transfer_cycles = 0;     // moving each program's inputs and outputs between host and NPU
+  size_t host_jit_runs = 0;         // host operator runs as JIT-compiled code
+  size_t host_interpreted_runs = 0; // host operator runs in the interpreter's kernels
+  double host_seconds = 0;          // wall time of the host operators (this process, not the model)
+  std::optional<HostJitReport> host_jit;  // set when this run compiled (or loaded) the host code
   uint64_t totalCycles() const { return sim.stats.cycles + host_cycles + transfer_cycles; }
   std::vector<LayerTiming> layers;                           // NPU layers, in schedule order
   std::vector<HostStep> host_steps;                          // host operators, in schedule order
@@ -81,6 +103,7 @@ struct RunResult {
 
 class Session {
  public:
+  ~Session();
   /// `quantized` is the graph the model was lowered from; the session keeps a reference to it.
   Session(const isa::IsaConfig& isa, compiler::CompiledModel model, const compiler::Graph& quantized);
   /// A single program (lowerToProgram): the host runs the graph's QuantizeLinear and
@@ -93,10 +116,15 @@ class Session {
   const compiler::CompiledModel& model() const { return model_; }
 
  private:
+  /// The host code, compiled on the first call (which records its report in `result`).
+  const hostjit::HostJit* hostCode(const RunOptions& options, RunResult& result);
+
   const isa::IsaConfig& isa_;
   compiler::CompiledModel model_;
   const compiler::Graph& graph_;
   sim::Simulator simulator_;
+  std::shared_ptr<const hostjit::HostJit> jit_;  // compiled at the first run that wants it
+  bool jitFailed_ = false;                       // LLVM failed once: interpret from then on
 };
 
 /// Seeded random float inputs for every graph input of `g` (uniform in [-1, 1]).
