@@ -25,18 +25,18 @@ std::unique_ptr<Model> Model::compile(const std::string& modelPath, std::shared_
   compiler::CachedCompile c;
   if (cacheDir.empty()) c.result = compiler::runPipeline(modelPath, *config, options);
   else c = compiler::runPipelineCached(modelPath, *config, options, compiler::CompileCache(cacheDir));
-  Origin origin{c.reused, c.entry, modelPath, secondsSince(start)};
+  Origin origin{c.reused, c.entry, modelPath, cacheDir, secondsSince(start)};
   std::optional<compiler::Graph> floatGraph;
   if (options.keep_float_graph) floatGraph = std::move(c.result.float_graph);
   return std::make_unique<Model>(std::move(config), std::move(c.result.graph), std::move(*c.result.compiled), std::move(floatGraph),
                                  std::move(origin));
 }
 
-std::unique_ptr<Model> Model::load(const std::string& sbinPath, std::shared_ptr<const isa::IsaConfig> config) {
+std::unique_ptr<Model> Model::load(const std::string& sbinPath, std::shared_ptr<const isa::IsaConfig> config, const std::string& cacheDir) {
   const auto start = std::chrono::steady_clock::now();
   compiler::Artifact artifact = compiler::readArtifact(sbinPath);
   compiler::checkArtifactMatches(artifact, *config, sbinPath);
-  Origin origin{false, "", sbinPath, secondsSince(start)};
+  Origin origin{false, "", sbinPath, cacheDir, secondsSince(start)};
   return std::make_unique<Model>(std::move(config), std::move(artifact.graph), std::move(artifact.model), std::nullopt, std::move(origin));
 }
 
@@ -51,9 +51,11 @@ RunOutcome Model::run(const compiler::TensorMap& inputs, const runtime::RunOptio
   const auto start = std::chrono::steady_clock::now();
   RunOutcome out;
   out.params = config_->params();
+  runtime::RunOptions withCache = options;
+  withCache.host_jit_cache_dir = origin_.cache_dir;
   {
     std::lock_guard lock(simulatorMutex());
-    out.result = session_->run(inputs, options);
+    out.result = session_->run(inputs, withCache);
   }
   out.run_seconds = secondsSince(start);
   if (options.timing_only) out.accuracy_note = "timing-only runs compute no data";

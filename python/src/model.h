@@ -20,6 +20,7 @@ struct Origin {
   bool from_cache = false;   // the compiled artifact was reused from the compile cache
   std::string cache_entry;   // the cache entry read or stored (empty: none)
   std::string path;          // the ONNX model or the .sbin
+  std::string cache_dir;     // the compile cache it went through (also keeps the JIT-compiled host code); empty: none
   double compile_seconds = 0;
 };
 
@@ -38,7 +39,7 @@ class Model {
   static std::unique_ptr<Model> compile(const std::string& modelPath, std::shared_ptr<const isa::IsaConfig> config,
                                         const compiler::PipelineOptions& options, const std::string& cacheDir);
   /// Loads a compiled .sbin; it must have been compiled for `config`.
-  static std::unique_ptr<Model> load(const std::string& sbinPath, std::shared_ptr<const isa::IsaConfig> config);
+  static std::unique_ptr<Model> load(const std::string& sbinPath, std::shared_ptr<const isa::IsaConfig> config, const std::string& cacheDir);
 
   Model(std::shared_ptr<const isa::IsaConfig> config, compiler::Graph quantized, compiler::CompiledModel compiled,
         std::optional<compiler::Graph> floatGraph, Origin origin);

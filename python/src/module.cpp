@@ -98,7 +98,7 @@ std::unique_ptr<Model> compileModel(const std::string& model, const py::object& 
   }
 }
 
-std::unique_ptr<Model> loadModel(const std::string& path, const py::object& config) {
+std::unique_ptr<Model> loadModel(const std::string& path, const py::object& config, bool cache) {
   ConfigPtr cfg;
   if (config.is_none()) {
     std::string name;
@@ -111,7 +111,7 @@ std::unique_ptr<Model> loadModel(const std::string& path, const py::object& conf
     cfg = configArg(config);
   }
   py::gil_scoped_release release;
-  return Model::load(path, std::move(cfg));
+  return Model::load(path, std::move(cfg), cache ? compiler::defaultCacheDir() : "");
 }
 
 /// The model's inputs: a dict by name, one array for a one-input model, or None (seeded random).
@@ -133,12 +133,14 @@ compiler::TensorMap runInputs(const Model& model, const py::object& inputs, uint
   return out;
 }
 
-RunOutcome runModel(Model& model, const py::object& inputs, uint64_t seed, bool check, bool timingOnly, bool races, bool accuracy) {
+RunOutcome runModel(Model& model, const py::object& inputs, uint64_t seed, bool check, bool timingOnly, bool races, bool accuracy,
+                    bool hostJit) {
   compiler::TensorMap tensors = runInputs(model, inputs, seed);
   runtime::RunOptions options;
   options.check = check;
   options.timing_only = timingOnly;
   options.races = races;
+  options.host_jit = hostJit;
   py::gil_scoped_release release;
   try {
     return model.run(tensors, options, accuracy);
@@ -236,6 +238,10 @@ void bindResults(py::module_& m) {
       .def_property_readonly("accuracy", [](const RunOutcome& r) { return r.accuracy; },
                              "each output against the float model (empty when not measured: see accuracy_note)")
       .def_readonly("accuracy_note", &RunOutcome::accuracy_note)
+      .def_property_readonly("host_seconds", [](const RunOutcome& r) { return r.result.host_seconds; },
+                             "wall time of the host operators in this process")
+      .def_property_readonly("host_jit_runs", [](const RunOutcome& r) { return r.result.host_jit_runs; })
+      .def_property_readonly("host_interpreted_runs", [](const RunOutcome& r) { return r.result.host_interpreted_runs; })
       .def_readonly("run_seconds", &RunOutcome::run_seconds)
       .def_property_readonly("stats", [](const RunOutcome& r) { return jsonToPython(runtime::statsDocument(r.result, r.params, {})); },
                              "the statistics document of `systole run --stats` (docs/stats.md) as Python objects");
@@ -244,9 +250,10 @@ void bindResults(py::module_& m) {
 void bindModel(py::module_& m) {
   py::class_<Model>(m, "Model", "A model compiled for one config, ready to run on the simulator.")
       .def("run", &runModel, "inputs"_a = py::none(), "seed"_a = 1, "check"_a = false, "timing_only"_a = false, "races"_a = false,
-           "accuracy"_a = true,
+           "accuracy"_a = true, "host_jit"_a = true,
            "Runs on the simulator. inputs: a dict of arrays by input name, one array for a one-input model, or None for "
-           "seeded random inputs. check: compare every NPU output with the reference interpreter, bit for bit.")
+           "seeded random inputs. check: compare every NPU output with the reference interpreter, bit for bit. "
+           "host_jit: host operators as LLVM-compiled code (False: the interpreter's kernels; same results).")
       .def("save", &Model::save, "path"_a, "Writes the compiled artifact (.sbin), which `systole run` and systole.load read.",
            py::call_guard<py::gil_scoped_release>())
       .def_property_readonly("config", &Model::sharedConfig)
@@ -302,6 +309,6 @@ PYBIND11_MODULE(_systole, m) {
         "(one array, a list, or a dict by input name; a one-input model's array may stack samples on the batch "
         "dimension), or a directory/.npz path; None calibrates on seeded random inputs, which is rarely faithful. "
         "The compiled artifact is reused from the compile cache when nothing changed (cache=False skips it).");
-  m.def("load", &loadModel, "path"_a, "config"_a = py::none(),
+  m.def("load", &loadModel, "path"_a, "config"_a = py::none(), "cache"_a = true,
         "Loads a compiled .sbin (from Model.save or `systole compile`); config defaults to the shipped config it names.");
 }

@@ -56,6 +56,9 @@ def test_compile_run_check_and_accuracy(calibration, image, cache_dir):
     [accuracy] = result.accuracy
     assert accuracy.name == "output" and accuracy.cosine > 0.999 and accuracy.sqnr_db > 30
     assert result.stats["schema"].startswith("systole.stats/") and len(result.stats["layers"]) >= len(result.layers)
+    assert result.host_jit_runs == 2 and result.host_interpreted_runs == 0  # the boundary QuantizeLinear and DequantizeLinear
+    interpreted = model.run(image, host_jit=False)
+    assert interpreted.host_jit_runs == 0 and np.array_equal(interpreted.outputs["output"], out)
 
 
 def test_same_program_as_the_cli(calibration, image, cache_dir, tmp_path):
