@@ -11,6 +11,9 @@
 
 namespace systole::hostjit {
 
+/// The graph's value `id` (the lowerings read shapes and quantization parameters from it).
+inline const compiler::Value& valueOf(const compiler::Graph& g, int id) { return g.values[static_cast<size_t>(id)]; }
+
 using Emitter = std::function<void(Ir&)>;
 
 Emitter planBoundary(const compiler::Graph& g, const compiler::Node& n);   // QuantizeLinear, DequantizeLinear (lower_boundary.cpp)

@@ -18,8 +18,6 @@ using compiler::Graph;
 using compiler::Node;
 namespace ops = compiler::ops;
 
-const compiler::Value& valueOf(const Graph& g, int id) { return g.values[static_cast<size_t>(id)]; }
-
 /// Offset (in matrices) of batch o in an operand with batch shape `from`, broadcast to `to`.
 int64_t broadcastOffset(int64_t o, const std::vector<int64_t>& to, const std::vector<int64_t>& from) {
   int64_t off = 0, stride = 1;

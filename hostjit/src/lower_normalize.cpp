@@ -21,8 +21,6 @@ using compiler::Graph;
 using compiler::Node;
 namespace ops = compiler::ops;
 
-const compiler::Value& valueOf(const Graph& g, int id) { return g.values[static_cast<size_t>(id)]; }
-
 Emitter softmax(const Graph& g, const Node& n) {
   const auto& X = valueOf(g, n.inputs[0]);
   const size_t rank = X.shape.size();
