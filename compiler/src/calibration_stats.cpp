@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
+#include <stdexcept>
 
 namespace systole::compiler {
 
@@ -80,6 +82,104 @@ void addToHistogram(const float* data, int64_t count, double lo, double hi, bool
     for (int k = 0; k < n; ++k)
       if (index[k] >= 0) ++hist[static_cast<size_t>(index[k])];
   }
+}
+
+uint64_t percentileTail(uint64_t total, double p) {
+  const auto keep = static_cast<uint64_t>(std::ceil(static_cast<double>(total) * p / 100.0));
+  return total - std::min(total, keep);
+}
+
+void Tails::keepTop(float x) {
+  if (top_.size() < k_) {
+    top_.push_back(x);
+    std::push_heap(top_.begin(), top_.end(), std::greater<>());
+  } else if (x > top_.front()) {
+    std::pop_heap(top_.begin(), top_.end(), std::greater<>());
+    top_.back() = x;
+    std::push_heap(top_.begin(), top_.end(), std::greater<>());
+  }
+}
+
+void Tails::keepBottom(float x) {
+  if (bottom_.size() < k_) {
+    bottom_.push_back(x);
+    std::push_heap(bottom_.begin(), bottom_.end());
+  } else if (x < bottom_.front()) {
+    std::pop_heap(bottom_.begin(), bottom_.end());
+    bottom_.back() = x;
+    std::push_heap(bottom_.begin(), bottom_.end());
+  }
+}
+
+void Tails::add(const float* data, int64_t count) {
+  if (k_ == 0) {
+    for (int64_t i = 0; i < count; ++i) count_ += finite(data[i]);
+    return;
+  }
+  for (int64_t i = 0; i < count; ++i)
+    if (finite(data[i])) {
+      ++count_;
+      keepTop(data[i]);
+      keepBottom(data[i]);
+    }
+}
+
+void Tails::merge(const Tails& other) {
+  if (other.k_ != k_) throw std::logic_error("Tails::merge: different k");
+  count_ += other.count_;
+  for (float x : other.top_) keepTop(x);
+  for (float x : other.bottom_) keepBottom(x);
+}
+
+float Tails::largest(size_t n) const {
+  std::vector<float> sorted = top_;
+  if (n == 0 || n > sorted.size()) throw std::logic_error("Tails::largest: n out of range");
+  std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(n - 1), sorted.end(), std::greater<>());
+  return sorted[n - 1];
+}
+
+float Tails::smallest(size_t n) const {
+  std::vector<float> sorted = bottom_;
+  if (n == 0 || n > sorted.size()) throw std::logic_error("Tails::smallest: n out of range");
+  std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(n - 1), sorted.end());
+  return sorted[n - 1];
+}
+
+namespace {
+
+/// The range once the bins above `topBin` and below `bottomBin` are dropped (as edges computed the
+/// one way both percentile functions share).
+TensorRange keptBins(double lo, double hi, int bins, int topBin, int bottomBin) {
+  const double width = (hi - lo) / bins;
+  TensorRange r{lo, hi};
+  if (topBin < bins - 1) r.hi = lo + width * (topBin + 1);
+  if (bottomBin > 0) r.lo = lo + width * bottomBin;
+  if (r.lo > r.hi) r = {lo, hi};
+  return r;
+}
+
+}  // namespace
+
+TensorRange percentileFromHistogram(double lo, double hi, const std::vector<uint64_t>& hist, double p) {
+  const int bins = static_cast<int>(hist.size());
+  uint64_t total = 0;
+  for (uint64_t c : hist) total += c;
+  if (total == 0 || hi <= lo) return {lo, hi};
+  const uint64_t tail = percentileTail(total, p);
+  // The first bin from the top (from the bottom) where the running count passes `tail`; the
+  // lowest bin is never dropped from above, nor the highest from below.
+  int top = bins - 1;
+  for (uint64_t cum = 0; top > 0 && (cum += hist[static_cast<size_t>(top)]) <= tail;) --top;
+  int bottom = 0;
+  for (uint64_t cum = 0; bottom < bins - 1 && (cum += hist[static_cast<size_t>(bottom)]) <= tail;) ++bottom;
+  return keptBins(lo, hi, bins, top, bottom);
+}
+
+TensorRange percentileFromTails(double lo, double hi, int bins, const Tails& tails, double p) {
+  if (tails.count() == 0 || hi <= lo) return {lo, hi};
+  const uint64_t tail = percentileTail(tails.count(), p);
+  if (tail >= tails.k()) throw std::logic_error("percentileFromTails: the tails are too short for this percentile");
+  return keptBins(lo, hi, bins, binOf(tails.largest(tail + 1), lo, hi, bins), binOf(tails.smallest(tail + 1), lo, hi, bins));
 }
 
 }  // namespace systole::compiler

@@ -1,9 +1,12 @@
 // Algorithm: calibration runs the float reference interpreter on the samples in parallel
 // (parallelFor) and folds each float32 tensor into per-value statistics as it is computed
 // (calibration_stats.h), so no sample's intermediates outlive their last reader. MinMax needs
-// one pass. Percentile and Entropy take a second pass that fills a fixed-width histogram over the
-// first pass's [min, max] (Percentile) or [0, max|x|] (Entropy), then choose the range from it:
-// Percentile walks the cumulative counts from both ends; Entropy is TensorRT's KL-divergence
+// one pass. Entropy takes a second pass that fills a fixed-width histogram over the first pass's
+// [0, max|x|], then chooses the range from it. Percentile is defined on a histogram over [min, max]
+// (the bins holding the few most extreme elements are dropped from both ends), but the first pass
+// keeps each tensor's most extreme elements, as many as may be dropped plus one, and the bins to
+// drop follow from those alone (calibration_stats.h), so it needs no second pass; only where that
+// tail is long (a low percentile of a big tensor) does a second pass fill the histogram. Entropy is TensorRT's KL-divergence
 // threshold search (the reference distribution with the clipped tail folded into its last bin,
 // against its requantization to the int8 levels available on that side; both smoothed as MXNet
 // does, the zero bin's spike flattened as pytorch-quantization does), intersected with
@@ -62,41 +65,19 @@ class SplitMix64 {
 
 constexpr int kPercentileBins = 8192;
 constexpr int kEntropyBins = 2048;
+/// The longest tail Percentile keeps per tensor and side instead of taking a second pass.
+constexpr size_t kMaxTail = 4096;
 
 struct Stats {
   FiniteRange range;           // first pass
   bool observed = false;       // a float32 tensor was seen (perhaps with no finite element)
+  Tails tails;                 // first pass, Percentile
+  bool needs_histogram = false;  // Entropy, or a Percentile tail longer than kMaxTail
   std::vector<uint64_t> hist;  // second pass
   double lo() const { return range.lo; }
   double hi() const { return range.hi; }
   bool seen() const { return range.seen(); }
 };
-
-TensorRange percentileRange(const Stats& s, double p) {
-  const int bins = static_cast<int>(s.hist.size());
-  uint64_t total = 0;
-  for (uint64_t c : s.hist) total += c;
-  if (total == 0 || s.hi() <= s.lo()) return {s.lo(), s.hi()};
-  // The number of elements allowed outside the range on each side.
-  const auto keep = static_cast<uint64_t>(std::ceil(static_cast<double>(total) * p / 100.0));
-  const uint64_t tail = total - std::min(total, keep);
-  const double width = (s.hi() - s.lo()) / bins;
-  TensorRange r{s.lo(), s.hi()};
-  uint64_t cum = 0;
-  for (int b = bins - 1; b > 0; --b) {  // drop top bins while they hold at most `tail` elements
-    if (cum + s.hist[static_cast<size_t>(b)] > tail) break;
-    cum += s.hist[static_cast<size_t>(b)];
-    r.hi = s.lo() + width * b;
-  }
-  cum = 0;
-  for (int b = 0; b < bins - 1; ++b) {
-    if (cum + s.hist[static_cast<size_t>(b)] > tail) break;
-    cum += s.hist[static_cast<size_t>(b)];
-    r.lo = s.lo() + width * (b + 1);
-  }
-  if (r.lo > r.hi) r = {s.lo(), s.hi()};
-  return r;
-}
 
 /// MXNet's _smooth_distribution: every zero bin gets eps, taken evenly from the non-zero ones, so
 /// the divergence stays finite where one distribution has an empty bin. False if all are zero.
@@ -328,39 +309,47 @@ std::map<std::string, TensorRange> calibrateWith(const Interpreter& interpreter,
   if (opts.method == CalibrationMethod::Percentile && !(opts.percentile > 50 && opts.percentile <= 100))
     throw Error("the calibration percentile must be in (50, 100]");
 
-  // One pass over the samples per statistic: ranges, then (Percentile, Entropy) histograms over
-  // them. Each thread folds a value's tensor into a local result and merges it under that value's
-  // lock; merging is min/max and integer sums, so the totals are those of a serial run.
+  // One pass over the samples for the ranges (and Percentile's tails), and another for the
+  // histograms where needed. Each thread folds a value's tensor into a local result and merges it
+  // under that value's lock; merging is min/max, integer sums and multiset union, so the totals are
+  // those of a serial run.
   std::vector<Stats> stats(g.values.size());
   std::vector<std::mutex> locks(g.values.size());
-  const int passes = opts.method == CalibrationMethod::MinMax ? 1 : 2;
+  const bool percentile = opts.method == CalibrationMethod::Percentile, entropy = opts.method == CalibrationMethod::Entropy;
   std::mutex progressLock;
-  size_t done = 0;
+  size_t done = 0, passes = entropy ? 2 : 1;
   auto runPass = [&](const ValueObserver& observe) {
     parallelFor(n, opts.jobs, [&](size_t i) {
       interpreter.run(calibration[i], observe);
       if (!opts.progress) return;
       const std::lock_guard lock(progressLock);
-      opts.progress(++done, n * static_cast<size_t>(passes));
+      opts.progress(++done, n * passes);
     });
   };
   runPass([&](int v, const HostTensor& t) {
     if (t.type != ElemType::Float32) return;
     const FiniteRange r = finiteRange(t.data<float>(), t.elements());
+    // Enough of each side for the samples' tail whatever their count of finite elements.
+    const size_t k = percentile ? percentileTail(static_cast<uint64_t>(t.elements()) * n, opts.percentile) + 1 : 0;
+    Tails local(k <= kMaxTail ? k : 0);
+    if (local.k() > 0) local.add(t.data<float>(), t.elements());
     const std::lock_guard lock(locks[static_cast<size_t>(v)]);
     Stats& s = stats[static_cast<size_t>(v)];
+    if (!s.observed) s.tails = Tails(local.k());
     s.observed = true;
     s.range.merge(r);
+    if (entropy || (percentile && (local.k() == 0 || local.k() != s.tails.k()))) s.needs_histogram = true;
+    else if (percentile) s.tails.merge(local);
   });
 
-  if (passes == 2) {
-    const bool entropy = opts.method == CalibrationMethod::Entropy;
+  if (std::any_of(stats.begin(), stats.end(), [](const Stats& s) { return s.needs_histogram && s.seen(); })) {
     const size_t bins = entropy ? kEntropyBins : kPercentileBins;
     for (Stats& s : stats)
-      if (s.seen()) s.hist.assign(bins, 0);
+      if (s.needs_histogram && s.seen()) s.hist.assign(bins, 0);
+    passes = 2;
     runPass([&](int v, const HostTensor& t) {
       const Stats& s = stats[static_cast<size_t>(v)];
-      if (t.type != ElemType::Float32 || !s.seen()) return;
+      if (t.type != ElemType::Float32 || s.hist.empty()) return;
       std::vector<uint64_t> local(bins, 0);
       if (entropy)
         addToHistogram(t.data<float>(), t.elements(), 0, std::max(std::fabs(s.lo()), std::fabs(s.hi())), true, local);
@@ -383,7 +372,10 @@ std::map<std::string, TensorRange> calibrateWith(const Interpreter& interpreter,
     }
     switch (opts.method) {
       case CalibrationMethod::MinMax: ranges[name] = {s.lo(), s.hi()}; break;
-      case CalibrationMethod::Percentile: ranges[name] = percentileRange(s, opts.percentile); break;
+      case CalibrationMethod::Percentile:
+        ranges[name] = s.needs_histogram ? percentileFromHistogram(s.lo(), s.hi(), s.hist, opts.percentile)
+                                         : percentileFromTails(s.lo(), s.hi(), kPercentileBins, s.tails, opts.percentile);
+        break;
       case CalibrationMethod::Entropy: ranges[name] = entropyRange(s); break;
     }
   }

@@ -507,19 +507,25 @@ TEST(Calibrate, SameRangesWhateverTheThreadCount) {
   }
 }
 
-TEST(Calibrate, ReportsProgressOverBothPasses) {
+// Progress counts samples over the passes the method takes: one for MinMax and Percentile (whose
+// tails come with the ranges), two for Entropy (a histogram over the ranges).
+TEST(Calibrate, ReportsProgressOverItsPasses) {
   const Graph g = convReluGraph();
   const auto calib = makeRandomInputs(g, 5, 1);
-  QuantOptions opts;
-  opts.jobs = 2;
-  std::vector<size_t> done;
-  opts.progress = [&](size_t d, size_t total) {
-    EXPECT_EQ(total, 10u);
-    done.push_back(d);
-  };
-  (void)calibrate(g, calib, opts);
-  ASSERT_EQ(done.size(), 10u);
-  for (size_t i = 0; i < done.size(); ++i) EXPECT_EQ(done[i], i + 1);
+  for (auto [method, passes] : {std::pair{CalibrationMethod::MinMax, 1u}, {CalibrationMethod::Percentile, 1u}, {CalibrationMethod::Entropy, 2u}}) {
+    SCOPED_TRACE(std::string(calibrationMethodName(method)));
+    QuantOptions opts;
+    opts.method = method;
+    opts.jobs = 2;
+    std::vector<size_t> done;
+    opts.progress = [&](size_t d, size_t total) {
+      EXPECT_EQ(total, 5u * passes);
+      done.push_back(d);
+    };
+    (void)calibrate(g, calib, opts);
+    ASSERT_EQ(done.size(), 5u * passes);
+    for (size_t i = 0; i < done.size(); ++i) EXPECT_EQ(done[i], i + 1);
+  }
 }
 
 TEST(Interpreter, ObserverSeesEveryValueKeepAllReturns) {
