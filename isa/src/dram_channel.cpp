@@ -30,7 +30,8 @@ uint64_t DramChannel::reserve(uint64_t at, uint64_t cycles) {
   uint64_t cursor = at, remaining = cycles;
   auto it = busy_.upper_bound(cursor);
   if (it != busy_.begin() && std::prev(it)->second > cursor) cursor = std::prev(it)->second;
-  std::vector<std::pair<uint64_t, uint64_t>> pieces;
+  std::vector<std::pair<uint64_t, uint64_t>>& pieces = pieces_;
+  pieces.clear();
   while (remaining > 0) {
     const uint64_t gapEnd = it == busy_.end() ? UINT64_MAX : it->first;
     const uint64_t take = std::min(remaining, gapEnd - cursor);

@@ -98,8 +98,15 @@ ComputeAccesses computeAccesses(const Params& p, const InstrDesc& d, const Instr
 }
 
 uint64_t ComputeScoreboard::earliestStart(const Params& p, const InstrDesc& d, const Instruction& in, uint64_t t) const {
+  return earliestStart(d, computeAccesses(p, d, in), t);
+}
+
+void ComputeScoreboard::record(const Params& p, const InstrDesc& d, const Instruction& in, uint64_t start, uint64_t end) {
+  record(d, computeAccesses(p, d, in), start, end);
+}
+
+uint64_t ComputeScoreboard::earliestStart(const InstrDesc& d, const ComputeAccesses& a, uint64_t t) const {
   if (d.semantics == Semantics::Finish) return std::max(t, last_end_);
-  const ComputeAccesses a = computeAccesses(p, d, in);
   const bool matmul = isArrayProduct(d.semantics);
   for (const Pending& e : pending_) {
     if (e.until <= t) continue;
@@ -118,11 +125,10 @@ uint64_t ComputeScoreboard::earliestStart(const Params& p, const InstrDesc& d, c
   return t;
 }
 
-void ComputeScoreboard::record(const Params& p, const InstrDesc& d, const Instruction& in, uint64_t start, uint64_t end) {
+void ComputeScoreboard::record(const InstrDesc& d, const ComputeAccesses& a, uint64_t start, uint64_t end) {
   std::erase_if(pending_, [&](const Pending& e) { return e.until <= start; });
   last_end_ = std::max(last_end_, end);
   if (d.semantics == Semantics::Finish || d.semantics == Semantics::Nop) return;
-  const ComputeAccesses a = computeAccesses(p, d, in);
   const bool matmul = isArrayProduct(d.semantics);
   for (int k = 0; k < a.num_reads; ++k) pending_.push_back({a.reads[static_cast<size_t>(k)], end, false, matmul});
   if (a.writes_rows) pending_.push_back({a.write, end, true, matmul});

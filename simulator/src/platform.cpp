@@ -5,9 +5,15 @@
 //   end      = start + YAML timing + modelled contention (DRAM channel waits, bank conflicts);
 //   a compute instruction also waits for the results and weights it needs from instructions still
 //   in flight (isa/pipeline.h), and the unit is free again after its `issue` cycles.
-// Tokens carry the cycle they were pushed, so units can run ahead of SystemC time (temporal
-// decoupling) and still compute exact start times; they yield only to wait for work or tokens,
-// or when a quantum ahead.
+// Tokens carry the cycle they were pushed, so units can run ahead of one another and still compute
+// exact start times. One SystemC thread steps the units (temporal decoupling without a context
+// switch per wait): the controller and the compute unit run as far as they can, then of the two
+// DMA units the one whose next instruction is older (earlier in the program) and ready reserves the
+// DRAM channel. The channel serves the oldest instruction first: a younger one takes the cycles
+// the older ones leave free, before or between their transfers (DramChannel's calendar). So the
+// grant depends on the program, not on the simulation order or quantum. (An older instruction
+// still waiting for a token when only a younger one can go waits on that one through the token
+// chain; the younger one reserves first.)
 #include "platform.h"
 
 #include <cstring>
@@ -22,14 +28,7 @@ using isa::Semantics;
 using isa::Unit;
 
 void RunContext::raise(uint32_t index, const std::string& cause) {
-  if (fault) return;
-  fault.emplace(index, isa::formatInstruction(*isa, (*program)[index]), cause);
-  for (auto& q : queues) {
-    q.pushed.notify(sc_core::SC_ZERO_TIME);
-    q.started.notify(sc_core::SC_ZERO_TIME);
-  }
-  for (auto& row : tokens)
-    for (auto& f : row) f.pushed.notify(sc_core::SC_ZERO_TIME);
+  if (!fault) fault.emplace(index, isa::formatInstruction(*isa, (*program)[index]), cause);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -75,47 +74,44 @@ bool DramTarget::get_direct_mem_ptr(tlm::tlm_generic_payload& payload, tlm::tlm_
 }
 
 // ---------------------------------------------------------------------------------------------
-Controller::Controller(sc_core::sc_module_name name, RunContext& ctx) : sc_module(name), ctx_(ctx) {
-  SC_THREAD(thread);
+Controller::Controller(sc_core::sc_module_name name, RunContext& ctx) : sc_module(name), ctx_(ctx) {}
+
+void Controller::reset() {
+  next_ = 0;
+  cycle_ = ctx_.base_cycle;
+  closed_ = false;
+  region_ = {};
 }
 
-void Controller::thread() {
-  for (;;) {
-    wait(ctx_.start_run);
-    runProgram();
-  }
-}
-
-void Controller::runProgram() {
+bool Controller::dispatch() {
   const auto& program = *ctx_.program;
   const isa::Params& p = ctx_.params();
-  uint64_t cycle = ctx_.base_cycle;
-  RunContext::RegionCursor region;
-  for (uint32_t i = 0; i < program.size() && !ctx_.fault; ++i) {
-    const isa::InstrDesc& d = ctx_.isa->instr(program[i].desc);
+  bool moved = false;
+  while (next_ < program.size() && !ctx_.fault) {
+    const isa::InstrDesc& d = ctx_.isa->instr(program[next_].desc);
     const int u = static_cast<int>(d.unit);
     InstructionQueue& q = ctx_.queues[u];
     const auto depth = static_cast<uint64_t>(p.queue_depth[u]);
-    uint64_t ready = i == 0 ? cycle : cycle + 1;  // one dispatch per cycle
-    while (q.dispatched - q.start_cycles.size() >= depth && !ctx_.fault) wait(q.started);
-    if (ctx_.fault) break;
+    if (q.dispatched - q.start_cycles.size() >= depth) return moved;  // full until its oldest starts
+    uint64_t ready = next_ == 0 ? cycle_ : cycle_ + 1;  // one dispatch per cycle
     if (q.dispatched >= depth) {
       const uint64_t slotFree = q.start_cycles[q.dispatched - depth];
       if (slotFree > ready) {
-        region.at(ctx_, i).counters.stall_cycles[static_cast<size_t>(u)][static_cast<size_t>(StallCause::QueueFull)] += slotFree - ready;
+        region_.at(ctx_, next_).counters.stall_cycles[static_cast<size_t>(u)][static_cast<size_t>(StallCause::QueueFull)] += slotFree - ready;
         ready = slotFree;
       }
     }
-    cycle = ready;
-    q.pending.push_back({i, cycle});
+    cycle_ = ready;
+    q.pending.push_back({next_, cycle_});
     ++q.dispatched;
-    q.pushed.notify();
-    if (d.semantics == Semantics::Finish) break;
+    moved = true;
+    next_ = d.semantics == Semantics::Finish ? static_cast<uint32_t>(program.size()) : next_ + 1;
   }
-  for (auto& q : ctx_.queues) {
-    q.closed = true;
-    q.pushed.notify();
+  if (!closed_) {
+    for (auto& q : ctx_.queues) q.closed = true;
+    closed_ = moved = true;
   }
+  return moved;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -124,65 +120,44 @@ QueueUnit::QueueUnit(sc_core::sc_module_name name, RunContext& ctx, Unit unit)
   if (unit != Unit::Compute) dram = std::make_unique<tlm_utils::simple_initiator_socket<QueueUnit>>("dram");
   timing_ = new DmaTiming;
   payload_.set_extension(timing_);
-  SC_THREAD(thread);
 }
 
-void QueueUnit::thread() {
-  for (;;) {
-    wait(ctx_.start_run);
-    runProgram();
-  }
+void QueueUnit::reset() {
+  next_ = {};
+  local_ = ctx_.base_cycle;
+  order_ = ctx_.base_cycle;
+  inflight_.clear();
+  board_ = isa::ComputeScoreboard(ctx_.params());
+  ctx_.status[me_] = UnitStatus{.local_cycle = local_};
+  dmiValid_ = false;  // the DRAM's pages were reset for this run
+  cursor_ = {};
 }
 
-void QueueUnit::syncIfAhead() {
-  const uint64_t now = timeToCycles(sc_core::sc_time_stamp());
-  if (local_ > now + ctx_.quantum_cycles) wait(cyclesToTime(local_ - now));
-}
-
-bool QueueUnit::popToken(int from, const QueueEntry& e, uint64_t& cycle) {
+bool QueueUnit::takeToken(int from) {
   TokenFifo& fifo = ctx_.tokens[from][me_];
   UnitStatus& st = ctx_.status[me_];
-  while (fifo.cycles.empty()) {
-    if (ctx_.fault) return false;
-    st.waiting_instruction = e.index;
+  if (fifo.cycles.empty()) {
+    st.waiting_instruction = next_.entry.index;
     st.waiting_for = from;
-    wait(fifo.pushed);
+    return false;
   }
   st.waiting_instruction = -1;
   const uint64_t stamp = fifo.cycles.front();
   fifo.cycles.pop_front();
-  if (stamp > cycle) {
-    region_->counters.stall_cycles[static_cast<size_t>(me_)][static_cast<size_t>(StallCause::Token)] += stamp - cycle;
-    cycle = stamp;
+  if (stamp > next_.start) {
+    region_->counters.stall_cycles[static_cast<size_t>(me_)][static_cast<size_t>(StallCause::Token)] += stamp - next_.start;
+    next_.start = stamp;
   }
   return true;
 }
 
-void QueueUnit::pushToken(int to, uint64_t cycle) {
-  TokenFifo& fifo = ctx_.tokens[me_][to];
-  fifo.cycles.push_back(cycle);
-  fifo.pushed.notify();
-}
-
-void QueueUnit::runProgram() {
-  InstructionQueue& q = ctx_.queues[me_];
-  UnitStatus& st = ctx_.status[me_];
-  const auto& program = *ctx_.program;
-  local_ = ctx_.base_cycle;
-  order_ = ctx_.base_cycle;
-  board_ = isa::ComputeScoreboard(ctx_.params());
-  st = UnitStatus{};
-  dmiValid_ = false;  // the DRAM's pages were reset for this run
-  cursor_ = {};
-  for (;;) {
-    while (q.pending.empty() && !q.closed && !ctx_.fault) {
-      st.local_cycle = local_;
-      wait(q.pushed);
-    }
-    if (ctx_.fault || q.pending.empty()) break;
+bool QueueUnit::prepare() {
+  if (!next_.valid) {
+    InstructionQueue& q = ctx_.queues[me_];
+    if (q.pending.empty()) return false;
     const QueueEntry e = q.pending.front();
     q.pending.pop_front();
-    const isa::Instruction& in = program[e.index];
+    const isa::Instruction& in = (*ctx_.program)[e.index];
     const isa::InstrDesc& d = ctx_.isa->instr(in.desc);
     region_ = &cursor_.at(ctx_, e.index);
     // With two weight sets a preload runs on the array's weight path beside the instruction
@@ -198,52 +173,82 @@ void QueueUnit::runProgram() {
       start = std::max(start, inflight_.front());
       inflight_.pop_front();
     }
-    if ((in.tokens & isa::kPopPrev) && !popToken(me_ - 1, e, start)) break;
-    if ((in.tokens & isa::kPopNext) && !popToken(me_ + 1, e, start)) break;
-    if (unit_ == Unit::Compute) {  // wait for the results and weights it needs (pipelined compute)
-      const uint64_t ready = board_.earliestStart(ctx_.params(), d, in, start);
-      region_->counters.stall_cycles[static_cast<size_t>(me_)][static_cast<size_t>(StallCause::Hazard)] += ready - start;
-      start = ready;
-    }
-    q.start_cycles.push_back(start);
-    q.started.notify();
-    Timing time;
-    try {
-      time = execute(d, in, (*ctx_.timing)[e.index], start);
-    } catch (const FaultCause& c) {
-      ctx_.raise(e.index, c.message);
-      break;
-    } catch (const Error& err) {  // e.g. division by zero in a timing expression
-      ctx_.raise(e.index, err.message());
-      break;
-    }
-    // A unit's instructions complete in order as seen by the other queues: a token is stamped no
-    // earlier than the completion of every instruction before it, so it never overtakes their data.
-    // (A DMA completes then; a compute instruction's own results are ready at `done`, which is
-    // what its scoreboard and the trace record: a preload into the shadow weight set may finish
-    // before the matmul ahead of it drains.)
-    const uint64_t done = start + time.cycles;
-    const uint64_t end = std::max(done, inflight_.empty() ? 0 : inflight_.back());
-    inflight_.push_back(end);
-    if (unit_ == Unit::Compute) board_.record(ctx_.params(), d, in, start, done);
-    if (in.tokens & isa::kPushPrev) pushToken(me_ - 1, end);
-    if (in.tokens & isa::kPushNext) pushToken(me_ + 1, end);
-    const uint64_t shown = unit_ == Unit::Compute ? done : end;
-    if (ctx_.record_trace)
-      ctx_.trace.add({e.index, static_cast<uint8_t>(me_), start - ctx_.base_cycle, shown - ctx_.base_cycle, e.dispatch - ctx_.base_cycle});
-    region_->first_start = std::min(region_->first_start, start - ctx_.base_cycle);
-    region_->last_end = std::max(region_->last_end, shown - ctx_.base_cycle);
-    ++region_->counters.instructions;
-    ++ctx_.stats.by_opcode[static_cast<size_t>(in.desc)].second;
-    local_ = weightPath ? std::max(local_, start + 1) : start + time.occupancy;
-    if (unit_ == Unit::Compute) order_ = start + 1;  // one start per cycle, in program order
-    st.local_cycle = local_;
-    syncIfAhead();
+    // Field by field: an aggregate assignment here is built on the stack and copied whole, which
+    // stalls on store forwarding (a fifth of timing-only simulation).
+    next_.valid = true;
+    next_.entry = e;
+    next_.start = start;
+    next_.pop_prev = (in.tokens & isa::kPopPrev) != 0;
+    next_.pop_next = (in.tokens & isa::kPopNext) != 0;
+    next_.weight_path = weightPath;
   }
+  if (next_.pop_prev) {
+    if (!takeToken(me_ - 1)) return false;
+    next_.pop_prev = false;
+  }
+  if (next_.pop_next) {
+    if (!takeToken(me_ + 1)) return false;
+    next_.pop_next = false;
+  }
+  return true;
+}
+
+void QueueUnit::commit() {
+  InstructionQueue& q = ctx_.queues[me_];
+  UnitStatus& st = ctx_.status[me_];
+  const QueueEntry e = next_.entry;
+  const bool weightPath = next_.weight_path;
+  uint64_t start = next_.start;
+  next_.valid = false;
+  const isa::Instruction& in = (*ctx_.program)[e.index];
+  const isa::InstrDesc& d = ctx_.isa->instr(in.desc);
+  const isa::ComputeAccesses accesses = unit_ == Unit::Compute ? isa::computeAccesses(ctx_.params(), d, in) : isa::ComputeAccesses{};
+  if (unit_ == Unit::Compute) {  // wait for the results and weights it needs (pipelined compute)
+    const uint64_t ready = board_.earliestStart(d, accesses, start);
+    region_->counters.stall_cycles[static_cast<size_t>(me_)][static_cast<size_t>(StallCause::Hazard)] += ready - start;
+    start = ready;
+  }
+  q.start_cycles.push_back(start);
+  Timing time;
+  try {
+    time = execute(d, in, (*ctx_.timing)[e.index], start);
+  } catch (const FaultCause& c) {
+    ctx_.raise(e.index, c.message);
+    return;
+  } catch (const Error& err) {  // e.g. division by zero in a timing expression
+    ctx_.raise(e.index, err.message());
+    return;
+  }
+  // A unit's instructions complete in order as seen by the other queues: a token is stamped no
+  // earlier than the completion of every instruction before it, so it never overtakes their data.
+  // (A DMA completes then; a compute instruction's own results are ready at `done`, which is
+  // what its scoreboard and the trace record: a preload into the shadow weight set may finish
+  // before the matmul ahead of it drains.)
+  const uint64_t done = start + time.cycles;
+  const uint64_t end = std::max(done, inflight_.empty() ? 0 : inflight_.back());
+  inflight_.push_back(end);
+  if (unit_ == Unit::Compute) board_.record(d, accesses, start, done);
+  if (in.tokens & isa::kPushPrev) ctx_.tokens[me_][me_ - 1].cycles.push_back(end);
+  if (in.tokens & isa::kPushNext) ctx_.tokens[me_][me_ + 1].cycles.push_back(end);
+  const uint64_t shown = unit_ == Unit::Compute ? done : end;
+  if (ctx_.record_trace)
+    ctx_.trace.add({e.index, static_cast<uint8_t>(me_), start - ctx_.base_cycle, shown - ctx_.base_cycle, e.dispatch - ctx_.base_cycle});
+  region_->first_start = std::min(region_->first_start, start - ctx_.base_cycle);
+  region_->last_end = std::max(region_->last_end, shown - ctx_.base_cycle);
+  ++region_->counters.instructions;
+  ++ctx_.stats.by_opcode[static_cast<size_t>(in.desc)].second;
+  local_ = weightPath ? std::max(local_, start + 1) : start + time.occupancy;
+  if (unit_ == Unit::Compute) order_ = start + 1;  // one start per cycle, in program order
+  st.local_cycle = local_;
+}
+
+void QueueUnit::finish() {
   for (uint64_t c : inflight_) local_ = std::max(local_, c);  // the unit is done when its last one completes
   inflight_.clear();
+  UnitStatus& st = ctx_.status[me_];
   st.local_cycle = local_;
-  st.done = !ctx_.fault;
+  const InstructionQueue& q = ctx_.queues[me_];
+  st.done = !ctx_.fault && !next_.valid && q.pending.empty() && q.closed;
 }
 
 void QueueUnit::countSram(const isa::Params& p, const isa::InstrDesc& d, const isa::Instruction& in) {
@@ -337,14 +342,8 @@ uint64_t QueueUnit::executeDma(const isa::InstrDesc& d, const isa::Instruction& 
       if (!t.to_dram) dmaRowIn(t, i, rowBuffer_.data(), *ctx_.state);
     }
   }
-  // The instruction's use of the shared channel, as one timed transaction. Ask for the channel at
-  // the SystemC time of the start cycle, so both DMA units ask in cycle order (first come, first
-  // served) however far ahead either has run.
-  // Only needed while the other DMA unit could still ask for an earlier cycle: its next request
-  // starts no earlier than its own current cycle, and a finished unit asks for nothing.
-  const UnitStatus& peer = ctx_.status[unit_ == Unit::Load ? static_cast<int>(Unit::Store) : static_cast<int>(Unit::Load)];
-  if (!peer.done && peer.local_cycle < start)
-    if (const uint64_t now = timeToCycles(sc_core::sc_time_stamp()); start > now) wait(cyclesToTime(start - now));
+  // The instruction's use of the shared channel, as one timed transaction, annotated with its
+  // start cycle (the scheduler commits DMA instructions in start order; see the top of the file).
   const uint64_t nowCycles = timeToCycles(sc_core::sc_time_stamp());
   sc_core::sc_time delay = cyclesToTime(start > nowCycles ? start - nowCycles : 0);
   const sc_core::sc_time issued = delay;
@@ -364,8 +363,6 @@ uint64_t QueueUnit::executeDma(const isa::InstrDesc& d, const isa::Instruction& 
   (*dram)->b_transport(payload_, delay);
   stall += timeToCycles(delay - issued);
   (t.to_dram ? region_->counters.dram_bytes_written : region_->counters.dram_bytes_read) += dramRows * static_cast<uint64_t>(t.bytes);
-  // Neither DMA unit can ask for the channel before its current cycle any more.
-  ctx_.channel.retire(std::min(start, peer.local_cycle));
   return stall;
 }
 
@@ -373,6 +370,40 @@ uint64_t QueueUnit::executeDma(const isa::InstrDesc& d, const isa::Instruction& 
 Platform::Platform(sc_core::sc_module_name name) : sc_module(name) {
   load_.dram->bind(dram_.load_port);
   store_.dram->bind(dram_.store_port);
+  SC_THREAD(thread);
+}
+
+void Platform::thread() {
+  for (;;) {
+    wait(ctx.start_run);
+    runProgram();
+  }
+}
+
+void Platform::runProgram() {
+  controller_.reset();
+  for (QueueUnit* u : {&load_, &compute_, &store_}) u->reset();
+  while (!ctx.fault) {
+    // The controller and the compute unit share no resource that depends on the order they run
+    // in (queue slots and tokens carry cycles): run them as far as they can go.
+    for (bool moved = true; moved && !ctx.fault;) {
+      moved = controller_.dispatch();
+      for (; !ctx.fault && compute_.prepare(); moved = true) compute_.commit();
+    }
+    if (ctx.fault) break;
+    // Then the oldest DMA instruction that is ready takes the channel.
+    const bool loadReady = load_.prepare(), storeReady = store_.prepare();
+    if (!loadReady && !storeReady) break;  // finished, or waiting for what nobody will provide
+    QueueUnit& next = loadReady && (!storeReady || load_.nextIndex() < store_.nextIndex()) ? load_ : store_;
+    next.commit();
+    // Neither DMA unit will ask for the channel before its earliest start.
+    const uint64_t behind = std::min(load_.earliestStart(), store_.earliestStart());
+    ctx.channel.retire(behind);
+    // Let SystemC time follow, a quantum at a time (other SystemC processes see it; results do not depend on it).
+    if (const uint64_t now = timeToCycles(sc_core::sc_time_stamp()); behind > now + ctx.quantum_cycles)
+      wait(cyclesToTime(behind - now));
+  }
+  for (QueueUnit* u : {&load_, &compute_, &store_}) u->finish();
 }
 
 }  // namespace systole::sim

@@ -44,22 +44,35 @@ class DramTarget : public sc_core::sc_module {
   RunContext& ctx_;
 };
 
-/// One in-order instruction queue and the unit behind it. The unit runs temporally decoupled: it
-/// keeps its own cycle count and synchronises with SystemC time only when it is a quantum ahead or
-/// must wait for another unit (a token, or an empty queue).
+/// One in-order instruction queue and the unit behind it, stepped by the platform's scheduler. The
+/// unit keeps its own cycle count: `prepare` takes its next instruction and works out when it can
+/// start (its queue slot, the unit, the instructions in flight, the tokens it pops); `commit`
+/// executes it. Between the two the scheduler may commit another unit's instruction first.
 class QueueUnit : public sc_core::sc_module {
  public:
-  SC_HAS_PROCESS(QueueUnit);
   QueueUnit(sc_core::sc_module_name name, RunContext& ctx, isa::Unit unit);
 
   /// Initiator towards DRAM; only the DMA units (load, store) have one.
   std::unique_ptr<tlm_utils::simple_initiator_socket<QueueUnit>> dram;
 
+  /// Makes the unit ready for a new run.
+  void reset();
+  /// True when the next instruction is ready to commit at `nextStart()`; false while the unit
+  /// waits (for its queue to receive an instruction, or for a token) or has finished.
+  bool prepare();
+  uint64_t nextStart() const { return next_.start; }
+  /// The prepared instruction's index in the program.
+  uint32_t nextIndex() const { return next_.entry.index; }
+  /// No instruction of this unit will start before this cycle.
+  uint64_t earliestStart() const { return local_; }
+  /// Executes the prepared instruction. A fault is raised in the run context.
+  void commit();
+  /// Called when the run has ended: the unit is done when its queue is closed and empty.
+  void finish();
+
  private:
-  void thread();
-  void runProgram();
-  bool popToken(int from, const QueueEntry& e, uint64_t& cycle);
-  void pushToken(int to, uint64_t cycle);
+  /// Takes a token pushed by queue `from` for the prepared instruction; false if none is there yet.
+  bool takeToken(int from);
   /// An instruction's time: to completion, and how long it occupies the unit (less when a DMA
   /// unit keeps several in flight).
   struct Timing {
@@ -74,11 +87,18 @@ class QueueUnit : public sc_core::sc_module {
   /// Moves `len` bytes between DRAM at `addr` and `buffer` (untimed: the time is accounted per
   /// instruction). Returns any delay a memory model without DMI annotated, in cycles.
   uint64_t moveData(uint64_t addr, uint8_t* buffer, uint64_t len, bool toDram);
-  void syncIfAhead();
 
   RunContext& ctx_;
   isa::Unit unit_;
   int me_;
+  /// The instruction taken from the queue and not yet committed, and its start so far.
+  struct Prepared {
+    bool valid = false;
+    QueueEntry entry{};
+    uint64_t start = 0;
+    bool pop_prev = false, pop_next = false;  // tokens still to take
+    bool weight_path = false;
+  } next_;
   uint64_t local_ = 0;              // when the unit can start its next instruction
   std::deque<uint64_t> inflight_;   // completion cycles of the instructions still in flight, in order
   isa::ComputeScoreboard board_{isa::Params{}};  // the compute unit's hazards; reset per run
@@ -93,25 +113,33 @@ class QueueUnit : public sc_core::sc_module {
 };
 
 /// Fetches the program in order and dispatches each instruction into its unit's queue, one per
-/// cycle, stalling while the target queue is full.
+/// cycle, stopping while the target queue is full.
 class Controller : public sc_core::sc_module {
  public:
-  SC_HAS_PROCESS(Controller);
   Controller(sc_core::sc_module_name name, RunContext& ctx);
+  void reset();
+  /// Dispatches what it can; true if it dispatched anything or closed the queues.
+  bool dispatch();
 
  private:
-  void thread();
-  void runProgram();
   RunContext& ctx_;
+  uint32_t next_ = 0;   // the next instruction to dispatch
+  uint64_t cycle_ = 0;  // the cycle the last one was dispatched
+  bool closed_ = false;
+  RunContext::RegionCursor region_;
 };
 
-/// The top: creates the modules and binds the DMA units to the DRAM. Elaborated once per process.
+/// The top: creates the modules, binds the DMA units to the DRAM and runs each program with one
+/// SystemC thread that steps the units (see platform.cpp). Elaborated once per process.
 class Platform : public sc_core::sc_module {
  public:
+  SC_HAS_PROCESS(Platform);
   explicit Platform(sc_core::sc_module_name name);
   RunContext ctx;
 
  private:
+  void thread();
+  void runProgram();
   DramTarget dram_{"dram", ctx};
   Controller controller_{"controller", ctx};
   QueueUnit load_{"load", ctx, isa::Unit::Load};

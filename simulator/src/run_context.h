@@ -42,7 +42,6 @@ struct InstructionQueue {
   std::vector<uint64_t> start_cycles;  // start cycle of the k-th instruction this queue received
   uint64_t dispatched = 0;
   bool closed = false;                 // the controller will send nothing more
-  sc_core::sc_event pushed, started;
 
   void reset() {
     pending.clear();
@@ -55,7 +54,6 @@ struct InstructionQueue {
 /// Tokens sent from one queue to a neighbour, each stamped with the cycle it was sent.
 struct TokenFifo {
   std::deque<uint64_t> cycles;
-  sc_core::sc_event pushed;
 };
 
 /// What a unit is doing, for the deadlock report.
@@ -75,7 +73,7 @@ struct RunContext {
   ArrayBackend* array = nullptr;  // weight_preload / matmul_tile / matmul_stream backend; null: the C++ model
   bool timing_only = false, poison = false, record_trace = false;
   uint64_t base_cycle = 0;      // SystemC time at the start of the run
-  uint64_t quantum_cycles = 0;  // how far a unit may run ahead of SystemC time
+  uint64_t quantum_cycles = 0;  // how far the units may run ahead of SystemC time before it catches up
 
   InstructionQueue queues[isa::kNumUnits];
   TokenFifo tokens[isa::kNumUnits][isa::kNumUnits];  // [from][to]

@@ -1,8 +1,7 @@
 // Algorithm: take the program decoded, with its timings evaluated, from the decode cache; load the
 // DRAM image (data segments, then inputs; not in timing-only mode), reset every queue, token FIFO and
 // statistic, notify the platform's start event and run SystemC until nothing is left to do. If
-// units are still blocked when it stops, the program deadlocked: report the waiting instruction,
-// then release the blocked threads so the platform is ready for the next run.
+// units are still waiting when it stops, the program deadlocked: report the waiting instruction.
 #include "systole/sim/simulator.h"
 #include "systole/sim/race_check.h"
 
@@ -156,10 +155,6 @@ SimResult Simulator::runPrepared(const PreparedProgram& prepared, std::span<cons
       for (int u = 0; u < isa::kNumUnits; ++u)
         if (!ctx.status[u].done)
           ctx.fault.emplace("the " + std::string(isa::unitName(static_cast<isa::Unit>(u))) + " queue never drained");
-    if (ctx.fault) {
-      sc_core::sc_start();  // let the blocked threads see the fault and return
-      restoreStackBoundsForAsan();
-    }
   }
   if (ctx.fault) throw *ctx.fault;
   // A token pushed and never popped is a dependency the program declared and never used: a

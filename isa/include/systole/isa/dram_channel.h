@@ -8,6 +8,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <utility>
+#include <vector>
 
 namespace systole::isa {
 
@@ -24,6 +26,7 @@ class DramChannel {
  private:
   void occupy(uint64_t start, uint64_t end);
   std::map<uint64_t, uint64_t> busy_;  // start -> end (exclusive); disjoint, touching ones merged
+  std::vector<std::pair<uint64_t, uint64_t>> pieces_;  // reserve()'s scratch, kept to save an allocation per call
 };
 
 }  // namespace systole::isa

@@ -66,6 +66,9 @@ class ComputeScoreboard {
   /// Records that the instruction started at `start` and completes at `end` (start times are
   /// non-decreasing: the unit is in order).
   void record(const Params& p, const InstrDesc& d, const Instruction& in, uint64_t start, uint64_t end);
+  /// The same, given the instruction's computeAccesses (for a caller that needs both).
+  uint64_t earliestStart(const InstrDesc& d, const ComputeAccesses& a, uint64_t t) const;
+  void record(const InstrDesc& d, const ComputeAccesses& a, uint64_t start, uint64_t end);
 
  private:
   struct Pending {
