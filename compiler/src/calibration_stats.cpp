@@ -112,16 +112,33 @@ void Tails::keepBottom(float x) {
 }
 
 void Tails::add(const float* data, int64_t count) {
-  if (k_ == 0) {
-    for (int64_t i = 0; i < count; ++i) count_ += finite(data[i]);
-    return;
-  }
-  for (int64_t i = 0; i < count; ++i)
-    if (finite(data[i])) {
-      ++count_;
-      keepTop(data[i]);
-      keepBottom(data[i]);
+  // Block by block: count the finite elements and take the block's range (both vectorized); only a
+  // block reaching past the kept elements' thresholds is walked element by element, which after
+  // the first blocks is almost none (a tail is a few elements of a large tensor).
+  constexpr int64_t kBlock = 64;
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  for (int64_t start = 0; start < count; start += kBlock) {
+    const int64_t n = std::min(kBlock, count - start);
+    const float* d = data + start;
+    int64_t finiteCount = 0;
+    float lo = kInf, hi = -kInf;
+    for (int64_t i = 0; i < n; ++i) {
+      const bool f = finite(d[i]);
+      finiteCount += f;
+      lo = std::min(lo, f ? d[i] : kInf);
+      hi = std::max(hi, f ? d[i] : -kInf);
     }
+    count_ += static_cast<uint64_t>(finiteCount);
+    if (k_ == 0 || finiteCount == 0) continue;
+    const bool reachesTop = top_.size() < k_ || hi > top_.front();
+    const bool reachesBottom = bottom_.size() < k_ || lo < bottom_.front();
+    if (!reachesTop && !reachesBottom) continue;
+    for (int64_t i = 0; i < n; ++i)
+      if (finite(d[i])) {
+        if (reachesTop) keepTop(d[i]);
+        if (reachesBottom) keepBottom(d[i]);
+      }
+  }
 }
 
 void Tails::merge(const Tails& other) {

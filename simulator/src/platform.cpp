@@ -80,10 +80,15 @@ void Controller::reset() {
   next_ = 0;
   cycle_ = ctx_.base_cycle;
   closed_ = false;
+  full_ = nullptr;
   region_ = {};
 }
 
 bool Controller::dispatch() {
+  // Still waiting for the same queue's oldest instruction to start: nothing to do (the scheduler
+  // asks after every instruction any unit commits).
+  if (full_ && full_->dispatched - full_->start_cycles.size() >= fullDepth_) return false;
+  full_ = nullptr;
   const auto& program = *ctx_.program;
   const isa::Params& p = ctx_.params();
   bool moved = false;
@@ -92,7 +97,11 @@ bool Controller::dispatch() {
     const int u = static_cast<int>(d.unit);
     InstructionQueue& q = ctx_.queues[u];
     const auto depth = static_cast<uint64_t>(p.queue_depth[u]);
-    if (q.dispatched - q.start_cycles.size() >= depth) return moved;  // full until its oldest starts
+    if (q.dispatched - q.start_cycles.size() >= depth) {  // full until its oldest starts
+      full_ = &q;
+      fullDepth_ = depth;
+      return moved;
+    }
     uint64_t ready = next_ == 0 ? cycle_ : cycle_ + 1;  // one dispatch per cycle
     if (q.dispatched >= depth) {
       const uint64_t slotFree = q.start_cycles[q.dispatched - depth];
@@ -202,9 +211,9 @@ void QueueUnit::commit() {
   next_.valid = false;
   const isa::Instruction& in = (*ctx_.program)[e.index];
   const isa::InstrDesc& d = ctx_.isa->instr(in.desc);
-  const isa::ComputeAccesses accesses = unit_ == Unit::Compute ? isa::computeAccesses(ctx_.params(), d, in) : isa::ComputeAccesses{};
   if (unit_ == Unit::Compute) {  // wait for the results and weights it needs (pipelined compute)
-    const uint64_t ready = board_.earliestStart(d, accesses, start);
+    accesses_ = isa::computeAccesses(ctx_.params(), d, in);
+    const uint64_t ready = board_.earliestStart(d, accesses_, start);
     region_->counters.stall_cycles[static_cast<size_t>(me_)][static_cast<size_t>(StallCause::Hazard)] += ready - start;
     start = ready;
   }
@@ -227,7 +236,7 @@ void QueueUnit::commit() {
   const uint64_t done = start + time.cycles;
   const uint64_t end = std::max(done, inflight_.empty() ? 0 : inflight_.back());
   inflight_.push_back(end);
-  if (unit_ == Unit::Compute) board_.record(d, accesses, start, done);
+  if (unit_ == Unit::Compute) board_.record(d, accesses_, start, done);
   if (in.tokens & isa::kPushPrev) ctx_.tokens[me_][me_ - 1].cycles.push_back(end);
   if (in.tokens & isa::kPushNext) ctx_.tokens[me_][me_ + 1].cycles.push_back(end);
   const uint64_t shown = unit_ == Unit::Compute ? done : end;

@@ -102,6 +102,7 @@ class QueueUnit : public sc_core::sc_module {
   uint64_t local_ = 0;              // when the unit can start its next instruction
   std::deque<uint64_t> inflight_;   // completion cycles of the instructions still in flight, in order
   isa::ComputeScoreboard board_{isa::Params{}};  // the compute unit's hazards; reset per run
+  isa::ComputeAccesses accesses_;  // compute: the rows the instruction being committed reads and writes
   uint64_t order_ = 0;  // compute: the earliest start of the next instruction in program order
   tlm::tlm_generic_payload payload_;
   DmaTiming* timing_;  // owned by payload_
@@ -126,6 +127,8 @@ class Controller : public sc_core::sc_module {
   uint32_t next_ = 0;   // the next instruction to dispatch
   uint64_t cycle_ = 0;  // the cycle the last one was dispatched
   bool closed_ = false;
+  const InstructionQueue* full_ = nullptr;  // the full queue the next instruction waits for, if any
+  uint64_t fullDepth_ = 0;                  // and its depth
   RunContext::RegionCursor region_;
 };
 

@@ -27,6 +27,7 @@
 
 #include "matmul_weights.h"
 #include "operator_registry.h"
+#include "systole/compiler/parallel.h"
 #include "systole/isa/diagnostic.h"
 #include "systole/isa/pipeline.h"
 #include "tile_context.h"
@@ -414,12 +415,22 @@ int64_t predictedCycles(const TileContext& T, const Node& n, const MatmulTiling&
 /// cost model predicts fastest: a block of J tiles takes chunks of at most 1/J of an accumulator
 /// half and of an output slot (more, smaller chunks: the weights are loaded once per chunk, the
 /// input pixels once per block).
+/// Of `candidates` (at least two), the first the cost model predicts fastest, and its cycles. The
+/// predictions are independent (each in its own scratch plan), so they run on every core; the
+/// choice does not depend on the thread count.
+std::pair<MatmulTiling, int64_t> fastestOf(const TileContext& T, const Node& n, const std::vector<MatmulTiling>& candidates,
+                                           const MatmulConstants& k) {
+  std::vector<int64_t> cycles(candidates.size());
+  parallelFor(candidates.size(), 0, [&](size_t i) { cycles[i] = predictedCycles(T, n, candidates[i], k); });
+  const size_t best = static_cast<size_t>(std::min_element(cycles.begin(), cycles.end()) - cycles.begin());
+  return {candidates[best], cycles[best]};
+}
+
 std::pair<MatmulTiling, int64_t> fastestOcBlocking(const TileContext& T, const Node& n, const MatmulTiling& m, const MatmulConstants& k) {
   const OnChipLayout& l = T.layout();
   const int64_t nOc = (m.s.OC + T.p.array_cols - 1) / T.p.array_cols, total = (m.s.OH - 1) * m.VW + m.s.OW;
   const int64_t span = m.shiftedTaps ? (m.s.KW - 1) * m.s.dw : 0;
-  MatmulTiling best = m;
-  int64_t bestCycles = 0;
+  std::vector<MatmulTiling> candidates{m};
   for (int64_t J = 2; J <= std::min(l.oc_block, nOc); J *= 2) {
     MatmulTiling b = m;
     b.ocBlock = J;
@@ -427,10 +438,10 @@ std::pair<MatmulTiling, int64_t> fastestOcBlocking(const TileContext& T, const N
     if (most < 1) break;  // a chunk of J tiles' rows holds no pixel (a narrow matmul_tile `m`)
     b.rowsPerChunk = balancedChunk(total, most);
     if (J * T.p.array_rows + b.rowsPerChunk + span > l.slot_rows) break;  // one tap of the block must fit a load slot
-    if (bestCycles == 0) bestCycles = predictedCycles(T, n, best, k);
-    if (const int64_t cycles = predictedCycles(T, n, b, k); cycles < bestCycles) best = b, bestCycles = cycles;
+    candidates.push_back(b);
   }
-  return {best, bestCycles};  // 0: only one candidate, not costed
+  if (candidates.size() == 1) return {m, 0};  // only one candidate, not costed
+  return fastestOf(T, n, candidates, k);
 }
 
 /// Streamed: among output-channel blocks of 1, 2, 4, ... tiles and chunks of array.rows, twice
@@ -445,9 +456,7 @@ std::pair<MatmulTiling, int64_t> fastestStreamTiling(const TileContext& T, const
   std::vector<int64_t> limits;
   for (int64_t c = R; c < m.rowsPerChunk; c *= 2) limits.push_back(c);
   limits.push_back(m.rowsPerChunk);
-  MatmulTiling best = m;
-  int64_t bestCycles = 0;
-  std::vector<std::pair<int64_t, int64_t>> tried;  // (block, chunk): limits often give the same chunk
+  std::vector<MatmulTiling> candidates;
   for (int64_t J = 1; J <= std::min(l.oc_block, nOc); J *= 2)
     for (int64_t limit : limits) {
       MatmulTiling b = m;
@@ -456,11 +465,13 @@ std::pair<MatmulTiling, int64_t> fastestStreamTiling(const TileContext& T, const
       if (most < 1) continue;
       b.rowsPerChunk = std::min(most, (balancedChunk(total, most) + R - 1) / R * R);
       if (J * R + streamStride(T, b, b.rowsPerChunk) > l.slot_rows - streamPad(T)) continue;  // one slice of the block must fit a load slot
-      if (std::find(tried.begin(), tried.end(), std::pair{J, b.rowsPerChunk}) != tried.end()) continue;
-      tried.emplace_back(J, b.rowsPerChunk);
-      if (const int64_t cycles = predictedCycles(T, n, b, k); bestCycles == 0 || cycles < bestCycles) best = b, bestCycles = cycles;
+      // Limits often give the same chunk.
+      if (std::none_of(candidates.begin(), candidates.end(), [&](const MatmulTiling& c) { return c.ocBlock == J && c.rowsPerChunk == b.rowsPerChunk; }))
+        candidates.push_back(b);
     }
-  return {best, bestCycles};
+  if (candidates.empty()) return {m, 0};
+  if (candidates.size() == 1) return {candidates[0], predictedCycles(T, n, candidates[0], k)};
+  return fastestOf(T, n, candidates, k);
 }
 
 }  // namespace
