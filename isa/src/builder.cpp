@@ -23,6 +23,14 @@ Instruction& ProgramBuilder::emit(Semantics s, std::span<const int64_t> operands
   return code_.back();
 }
 
+void ProgramBuilder::flush(size_t encodedBytes) {
+  if (encoded_.capacity() < encodedBytes) encoded_.reserve(encodedBytes);
+  const std::vector<uint8_t> code = encodeAll(isa_, code_);
+  encoded_.insert(encoded_.end(), code.begin(), code.end());
+  flushed_ += code_.size();
+  std::vector<Instruction>().swap(code_);
+}
+
 Program ProgramBuilder::build() const& { return ProgramBuilder(*this).build(); }
 
 Program ProgramBuilder::build() && {
@@ -30,7 +38,8 @@ Program ProgramBuilder::build() && {
   p.isa_name = isa_.params().name;
   p.isa_hash = isa_.hash();
   p.instr_bytes = static_cast<uint32_t>(isa_.params().instr_bytes);
-  p.code = encodeAll(isa_, code_);
+  flush();
+  p.code = std::move(encoded_);
   p.data = std::move(data_);
   p.tensors = std::move(tensors_);
   return p;

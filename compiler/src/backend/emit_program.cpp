@@ -79,18 +79,18 @@ CompiledProgram emitProgram(const Graph& g, const isa::IsaConfig& isa, TilePlan&
     (t.kind == isa::TensorKind::Input ? result.inputs : t.kind == isa::TensorKind::Output ? result.outputs : result.intermediates)
         .push_back(std::move(bt));
   }
-  size_t count = b.instructions().size() + plan.epilogue.size();
+  size_t count = b.count() + plan.epilogue.size();
   for (const LayerPlan& layer : plan.layers)
     for (const PlanStep& step : layer.steps) count += step.sync.size() + step.loads.size() + step.computes.size() + step.stores.size();
-  b.reserve(count);
   for (LayerPlan& layer : plan.layers) {
-    layer.first_instruction = static_cast<uint32_t>(b.instructions().size());
+    layer.first_instruction = static_cast<uint32_t>(b.count());
     forEachInProgramOrder(layer.steps, static_cast<size_t>(isa.params().queue_depth[static_cast<int>(isa::Unit::Load)]),
                           static_cast<size_t>(isa.params().queue_depth[static_cast<int>(isa::Unit::Compute)]),
                           [&](const PlanInstr& in, size_t, StepPart, size_t) { emitInstr(b, in); });
-    layer.end_instruction = static_cast<uint32_t>(b.instructions().size());
+    layer.end_instruction = static_cast<uint32_t>(b.count());
     if (!layer.alias) result.layers.push_back(report(isa, plan.layout, layer));
     std::vector<PlanStep>().swap(layer.steps);  // emitted and costed: freed as the program grows (a big model's plan is ~100 MB)
+    b.flush(count * static_cast<size_t>(isa.params().instr_bytes));  // and the layer's code kept encoded only
   }
   for (const PlanInstr& in : plan.epilogue) emitInstr(b, in);
   result.program = std::move(b).build();

@@ -68,11 +68,11 @@ class SlotResolver {
     const OnChipLayout& l = plan_.layout;
     switch (o.space) {
       case Space::Imm: return;
-      case Space::LoadSlot: o.resolved = l.loadSlot(static_cast<int>(loadSteps_ % l.load_slots)) + o.offset; return;
-      case Space::OutSlot: o.resolved = l.outSlot(static_cast<int>(outputs_ % 2)) + o.offset; return;
-      case Space::AccTile: o.resolved = l.accRow(static_cast<int>((accTiles_ + o.id) % 2)) + o.offset; return;
-      case Space::Buffer: o.resolved = static_cast<int64_t>(plan_.buffer_addr.at(o.id)) + o.offset; return;
-      case Space::Constant: o.resolved = static_cast<int64_t>(plan_.constant_addr.at(static_cast<size_t>(o.id))) + o.offset; return;
+      case Space::LoadSlot: o.resolve(l.loadSlot(static_cast<int>(loadSteps_ % l.load_slots)) + o.offset); return;
+      case Space::OutSlot: o.resolve(l.outSlot(static_cast<int>(outputs_ % 2)) + o.offset); return;
+      case Space::AccTile: o.resolve(l.accRow(static_cast<int>((accTiles_ + o.id) % 2)) + o.offset); return;
+      case Space::Buffer: o.resolve(static_cast<int64_t>(plan_.buffer_addr.at(o.id)) + o.offset); return;
+      case Space::Constant: o.resolve(static_cast<int64_t>(plan_.constant_addr.at(static_cast<size_t>(o.id))) + o.offset); return;
     }
   }
 

@@ -62,7 +62,7 @@ int64_t predictStepCycles(const isa::IsaConfig& isa, const OnChipLayout& layout,
   uint64_t afterBarrier = 0;
   const auto toRun = [&](PlanInstr in) {
     for (Operand& o : in.operands)
-      if (o.space == Space::AccTile && !o.resolved) o.resolved = layout.accRow(o.id % 2) + o.offset;
+      if (o.space == Space::AccTile && !o.is_resolved) o.resolve(layout.accRow(o.id % 2) + o.offset);
     return toInstruction(isa, in);
   };
   forEachInProgramOrder(plan, static_cast<size_t>(p.queue_depth[static_cast<int>(isa::Unit::Load)]),

@@ -37,21 +37,27 @@ enum class Space : uint8_t {
   Constant,  // DRAM bytes of constant `id`
 };
 
+/// 24 bytes (a big model's plan holds millions): the flag beside `space`, not a std::optional.
 struct Operand {
   Space space = Space::Imm;
+  bool is_resolved = false;
   int id = 0;
-  int64_t offset = 0;                // the value itself for Imm
-  std::optional<int64_t> resolved;   // set by memory planning
+  int64_t offset = 0;  // the value itself for Imm
+  int64_t row = 0;     // with is_resolved: the address or row memory planning gave it
 
   Operand() = default;
   Operand(int64_t imm) : offset(imm) {}  // NOLINT(google-explicit-constructor): most operands are numbers
   Operand(Space s, int base, int64_t off) : space(s), id(base), offset(off) {}
+  void resolve(int64_t at) {
+    row = at;
+    is_resolved = true;
+  }
   /// The value to encode: the resolved one, or (before memory planning) the offset.
-  int64_t value() const { return resolved.value_or(offset); }
+  int64_t value() const { return is_resolved ? row : offset; }
 };
 inline Operand operator+(Operand a, int64_t d) {
   a.offset += d;
-  if (a.resolved) *a.resolved += d;
+  if (a.is_resolved) a.row += d;
   return a;
 }
 

@@ -50,7 +50,7 @@ class Printer {
       case Space::Constant: out_ << "#" << o.id; break;
     }
     out_ << (o.offset < 0 ? "" : "+") << o.offset;
-    if (o.resolved) out_ << "=" << *o.resolved;
+    if (o.is_resolved) out_ << "=" << o.row;
   }
 
   void instr(const PlanInstr& in) {

@@ -31,8 +31,15 @@ class ProgramBuilder {
 
   /// Room for `count` instructions in all (a big program's code grows without copies).
   void reserve(size_t count) { code_.reserve(count); }
+  /// The instructions emitted since the last flush() (all of them if it was never called).
   const std::vector<Instruction>& instructions() const { return code_; }
   std::vector<Instruction>& instructions() { return code_; }
+  /// How many instructions were emitted in all, flushed or not.
+  size_t count() const { return flushed_ + code_.size(); }
+  /// Encodes the instructions emitted so far and drops their decoded form (about 100 bytes each
+  /// against a few encoded): a generator of a big program flushes as it goes. `encodedBytes`
+  /// reserves room for the whole program's encoding on the first call.
+  void flush(size_t encodedBytes = 0);
   const std::vector<DataSegment>& data() const { return data_; }
 
   /// The encoded program with its tensor table and data.
@@ -43,6 +50,8 @@ class ProgramBuilder {
  private:
   const IsaConfig& isa_;
   std::vector<Instruction> code_;
+  std::vector<uint8_t> encoded_;  // the flushed instructions
+  size_t flushed_ = 0;
   std::vector<DataSegment> data_;
   std::vector<TensorInfo> tensors_;
 };
