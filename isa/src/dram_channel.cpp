@@ -1,56 +1,59 @@
-// Algorithm: walk the busy intervals from the request cycle, taking each gap between them until
-// the transfer's cycles are covered; record the taken pieces, merging intervals that touch so a
-// saturated channel stays one interval.
+// Algorithm: walk the busy intervals from the request cycle, occupying each gap between them
+// until the transfer's cycles are covered; an occupied gap merges with the intervals it touches,
+// so a saturated channel stays one interval.
 #include "systole/isa/dram_channel.h"
 
 #include <algorithm>
 #include <iterator>
-#include <vector>
 
 namespace systole::isa {
 
-void DramChannel::occupy(uint64_t start, uint64_t end) {
-  auto next = busy_.lower_bound(start);
-  if (next != busy_.end() && next->first == end) {
-    end = next->second;
-    next = busy_.erase(next);
-  }
-  if (next != busy_.begin()) {
-    auto prev = std::prev(next);
-    if (prev->second == start) {
-      prev->second = end;
-      return;
-    }
-  }
-  busy_.emplace(start, end);
-}
-
 uint64_t DramChannel::reserve(uint64_t at, uint64_t cycles) {
   if (cycles == 0) return at;
+  // The first interval that starts after `at`; the one before it may cover `at`.
+  size_t i = static_cast<size_t>(std::upper_bound(busy_.begin(), busy_.end(), at, [](uint64_t c, const Interval& b) { return c < b.start; }) -
+                                 busy_.begin());
   uint64_t cursor = at, remaining = cycles;
-  auto it = busy_.upper_bound(cursor);
-  if (it != busy_.begin() && std::prev(it)->second > cursor) cursor = std::prev(it)->second;
-  std::vector<std::pair<uint64_t, uint64_t>>& pieces = pieces_;
-  pieces.clear();
+  if (i > 0 && busy_[i - 1].end > cursor) cursor = busy_[i - 1].end;
   while (remaining > 0) {
-    const uint64_t gapEnd = it == busy_.end() ? UINT64_MAX : it->first;
+    // The gap [cursor, gapEnd) lies between busy_[i - 1] (ending at or before cursor) and busy_[i].
+    const uint64_t gapEnd = i == busy_.size() ? UINT64_MAX : busy_[i].start;
     const uint64_t take = std::min(remaining, gapEnd - cursor);
     if (take > 0) {
-      pieces.emplace_back(cursor, cursor + take);
+      occupy(i, cursor, cursor + take);  // merges: busy_[i] is now the interval past the gap, or the end
       remaining -= take;
       cursor += take;
     }
     if (remaining > 0) {
-      cursor = it->second;
-      ++it;
+      // The gap is full: jump past the interval that closes it (after occupy, the one holding cursor).
+      while (i < busy_.size() && busy_[i].end <= cursor) ++i;
+      if (i < busy_.size() && busy_[i].start <= cursor) cursor = busy_[i++].end;
     }
   }
-  for (const auto& [s, e] : pieces) occupy(s, e);
   return cursor;
 }
 
+void DramChannel::occupy(size_t& i, uint64_t start, uint64_t end) {
+  // busy_[i - 1] ends at or before `start`, busy_[i] starts at or after `end`.
+  const bool joinsPrev = i > 0 && busy_[i - 1].end == start;
+  const bool joinsNext = i < busy_.size() && busy_[i].start == end;
+  if (joinsPrev && joinsNext) {
+    busy_[i - 1].end = busy_[i].end;
+    busy_.erase(busy_.begin() + static_cast<std::ptrdiff_t>(i));
+    --i;
+  } else if (joinsPrev) {
+    busy_[i - 1].end = end;
+    --i;
+  } else if (joinsNext) {
+    busy_[i].start = start;
+  } else {
+    busy_.insert(busy_.begin() + static_cast<std::ptrdiff_t>(i), Interval{start, end});
+  }
+}
+
 void DramChannel::retire(uint64_t cycle) {
-  while (!busy_.empty() && busy_.begin()->second <= cycle) busy_.erase(busy_.begin());
+  const auto kept = std::find_if(busy_.begin(), busy_.end(), [cycle](const Interval& b) { return b.end > cycle; });
+  busy_.erase(busy_.begin(), kept);
 }
 
 }  // namespace systole::isa

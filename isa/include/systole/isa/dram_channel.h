@@ -1,13 +1,14 @@
 // Occupancy of the DRAM data channel shared by every DMA stream. A transfer that needs the channel
 // for N cycles from some cycle on takes the free slots from that cycle, possibly in several pieces
 // (the channel interleaves requests from different DMA engines); it completes when its last piece
-// does. Because the units run temporally decoupled, requests may arrive out of time order; a
-// calendar of busy intervals (not a single "busy until") keeps that from adding spurious waits.
+// does. Requests may arrive out of time order (the simulator grants the channel to the oldest
+// instruction first, a younger one takes the cycles left free before or between): a calendar of
+// busy intervals, not a single "busy until". It is short (retire() drops what no request can
+// reach), so a sorted vector, not a tree.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <map>
 #include <utility>
 #include <vector>
 
@@ -24,9 +25,12 @@ class DramChannel {
   size_t intervals() const { return busy_.size(); }
 
  private:
-  void occupy(uint64_t start, uint64_t end);
-  std::map<uint64_t, uint64_t> busy_;  // start -> end (exclusive); disjoint, touching ones merged
-  std::vector<std::pair<uint64_t, uint64_t>> pieces_;  // reserve()'s scratch, kept to save an allocation per call
+  /// Occupies [start, end), a gap just before busy_[i]; leaves i at the interval holding it.
+  void occupy(size_t& i, uint64_t start, uint64_t end);
+  struct Interval {
+    uint64_t start, end;  // [start, end)
+  };
+  std::vector<Interval> busy_;  // by start; disjoint, touching ones merged
 };
 
 }  // namespace systole::isa
