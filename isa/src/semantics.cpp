@@ -1,5 +1,7 @@
 #include "systole/isa/semantics.h"
 
+#include <initializer_list>
+
 namespace systole::isa {
 
 namespace {
@@ -45,6 +47,32 @@ constexpr SemanticsInfo kTable[kNumSemantics] = {
 const SemanticsInfo& semanticsInfo(Semantics s) { return kTable[static_cast<int>(s)]; }
 
 std::span<const SemanticsInfo> allSemantics() { return kTable; }
+
+RowSpace operandRowSpace(Semantics s, int k) {
+  constexpr RowSpace N = RowSpace::None, S = RowSpace::Scratchpad, A = RowSpace::Accumulator;
+  auto of = [k](std::initializer_list<RowSpace> spaces) { return k < static_cast<int>(spaces.size()) ? spaces.begin()[k] : N; };
+  // Operand order: kTable (the accesses themselves: pipeline.cpp's computeAccesses).
+  switch (s) {
+    case Semantics::DmaLoad:
+    case Semantics::DmaStore:
+    case Semantics::DmaLoad2d: return of({N, S});
+    case Semantics::DmaLoadAcc:
+    case Semantics::DmaStoreAcc: return of({N, A});
+    case Semantics::WeightPreload: return of({S});
+    case Semantics::MatmulTile: return of({S, A});
+    case Semantics::MatmulStream: return of({S, N, S, A});
+    case Semantics::Requantize: return of({A, S, N, A});
+    case Semantics::VectorWiden: return of({S, A});
+    case Semantics::VectorAdd:
+    case Semantics::VectorMul: return of({A, A, A});
+    case Semantics::VectorMax: return of({S, S, S});
+    case Semantics::VectorLut: return of({S, S, N, S});
+    case Semantics::VectorReduce: return of({A, A});
+    case Semantics::Nop:
+    case Semantics::Finish: return N;
+  }
+  return N;
+}
 
 std::optional<Semantics> semanticsByName(std::string_view name) {
   for (const auto& info : kTable)

@@ -9,9 +9,11 @@ the set has (the compiler runs an operator on the host when the ISA lacks one of
 instructions, issues one dma_load per run without dma_load_2d, and preloads weight tiles without
 matmul_stream).
 
-Widths keep what the memories need: a row field addresses every row of its memory, `dram_addr`
-every DRAM byte, `bytes` a whole row; the count fields (rows, m, k_slices, runs) and strides may be
-narrower, which the compiler's tiling reads from the fields' limits.
+Widths keep what the memories need: a row field addresses every row of its memory, except in one
+config in five where some row fields are 1-3 bits narrower (the compiler keeps its layout within
+the rows every field reaches); `dram_addr` every DRAM byte, `bytes` a whole row; the count fields
+(rows, m, k_slices, runs) and strides may be narrower, which the compiler's tiling reads from the
+fields' limits.
 
     gen_config.py SEED [-o FILE]
 """
@@ -67,6 +69,7 @@ class Draw:
         self.pipelined = rng.random() < 0.5  # compute instructions give `issue`
         self.stream = self.output_stationary and rng.random() < 0.7
         self.short_names = rng.random() < 0.3  # tiny.yaml's mnemonics (ld, mm, rq, ...)
+        self.narrowed = []  # row fields narrower than their memory (narrow_row_fields)
         # Optional instructions (dma.store.acc and vreduce the compiler never emits; the rest fall back).
         optional = ["dma.load2d", "dma.store.acc", "vreduce", "vlut", "vmax", "vmul", "vadd", "widen"]
         self.dropped = {name for name in optional if rng.random() < 0.25}
@@ -153,6 +156,26 @@ def instructions(d):
     return kept
 
 
+ACCUMULATOR_ROW_FIELDS = {"acc_row", "scale_row"}
+ACCUMULATOR_ONLY = {"vector_add", "vector_mul", "vector_reduce"}
+
+
+def narrow_row_fields(d, instrs):
+    """In one config in five, makes some row fields 1-3 bits narrower than their memory needs.
+    Drawn from a generator of its own, so every other draw of a seed stays what it was."""
+    rng = random.Random(f"narrow-{d.seed}")
+    if rng.random() >= 0.2:
+        return
+    d.narrowed = []
+    for name, sem, _, fields, _, _ in instrs:
+        for field, spec in fields:
+            if not field.endswith("_row") or rng.random() >= 0.3:
+                continue
+            rows = d.acc_rows if field in ACCUMULATOR_ROW_FIELDS or sem in ACCUMULATOR_ONLY else d.spad_rows
+            spec["bits"] = max(1, bits_for(rows - 1) - rng.randint(1, 3))
+            d.narrowed.append(f"{name}.{field}")
+
+
 # tiny.yaml's style of mnemonics: the compiler and simulator find instructions by semantics.
 SHORT_NAMES = {"dma.load": "ld", "dma.load2d": "ld2", "dma.load.acc": "ld.acc", "dma.store": "st", "dma.store.acc": "st.acc",
                "preload": "wload", "gemm": "mm", "gemm.stream": "mms", "requant": "rq", "widen": "wd", "vadd": "add",
@@ -184,6 +207,7 @@ def config_text(seed):
     d = Draw(seed)
     rng = d.rng
     instrs = instructions(d)
+    narrow_row_fields(d, instrs)
     opcode_bits = rng.randint(bits_for(len(instrs) - 1), 8)
     opcodes = rng.sample(range(1 << opcode_bits), len(instrs))
     layouts = [place_fields(rng, fields, opcode_bits + 4) for _, _, _, fields, _, _ in instrs]
@@ -193,7 +217,7 @@ def config_text(seed):
     lines = [
         f"# Random legal config, seed {seed} (tests/randcfg/gen_config.py).",
         f"name: rand{seed}",
-        f"description: \"{d.rows}x{d.cols} {dataflow}, without: {', '.join(sorted(d.dropped)) or 'none'}\"",
+        f"description: \"{d.rows}x{d.cols} {dataflow}, without: {', '.join(sorted(d.dropped)) or 'none'}" + (f", narrow: {', '.join(d.narrowed)}" if d.narrowed else "") + "\"",
         f"clock_mhz: {rng.choice([200, 500, 800, 1000, 1200])}",
         "types: {activation: int8, weight: int8, accumulator: int32}",
         f"array: {{rows: {d.rows}, cols: {d.cols}, dataflow: {dataflow}, weight_buffers: {d.weight_buffers}}}",

@@ -13,6 +13,7 @@
 //      a barrier; liveness (the last layer that reads each buffer) for memory planning.
 #include <algorithm>
 #include <set>
+#include <string>
 
 #include "operator_registry.h"
 #include "backend_passes.h"
@@ -142,29 +143,38 @@ void applyHalos(const Graph& g, const std::map<int, std::pair<int64_t, bool>>& h
   }
 }
 
-/// The accumulator rows that every field addressing one reaches: a row field narrower than the
-/// accumulator leaves its top rows unused.
-int64_t reachableAccRows(const TileContext& T) {
-  int64_t rows = T.p.acc_rows;
-  for (auto [s, k] : {std::pair{Semantics::DmaLoadAcc, 1}, {Semantics::MatmulTile, 1}, {Semantics::MatmulStream, 3},
-                      {Semantics::Requantize, 0}, {Semantics::Requantize, 3}, {Semantics::VectorWiden, 1}, {Semantics::VectorAdd, 0},
-                      {Semantics::VectorAdd, 1}, {Semantics::VectorAdd, 2}, {Semantics::VectorMul, 0}, {Semantics::VectorMul, 1},
-                      {Semantics::VectorMul, 2}})
-    if (T.isa.bySemantics(s) >= 0) rows = std::min(rows, T.limit(s, k) + 1);
+/// The rows of a memory that every field addressing its rows reaches: a row field narrower than
+/// the memory leaves the rows above its reach unused (by every instruction, so that any of them
+/// may address any row the layout uses).
+int64_t reachableRows(const TileContext& T, isa::RowSpace space, int64_t rows) {
+  for (const isa::SemanticsInfo& info : isa::allSemantics())
+    if (T.isa.bySemantics(info.semantics) >= 0)
+      for (int k = 0; k < info.operandCount(); ++k)
+        if (isa::operandRowSpace(info.semantics, k) == space) rows = std::min(rows, T.limit(info.semantics, k) + 1);
   return rows;
+}
+
+/// " (its row fields reach N of the M scratchpad rows)" where narrow fields shrank a memory.
+std::string narrowFieldsNote(int64_t spadRows, int64_t accRows, const isa::Params& p) {
+  std::string note;
+  if (spadRows < p.spad_rows) note += std::to_string(spadRows) + " of the " + std::to_string(p.spad_rows) + " scratchpad rows";
+  if (accRows < p.acc_rows)
+    note += (note.empty() ? "" : " and ") + std::to_string(accRows) + " of the " + std::to_string(p.acc_rows) + " accumulator rows";
+  return note.empty() ? "" : " (its row fields reach " + note + ")";
 }
 
 OnChipLayout chooseOnChipLayout(const TileContext& T) {
   const isa::Params& p = T.p;
   OnChipLayout l;
-  const int64_t accRows = reachableAccRows(T);
+  const int64_t accRows = reachableRows(T, isa::RowSpace::Accumulator, p.acc_rows);
+  const int64_t spadRows = reachableRows(T, isa::RowSpace::Scratchpad, p.spad_rows);
   // Up to four output-channel tiles per accumulation tile (so a small image is loaded once per
   // four of them), where their scale rows take at most 1/64 of the accumulator.
   l.oc_block = std::clamp<int64_t>(accRows / 256, 1, 4);
   l.scale_rows = 4 * l.oc_block;
   l.scale_base = accRows - l.scale_rows;
   l.acc_half = l.scale_base / 2;
-  int64_t chunk = std::min(l.acc_half, (p.spad_rows - 2 * p.array_rows) / 4);
+  int64_t chunk = std::min(l.acc_half, (spadRows - 2 * p.array_rows) / 4);
   // A config with matmul_stream runs its matrix products on it (tile_matmul.cpp), whose `m` limits
   // one instruction's output tile, not the chunk (a chunk is several of them).
   const Semantics product = T.isa.bySemantics(Semantics::MatmulStream) >= 0 ? Semantics::MatmulStream : Semantics::MatmulTile;
@@ -173,7 +183,8 @@ OnChipLayout chooseOnChipLayout(const TileContext& T) {
                       {Semantics::Requantize, 2}, {Semantics::VectorWiden, 2}, {Semantics::VectorAdd, 3}, {Semantics::VectorMax, 3},
                       {Semantics::VectorMul, 3}, {Semantics::VectorLut, 2}})
     if (T.isa.bySemantics(s) >= 0) chunk = std::min(chunk, T.limit(s, k));  // operators without it run on the host
-  if (chunk < 1 || l.acc_half < 2) throw Error("ISA '" + p.name + "' has too little on-chip memory for this model");
+  if (chunk < 1 || l.acc_half < 2)
+    throw Error("ISA '" + p.name + "' has too little on-chip memory for this model" + narrowFieldsNote(spadRows, accRows, p));
   l.chunk = chunk;
   // Four load slots keep four steps' loads in flight (DRAM latency hidden behind three steps of
   // compute; more gained nothing on the model suite), where each still holds a weight tile or a
@@ -182,15 +193,11 @@ OnChipLayout chooseOnChipLayout(const TileContext& T) {
   // holds, the fewer fills and drains per output tile; two still overlap a step's loads with the
   // previous step's compute.
   for (l.load_slots = product == Semantics::MatmulStream ? 3 : 4;; --l.load_slots) {
-    l.slot_rows = (p.spad_rows - 2 * chunk) / l.load_slots;
-    std::vector<int64_t> rowLimits = {T.limit(Semantics::DmaLoad, 1)};  // the fields that address a load slot's rows
-    if (product == Semantics::MatmulStream) rowLimits.insert(rowLimits.end(), {T.limit(product, 0), T.limit(product, 2)});
-    else if (T.isa.bySemantics(Semantics::WeightPreload) >= 0) rowLimits.push_back(T.limit(Semantics::WeightPreload, 0));
-    for (int64_t limitRow : rowLimits)
-      if (limitRow < p.spad_rows - 1) l.slot_rows = std::min(l.slot_rows, (limitRow + 1 - 2 * chunk) / l.load_slots);  // keep within the fields' reach
+    l.slot_rows = (spadRows - 2 * chunk) / l.load_slots;
     if (l.load_slots == 2 || l.slot_rows >= std::max(p.array_rows, p.lut_rows) + chunk) break;
   }
-  if (l.slot_rows < p.array_rows + chunk) throw Error("ISA '" + p.name + "': the scratchpad is too small for one weight tile and chunk");
+  if (l.slot_rows < p.array_rows + chunk)
+    throw Error("ISA '" + p.name + "': the scratchpad is too small for one weight tile and chunk" + narrowFieldsNote(spadRows, accRows, p));
   return l;
 }
 

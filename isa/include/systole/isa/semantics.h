@@ -52,6 +52,11 @@ struct SemanticsInfo {
 };
 
 const SemanticsInfo& semanticsInfo(Semantics s);
+
+/// The on-chip memory whose rows an operand addresses (the first row of a range), if any.
+enum class RowSpace : uint8_t { None, Scratchpad, Accumulator };
+RowSpace operandRowSpace(Semantics s, int operand);
+
 std::span<const SemanticsInfo> allSemantics();
 std::optional<Semantics> semanticsByName(std::string_view name);
 
