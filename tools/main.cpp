@@ -35,6 +35,9 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     std::cerr << "systole: error: " << e.what() << "\n";
     return kBadInput;
+  } catch (...) {  // a bug: every error the tools mean to report is a systole::Error
+    std::cerr << "systole: internal error: an exception of an unknown type\n";
+    return kBadInput;
   }
   return kOk;
 }

@@ -614,6 +614,16 @@ def plan_gemm_add():
 
 
 @model
+def bad_clip_empty_bound():
+    # fuse_gemm_clip whose Clip max is an empty tensor, not a scalar.
+    nodes = [h.make_node("Gemm", ["x", "w"], ["g"], name="fc", transB=1),
+             h.make_node("Add", ["g", "bias"], ["a"], name="bias_add"),
+             const_node("lo", np.float32(0.0)), const_node("hi", np.zeros(0, np.float32)),
+             h.make_node("Clip", ["a", "lo", "hi"], ["y"], name="relu6")]
+    return build(nodes, [vi("x", [2, 5])], [vi("y", [2, 3])], [f32("w", [3, 5]), f32("bias", [1, 3])])
+
+
+@model
 def bad_unsupported_op():
     nodes = [h.make_node("Relu", ["x"], ["r"], name="relu"), h.make_node("TopK", ["r", "k"], ["y", "idx"], name="topk")]
     return build(nodes, [vi("x", [1, 8])], [vi("y", [1, 2]), vi("idx", [1, 2], T.INT64)], [i64("k", [2])])
