@@ -175,6 +175,16 @@ std::string checkBatch(const std::vector<ActBuffer>& ins, const std::vector<ActB
 
 std::span<const NpuOperator> npuOperators() { return table(); }
 
+bool backendEmits(S s) {
+  if (s == S::DmaLoad2d) return true;  // gathers of strided rows, where the config has it (tile_context.cpp)
+  for (const NpuOperator& entry : table()) {
+    if (std::find(entry.semantics.begin(), entry.semantics.end(), s) != entry.semantics.end()) return true;
+    for (const auto& set : entry.one_of)
+      if (std::find(set.begin(), set.end(), s) != set.end()) return true;
+  }
+  return false;
+}
+
 const NpuOperator* npuOperator(std::string_view op) {
   for (const auto& entry : table())
     if (entry.op == op) return &entry;

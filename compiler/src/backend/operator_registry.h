@@ -40,6 +40,9 @@ struct NpuOperator {
 /// The entry for an ONNX operator type, or nullptr.
 const NpuOperator* npuOperator(std::string_view op);
 std::span<const NpuOperator> npuOperators();
+/// Whether the back end may emit an instruction of class `s` (dma_store_acc and vector_reduce it
+/// never does).
+bool backendEmits(isa::Semantics s);
 
 /// Why `n` cannot run on the NPU described by `isa`, or "" if it can.
 std::string npuIneligibility(const Graph& g, const Node& n, const isa::IsaConfig& isa);

@@ -144,11 +144,11 @@ void applyHalos(const Graph& g, const std::map<int, std::pair<int64_t, bool>>& h
 }
 
 /// The rows of a memory that every field addressing its rows reaches: a row field narrower than
-/// the memory leaves the rows above its reach unused (by every instruction, so that any of them
-/// may address any row the layout uses).
+/// the memory leaves the rows above its reach unused (by every instruction the back end emits, so
+/// that any of them may address any row the layout uses).
 int64_t reachableRows(const TileContext& T, isa::RowSpace space, int64_t rows) {
   for (const isa::SemanticsInfo& info : isa::allSemantics())
-    if (T.isa.bySemantics(info.semantics) >= 0)
+    if (T.isa.bySemantics(info.semantics) >= 0 && backendEmits(info.semantics))
       for (int k = 0; k < info.operandCount(); ++k)
         if (isa::operandRowSpace(info.semantics, k) == space) rows = std::min(rows, T.limit(info.semantics, k) + 1);
   return rows;
