@@ -50,7 +50,7 @@ std::span<const SemanticsInfo> allSemantics() { return kTable; }
 
 RowSpace operandRowSpace(Semantics s, int k) {
   constexpr RowSpace N = RowSpace::None, S = RowSpace::Scratchpad, A = RowSpace::Accumulator;
-  auto of = [k](std::initializer_list<RowSpace> spaces) { return k < static_cast<int>(spaces.size()) ? spaces.begin()[k] : N; };
+  auto of = [k](std::initializer_list<RowSpace> spaces) { return k >= 0 && k < static_cast<int>(spaces.size()) ? spaces.begin()[k] : N; };
   // Operand order: kTable (the accesses themselves: pipeline.cpp's computeAccesses).
   switch (s) {
     case Semantics::DmaLoad:

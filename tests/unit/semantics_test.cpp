@@ -66,6 +66,7 @@ TEST(OperandRowSpace, IsSetForTheRowOperandsOnly) {
   EXPECT_EQ(operandRowSpace(Semantics::DmaLoad, 1), RowSpace::Scratchpad);
   EXPECT_EQ(operandRowSpace(Semantics::DmaStoreAcc, 1), RowSpace::Accumulator);
   EXPECT_EQ(operandRowSpace(Semantics::Requantize, 7), RowSpace::None);  // past the operands
+  EXPECT_EQ(operandRowSpace(Semantics::Requantize, -1), RowSpace::None);
 }
 
 }  // namespace
