@@ -469,7 +469,7 @@ inline std::vector<int64_t> reshapeTarget(const Node& n, const std::vector<Opera
     } else if (out[i] < 0) {
       throw Error("Reshape shape has a negative entry");
     } else {
-      known *= out[i];
+      known = checkedProduct(known, out[i]);
     }
   }
   const int64_t total = product(shape);
