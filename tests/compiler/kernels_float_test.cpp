@@ -4,6 +4,7 @@
 // broadcasting, opset-dependent attribute/input forms).
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <numbers>
 
 #include "compiler_test_util.h"
@@ -519,6 +520,22 @@ TEST(MovementKernel, ShapeGatherUnsqueezeSqueezeCast) {
   const HostTensor f = run1("Cast", {&s}, {{"to", int64_t{1}}});
   ASSERT_EQ(f.type, ElemType::Float32);
   EXPECT_EQ(values(f), (std::vector<float>{2, 3, 4}));
+}
+
+// An out-of-range Cast to an integer type saturates and NaN becomes 0 (ONNX leaves it undefined;
+// the plain C++ conversion was undefined behaviour, INT_MIN on x86 for every such value).
+TEST(MovementKernel, CastToIntegerSaturates) {
+  HostTensor x(ElemType::Float32, {5});
+  const float in[] = {1e30f, -1e30f, std::numeric_limits<float>::quiet_NaN(), 3.7f, -3.7f};
+  std::copy(std::begin(in), std::end(in), x.data<float>());
+  const HostTensor i32 = run1("Cast", {&x}, {{"to", int64_t{6}}});
+  ASSERT_EQ(i32.type, ElemType::Int32);
+  EXPECT_EQ(std::vector<int32_t>(i32.data<int32_t>(), i32.data<int32_t>() + 5),
+            (std::vector<int32_t>{INT32_MAX, INT32_MIN, 0, 3, -3}));
+  const HostTensor i64 = run1("Cast", {&x}, {{"to", int64_t{7}}});
+  ASSERT_EQ(i64.type, ElemType::Int64);
+  EXPECT_EQ(std::vector<int64_t>(i64.data<int64_t>(), i64.data<int64_t>() + 5),
+            (std::vector<int64_t>{INT64_MAX, INT64_MIN, 0, 3, -3}));
 }
 
 TEST(MovementKernel, SplitSizesFromAttributeInputOrEqualParts) {

@@ -1,0 +1,216 @@
+// Element-wise float kernels with numpy broadcasting: arithmetic (also on int64/int32, for the
+// shape computations torch exports), activations, comparisons, logic and Where.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <numbers>
+
+#include "float_kernel.h"
+
+namespace systole::compiler::float_kernels {
+
+namespace {
+
+template <typename T, typename Op>
+void binaryTyped(const Ctx& c, Op op) {
+  const auto& a = c.input(0);
+  const auto& b = c.input(1);
+  auto& y = c.output();
+  const T* pa = a.data<T>();
+  const T* pb = b.data<T>();
+  T* py = y.data<T>();
+  if (a.shape == y.shape && b.shape == y.shape) {
+    const int64_t n = y.elements();
+    for (int64_t i = 0; i < n; ++i) py[i] = op(pa[i], pb[i]);
+    return;
+  }
+  if (a.shape == y.shape && b.elements() == 1) {
+    const int64_t n = y.elements();
+    const T s = pb[0];
+    for (int64_t i = 0; i < n; ++i) py[i] = op(pa[i], s);
+    return;
+  }
+  forEachBroadcast(y.shape, {a.shape, b.shape}, [&](int64_t o, const std::vector<int64_t>& off) { py[o] = op(pa[off[0]], pb[off[1]]); });
+}
+
+template <typename Op>
+void binary(const Ctx& c, Op op) {
+  const auto& a = c.input(0);
+  const auto& b = c.input(1);
+  if (a.type != b.type || c.output().type != a.type) throw Error("operands have different element types");
+  switch (a.type) {
+    case ElemType::Float32: binaryTyped<float>(c, op); break;
+    case ElemType::Int64: binaryTyped<int64_t>(c, op); break;
+    case ElemType::Int32: binaryTyped<int32_t>(c, op); break;
+    default: throw Error("arithmetic on " + std::string(elemTypeName(a.type)) + " is not supported");
+  }
+}
+
+template <typename Op>
+void unary(const Ctx& c, Op op) {
+  const float* x = c.f(0);
+  float* y = c.fo();
+  const int64_t n = c.output().elements();
+  for (int64_t i = 0; i < n; ++i) y[i] = op(x[i]);
+}
+
+void variadic(const Ctx& c, const std::function<float(float, float)>& op) {
+  auto& y = c.output();
+  float* py = c.fo();
+  bool first = true;
+  for (size_t k = 0; k < c.in.size(); ++k) {
+    if (!c.has(k)) continue;
+    const auto& t = Ctx::requireFloat(c.input(k));
+    const float* p = t.data<float>();
+    forEachBroadcast(y.shape, {t.shape}, [&](int64_t o, const std::vector<int64_t>& off) {
+      py[o] = first ? p[off[0]] : op(py[o], p[off[0]]);
+    });
+    first = false;
+  }
+}
+
+/// A comparison of two numbers of one type into a Bool tensor, with broadcasting.
+template <typename Op>
+void compare(const Ctx& c, Op op) {
+  const auto& a = c.input(0);
+  const auto& b = c.input(1);
+  if (a.type != b.type) throw Error("operands have different element types");
+  uint8_t* y = c.output().data<uint8_t>();
+  auto run = [&](auto* pa, auto* pb) {
+    forEachBroadcast(c.output().shape, {a.shape, b.shape}, [&](int64_t o, const std::vector<int64_t>& off) { y[o] = op(pa[off[0]], pb[off[1]]); });
+  };
+  switch (a.type) {
+    case ElemType::Float32: run(a.data<float>(), b.data<float>()); break;
+    case ElemType::Int64: run(a.data<int64_t>(), b.data<int64_t>()); break;
+    case ElemType::Int32: run(a.data<int32_t>(), b.data<int32_t>()); break;
+    case ElemType::Int8: run(a.data<int8_t>(), b.data<int8_t>()); break;
+    case ElemType::Bool: run(a.data<uint8_t>(), b.data<uint8_t>()); break;
+  }
+}
+
+/// Not, and And/Or/Xor of Bool tensors (`op` of one or two bytes).
+template <typename Op>
+void logic(const Ctx& c, Op op) {
+  for (size_t k = 0; k < c.in.size(); ++k)
+    if (c.input(k).type != ElemType::Bool) throw Error("a logical operator takes bool tensors");
+  uint8_t* y = c.output().data<uint8_t>();
+  const uint8_t* a = c.input(0).data<uint8_t>();
+  if (c.in.size() == 1) {
+    for (int64_t i = 0; i < c.output().elements(); ++i) y[i] = op(a[i], uint8_t{0});
+    return;
+  }
+  const uint8_t* b = c.input(1).data<uint8_t>();
+  forEachBroadcast(c.output().shape, {c.input(0).shape, c.input(1).shape},
+                   [&](int64_t o, const std::vector<int64_t>& off) { y[o] = op(a[off[0]], b[off[1]]); });
+}
+
+/// Where(condition, X, Y): X where the condition holds, else Y, with broadcasting; any element type.
+void where(const Ctx& c) {
+  const auto& cond = c.input(0);
+  const auto& X = c.input(1);
+  const auto& Y = c.input(2);
+  auto& out = c.output();
+  if (cond.type != ElemType::Bool || X.type != Y.type || out.type != X.type) throw Error("Where takes a bool condition and two tensors of one type");
+  const size_t eb = static_cast<size_t>(elemTypeBytes(X.type));
+  forEachBroadcast(out.shape, {cond.shape, X.shape, Y.shape}, [&](int64_t o, const std::vector<int64_t>& off) {
+    const bool pick = cond.data<uint8_t>()[off[0]] != 0;
+    const uint8_t* src = pick ? X.bytes.data() + static_cast<size_t>(off[1]) * eb : Y.bytes.data() + static_cast<size_t>(off[2]) * eb;
+    std::memcpy(out.bytes.data() + static_cast<size_t>(o) * eb, src, eb);
+  });
+}
+
+float erfGelu(float x) { return 0.5f * x * (1.f + std::erf(x * static_cast<float>(1.0 / std::numbers::sqrt2))); }
+float tanhGelu(float x) {
+  const float k = static_cast<float>(std::sqrt(2.0 / std::numbers::pi));
+  return 0.5f * x * (1.f + std::tanh(k * (x + 0.044715f * x * x * x)));
+}
+
+}  // namespace
+
+void applyActivation(const Node& n, float* y, int64_t count) {
+  const std::string act = n.getString("activation", "");
+  if (act.empty()) return;
+  if (act == "relu") {
+    for (int64_t i = 0; i < count; ++i) y[i] = std::max(y[i], 0.f);
+  } else if (act == "clip") {
+    const float lo = static_cast<float>(n.getFloat("clip_min", std::numeric_limits<float>::lowest()));
+    const float hi = static_cast<float>(n.getFloat("clip_max", std::numeric_limits<float>::max()));
+    for (int64_t i = 0; i < count; ++i) y[i] = std::min(std::max(y[i], lo), hi);
+  } else {
+    throw Error("unknown fused activation '" + act + "'");
+  }
+}
+
+void addElementwiseKernels(KernelTable& table) {
+  table.insert({
+      {"Add", [](const Ctx& c) {
+         binary(c, [](auto a, auto b) { return a + b; });
+         if (c.output().type == ElemType::Float32) applyActivation(c.n, c.fo(), c.output().elements());
+       }},
+      {"Sub", [](const Ctx& c) { binary(c, [](auto a, auto b) { return a - b; }); }},
+      {"Mul", [](const Ctx& c) { binary(c, [](auto a, auto b) { return a * b; }); }},
+      {"Div", [](const Ctx& c) {
+         binary(c, [](auto a, auto b) {
+           if constexpr (std::is_integral_v<decltype(a)>) {
+             if (b == 0) throw Error("integer division by zero");
+           }
+           return a / b;
+         });
+       }},
+      {"Pow", [](const Ctx& c) {
+         if (c.input(1).type != ElemType::Float32) throw Error("Pow exponent must be float32");
+         binary(c, [](auto a, auto b) { return static_cast<decltype(a)>(std::pow(a, b)); });
+       }},
+      {"Max", [](const Ctx& c) { variadic(c, [](float a, float b) { return std::max(a, b); }); }},
+      {"Min", [](const Ctx& c) { variadic(c, [](float a, float b) { return std::min(a, b); }); }},
+      {"Relu", [](const Ctx& c) { unary(c, [](float x) { return std::max(x, 0.f); }); }},
+      {"Clip", [](const Ctx& c) {
+         const auto [lo, hi] = ops::clipBounds(c.n, c.g.opset, c.operands);
+         unary(c, [lo = lo, hi = hi](float x) { return std::min(std::max(x, lo), hi); });
+       }},
+      {"PRelu", [](const Ctx& c) {  // the slope broadcasts to X (unidirectionally), so Y has X's shape
+         if (c.input(0).type != ElemType::Float32) throw Error("PRelu takes float32");
+         binary(c, [](auto x, auto slope) { return x >= 0 ? x : slope * x; });
+       }},
+      {"LeakyRelu", [](const Ctx& c) {
+         const float alpha = static_cast<float>(c.n.getFloat("alpha", 0.01));
+         unary(c, [alpha](float x) { return x >= 0.f ? x : alpha * x; });
+       }},
+      {"HardSigmoid", [](const Ctx& c) {
+         const float alpha = static_cast<float>(c.n.getFloat("alpha", 0.2)), beta = static_cast<float>(c.n.getFloat("beta", 0.5));
+         unary(c, [alpha, beta](float x) { return std::max(0.f, std::min(1.f, alpha * x + beta)); });
+       }},
+      {"HardSwish", [](const Ctx& c) { unary(c, [](float x) { return x * std::max(0.f, std::min(1.f, x / 6.f + 0.5f)); }); }},
+      {"Sigmoid", [](const Ctx& c) { unary(c, [](float x) { return 1.f / (1.f + std::exp(-x)); }); }},
+      {"Tanh", [](const Ctx& c) { unary(c, [](float x) { return std::tanh(x); }); }},
+      {"Sqrt", [](const Ctx& c) { unary(c, [](float x) { return std::sqrt(x); }); }},
+      {"Erf", [](const Ctx& c) { unary(c, [](float x) { return std::erf(x); }); }},
+      {"Exp", [](const Ctx& c) { unary(c, [](float x) { return std::exp(x); }); }},
+      {"Neg", [](const Ctx& c) {
+         if (c.input(0).type == ElemType::Int64) {
+           for (int64_t i = 0; i < c.output().elements(); ++i) c.output().data<int64_t>()[i] = -c.input(0).data<int64_t>()[i];
+         } else {
+           unary(c, [](float x) { return -x; });
+         }
+       }},
+      {"Gelu", [](const Ctx& c) {
+         const std::string approx = c.n.getString("approximate", "none");
+         if (approx == "tanh") unary(c, tanhGelu);
+         else if (approx == "none") unary(c, erfGelu);
+         else throw Error("Gelu approximate='" + approx + "' is not supported");
+       }},
+      {"Equal", [](const Ctx& c) { compare(c, [](auto a, auto b) { return a == b; }); }},
+      {"Less", [](const Ctx& c) { compare(c, [](auto a, auto b) { return a < b; }); }},
+      {"LessOrEqual", [](const Ctx& c) { compare(c, [](auto a, auto b) { return a <= b; }); }},
+      {"Greater", [](const Ctx& c) { compare(c, [](auto a, auto b) { return a > b; }); }},
+      {"GreaterOrEqual", [](const Ctx& c) { compare(c, [](auto a, auto b) { return a >= b; }); }},
+      {"Not", [](const Ctx& c) { logic(c, [](uint8_t a, uint8_t) -> uint8_t { return !a; }); }},
+      {"And", [](const Ctx& c) { logic(c, [](uint8_t a, uint8_t b) -> uint8_t { return a && b; }); }},
+      {"Or", [](const Ctx& c) { logic(c, [](uint8_t a, uint8_t b) -> uint8_t { return a || b; }); }},
+      {"Xor", [](const Ctx& c) { logic(c, [](uint8_t a, uint8_t b) -> uint8_t { return (a != 0) != (b != 0); }); }},
+      {"Where", where},
+  });
+}
+
+}  // namespace systole::compiler::float_kernels

@@ -1,0 +1,281 @@
+// Matrix products, convolutions and pooling: Gemm, MatMul (i-k-j, batched with broadcasting),
+// Conv (im2col, then the blocked GEMM of float_gemm.h), ConvTranspose, MaxPool and AveragePool.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "float_gemm.h"
+#include "float_kernel.h"
+
+namespace systole::compiler::float_kernels {
+
+namespace {
+
+/// y[m][n] (+)= sum_k a[m][k] * b[k][n]; row-major, i-k-j order.
+void matmulRowMajor(const float* a, const float* b, float* y, int64_t M, int64_t K, int64_t N) {
+  for (int64_t m = 0; m < M; ++m) {
+    float* row = y + m * N;
+    for (int64_t k = 0; k < K; ++k) {
+      const float av = a[m * K + k];
+      if (av == 0.f) continue;
+      const float* brow = b + k * N;
+      for (int64_t n = 0; n < N; ++n) row[n] += av * brow[n];
+    }
+  }
+}
+
+std::vector<float> transposed(const float* x, int64_t rows, int64_t cols) {
+  std::vector<float> t(static_cast<size_t>(rows * cols));
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t col = 0; col < cols; ++col) t[static_cast<size_t>(col * rows + r)] = x[r * cols + col];
+  return t;
+}
+
+void addBroadcast(float* y, const Shape& yShape, const HostTensor& b, float scale = 1.f) {
+  const float* pb = Ctx::requireFloat(b).data<float>();
+  forEachBroadcast(yShape, {b.shape}, [&](int64_t o, const std::vector<int64_t>& off) { y[o] += scale * pb[off[0]]; });
+}
+
+void gemm(const Ctx& c) {
+  const auto& A = c.input(0);
+  const bool ta = c.n.getInt("transA", 0) != 0, tb = c.n.getInt("transB", 0) != 0;
+  const float alpha = static_cast<float>(c.n.getFloat("alpha", 1.0));
+  const float beta = static_cast<float>(c.n.getFloat("beta", 1.0));
+  auto& Y = c.output();
+  const int64_t M = Y.shape[0], N = Y.shape[1];
+  const int64_t K = ta ? A.shape[0] : A.shape[1];
+  std::vector<float> at;
+  const float* a = c.f(0);
+  const float* b = c.f(1);
+  if (ta) {
+    at = transposed(a, A.shape[0], A.shape[1]);
+    a = at.data();
+  }
+  float* y = c.fo();
+  std::fill(y, y + M * N, 0.f);
+  if (tb) matmulTransposedB(a, b, y, M, K, N);
+  else matmulRowMajor(a, b, y, M, K, N);
+  if (alpha != 1.f)
+    for (int64_t i = 0; i < M * N; ++i) y[i] *= alpha;
+  if (c.has(2) && beta != 0.f) addBroadcast(y, Y.shape, c.input(2), beta);
+  applyActivation(c.n, y, M * N);
+}
+
+void matmul(const Ctx& c) {
+  Shape a = c.input(0).shape, b = c.input(1).shape;
+  if (a.size() == 1) a.insert(a.begin(), 1);
+  if (b.size() == 1) b.push_back(1);
+  const int64_t M = a[a.size() - 2], K = a.back(), N = b.back();
+  Shape batchA(a.begin(), a.end() - 2), batchB(b.begin(), b.end() - 2);
+  const Shape batch = ops::broadcast(batchA, batchB);
+  const float* pa = c.f(0);
+  const float* pb = c.f(1);
+  auto& Y = c.output();
+  float* y = c.fo();
+  std::fill(y, y + Y.elements(), 0.f);
+  const int64_t nb = ops::product(batch);
+  if (nb == 1) {
+    matmulRowMajor(pa, pb, y, M, K, N);
+  } else {
+    forEachBroadcast(batch, {batchA, batchB}, [&](int64_t o, const std::vector<int64_t>& off) {
+      matmulRowMajor(pa + off[0] * M * K, pb + off[1] * K * N, y + o * M * N, M, K, N);
+    });
+  }
+  if (c.has(2)) addBroadcast(y, Y.shape, c.input(2));
+  applyActivation(c.n, y, Y.elements());
+}
+
+// ---- Convolution and pooling -------------------------------------------------------------------
+
+/// Spatial geometry as 2-D (a 1-D operator is H = 1).
+struct Geometry2D {
+  int64_t H, W, OH, OW, KH, KW, sh, sw, dh, dw, ph, pw;
+};
+
+Geometry2D geometry2D(const ops::Windows& w, const Shape& x, const Shape& y) {
+  if (x.size() == 3)
+    return {1, x[2], 1, y[2], 1, w.kernel[0], 1, w.strides[0], 1, w.dilations[0], 0, w.padBegin[0]};
+  if (x.size() == 4)
+    return {x[2], x[3], y[2], y[3], w.kernel[0], w.kernel[1], w.strides[0], w.strides[1], w.dilations[0], w.dilations[1], w.padBegin[0], w.padBegin[1]};
+  throw Error("only 1-D and 2-D windows are supported");
+}
+
+/// Output columns ow whose input column ow*s - p + kw*d lies in [0, W): [lo, hi).
+std::pair<int64_t, int64_t> validRange(int64_t OW, int64_t W, int64_t s, int64_t p, int64_t offset) {
+  // need 0 <= ow*s - p + offset < W
+  const int64_t shift = p - offset;
+  int64_t lo = shift <= 0 ? 0 : (shift + s - 1) / s;
+  int64_t hi = W - 1 + shift < 0 ? 0 : (W - 1 + shift) / s + 1;
+  return {std::min(lo, OW), std::clamp<int64_t>(hi, 0, OW)};
+}
+
+/// Lowers one group of a convolution's input to a [cg * KH * KW][OH * OW] matrix (im2col), zero
+/// where a tap falls in the padding, so the convolution becomes a matrix product whose inner loop
+/// runs over the whole output plane.
+void im2col(const float* x, int64_t cg, const Geometry2D& g, float* col) {
+  const int64_t plane = g.OH * g.OW;
+  for (int64_t ic = 0; ic < cg; ++ic)
+    for (int64_t kh = 0; kh < g.KH; ++kh)
+      for (int64_t kw = 0; kw < g.KW; ++kw) {
+        float* row = col + ((ic * g.KH + kh) * g.KW + kw) * plane;
+        const float* xp = x + ic * g.H * g.W;
+        const auto [lo, hi] = validRange(g.OW, g.W, g.sw, g.pw, kw * g.dw);
+        for (int64_t oh = 0; oh < g.OH; ++oh) {
+          float* r = row + oh * g.OW;
+          const int64_t ih = oh * g.sh - g.ph + kh * g.dh;
+          if (ih < 0 || ih >= g.H) {
+            std::fill(r, r + g.OW, 0.f);
+            continue;
+          }
+          const float* src = xp + ih * g.W - g.pw + kw * g.dw;
+          std::fill(r, r + lo, 0.f);
+          for (int64_t ow = lo; ow < hi; ++ow) r[ow] = src[ow * g.sw];
+          std::fill(r + hi, r + g.OW, 0.f);
+        }
+      }
+}
+
+void conv(const Ctx& c) {
+  const auto& X = c.input(0);
+  const auto& Wt = c.input(1);
+  auto& Y = c.output();
+  const Shape kernel(Wt.shape.begin() + 2, Wt.shape.end());
+  const auto win = ops::windows(c.n, X.shape, kernel, false);
+  const auto g = geometry2D(win, X.shape, Y.shape);
+  const int64_t N = X.shape[0], C = X.shape[1], M = Wt.shape[0];
+  const int64_t group = c.n.getInt("group", 1);
+  const int64_t cg = C / group, mg = M / group;
+  const float* x = c.f(0);
+  const float* w = c.f(1);
+  const float* bias = c.has(2) ? c.f(2) : nullptr;
+  float* y = c.fo();
+  const int64_t inPlane = g.H * g.W, plane = g.OH * g.OW, K = cg * g.KH * g.KW;
+  const bool pointwise = g.KH == 1 && g.KW == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 && inPlane == plane;
+  std::vector<float> col(pointwise ? 0 : static_cast<size_t>(K * plane));
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t grp = 0; grp < group; ++grp) {
+      const float* xg = x + (n * C + grp * cg) * inPlane;
+      if (!pointwise) im2col(xg, cg, g, col.data());
+      const float* B = pointwise ? xg : col.data();  // [K][plane]
+      // Y[m][p] = bias[m] + sum_k W[m][k] * B[k][p].
+      float* yg = y + (n * M + grp * mg) * plane;
+      for (int64_t m = 0; m < mg; ++m) std::fill(yg + m * plane, yg + (m + 1) * plane, bias ? bias[grp * mg + m] : 0.f);
+      gemmAccumulate(w + grp * mg * K, K, B, plane, yg, plane, mg, K, plane);
+    }
+  applyActivation(c.n, y, Y.elements());
+}
+
+/// ConvTranspose (1-D or 2-D, any group, stride, dilation, pads, output_padding): every input
+/// pixel scatters weight * x into the output pixels its taps reach, o = i * s - p + k * d.
+void convTranspose(const Ctx& c) {
+  const auto& X = c.input(0);
+  const auto& Wt = c.input(1);
+  auto& Y = c.output();
+  const Shape kernel(Wt.shape.begin() + 2, Wt.shape.end());
+  const auto win = ops::transposedWindows(c.n, X.shape, kernel);
+  // The same 2-D view as the convolution, with the roles of input and output swapped.
+  const ops::Windows asConv{win.kernel, win.strides, win.dilations, win.padBegin, win.padEnd, {}};
+  const auto g = geometry2D(asConv, Y.shape, X.shape);  // H, W: output; OH, OW: input
+  const int64_t N = X.shape[0], C = X.shape[1], group = c.n.getInt("group", 1);
+  const int64_t cg = C / group, mg = Wt.shape[1], M = mg * group;
+  const float* x = c.f(0);
+  const float* w = c.f(1);
+  float* y = c.fo();
+  const int64_t inPlane = g.OH * g.OW, outPlane = g.H * g.W;
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t m = 0; m < M; ++m)
+      std::fill(y + (n * M + m) * outPlane, y + (n * M + m + 1) * outPlane, c.has(2) ? c.f(2)[m] : 0.f);
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t ic = 0; ic < C; ++ic) {
+      const int64_t grp = ic / cg;
+      const float* xp = x + (n * C + ic) * inPlane;
+      for (int64_t mo = 0; mo < mg; ++mo) {
+        float* yp = y + (n * M + grp * mg + mo) * outPlane;
+        for (int64_t kh = 0; kh < g.KH; ++kh)
+          for (int64_t kw = 0; kw < g.KW; ++kw) {
+            const float wv = w[((ic * mg + mo) * g.KH + kh) * g.KW + kw];
+            for (int64_t ih = 0; ih < g.OH; ++ih) {
+              const int64_t oh = ih * g.sh - g.ph + kh * g.dh;
+              if (oh < 0 || oh >= g.H) continue;
+              for (int64_t iw = 0; iw < g.OW; ++iw) {
+                const int64_t ow = iw * g.sw - g.pw + kw * g.dw;
+                if (ow >= 0 && ow < g.W) yp[oh * g.W + ow] += wv * xp[ih * g.OW + iw];
+              }
+            }
+          }
+      }
+    }
+  applyActivation(c.n, y, Y.elements());
+}
+
+void pool(const Ctx& c, bool isMax) {
+  const auto& X = c.input(0);
+  auto& Y = c.output();
+  const auto win = ops::windows(c.n, X.shape, c.n.getInts("kernel_shape"), c.n.getInt("ceil_mode", 0) != 0);
+  const auto g = geometry2D(win, X.shape, Y.shape);
+  const bool includePad = c.n.getInt("count_include_pad", 0) != 0;
+  const int64_t padEndH = X.shape.size() == 4 ? win.padEnd[0] : 0;
+  const int64_t padEndW = win.padEnd.back();
+  const int64_t planes = X.shape[0] * X.shape[1];
+  const float* x = c.f(0);
+  float* y = c.fo();
+  for (int64_t p = 0; p < planes; ++p) {
+    const float* xp = x + p * g.H * g.W;
+    float* yp = y + p * g.OH * g.OW;
+    for (int64_t oh = 0; oh < g.OH; ++oh)
+      for (int64_t ow = 0; ow < g.OW; ++ow) {
+        float best = -std::numeric_limits<float>::infinity();
+        double sum = 0;
+        int64_t valid = 0, padded = 0;
+        for (int64_t kh = 0; kh < g.KH; ++kh) {
+          const int64_t ih = oh * g.sh - g.ph + kh * g.dh;
+          for (int64_t kw = 0; kw < g.KW; ++kw) {
+            const int64_t iw = ow * g.sw - g.pw + kw * g.dw;
+            if (ih >= -g.ph && ih < g.H + padEndH && iw >= -g.pw && iw < g.W + padEndW) ++padded;
+            if (ih < 0 || ih >= g.H || iw < 0 || iw >= g.W) continue;
+            const float v = xp[ih * g.W + iw];
+            best = std::max(best, v);
+            sum += v;
+            ++valid;
+          }
+        }
+        if (isMax) yp[oh * g.OW + ow] = best;
+        else {
+          const int64_t count = includePad ? padded : valid;
+          yp[oh * g.OW + ow] = count ? static_cast<float>(sum / static_cast<double>(count)) : 0.f;
+        }
+      }
+  }
+}
+
+void globalAveragePool(const Ctx& c) {
+  const auto& X = c.input(0);
+  const int64_t planes = X.shape[0] * X.shape[1];
+  const int64_t size = ops::product(X.shape, 2);
+  const float* x = c.f(0);
+  float* y = c.fo();
+  for (int64_t p = 0; p < planes; ++p) {
+    double sum = 0;
+    for (int64_t i = 0; i < size; ++i) sum += x[p * size + i];
+    y[p] = static_cast<float>(sum / static_cast<double>(size));
+  }
+}
+
+}  // namespace
+
+void addLinearKernels(KernelTable& table) {
+  table.insert({
+      {"Conv", conv},
+      {"ConvTranspose", convTranspose},
+      {"Gemm", gemm},
+      {"MatMul", matmul},
+      {"MaxPool", [](const Ctx& c) {
+         if (c.out.size() > 1 && c.out[1]) throw Error("MaxPool's Indices output is not supported");
+         pool(c, true);
+       }},
+      {"AveragePool", [](const Ctx& c) { pool(c, false); }},
+      {"GlobalAveragePool", globalAveragePool},
+  });
+}
+
+}  // namespace systole::compiler::float_kernels

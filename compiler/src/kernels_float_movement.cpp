@@ -1,0 +1,340 @@
+// Data movement and shape operators: they work on bytes, so on every element type (Reshape,
+// Transpose, Concat, Split, Slice, Pad, Gather, Resize, DepthToSpace, Shape, Cast, Constant...).
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "float_kernel.h"
+
+namespace systole::compiler::float_kernels {
+
+namespace {
+
+/// v converted to the integer type T, saturating (NaN is 0): ONNX leaves an out-of-range Cast
+/// undefined, and in C++ the plain conversion is undefined behaviour.
+template <typename T>
+T saturatingCast(double v) {
+  if (std::isnan(v)) return 0;
+  if (v <= static_cast<double>(std::numeric_limits<T>::min())) return std::numeric_limits<T>::min();
+  if (v >= static_cast<double>(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
+  return static_cast<T>(v);
+}
+
+/// Y's element i set to v, converted to Y's element type (Bool: v != 0).
+void storeElement(HostTensor& Y, int64_t i, double v) {
+  switch (Y.type) {
+    case ElemType::Float32: Y.data<float>()[i] = static_cast<float>(v); break;
+    case ElemType::Int64: Y.data<int64_t>()[i] = saturatingCast<int64_t>(v); break;
+    case ElemType::Int32: Y.data<int32_t>()[i] = saturatingCast<int32_t>(v); break;
+    case ElemType::Int8: Y.data<int8_t>()[i] = saturatingCast<int8_t>(v); break;
+    case ElemType::Bool: Y.data<uint8_t>()[i] = v != 0; break;
+  }
+}
+
+/// FlattenNhwc (Systole op): [N, C, H, W] -> [N, H * W * C] in (h, w, c) order, on any element type.
+void flattenNhwc(const Ctx& c) {
+  const auto& X = c.input(0);
+  auto& Y = c.output();
+  const int64_t N = X.shape.at(0), C = X.shape.at(1), HW = X.shape.at(2) * X.shape.at(3);
+  const size_t eb = static_cast<size_t>(elemTypeBytes(X.type));
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t ch = 0; ch < C; ++ch)
+      for (int64_t s = 0; s < HW; ++s)
+        std::memcpy(Y.bytes.data() + static_cast<size_t>((n * HW + s) * C + ch) * eb, X.bytes.data() + static_cast<size_t>((n * C + ch) * HW + s) * eb, eb);
+}
+
+void copyBytes(const Ctx& c) {
+  const auto& x = c.input(0);
+  auto& y = c.output();
+  if (x.bytes.size() != y.bytes.size()) throw Error("input and output sizes differ");
+  y.bytes = x.bytes;
+}
+
+void transpose(const Ctx& c) {
+  const auto& X = c.input(0);
+  auto& Y = c.output();
+  const size_t rank = X.shape.size();
+  const auto perm = ops::transposePerm(c.n, rank);
+  const size_t eb = static_cast<size_t>(elemTypeBytes(X.type));
+  std::vector<int64_t> inStride(rank);
+  for (size_t i = rank, s = 1; i-- > 0;) {
+    inStride[i] = static_cast<int64_t>(s);
+    s *= static_cast<size_t>(X.shape[i]);
+  }
+  Shape permStride(rank);  // input stride of each output axis
+  for (size_t i = 0; i < rank; ++i) permStride[i] = inStride[static_cast<size_t>(perm[i])];
+  // Walk the output in order; `off` follows in the input through the permuted strides.
+  const int64_t total = Y.elements();
+  std::vector<int64_t> idx(rank, 0);
+  int64_t off = 0;
+  const uint8_t* src = X.bytes.data();
+  uint8_t* dst = Y.bytes.data();
+  for (int64_t o = 0; o < total; ++o) {
+    std::memcpy(dst + static_cast<size_t>(o) * eb, src + static_cast<size_t>(off) * eb, eb);
+    for (size_t d = rank; d-- > 0;) {
+      ++idx[d];
+      off += permStride[d];
+      if (idx[d] < Y.shape[d]) break;
+      off -= permStride[d] * Y.shape[d];
+      idx[d] = 0;
+    }
+  }
+}
+
+void concat(const Ctx& c) {
+  auto& Y = c.output();
+  const size_t axis = ops::normAxis(c.n.getInt("axis", 0), Y.shape.size());
+  const size_t eb = static_cast<size_t>(elemTypeBytes(Y.type));
+  const int64_t outer = ops::product(Y.shape, 0, axis);
+  const size_t outChunk = static_cast<size_t>(ops::product(Y.shape, axis)) * eb;
+  size_t offset = 0;
+  for (size_t k = 0; k < c.in.size(); ++k) {
+    const auto& X = c.input(k);
+    if (X.type != Y.type) throw Error("Concat inputs have different element types");
+    const size_t chunk = static_cast<size_t>(ops::product(X.shape, axis)) * eb;
+    if (chunk == 0) continue;
+    for (int64_t o = 0; o < outer; ++o)
+      std::memcpy(Y.bytes.data() + static_cast<size_t>(o) * outChunk + offset, X.bytes.data() + static_cast<size_t>(o) * chunk, chunk);
+    offset += chunk;
+  }
+}
+
+void split(const Ctx& c) {
+  const auto& X = c.input(0);
+  const size_t axis = ops::normAxis(c.n.getInt("axis", 0), X.shape.size());
+  const auto sizes = ops::splitSizes(c.n, c.g.opset, c.operands, c.out.size());
+  const size_t eb = static_cast<size_t>(elemTypeBytes(X.type));
+  const int64_t outer = ops::product(X.shape, 0, axis), inner = ops::product(X.shape, axis + 1);
+  const size_t inChunk = static_cast<size_t>(X.shape[axis] * inner) * eb;
+  size_t offset = 0;
+  for (size_t k = 0; k < sizes.size(); ++k) {
+    const size_t chunk = static_cast<size_t>(sizes[k] * inner) * eb;
+    if (c.out[k] && chunk > 0) {
+      HostTensor& Y = c.output(k);
+      for (int64_t o = 0; o < outer; ++o)
+        std::memcpy(Y.bytes.data() + static_cast<size_t>(o) * chunk, X.bytes.data() + static_cast<size_t>(o) * inChunk + offset, chunk);
+    }
+    offset += chunk;
+  }
+}
+
+/// Copies elements: output position o reads input element index(o) (a multi-index map per axis).
+template <typename MapAxis>
+void gatherAxes(const HostTensor& X, HostTensor& Y, MapAxis map, const uint8_t* fill) {
+  const size_t rank = Y.shape.size();
+  const size_t eb = static_cast<size_t>(elemTypeBytes(X.type));
+  std::vector<int64_t> inStride(rank);
+  for (size_t i = rank, s = 1; i-- > 0;) {
+    inStride[i] = static_cast<int64_t>(s);
+    s *= static_cast<size_t>(X.shape[i]);
+  }
+  const int64_t total = Y.elements();
+  Shape idx(rank);  // zeros; spelled (rank, 0), GCC 12 warns falsely (-Wfree-nonheap-object) in pad()
+  for (int64_t o = 0; o < total; ++o) {
+    int64_t off = 0;
+    bool inside = true;
+    for (size_t d = 0; d < rank; ++d) {
+      const int64_t i = map(d, idx[d]);
+      if (i < 0) {
+        inside = false;
+        break;
+      }
+      off += i * inStride[d];
+    }
+    std::memcpy(Y.bytes.data() + static_cast<size_t>(o) * eb, inside ? X.bytes.data() + static_cast<size_t>(off) * eb : fill, eb);
+    for (size_t d = rank; d-- > 0;) {
+      if (++idx[d] < Y.shape[d]) break;
+      idx[d] = 0;
+    }
+  }
+}
+
+void slice(const Ctx& c) {
+  const auto axes = ops::sliceParams(c.n, c.g.opset, c.operands);
+  gatherAxes(c.input(0), c.output(), [&](size_t d, int64_t i) { return axes[d].start + i * axes[d].step; }, nullptr);
+}
+
+void pad(const Ctx& c) {
+  const auto& X = c.input(0);
+  const auto p = ops::padParams(c.n, c.g.opset, c.operands);
+  HostTensor fill(X.type, {});
+  storeElement(fill, 0, p.value);
+  gatherAxes(X, c.output(), [&](size_t d, int64_t o) { return ops::padSource(p.mode, o, p.pads[d], X.shape[d]); }, fill.bytes.data());
+}
+
+void gather(const Ctx& c) {
+  const auto& X = c.input(0);
+  const auto& I = c.input(1);
+  auto& Y = c.output();
+  const size_t axis = ops::normAxis(c.n.getInt("axis", 0), X.shape.size());
+  const auto indices = ops::readInts(I.type, I.bytes.data(), I.elements());
+  const int64_t outer = ops::product(X.shape, 0, axis), dim = X.shape[axis], inner = ops::product(X.shape, axis + 1);
+  const size_t eb = static_cast<size_t>(elemTypeBytes(X.type));
+  const size_t chunk = static_cast<size_t>(inner) * eb;
+  if (chunk == 0 || indices.empty()) return;
+  size_t dst = 0;
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t j : indices) {
+      if (j < 0) j += dim;
+      if (j < 0 || j >= dim) throw Error("Gather index " + std::to_string(j) + " is out of range for dimension " + std::to_string(dim));
+      std::memcpy(Y.bytes.data() + dst, X.bytes.data() + static_cast<size_t>((o * dim + j) * inner) * eb, chunk);
+      dst += chunk;
+    }
+}
+
+/// Linear interpolation, separable: each output element blends the 2^k corners of the k resized
+/// axes, weighting each by the product of its per-axis weights.
+void resizeLinear(const Ctx& c, const ops::ResizeParams& p) {
+  const auto& X = c.input(0);
+  auto& Y = c.output();
+  const size_t rank = X.shape.size();
+  std::vector<std::vector<ops::LinearTap>> taps(rank);
+  std::vector<size_t> resized;
+  for (size_t d = 0; d < rank; ++d) {
+    taps[d] = ops::resizeLinearTaps(p, p.scales[d], X.shape[d], Y.shape[d]);
+    if (X.shape[d] != Y.shape[d] || std::any_of(taps[d].begin(), taps[d].end(), [](const ops::LinearTap& t) { return t.w != 0; }))
+      resized.push_back(d);
+  }
+  std::vector<int64_t> inStride(rank);
+  for (size_t i = rank, s = 1; i-- > 0;) {
+    inStride[i] = static_cast<int64_t>(s);
+    s *= static_cast<size_t>(X.shape[i]);
+  }
+  const float* x = c.f(0);
+  float* y = c.fo();
+  const int64_t total = Y.elements();
+  std::vector<int64_t> idx(rank, 0);
+  for (int64_t o = 0; o < total; ++o) {
+    int64_t base = 0;
+    for (size_t d = 0; d < rank; ++d) base += taps[d][static_cast<size_t>(idx[d])].lo * inStride[d];
+    double sum = 0;
+    for (uint32_t corner = 0; corner < (1u << resized.size()); ++corner) {
+      double weight = 1;
+      int64_t off = base;
+      for (size_t k = 0; k < resized.size(); ++k) {
+        const size_t d = resized[k];
+        const ops::LinearTap& t = taps[d][static_cast<size_t>(idx[d])];
+        const bool high = (corner >> k) & 1u;
+        weight *= high ? t.w : 1 - t.w;
+        if (high) off += (t.hi - t.lo) * inStride[d];
+      }
+      if (weight != 0) sum += weight * static_cast<double>(x[off]);
+    }
+    y[o] = static_cast<float>(sum);
+    for (size_t d = rank; d-- > 0;) {
+      if (++idx[d] < Y.shape[d]) break;
+      idx[d] = 0;
+    }
+  }
+}
+
+void resize(const Ctx& c) {
+  const auto& X = c.input(0);
+  auto& Y = c.output();
+  const auto p = ops::resizeParams(c.n, c.g.opset, c.operands, Y.shape);
+  if (p.mode == "linear") return resizeLinear(c, p);
+  const auto maps = ops::resizeNearestMaps(p, X.shape, Y.shape);
+  gatherAxes(X, Y, [&](size_t d, int64_t o) { return maps[d][static_cast<size_t>(o)]; }, nullptr);
+}
+
+/// Works on bytes: output pixel (h * b + i, w * b + j) of channel c is input pixel (h, w) of the
+/// channel ops::DepthToSpace::inputChannel names.
+void depthToSpace(const Ctx& c) {
+  const auto& X = c.input(0);
+  auto& Y = c.output();
+  const auto d = ops::depthToSpace(c.n, X.shape);
+  const int64_t C = Y.shape[1], H = X.shape[2], W = X.shape[3], b = d.block;
+  const size_t eb = static_cast<size_t>(elemTypeBytes(X.type));
+  for (int64_t n = 0; n < Y.shape[0]; ++n)
+    for (int64_t ch = 0; ch < C; ++ch)
+      for (int64_t oh = 0; oh < H * b; ++oh)
+        for (int64_t ow = 0; ow < W * b; ++ow) {
+          const int64_t ic = d.inputChannel(ch, oh % b, ow % b, C);
+          const int64_t src = ((n * X.shape[1] + ic) * H + oh / b) * W + ow / b;
+          const int64_t dst = ((n * C + ch) * H * b + oh) * W * b + ow;
+          std::memcpy(Y.bytes.data() + static_cast<size_t>(dst) * eb, X.bytes.data() + static_cast<size_t>(src) * eb, eb);
+        }
+}
+
+void shapeOp(const Ctx& c) {
+  const auto& X = c.input(0);
+  auto& Y = c.output();
+  const int64_t r = static_cast<int64_t>(X.shape.size());
+  int64_t start = c.n.getInt("start", 0);
+  if (start < 0) start += r;
+  start = std::clamp<int64_t>(start, 0, r);
+  int64_t* y = Y.data<int64_t>();
+  for (int64_t i = 0; i < Y.elements(); ++i) y[i] = X.shape[static_cast<size_t>(start + i)];
+}
+
+void cast(const Ctx& c) {
+  const auto& X = c.input(0);
+  auto& Y = c.output();
+  const int64_t n = X.elements();
+  auto read = [&](int64_t i) -> double {
+    switch (X.type) {
+      case ElemType::Float32: return X.data<float>()[i];
+      case ElemType::Int64: return static_cast<double>(X.data<int64_t>()[i]);
+      case ElemType::Int32: return X.data<int32_t>()[i];
+      case ElemType::Int8: return X.data<int8_t>()[i];
+      case ElemType::Bool: return X.data<uint8_t>()[i];
+    }
+    return 0;
+  };
+  for (int64_t i = 0; i < n; ++i) storeElement(Y, i, read(i));
+}
+
+/// ConstantOfShape: the output (shape given by input 0) filled with the `value` attribute (0 if absent).
+void constantOfShape(const Ctx& c) {
+  const auto& S = c.input(0);
+  auto& Y = c.output();
+  if (ops::readInts(S.type, S.bytes.data(), S.elements()) != Y.shape || Y.bytes.size() != static_cast<size_t>(Y.elements() * elemTypeBytes(Y.type)))
+    throw Error("ConstantOfShape: the output does not have the requested shape");
+  const double v = c.n.getFloat("value", 0.0);
+  for (int64_t i = 0; i < Y.elements(); ++i) storeElement(Y, i, v);
+}
+
+void constant(const Ctx& c) {
+  auto& Y = c.output();
+  if (c.n.has("value_float")) Y.data<float>()[0] = static_cast<float>(c.n.getFloat("value_float", 0));
+  else if (c.n.has("value_int")) Y.data<int64_t>()[0] = c.n.getInt("value_int", 0);
+  else if (c.n.has("value_floats")) {
+    const auto v = c.n.getFloats("value_floats");
+    for (size_t i = 0; i < v.size(); ++i) Y.data<float>()[i] = static_cast<float>(v[i]);
+  } else if (c.n.has("value_ints")) {
+    const auto v = c.n.getInts("value_ints");
+    for (size_t i = 0; i < v.size(); ++i) Y.data<int64_t>()[i] = v[i];
+  } else {
+    throw Error("Constant without a value attribute");
+  }
+}
+
+}  // namespace
+
+void addMovementKernels(KernelTable& table) {
+  table.insert({
+      {"Identity", copyBytes},
+      {"Dropout", copyBytes},
+      {"Flatten", copyBytes},
+      {"FlattenNhwc", flattenNhwc},
+      {"Reshape", copyBytes},
+      {"Squeeze", copyBytes},
+      {"Unsqueeze", copyBytes},
+      {"Transpose", transpose},
+      {"Concat", concat},
+      {"Split", split},
+      {"Slice", slice},
+      {"Pad", pad},
+      {"Gather", gather},
+      {"Resize", resize},
+      {"DepthToSpace", depthToSpace},
+      {"Upsample", resize},
+      {"Shape", shapeOp},
+      {"Cast", cast},
+      {"Constant", constant},
+      {"ConstantOfShape", constantOfShape},
+  });
+}
+
+}  // namespace systole::compiler::float_kernels

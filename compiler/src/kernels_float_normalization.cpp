@@ -1,0 +1,123 @@
+// Normalizations and reductions: BatchNormalization, LayerNormalization, Softmax, ReduceMean and
+// ReduceSum.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "float_kernel.h"
+
+namespace systole::compiler::float_kernels {
+
+namespace {
+
+void batchNorm(const Ctx& c) {
+  const auto& X = c.input(0);
+  const double eps = c.n.getFloat("epsilon", 1e-5);
+  const float *x = c.f(0), *scale = c.f(1), *bias = c.f(2), *mean = c.f(3), *var = c.f(4);
+  float* y = c.fo();
+  const int64_t N = X.shape[0], C = X.shape[1], size = ops::product(X.shape, 2);
+  for (int64_t ch = 0; ch < C; ++ch) {
+    const float s = static_cast<float>(scale[ch] / std::sqrt(static_cast<double>(var[ch]) + eps));
+    const float b = bias[ch] - mean[ch] * s;
+    for (int64_t n = 0; n < N; ++n) {
+      const int64_t base = (n * C + ch) * size;
+      for (int64_t i = 0; i < size; ++i) y[base + i] = x[base + i] * s + b;
+    }
+  }
+}
+
+void layerNorm(const Ctx& c) {
+  const auto& X = c.input(0);
+  const size_t axis = ops::normAxis(c.n.getInt("axis", -1), X.shape.size());
+  const double eps = c.n.getFloat("epsilon", 1e-5);
+  const Shape normShape(X.shape.begin() + static_cast<long>(axis), X.shape.end());
+  const int64_t outer = ops::product(X.shape, 0, axis), inner = ops::product(normShape);
+  // Scale and bias broadcast to the normalized shape once.
+  std::vector<float> scale(static_cast<size_t>(inner), 1.f), bias(static_cast<size_t>(inner), 0.f);
+  auto expand = [&](size_t k, std::vector<float>& dst) {
+    const float* p = c.f(k);
+    forEachBroadcast(normShape, {c.input(k).shape}, [&](int64_t o, const std::vector<int64_t>& off) { dst[static_cast<size_t>(o)] = p[off[0]]; });
+  };
+  expand(1, scale);
+  if (c.has(2)) expand(2, bias);
+  const float* x = c.f(0);
+  float* y = c.fo();
+  float* meanOut = c.out.size() > 1 && c.out[1] ? c.fo(1) : nullptr;
+  float* invOut = c.out.size() > 2 && c.out[2] ? c.fo(2) : nullptr;
+  for (int64_t o = 0; o < outer; ++o) {
+    const float* xr = x + o * inner;
+    float* yr = y + o * inner;
+    double mean = 0;
+    for (int64_t i = 0; i < inner; ++i) mean += xr[i];
+    mean /= static_cast<double>(inner);
+    double var = 0;
+    for (int64_t i = 0; i < inner; ++i) var += (xr[i] - mean) * (xr[i] - mean);
+    var /= static_cast<double>(inner);
+    const double inv = 1.0 / std::sqrt(var + eps);
+    for (int64_t i = 0; i < inner; ++i)
+      yr[i] = static_cast<float>((xr[i] - mean) * inv) * scale[static_cast<size_t>(i)] + bias[static_cast<size_t>(i)];
+    if (meanOut) meanOut[o] = static_cast<float>(mean);
+    if (invOut) invOut[o] = static_cast<float>(inv);
+  }
+}
+
+void softmax(const Ctx& c) {
+  const auto& X = c.input(0);
+  const size_t rank = X.shape.size();
+  const bool legacy = c.g.opset < 13;
+  const size_t axis = ops::normAxis(c.n.getInt("axis", legacy ? 1 : -1), rank);
+  // Before opset 13 the input is coerced to 2-D at `axis`; from 13 on only `axis` is reduced.
+  const int64_t outer = ops::product(X.shape, 0, axis);
+  const int64_t len = legacy ? ops::product(X.shape, axis) : X.shape[axis];
+  const int64_t inner = legacy ? 1 : ops::product(X.shape, axis + 1);
+  const float* x = c.f(0);
+  float* y = c.fo();
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < inner; ++i) {
+      const int64_t base = o * len * inner + i;
+      float mx = -std::numeric_limits<float>::infinity();
+      for (int64_t k = 0; k < len; ++k) mx = std::max(mx, x[base + k * inner]);
+      double sum = 0;
+      for (int64_t k = 0; k < len; ++k) {
+        const float e = std::exp(x[base + k * inner] - mx);
+        y[base + k * inner] = e;
+        sum += e;
+      }
+      const float inv = static_cast<float>(1.0 / sum);
+      for (int64_t k = 0; k < len; ++k) y[base + k * inner] *= inv;
+    }
+}
+
+/// ReduceMean and ReduceSum: sums in double over the reduced axes, divided by their size for a mean.
+void reduce(const Ctx& c) {
+  const auto& X = c.input(0);
+  const size_t rank = X.shape.size();
+  const auto axes = ops::reduceAxes(c.n, c.g.opset, c.operands, rank);
+  Shape kept = X.shape;  // the output shape with reduced axes kept as 1
+  int64_t count = 1;
+  for (size_t a : axes) {
+    count *= X.shape[a];
+    kept[a] = 1;
+  }
+  std::vector<double> acc(static_cast<size_t>(ops::product(kept)), 0.0);
+  const float* x = c.f(0);
+  // Walk the input; each element adds into its output position (`kept` broadcast over the input).
+  forEachBroadcast(X.shape, {X.shape, kept}, [&](int64_t, const std::vector<int64_t>& off) { acc[static_cast<size_t>(off[1])] += x[off[0]]; });
+  float* y = c.fo();
+  const double divisor = c.n.op == "ReduceMean" ? static_cast<double>(count) : 1.0;
+  for (size_t i = 0; i < acc.size(); ++i) y[i] = static_cast<float>(acc[i] / divisor);
+}
+
+}  // namespace
+
+void addNormalizationKernels(KernelTable& table) {
+  table.insert({
+      {"BatchNormalization", batchNorm},
+      {"LayerNormalization", layerNorm},
+      {"Softmax", softmax},
+      {"ReduceMean", reduce},
+      {"ReduceSum", reduce},
+  });
+}
+
+}  // namespace systole::compiler::float_kernels
