@@ -94,11 +94,24 @@ class ConfigLoader {
     YAML::Node node = root;
     std::string where;
     for (size_t i = 0; i + 1 < path.size(); ++i) {
-      const std::string& part = path[i];
+      std::string part = path[i];
       YAML::Node next;
-      if (node.IsSequence()) {
-        for (YAML::Node item : node)
-          if (item.IsMap() && item["name"] && item["name"].IsScalar() && item["name"].Scalar() == part) next.reset(item);
+      if (node.IsSequence()) {  // an instruction by name; a mnemonic may contain dots (gemm.stream)
+        const auto itemNamed = [&node](const std::string& name) {
+          for (YAML::Node item : node)
+            if (item.IsMap() && item["name"] && item["name"].IsScalar() && item["name"].Scalar() == name) return item;
+          return YAML::Node();
+        };
+        std::string name = part;
+        for (size_t j = i;;) {  // the longest run of parts that names one, leaving the last part
+          if (YAML::Node item = itemNamed(name); item.IsMap()) {
+            next.reset(item);
+            part = name;
+            i = j;
+          }
+          if (++j + 1 >= path.size()) break;
+          name += "." + path[j];
+        }
       } else if (node.IsMap() && node[part]) {
         next.reset(node[part]);
       } else if (node.IsMap()) {  // an absent section (energy:, area:) is made; the reader then
