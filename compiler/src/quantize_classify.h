@@ -1,0 +1,39 @@
+// Step 1 of the quantization rewrite (quantize.cpp): the NPU-eligible form of each float node,
+// checked against the conditions of docs/quantized-ops.md, and the readers of float constants both
+// steps use.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "systole/compiler/graph.h"
+
+namespace systole::compiler::quant {
+
+/// A node's NPU-eligible form; Float is none (it stays float).
+enum class Kind : uint8_t {
+  Float, Conv, Gemm, MatMul, Add, Mul, AveragePool, GlobalAveragePool, MaxPool, Relu, Clip, Move, Concat, Lut, Scale
+};
+
+/// Compute operators (Conv, Gemm, MatMul, Add, Mul, AveragePool, GlobalAveragePool) always become
+/// int8; the others follow their inputs.
+bool isCompute(Kind k);
+
+/// Every node's kind, indexed like g.nodes (a dead node's is Float).
+std::vector<Kind> classifyNodes(const Graph& g);
+
+/// A float constant's values in place (weights are read, not copied: they can be most of a model).
+const float* floatData(const Value& v);
+std::vector<float> floatsOf(const Value& v);
+
+/// A Mul by (either side) or Div by a constant float whose factors are positive and finite: one
+/// (a scalar) or one per channel of a 4-D [N, C, H, W] operand (a constant of shape [C, 1, 1] or
+/// [1, C, 1, 1], as layer scales export). The factors and the index of the other input.
+struct ConstantFactor {
+  std::vector<double> factors;
+  size_t input = 0;
+};
+std::optional<ConstantFactor> constantFactor(const Graph& g, const Node& n);
+
+}  // namespace systole::compiler::quant
