@@ -28,8 +28,7 @@ TEST_P(ConvTransposeToConv, SubPixelConvEqualsConvTranspose) {
                  {"output_padding", std::vector<int64_t>{c.outputPadding, c.outputPadding}}},
                 "y"));
   const Graph before = b.done();
-  Graph after = before;
-  runPasses(after, {"infer-shapes", "convtranspose-to-conv"}, verifying());
+  const Graph after = optimized(before, {"infer-shapes", "convtranspose-to-conv"});
   const auto ops = opCounts(after);
   EXPECT_EQ(ops.count("ConvTranspose"), 0u);
   EXPECT_EQ(ops.at("Conv"), 1);
@@ -83,8 +82,7 @@ TEST_P(ResizeLinearToConv, PhaseConvsEqualResize) {
   if (c.bySizes) inputs.push_back(sizes);
   b.output(b.op("Resize", inputs, {{"mode", std::string("linear")}, {"coordinate_transformation_mode", c.ctm}}, "y"));
   const Graph before = b.done();
-  Graph after = before;
-  runPasses(after, {"infer-shapes", "resize-linear-to-conv"}, verifying());
+  const Graph after = optimized(before, {"infer-shapes", "resize-linear-to-conv"});
   const auto ops = opCounts(after);
   EXPECT_EQ(ops.count("Resize"), 0u);
   EXPECT_EQ(ops.at("Pad"), c.ctm == "asymmetric" ? 1 : 4);  // one per window offset in use
@@ -176,8 +174,7 @@ TEST(FlattenToNhwc, PermutedWeightsEqualNchwFlatten) {
   b.output(b.op("Gemm", {g, b.constant({24, 2}, 94)}, {}, "z0"));
   b.output(b.op("Relu", {g}, {}, "z1"));
   const Graph before = b.done();
-  Graph after = before;
-  runPasses(after, {"infer-shapes", "flatten-to-nhwc"}, verifying());
+  const Graph after = optimized(before, {"infer-shapes", "flatten-to-nhwc"});
   const auto ops = opCounts(after);
   EXPECT_EQ(ops.at("FlattenNhwc"), 1);
   EXPECT_EQ(ops.at("Flatten"), 1);
@@ -196,8 +193,7 @@ TEST(DecomposePRelu, LeakyReluAndPerChannelFormsEqualPRelu) {
   b.output(b.op("PRelu", {x, b.constant({1, 3, 1, 1}, 61, -0.9f, -0.1f)}, {}, "y2"));
   b.output(b.op("PRelu", {x, b.constant({3, 1, 1}, 62, -0.5f, 0.5f)}, {}, "y3"));
   const Graph before = b.done();
-  Graph after = before;
-  runPasses(after, {"infer-shapes", "decompose-prelu"}, verifying());
+  const Graph after = optimized(before, {"infer-shapes", "decompose-prelu"});
   const auto ops = opCounts(after);
   EXPECT_EQ(ops.at("LeakyRelu"), 1);
   EXPECT_EQ(ops.at("PRelu"), 1);
@@ -218,8 +214,7 @@ TEST(StridedPointwiseToSlice, SliceThenConvEqualsStridedConv) {
   b.output(b.op("Conv", {x, b.constant({8, 4, 1, 1}, 73)}, {{"strides", std::vector<int64_t>{2, 2}}, {"pads", std::vector<int64_t>{1, 1, 1, 1}}}, "y2"));
   b.output(b.op("Conv", {x, b.constant({8, 4, 3, 3}, 74)}, {{"strides", std::vector<int64_t>{2, 2}}}, "y3"));
   const Graph before = b.done();
-  Graph after = before;
-  runPasses(after, {"infer-shapes", "strided-pointwise-to-slice"}, verifying());
+  const Graph after = optimized(before, {"infer-shapes", "strided-pointwise-to-slice"});
   EXPECT_EQ(opCounts(after).at("Slice"), 2);
   expectSameResults(before, after);
 }
