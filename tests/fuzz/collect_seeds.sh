@@ -20,6 +20,14 @@ copy_tests() {
 
 # config: the shipped configs and every YAML lit test (valid and invalid ones).
 for f in "$src"/isa/configs/*.yaml "$src"/tests/lit/yaml/*.yaml; do cp "$f" "$out/config/$(basename "$f")"; done
+# ... and the shipped default under each `--set KEY=VALUE` of the lit tests, as a leading `#set` line.
+grep -rohE -- '--set ("[^"]+"|[^ ]+)' "$src"/tests/lit | sed -E 's/^--set //; s/^"//; s/"$//' | sort -u | {
+  n=0
+  while IFS= read -r o; do
+    { printf '#set %s\n' "$o"; cat "$src/isa/configs/default.yaml"; } > "$out/config/set-$n.yaml"
+    n=$((n + 1))
+  done
+}
 
 # expr: every quoted expression of those configs, one per file.
 grep -ohE '(cycles|issue|limit|max)[a-z_]*: *"[^"]+"' "$src"/isa/configs/*.yaml "$src"/tests/lit/yaml/*.yaml |
