@@ -95,11 +95,15 @@ inline std::vector<int64_t> broadcast(const std::vector<int64_t>& a, const std::
 }
 
 /// Strides (in elements) to read a tensor of shape `in` broadcast to `out` (0 on broadcast axes).
+/// Throws Error when `in` does not broadcast to `out` (a kernel must never read past its input,
+/// whatever shapes a malformed model declares).
 inline std::vector<int64_t> broadcastStrides(const std::vector<int64_t>& in, const std::vector<int64_t>& out) {
   std::vector<int64_t> strides(out.size(), 0);
   int64_t s = 1;
   for (size_t k = 0; k < in.size(); ++k) {
     const size_t i = in.size() - 1 - k;
+    if (k >= out.size() || (in[i] != 1 && in[i] != out[out.size() - 1 - k]))
+      throw Error("shape " + shapeText(in) + " does not broadcast to " + shapeText(out));
     const size_t o = out.size() - 1 - k;
     strides[o] = in[i] == 1 ? 0 : s;
     s *= in[i];

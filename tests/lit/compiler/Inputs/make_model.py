@@ -614,6 +614,15 @@ def plan_gemm_add():
 
 
 @model
+def bad_prelu_slope():
+    # A PRelu slope of shape [4, 1] does not broadcast to X [1, 4, 5, 6] (5 against 4); the kernel
+    # read past the slope (heap-buffer-overflow; found by tests/fuzz/onnx_fuzzer).
+    nodes = [h.make_node("Conv", ["x", "w"], ["c"], name="conv"),
+             h.make_node("PRelu", ["c", "slope"], ["y"], name="prelu")]
+    return build(nodes, [vi("x", [1, 3, 5, 6])], [vi("y", [1, 4, 5, 6])], [f32("w", [4, 3, 1, 1]), f32("slope", [4, 1])])
+
+
+@model
 def bad_clip_empty_bound():
     # fuse_gemm_clip whose Clip max is an empty tensor, not a scalar.
     nodes = [h.make_node("Gemm", ["x", "w"], ["g"], name="fc", transB=1),
