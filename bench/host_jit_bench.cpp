@@ -102,7 +102,7 @@ void benchModel(const std::string& path, const isa::IsaConfig& config, int reps)
       continue;
     }
     for (size_t k = 0; k < c.interpreted.size(); ++k)
-      if (c.interpreted[k].bytes != c.compiled[k].bytes) std::printf("MISMATCH: node '%s' (%s) output %zu\n", n.name.c_str(), n.op.c_str(), k);
+      if (c.interpreted[k].bytes != c.compiled[k].bytes) std::printf("MISMATCH: node '%s' (%s) output %zu\n", n.name.c_str(), n.op.name().c_str(), k);
   }
   const double compile = jit.report().seconds;
   const double saved = interpreted - native;  // per inference

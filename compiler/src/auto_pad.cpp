@@ -34,7 +34,7 @@ std::vector<int64_t> autoPads(const std::string& mode, const std::vector<int64_t
 namespace {
 
 std::vector<int64_t> kernelOf(const Graph& g, const Node& n) {
-  if (n.has("kernel_shape") || n.op != "Conv" || n.inputs.size() < 2 || n.inputs[1] < 0) return n.getInts("kernel_shape");
+  if (n.has("kernel_shape") || n.op != Op::Conv || n.inputs.size() < 2 || n.inputs[1] < 0) return n.getInts("kernel_shape");
   const std::vector<int64_t>& w = g.values[static_cast<size_t>(n.inputs[1])].shape;
   return w.size() > 2 ? std::vector<int64_t>(w.begin() + 2, w.end()) : std::vector<int64_t>{};
 }
@@ -44,7 +44,7 @@ void resolve(const Graph& g, Node& n) {
   const std::string mode = n.getString("auto_pad", "NOTSET");
   n.attrs.erase("auto_pad");
   if (mode == "NOTSET") return;
-  if (n.op == "ConvTranspose") {
+  if (n.op == Op::ConvTranspose) {
     if (mode != "VALID") throw Error("auto_pad " + mode + " on ConvTranspose is not supported (give pads and output_padding)");
     n.attrs.erase("pads");
     return;

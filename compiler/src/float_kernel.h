@@ -1,6 +1,6 @@
 // What every float kernel of the reference interpreter shares: the call context (the node, its
-// input and output tensors, their operand view for src/float_ops.h), numpy broadcasting, the
-// kernel table each kernels_float_*.cpp file adds its operators to, and the fused activation.
+// input and output tensors, their operand view for src/float_ops.h), numpy broadcasting and the
+// fused activation. The kernels are part of each operator's definition (src/ops/).
 #pragma once
 
 #include <functional>
@@ -48,12 +48,6 @@ struct Ctx {
 };
 
 using Kernel = void (*)(const Ctx&);
-using KernelTable = std::map<std::string, Kernel, std::less<>>;
-
-void addElementwiseKernels(KernelTable& table);    // kernels_float_elementwise.cpp
-void addLinearKernels(KernelTable& table);         // kernels_float_linear.cpp
-void addNormalizationKernels(KernelTable& table);  // kernels_float_normalization.cpp
-void addMovementKernels(KernelTable& table);       // kernels_float_movement.cpp
 
 /// The fused activation of Conv/Gemm/MatMul/Add ("activation" attribute: "relu", or "clip" with
 /// clip_min/clip_max), applied in place.

@@ -373,7 +373,7 @@ inline int64_t padSource(const std::string& mode, int64_t o, int64_t begin, int6
 /// Resize (opset 10: X, scales; 11+: X, roi, scales, sizes) and Upsample (X, scales).
 inline std::vector<int64_t> resizeOutput(const Node& n, int64_t opset, const std::vector<Operand>& in) {
   const auto& shape = in.at(0).shape;
-  if (n.op == "Upsample" || opset < 11) {
+  if (n.op == Op::Upsample || opset < 11) {
     auto scales = floatsInput(in, 1);
     if (!scales) throw Error(n.op + " needs scales");
     return resizeShape(shape, *scales, {});
@@ -393,7 +393,7 @@ struct ResizeParams {
 };
 
 inline ResizeParams resizeParams(const Node& n, int64_t opset, const std::vector<Operand>& in, const std::vector<int64_t>& out) {
-  const bool legacy = n.op == "Upsample" || opset < 11;
+  const bool legacy = n.op == Op::Upsample || opset < 11;
   ResizeParams p;
   p.mode = n.getString("mode", "nearest");
   if (p.mode != "nearest" && p.mode != "linear") throw Error(n.op + " mode '" + p.mode + "' is not supported (only nearest and linear)");
@@ -490,7 +490,7 @@ inline std::vector<int64_t> reshapeTarget(const Node& n, const std::vector<Opera
 /// ReduceMean and ReduceSum axes (an attribute; ReduceSum's optional input from opset 13),
 /// normalized and sorted; all axes when absent, none when absent with noop_with_empty_axes.
 inline std::vector<size_t> reduceAxes(const Node& n, int64_t opset, const std::vector<Operand>& in, size_t rank) {
-  const bool fromInput = n.op == "ReduceSum" && opset >= 13;
+  const bool fromInput = n.op == Op::ReduceSum && opset >= 13;
   const std::vector<int64_t> a = fromInput ? intsInput(in, 1).value_or(std::vector<int64_t>{}) : n.getInts("axes");
   std::vector<size_t> axes;
   if (a.empty() && !(fromInput && n.getInt("noop_with_empty_axes", 0) != 0))

@@ -6,32 +6,15 @@
 // innermost one walks contiguous memory (Conv: im2col, then the blocked GEMM of float_gemm.h; MatMul: i-k-j).
 // Fused forms: Conv/Gemm/MatMul/Add with attribute "activation" ("relu", or "clip" with
 // clip_min/clip_max), MatMul with a third (bias) input, LayerNormalization and Gelu.
-// The kernels live in kernels_float_{elementwise,linear,normalization,movement}.cpp; this file
-// gathers their table and runs one node.
-#include "float_kernel.h"
+// The kernels are the operators' definitions (src/ops/{elementwise,linear,normalization,movement}.cpp);
+// this file runs one node's.
+#include "ops/op_def.h"
 
 namespace systole::compiler {
 
-namespace {
-
-const float_kernels::KernelTable& kernels() {
-  static const float_kernels::KernelTable table = [] {
-    float_kernels::KernelTable t;
-    float_kernels::addElementwiseKernels(t);
-    float_kernels::addLinearKernels(t);
-    float_kernels::addNormalizationKernels(t);
-    float_kernels::addMovementKernels(t);
-    return t;
-  }();
-  return table;
-}
-
-}  // namespace
-
 void runFloatKernel(const Graph& g, const Node& n, const std::vector<const HostTensor*>& in, std::vector<HostTensor*>& out) {
-  const auto& table = kernels();
-  auto it = table.find(n.op);
-  if (it == table.end()) throw Error("no float kernel for operator '" + n.op + "'");
+  const float_kernels::Kernel kernel = opDef(n).float_kernel;
+  if (!kernel) throw Error("no float kernel for operator '" + n.op + "'");
   float_kernels::Ctx c{g, n, in, out, {}};
   for (const HostTensor* t : in) {
     ops::Operand o;
@@ -43,7 +26,7 @@ void runFloatKernel(const Graph& g, const Node& n, const std::vector<const HostT
     }
     c.operands.push_back(std::move(o));
   }
-  it->second(c);
+  kernel(c);
 }
 
 }  // namespace systole::compiler

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <string>
 
+#include "ops/op_def.h"
 #include "systole/compiler/interpreter.h"
 #include "systole/compiler/quant_math.h"
 #include "systole/isa/arith.h"
@@ -379,17 +380,9 @@ void mul(const Graph& g, const Node& n, const std::vector<const HostTensor*>& in
   for (int64_t i = 0; i < y.elements(); ++i) out[i] = rq(arith::mul(arith::widen(a[i], za, 1), arith::widen(b[i / pixels], zb, 1)), 0);
 }
 
-/// Pure data movement is the same for any element type: kernels_float.cpp's kernels run it.
-bool isTypeGenericMove(const std::string& op) {
-  for (const char* m : {"Reshape", "Flatten", "FlattenNhwc", "Squeeze", "Unsqueeze", "Identity", "Transpose", "Slice", "Gather", "DepthToSpace", "Resize",
-                        "Upsample", "Pad"})
-    if (op == m) return true;
-  return false;
-}
-
 bool isQuantizedNode(const Graph& g, const Node& n) {
-  if (n.op == "QuantizeLinear" || n.op == "DequantizeLinear" || n.op == "Requant") return true;
-  if (isTypeGenericMove(n.op)) return false;
+  if (n.op == Op::QuantizeLinear || n.op == Op::DequantizeLinear || n.op == Op::Requant) return true;
+  if (opDef(n).has(kTypeGenericMove)) return false;  // pure data movement: the float kernels run it on any type
   return !n.inputs.empty() && n.inputs[0] >= 0 && valueOf(g, n.inputs[0]).type == ElemType::Int8;
 }
 
@@ -400,25 +393,25 @@ bool runQuantizedKernel(const Graph& g, const Node& n, const std::vector<const H
   if (!isQuantizedNode(g, n)) return false;
   if (out.size() != 1 || out[0] == nullptr) throw Error("a quantized operator has exactly one output");
   HostTensor& y = *out[0];
-  const ElemType want = n.op == "DequantizeLinear" ? ElemType::Float32 : ElemType::Int8;
+  const ElemType want = n.op == Op::DequantizeLinear ? ElemType::Float32 : ElemType::Int8;
   if (y.type != want) throw Error("output must be " + std::string(elemTypeName(want)));
-  const std::string& op = n.op;
-  if (op == "QuantizeLinear") quantizeLinear(g, n, in, y);
-  else if (op == "DequantizeLinear") dequantizeLinear(g, n, in, y);
-  else if (op == "Requant") requant(g, n, in, y);
-  else if (op == "Conv") conv(g, n, in, y);
-  else if (op == "Gemm" || op == "MatMul") matmul(g, n, in, y);
-  else if (op == "Add") add(g, n, in, y);
-  else if (op == "Mul") mul(g, n, in, y);
-  else if (op == "Lut") lut(n, in, y);
-  else if (op == "MaxPool") pool(g, n, in, y, true);
-  else if (op == "AveragePool") pool(g, n, in, y, false);
-  else if (op == "GlobalAveragePool") globalAveragePool(g, n, in, y);
-  else if (op == "Relu") {
+  const OpType& op = n.op;
+  if (op == Op::QuantizeLinear) quantizeLinear(g, n, in, y);
+  else if (op == Op::DequantizeLinear) dequantizeLinear(g, n, in, y);
+  else if (op == Op::Requant) requant(g, n, in, y);
+  else if (op == Op::Conv) conv(g, n, in, y);
+  else if (op == Op::Gemm || op == Op::MatMul) matmul(g, n, in, y);
+  else if (op == Op::Add) add(g, n, in, y);
+  else if (op == Op::Mul) mul(g, n, in, y);
+  else if (op == Op::Lut) lut(n, in, y);
+  else if (op == Op::MaxPool) pool(g, n, in, y, true);
+  else if (op == Op::AveragePool) pool(g, n, in, y, false);
+  else if (op == Op::GlobalAveragePool) globalAveragePool(g, n, in, y);
+  else if (op == Op::Relu) {
     const int32_t z = perTensorQuant(g, n.inputs[0]).zero_point;
     clamp(n, in, y, n.has("act_min") ? intAttr(n, "act_min") : z, n.has("act_max") ? intAttr(n, "act_max") : 127);
-  } else if (op == "Clip") clamp(n, in, y, intAttr(n, "act_min"), intAttr(n, "act_max"));
-  else if (op == "Concat") concat(n, in, y);
+  } else if (op == Op::Clip) clamp(n, in, y, intAttr(n, "act_min"), intAttr(n, "act_max"));
+  else if (op == Op::Concat) concat(n, in, y);
   else throw Error("no quantized kernel for an int8 '" + op + "'");
   return true;
 }

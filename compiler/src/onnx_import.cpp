@@ -27,28 +27,23 @@
 #include <unordered_set>
 
 #include "onnx_shape_guards.h"
+#include "ops/op_def.h"
 #include "systole/compiler/auto_pad.h"
 #include "systole/isa/diagnostic.h"
 
 namespace systole::compiler {
 
 const std::vector<std::string>& supportedOps() {
-  static const std::vector<std::string> ops = {
-      "Add", "AveragePool", "BatchNormalization", "Cast", "Clip", "Concat", "Constant", "Conv",
-      "ConvTranspose", "DepthToSpace", "Div", "Dropout", "Erf", "Exp", "Flatten", "Gather", "Gemm",
-      "GlobalAveragePool", "HardSigmoid", "HardSwish", "Identity", "LayerNormalization", "LeakyRelu",
-      "MatMul", "Max", "MaxPool", "Min", "Mul", "Neg", "Pad", "Pow", "PRelu", "ReduceMean", "ReduceSum", "Relu",
-      "Reshape", "Resize", "Shape", "Sigmoid", "Slice", "Softmax", "Split", "Sqrt", "Squeeze", "Sub", "Tanh",
-      "Transpose", "Unsqueeze", "Upsample",
-      // Logic and shape generation, as torch's dynamic-shape exports use them; folded when constant.
-      "And", "ConstantOfShape", "Equal", "Greater", "GreaterOrEqual", "Less", "LessOrEqual", "Not", "Or", "Where", "Xor"};
-  return ops;
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (size_t i = 1; i < kOpCount; ++i)
+      if (opDef(static_cast<Op>(i)).has(kImported)) out.emplace_back(opName(static_cast<Op>(i)));
+    return out;
+  }();
+  return names;
 }
 
-bool isSupportedOp(std::string_view op) {
-  const auto& ops = supportedOps();
-  return std::find(ops.begin(), ops.end(), op) != ops.end();
-}
+bool isSupportedOp(std::string_view op) { return opDef(opFromName(op)).has(kImported); }
 
 namespace {
 
@@ -198,8 +193,8 @@ Value tensorToValue(const onnx::TensorProto& t, const std::string& valueName, co
 /// by or multiplies with them: kernel_shape, strides, dilations, group and output_shape in
 /// [1, kMaxTensorElements], pads and output_padding in [0, kMaxTensorElements].
 void checkWindowAttributes(const onnx::NodeProto& n, const std::string& who) {
-  static const std::unordered_set<std::string> windowed = {"Conv", "ConvTranspose", "MaxPool", "AveragePool"};
-  if (!windowed.count(n.op_type())) return;
+  const Op op = opFromName(n.op_type());
+  if (op != Op::Conv && op != Op::ConvTranspose && op != Op::MaxPool && op != Op::AveragePool) return;
   for (const auto& a : n.attribute()) {
     const bool positive = a.name() == "kernel_shape" || a.name() == "strides" || a.name() == "dilations" ||
                           a.name() == "group" || a.name() == "output_shape";
@@ -312,6 +307,9 @@ class Importer {
       const bool defaultDomain = n.domain().empty() || n.domain() == "ai.onnx";
       if (!defaultDomain || !isSupportedOp(n.op_type()))
         throw Error(nodeLabel(n, i) + ": unsupported operator" + (defaultDomain ? "" : " (domain " + quote(n.domain()) + ")"));
+      if (const int since = opDef(opFromName(n.op_type())).since_opset; opset_ < since)
+        throw Error(nodeLabel(n, i) + ": unsupported operator at opset " + std::to_string(opset_) + " (it is defined from opset " +
+                    std::to_string(since) + ")");
       for (const auto& in : n.input())
         if (!in.empty() && !defined.count(in))
           throw Error(nodeLabel(n, i) + ": input " + quote(in) +

@@ -176,8 +176,8 @@ const CompiledProgram& singleProgram(const PipelineResult& result, const isa::Is
       only = &*item.npu;
       continue;
     }
-    const std::string& op = result.graph.nodes[static_cast<size_t>(item.host_node)].op;
-    single = single && (op == "QuantizeLinear" || op == "DequantizeLinear");
+    const OpType& op = result.graph.nodes[static_cast<size_t>(item.host_node)].op;
+    single = single && (op == Op::QuantizeLinear || op == Op::DequantizeLinear);
   }
   if (single && only) return *only;
   // lowerToProgram applies the same rule and names the operator and why it stays on the host; it

@@ -149,7 +149,7 @@ class Rewriter {
     return id;
   }
 
-  int newNode(const std::string& base, const std::string& op, std::vector<int> inputs, int output,
+  int newNode(const std::string& base, OpType op, std::vector<int> inputs, int output,
               std::map<std::string, AttrValue> attrs = {}) {
     Node n;
     n.name = uniqueName(base);
@@ -199,7 +199,7 @@ class Rewriter {
       id = newConstant(name + "_q", ElemType::Int8, shape, q, bytesOf(qd));
     } else {
       id = newValue(name + "_q", ElemType::Int8, shape, q);
-      newNode(name + "_quantize", "QuantizeLinear", {v}, id);
+      newNode(name + "_quantize", Op::QuantizeLinear, {v}, id);
       ++summary_.quantize_linear;
     }
     quantized_.push_back({v, q, id});
@@ -214,7 +214,7 @@ class Rewriter {
     const FixedMultiplier m = quantizeMultiplier(static_cast<double>(g_.values[static_cast<size_t>(v)].quant->scale.at(0)) /
                                                  static_cast<double>(target.scale.at(0)));
     const int id = newValue(name + "_rq", ElemType::Int8, shape, target);
-    newNode(name + "_requant", "Requant", {v}, id,
+    newNode(name + "_requant", Op::Requant, {v}, id,
             {{"multiplier", std::vector<int64_t>{m.multiplier}}, {"shift", std::vector<int64_t>{m.shift}}});
     ++summary_.requant;
     requantized_.push_back({v, target, id});
@@ -227,7 +227,7 @@ class Rewriter {
     const std::string name = g_.values[static_cast<size_t>(v)].name;
     const std::vector<int64_t> shape = g_.values[static_cast<size_t>(v)].shape;
     const int id = newValue(name + "_dq", ElemType::Float32, shape, std::nullopt);
-    newNode(name + "_dequantize", "DequantizeLinear", {v}, id);
+    newNode(name + "_dequantize", Op::DequantizeLinear, {v}, id);
     ++summary_.dequantize_linear;
     dequantized_[static_cast<size_t>(v)] = id;
     return id;
@@ -357,8 +357,8 @@ class Rewriter {
         const double smax = std::max(sa, sb), unit = std::ldexp(1.0, kAddMultiplierBits);
         n.attrs["a_multiplier"] = static_cast<int64_t>(std::llround(sa / smax * unit));
         // a - b is a + (-1) * b: the quantized node is an Add whose b multiplier is negative.
-        const int64_t sign = n.op == "Sub" ? -1 : 1;
-        n.op = "Add";
+        const int64_t sign = n.op == Op::Sub ? -1 : 1;
+        n.op = Op::Add;
         n.attrs["b_multiplier"] = sign * static_cast<int64_t>(std::llround(sb / smax * unit));
         setRequantize(n, {quantizeMultiplier(smax / (unit * double{qy.scale[0]}))});
         setClamp(n, fusedClamp(n, qy));
@@ -407,13 +407,13 @@ class Rewriter {
           // y = f * x with f > 0 is x's int8 values under the scale f * s_x (same zero point): an
           // Identity in the int8 graph, exact and free (on the NPU an alias of x's buffer).
           for (float& scale : qy.scale) scale = static_cast<float>(factors[0] * double{scale});
-          n.op = "Identity";
+          n.op = Op::Identity;
         } else {
           // Per channel: a Requant whose multiplier for channel c encodes f_c s_x / s_y.
           qy = calibrated(y);
           std::vector<FixedMultiplier> m;
           for (double f : factors) m.push_back(quantizeMultiplier(f * double{g_.values[static_cast<size_t>(n.inputs[0])].quant->scale.at(0)} / double{qy.scale[0]}));
-          n.op = "Requant";
+          n.op = Op::Requant;
           setRequantize(n, m);
         }
         retypeOutput(y, qy);
@@ -425,7 +425,7 @@ class Rewriter {
         const Quant qy = calibrated(y);
         const std::vector<int64_t> table = lutTable(g_, n, activationOf(qx), activationOf(qy));
         n.attrs = {{"function", n.op}, {"table", table}};
-        n.op = "Lut";
+        n.op = Op::Lut;
         retypeOutput(y, qy);
         break;
       }
@@ -497,13 +497,13 @@ namespace {
 std::map<std::string, TensorRange> shareConcatRanges(const Graph& g, std::map<std::string, TensorRange> ranges) {
   const auto users = g.users();
   for (const Node& n : g.nodes) {
-    if (n.dead || n.op != "Concat" || !ranges.count(g.values[static_cast<size_t>(n.outputs[0])].name)) continue;
+    if (n.dead || n.op != Op::Concat || !ranges.count(g.values[static_cast<size_t>(n.outputs[0])].name)) continue;
     std::vector<std::string> group = {g.values[static_cast<size_t>(n.outputs[0])].name};
     for (int v : n.inputs) {
       const Value& val = g.values[static_cast<size_t>(v)];
       if (val.producer < 0 || users[static_cast<size_t>(v)].size() != 1 || !ranges.count(val.name)) continue;
-      const std::string& op = g.nodes[static_cast<size_t>(val.producer)].op;
-      if (op == "Conv" || op == "Gemm" || op == "MatMul" || op == "Add") group.push_back(val.name);
+      const OpType& op = g.nodes[static_cast<size_t>(val.producer)].op;
+      if (op == Op::Conv || op == Op::Gemm || op == Op::MatMul || op == Op::Add) group.push_back(val.name);
     }
     TensorRange all = ranges.at(group[0]);
     for (const auto& name : group) all.lo = std::min(all.lo, ranges.at(name).lo), all.hi = std::max(all.hi, ranges.at(name).hi);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ops/op_def.h"
 #include "quantize_lut.h"
 #include "systole/compiler/quant_math.h"
 #include "systole/isa/diagnostic.h"
@@ -26,9 +27,9 @@ std::vector<float> floatsOf(const Value& v) {
 }
 
 std::optional<ConstantFactor> constantFactor(const Graph& g, const Node& n) {
-  if ((n.op != "Mul" && n.op != "Div") || n.inputs.size() != 2) return std::nullopt;
+  if ((n.op != Op::Mul && n.op != Op::Div) || n.inputs.size() != 2) return std::nullopt;
   for (size_t a = 0; a < 2; ++a) {
-    if (n.op == "Div" && a != 0) break;
+    if (n.op == Op::Div && a != 0) break;
     const int c = n.inputs[1 - a];
     if (c < 0 || n.inputs[a] < 0) continue;
     const Value& k = g.values[static_cast<size_t>(c)];
@@ -39,7 +40,7 @@ std::optional<ConstantFactor> constantFactor(const Graph& g, const Node& n) {
                             (k.shape == std::vector<int64_t>{x[1], 1, 1} || k.shape == std::vector<int64_t>{1, x[1], 1, 1});
     if (!scalar && !perChannel) continue;
     ConstantFactor f{{}, a};
-    for (float v : floatsOf(k)) f.factors.push_back(n.op == "Div" ? 1.0 / double{v} : double{v});
+    for (float v : floatsOf(k)) f.factors.push_back(n.op == Op::Div ? 1.0 / double{v} : double{v});
     if (std::all_of(f.factors.begin(), f.factors.end(), [](double v) { return std::isfinite(v) && v > 0; })) return f;
   }
   return std::nullopt;
@@ -53,27 +54,29 @@ class Classifier {
 
   Kind classify(const Node& n) const {
     if (n.outputs.size() != 1 || !isFloat(n.outputs[0])) return Kind::Float;
-    const std::string& op = n.op;
-    if (op == "Conv") return conv(n) ? Kind::Conv : Kind::Float;
-    if (op == "Gemm") return gemm(n) ? Kind::Gemm : Kind::Float;
-    if (op == "MatMul") return matmul(n) ? Kind::MatMul : Kind::Float;
-    if (op == "Add" || op == "Sub") return add(n) ? Kind::Add : Kind::Float;
-    if (op == "MaxPool") return pool(n, true) ? Kind::MaxPool : Kind::Float;
-    if (op == "AveragePool") return pool(n, false) ? Kind::AveragePool : Kind::Float;
-    if (op == "GlobalAveragePool")
+    const OpType& op = n.op;
+    if (op == Op::Conv) return conv(n) ? Kind::Conv : Kind::Float;
+    if (op == Op::Gemm) return gemm(n) ? Kind::Gemm : Kind::Float;
+    if (op == Op::MatMul) return matmul(n) ? Kind::MatMul : Kind::Float;
+    if (op == Op::Add || op == Op::Sub) return add(n) ? Kind::Add : Kind::Float;
+    if (op == Op::MaxPool) return pool(n, true) ? Kind::MaxPool : Kind::Float;
+    if (op == Op::AveragePool) return pool(n, false) ? Kind::AveragePool : Kind::Float;
+    if (op == Op::GlobalAveragePool)
       return n.inputs.size() == 1 && isActivation(n.inputs[0]) && shape(n.inputs[0]).size() >= 3 ? Kind::GlobalAveragePool
                                                                                                 : Kind::Float;
-    if (op == "Relu") return n.inputs.size() == 1 && isActivation(n.inputs[0]) ? Kind::Relu : Kind::Float;
-    if (op == "Clip") return clip(n) ? Kind::Clip : Kind::Float;
-    if (op == "Reshape" || op == "Flatten" || op == "FlattenNhwc" || op == "Transpose" || op == "Squeeze" || op == "Unsqueeze" ||
-        op == "Identity" || op == "Slice" || op == "Gather" || op == "DepthToSpace" ||
-        ((op == "Resize" || op == "Upsample") && n.getString("mode", "nearest") == "nearest") ||
-        (op == "Pad" && n.getString("mode", "constant") != "constant"))
-      return !n.inputs.empty() && isActivation(n.inputs[0]) ? Kind::Move : Kind::Float;
-    if (op == "Concat") return concat(n) ? Kind::Concat : Kind::Float;
-    if ((op == "Mul" || op == "Div") && scale(n)) return Kind::Scale;
-    if (op == "Mul") return mul(n) ? Kind::Mul : Kind::Float;
-    if (isLutOperator(op)) return n.inputs.size() == 1 && isActivation(n.inputs[0]) ? Kind::Lut : Kind::Float;
+    if (op == Op::Relu) return n.inputs.size() == 1 && isActivation(n.inputs[0]) ? Kind::Relu : Kind::Float;
+    if (op == Op::Clip) return clip(n) ? Kind::Clip : Kind::Float;
+    if (opDef(n).has(kTypeGenericMove)) {
+      // Only a nearest resize and an edge or reflect pad copy int8 elements as they are.
+      const bool copies = op == Op::Resize || op == Op::Upsample ? n.getString("mode", "nearest") == "nearest"
+                          : op == Op::Pad                       ? n.getString("mode", "constant") != "constant"
+                                                                : true;
+      return copies && !n.inputs.empty() && isActivation(n.inputs[0]) ? Kind::Move : Kind::Float;
+    }
+    if (op == Op::Concat) return concat(n) ? Kind::Concat : Kind::Float;
+    if ((op == Op::Mul || op == Op::Div) && scale(n)) return Kind::Scale;
+    if (op == Op::Mul) return mul(n) ? Kind::Mul : Kind::Float;
+    if (isLutOperator(op.kind())) return n.inputs.size() == 1 && isActivation(n.inputs[0]) ? Kind::Lut : Kind::Float;
     return Kind::Float;
   }
 

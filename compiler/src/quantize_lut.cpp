@@ -2,17 +2,12 @@
 
 #include <array>
 
+#include "ops/op_def.h"
 #include "systole/compiler/interpreter.h"
 
 namespace systole::compiler {
 
-bool isLutOperator(std::string_view op) {
-  static constexpr std::array<std::string_view, 9> kOps = {"Sigmoid", "HardSigmoid", "HardSwish", "Tanh", "Gelu",
-                                                           "LeakyRelu", "Erf", "Exp", "Neg"};
-  for (std::string_view o : kOps)
-    if (o == op) return true;
-  return false;
-}
+bool isLutOperator(Op op) { return opDef(op).has(kLutable); }
 
 std::vector<int64_t> lutTable(const Graph& g, const Node& n, const ActivationQuant& in, const ActivationQuant& out) {
   HostTensor x(ElemType::Float32, {256}), y(ElemType::Float32, {256});

@@ -11,7 +11,7 @@
 namespace systole::compiler {
 
 /// Float operators of one input that become a Lut when their input is int8.
-bool isLutOperator(std::string_view op);
+bool isLutOperator(Op op);
 
 /// table[q + 128] = quantizeFloat(f(s_x (q - z_x)), s_y, z_y) for q = -128..127, where f is `n`'s
 /// own float kernel (so the table and the float model cannot disagree).

@@ -106,8 +106,8 @@ Emitter dequantize(const Graph& g, const Node& n) {
 
 Emitter planBoundary(const Graph& g, const Node& n) {
   if (n.inputs.empty() || n.inputs[0] < 0 || n.outputs.size() != 1) return {};
-  if (n.op == "QuantizeLinear") return quantize(g, n);
-  if (n.op == "DequantizeLinear") return dequantize(g, n);
+  if (n.op == compiler::Op::QuantizeLinear) return quantize(g, n);
+  if (n.op == compiler::Op::DequantizeLinear) return dequantize(g, n);
   return {};
 }
 

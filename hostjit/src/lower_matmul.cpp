@@ -148,8 +148,8 @@ Emitter int8MatMul(const Graph& g, const Node& n) {
 Emitter planMatMul(const Graph& g, const Node& n) {
   if (n.inputs.empty() || n.inputs[0] < 0 || n.outputs.size() != 1) return {};
   const ElemType a = valueOf(g, n.inputs[0]).type;
-  if (n.op == "MatMul" && a == ElemType::Float32) return floatMatMul(g, n);
-  if ((n.op == "MatMul" || n.op == "Gemm") && a == ElemType::Int8) return int8MatMul(g, n);
+  if (n.op == compiler::Op::MatMul && a == ElemType::Float32) return floatMatMul(g, n);
+  if ((n.op == compiler::Op::MatMul || n.op == compiler::Op::Gemm) && a == ElemType::Int8) return int8MatMul(g, n);
   return {};
 }
 

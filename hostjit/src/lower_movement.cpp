@@ -17,12 +17,6 @@ using compiler::Graph;
 using compiler::Node;
 namespace ops = compiler::ops;
 
-bool isCopy(const std::string& op) {
-  for (const char* c : {"Identity", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Dropout"})
-    if (op == c) return true;
-  return false;
-}
-
 std::vector<int64_t> rowMajorStrides(const std::vector<int64_t>& shape) {
   std::vector<int64_t> strides(shape.size());
   for (size_t i = shape.size(), s = 1; i-- > 0;) {
@@ -62,18 +56,18 @@ Emitter planMovement(const Graph& g, const Node& n) {
   const auto& y = g.values[static_cast<size_t>(n.outputs[0])];
   const int64_t bytes = compiler::elemTypeBytes(x.type);
   if (y.type != x.type || bytes <= 0) return {};
-  if (isCopy(n.op)) {
+  if (compiler::isByteCopy(n.op.kind())) {
     if (x.elements() != y.elements()) return {};
     return [size = x.elements() * bytes](Ir& ir) { ir.b.CreateMemCpy(ir.output(0), {}, ir.input(0), {}, size); };
   }
-  if (n.op == "Transpose") {
+  if (n.op == compiler::Op::Transpose) {
     const auto perm = ops::transposePerm(n, x.shape.size());
     const auto in = rowMajorStrides(x.shape);
     std::vector<int64_t> strides;
     for (int64_t p : perm) strides.push_back(in[static_cast<size_t>(p)]);
     return gather(y.shape, 0, strides, bytes);
   }
-  if (n.op == "Slice") {
+  if (n.op == compiler::Op::Slice) {
     const auto axes = ops::sliceParams(n, g.opset, ops::graphOperands(g, n));
     const auto in = rowMajorStrides(x.shape);
     int64_t base = 0;
@@ -86,7 +80,7 @@ Emitter planMovement(const Graph& g, const Node& n) {
     if (shape != y.shape) return {};
     return gather(shape, base, strides, bytes);
   }
-  if (n.op == "FlattenNhwc" && x.shape.size() == 4) {
+  if (n.op == compiler::Op::FlattenNhwc && x.shape.size() == 4) {
     const int64_t N = x.shape[0], C = x.shape[1], HW = x.shape[2] * x.shape[3];
     return gather({N, HW, C}, 0, {C * HW, 1, HW}, bytes);
   }

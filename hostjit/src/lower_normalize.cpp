@@ -107,8 +107,8 @@ Emitter planNormalize(const Graph& g, const Node& n) {
   const auto& x = valueOf(g, n.inputs[0]);
   const auto& y = valueOf(g, n.outputs[0]);
   if (x.type != ElemType::Float32 || y.type != ElemType::Float32 || x.shape != y.shape) return {};
-  if (n.op == "Softmax") return softmax(g, n);
-  if (n.op == "LayerNormalization") return layerNorm(g, n);
+  if (n.op == compiler::Op::Softmax) return softmax(g, n);
+  if (n.op == compiler::Op::LayerNormalization) return layerNorm(g, n);
   return {};
 }
 

@@ -10,22 +10,7 @@ uint64_t ceilDiv(int64_t a, int64_t b) { return static_cast<uint64_t>((a + b - 1
 
 }  // namespace
 
-int64_t nodeMacs(const compiler::Graph& g, const compiler::Node& n) {
-  if (n.outputs.empty() || n.inputs.size() < 2) return 0;
-  const auto& out = g.values[static_cast<size_t>(n.outputs[0])];
-  const auto& a = g.values[static_cast<size_t>(n.inputs[0])].shape;
-  const auto& w = g.values[static_cast<size_t>(n.inputs[1])].shape;
-  if (n.op == "Conv" && w.size() >= 2) {
-    int64_t perOutput = w[1];
-    for (size_t d = 2; d < w.size(); ++d) perOutput *= w[d];
-    return out.elements() * perOutput;
-  }
-  if ((n.op == "Gemm" || n.op == "MatMul") && !a.empty()) {
-    const bool transA = n.op == "Gemm" && n.getInt("transA", 0) != 0;
-    return out.elements() * (transA ? a.front() : a.back());
-  }
-  return 0;
-}
+int64_t nodeMacs(const compiler::Graph& g, const compiler::Node& n) { return compiler::operatorMacs(g, n); }
 
 uint64_t hostOperatorCycles(const isa::Params& p, const compiler::Graph& g, const compiler::Node& n) {
   int64_t elements = 0;

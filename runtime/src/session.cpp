@@ -132,9 +132,9 @@ compiler::CompiledModel aroundHostNodes(const compiler::Graph& g, compiler::Comp
   compiler::CompiledModel m;
   std::vector<compiler::ScheduleItem> after;
   for (int id : g.topoOrder()) {
-    const std::string& op = g.nodes[static_cast<size_t>(id)].op;
-    if (op == "QuantizeLinear") m.schedule.push_back({id, "", std::nullopt});
-    if (op == "DequantizeLinear") after.push_back({id, "", std::nullopt});
+    const compiler::OpType& op = g.nodes[static_cast<size_t>(id)].op;
+    if (op == compiler::Op::QuantizeLinear) m.schedule.push_back({id, "", std::nullopt});
+    if (op == compiler::Op::DequantizeLinear) after.push_back({id, "", std::nullopt});
   }
   m.schedule.push_back({-1, "", std::move(program)});
   for (auto& item : after) m.schedule.push_back(std::move(item));

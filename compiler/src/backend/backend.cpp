@@ -34,7 +34,7 @@ namespace {
 /// Why a node runs on the host: the registry's reason, or that its run of NPU operators had too
 /// little work (--min-npu-macs). The edges of the quantized graph need no reason.
 std::string hostReason(const Graph& g, const Node& n, const isa::IsaConfig& isa) {
-  if (n.op == "QuantizeLinear" || n.op == "DequantizeLinear") return "";
+  if (n.op == Op::QuantizeLinear || n.op == Op::DequantizeLinear) return "";
   const std::string why = npuIneligibility(g, n, isa);
   return why.empty() ? "its run of NPU operators has fewer MACs than --min-npu-macs" : why;
 }
@@ -71,7 +71,7 @@ CompiledProgram lowerToProgram(const Graph& g, const isa::IsaConfig& isa, const 
       continue;
     }
     const Node& n = g.nodes[static_cast<size_t>(item.host_node)];
-    if (n.op != "QuantizeLinear" && n.op != "DequantizeLinear")
+    if (n.op != Op::QuantizeLinear && n.op != Op::DequantizeLinear)
       throw Error("node '" + n.name + "' (" + n.op + ") runs on the host between NPU operators: " + npuIneligibility(g, n, isa));
   }
   if (!only) throw Error("the graph has no quantized operator the NPU can run (run quantization first)");

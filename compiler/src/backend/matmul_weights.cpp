@@ -17,7 +17,7 @@ ConvShape convShape(const TileContext& T, const Node& n) {
   const ActBuffer& x = T.buffer(n.inputs[0]);
   const ActBuffer& y = T.buffer(n.outputs[0]);
   ConvShape s;
-  s.conv = n.op == "Conv";
+  s.conv = n.op == Op::Conv;
   s.IC = s.IC0 = x.C;
   if (s.conv) {
     s.OC = w.shape[0];

@@ -17,8 +17,8 @@ const Value& valueOf(const Graph& g, int v) { return g.values[static_cast<size_t
 std::string checkMatmul(const Graph& g, const Node& n, const std::vector<ActBuffer>&, const std::vector<ActBuffer>&) {
   const Value& w = valueOf(g, n.inputs.at(1));
   if (!w.is_constant || w.type != ElemType::Int8) return "its weights are not a constant int8 tensor";
-  if (n.op != "Conv" && w.shape.size() != 2) return "its weights are not a matrix";
-  if (n.op == "Conv" && w.shape.size() != 4) return "only 2-D convolutions run on the NPU";
+  if (n.op != Op::Conv && w.shape.size() != 2) return "its weights are not a matrix";
+  if (n.op == Op::Conv && w.shape.size() != 4) return "only 2-D convolutions run on the NPU";
   return "";
 }
 
@@ -74,13 +74,6 @@ std::string checkNearestResize(const Graph& g, const Node& n, const std::vector<
   return nearestUpsampleFactors(g, n) ? "" : "only a nearest upsampling of H and W by integer factors runs on the NPU";
 }
 
-// ---- work --------------------------------------------------------------------------------------
-
-int64_t matmulMacs(const Graph& g, const Node& n) {
-  const Value& w = valueOf(g, n.inputs[1]);
-  return w.elements() * valueOf(g, n.outputs[0]).elements() / std::max<int64_t>(1, n.op == "Conv" ? w.shape[0] : w.shape.back());
-}
-
 // ---- halos -------------------------------------------------------------------------------------
 
 int64_t padsHalo(const Node& n, const ActBuffer&, const ActBuffer&) {
@@ -109,35 +102,35 @@ const std::vector<S> kMax = {S::DmaLoad, S::DmaStore, S::VectorMax};
 const std::vector<S> kWidenMul = {S::DmaLoad, S::DmaStore, S::Requantize, S::DmaLoadAcc, S::VectorWiden, S::VectorMul};
 const std::vector<S> kLut = {S::DmaLoad, S::DmaStore, S::VectorLut};
 
-NpuOperator aliasOp(std::string_view op) { return {op, {}, {}, true, checkAlias, nullptr, nullptr, false, nullptr}; }
+NpuOperator aliasOp(Op op) { return {op, {}, {}, true, checkAlias, nullptr, false, nullptr}; }
 
 const std::vector<NpuOperator>& table() {
   static const std::vector<NpuOperator> ops = {
-      {"Conv", kMatmul, kArrayProduct, false, checkMatmul, matmulMacs, padsHalo, false, tileMatmul},
-      {"Gemm", kMatmul, kArrayProduct, false, checkMatmul, matmulMacs, nullptr, false, tileMatmul},
-      {"MatMul", kMatmul, kArrayProduct, false, checkMatmul, matmulMacs, nullptr, false, tileMatmul},
-      {"Add", kWidenAdd, {}, false, checkAdd, nullptr, nullptr, false, tileAdd},
-      {"Mul", kWidenMul, {}, false, checkMul, nullptr, nullptr, false, tileMul},
-      {"Lut", kLut, {}, false, nullptr, nullptr, nullptr, false, tileLut},
-      {"MaxPool", kMax, {}, false, nullptr, nullptr, maxPoolHalo, true, tileMaxPool},
-      {"AveragePool", kWidenAdd, {}, false, nullptr, nullptr, padsHalo, false, tileAveragePool},
-      {"GlobalAveragePool", kWidenAdd, {}, false, nullptr, nullptr, nullptr, false, tileAveragePool},
-      {"Relu", kRescale, {}, false, nullptr, nullptr, nullptr, false, tileRequant},
-      {"Clip", kRescale, {}, false, nullptr, nullptr, nullptr, false, tileRequant},
-      {"Requant", kRescale, {}, false, nullptr, nullptr, nullptr, false, tileRequant},
-      {"Concat", kRescale, {}, false, checkConcat, nullptr, nullptr, false, tileConcat},
-      {"Slice", kRescale, {}, false, checkSlice, nullptr, nullptr, false, tileSlice},
-      {"Pad", kRescale, {}, false, checkPad, nullptr, nullptr, false, tilePixelGather},
-      {"Gather", kRescale, {}, false, checkChannelSelect, nullptr, nullptr, false, tileChannelSelect},
-      {"DepthToSpace", kRescale, {}, false, nullptr, nullptr, nullptr, false, tileDepthToSpace},
-      {"FlattenNhwc", kRescale, {}, false, nullptr, nullptr, nullptr, false, tileFlattenNhwc, true},
-      {"Resize", kRescale, {}, false, checkNearestResize, nullptr, nullptr, false, tileNearestResize},
-      {"Upsample", kRescale, {}, false, checkNearestResize, nullptr, nullptr, false, tileNearestResize},
-      aliasOp("Reshape"),
-      aliasOp("Flatten"),
-      aliasOp("Squeeze"),
-      aliasOp("Unsqueeze"),
-      aliasOp("Identity"),
+      {Op::Conv, kMatmul, kArrayProduct, false, checkMatmul, padsHalo, false, tileMatmul},
+      {Op::Gemm, kMatmul, kArrayProduct, false, checkMatmul, nullptr, false, tileMatmul},
+      {Op::MatMul, kMatmul, kArrayProduct, false, checkMatmul, nullptr, false, tileMatmul},
+      {Op::Add, kWidenAdd, {}, false, checkAdd, nullptr, false, tileAdd},
+      {Op::Mul, kWidenMul, {}, false, checkMul, nullptr, false, tileMul},
+      {Op::Lut, kLut, {}, false, nullptr, nullptr, false, tileLut},
+      {Op::MaxPool, kMax, {}, false, nullptr, maxPoolHalo, true, tileMaxPool},
+      {Op::AveragePool, kWidenAdd, {}, false, nullptr, padsHalo, false, tileAveragePool},
+      {Op::GlobalAveragePool, kWidenAdd, {}, false, nullptr, nullptr, false, tileAveragePool},
+      {Op::Relu, kRescale, {}, false, nullptr, nullptr, false, tileRequant},
+      {Op::Clip, kRescale, {}, false, nullptr, nullptr, false, tileRequant},
+      {Op::Requant, kRescale, {}, false, nullptr, nullptr, false, tileRequant},
+      {Op::Concat, kRescale, {}, false, checkConcat, nullptr, false, tileConcat},
+      {Op::Slice, kRescale, {}, false, checkSlice, nullptr, false, tileSlice},
+      {Op::Pad, kRescale, {}, false, checkPad, nullptr, false, tilePixelGather},
+      {Op::Gather, kRescale, {}, false, checkChannelSelect, nullptr, false, tileChannelSelect},
+      {Op::DepthToSpace, kRescale, {}, false, nullptr, nullptr, false, tileDepthToSpace},
+      {Op::FlattenNhwc, kRescale, {}, false, nullptr, nullptr, false, tileFlattenNhwc, true},
+      {Op::Resize, kRescale, {}, false, checkNearestResize, nullptr, false, tileNearestResize},
+      {Op::Upsample, kRescale, {}, false, checkNearestResize, nullptr, false, tileNearestResize},
+      aliasOp(Op::Reshape),
+      aliasOp(Op::Flatten),
+      aliasOp(Op::Squeeze),
+      aliasOp(Op::Unsqueeze),
+      aliasOp(Op::Identity),
   };
   return ops;
 }
@@ -185,7 +178,7 @@ bool backendEmits(S s) {
   return false;
 }
 
-const NpuOperator* npuOperator(std::string_view op) {
+const NpuOperator* npuOperator(Op op) {
   for (const auto& entry : table())
     if (entry.op == op) return &entry;
   return nullptr;
@@ -209,7 +202,7 @@ ActBuffer bufferShape(const Value& v) {
 }
 
 std::string npuIneligibility(const Graph& g, const Node& n, const isa::IsaConfig& isa) {
-  const NpuOperator* entry = npuOperator(n.op);
+  const NpuOperator* entry = npuOperator(n.op.kind());
   if (!entry) return "no NPU lowering for this operator";
   for (S s : entry->semantics)
     if (isa.bySemantics(s) < 0) return "ISA '" + isa.params().name + "' has no '" + std::string(isa::semanticsInfo(s).name) + "' instruction";
@@ -238,8 +231,7 @@ std::string npuIneligibility(const Graph& g, const Node& n, const isa::IsaConfig
 }
 
 int64_t npuMacs(const Graph& g, const Node& n) {
-  const NpuOperator* entry = npuOperator(n.op);
-  return entry && entry->macs ? entry->macs(g, n) : 0;
+  return npuOperator(n.op.kind()) ? operatorMacs(g, n) : 0;
 }
 
 }  // namespace systole::compiler

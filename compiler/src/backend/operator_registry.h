@@ -16,7 +16,7 @@
 namespace systole::compiler {
 
 struct NpuOperator {
-  std::string_view op;
+  Op op;
   std::vector<isa::Semantics> semantics;  // a config without one of them runs the operator on the host
   /// Alternatives the tiler chooses among by what the config has: it needs every class of one of
   /// them (the first the config has complete is used). Empty: none needed.
@@ -25,8 +25,6 @@ struct NpuOperator {
   bool alias = false;
   /// Operator-specific eligibility beyond "int8 activations in, int8 out": "" or the reason.
   std::string (*check)(const Graph& g, const Node& n, const std::vector<ActBuffer>& ins, const std::vector<ActBuffer>& outs) = nullptr;
-  /// Multiply-accumulates of the model's operator (0 for vector work).
-  int64_t (*macs)(const Graph& g, const Node& n) = nullptr;
   /// Halo pixels the first input needs on every side (padding read as the zero point).
   int64_t (*halo)(const Node& n, const ActBuffer& in, const ActBuffer& out) = nullptr;
   /// The halo only feeds max windows, so it may hold -128 instead of the zero point.
@@ -38,7 +36,7 @@ struct NpuOperator {
 };
 
 /// The entry for an ONNX operator type, or nullptr.
-const NpuOperator* npuOperator(std::string_view op);
+const NpuOperator* npuOperator(Op op);
 std::span<const NpuOperator> npuOperators();
 /// Whether the back end may emit an instruction of class `s` (dma_store_acc and vector_reduce it
 /// never does).
@@ -46,7 +44,7 @@ bool backendEmits(isa::Semantics s);
 
 /// Why `n` cannot run on the NPU described by `isa`, or "" if it can.
 std::string npuIneligibility(const Graph& g, const Node& n, const isa::IsaConfig& isa);
-/// The node's multiply-accumulates by its registry entry (0 for host operators).
+/// The node's multiply-accumulates (its operator's definition) if it has an NPU lowering, else 0.
 int64_t npuMacs(const Graph& g, const Node& n);
 
 /// The NHWC buffer shape of a graph value (batch 1); throws if the NPU cannot hold it.

@@ -22,7 +22,7 @@ std::optional<std::vector<int64_t>> selectedChannels(const Graph& g, const Node&
   std::vector<int64_t> picked;
   try {
     const auto operands = ops::graphOperands(g, n);
-    if (n.op == "Gather") {
+    if (n.op == Op::Gather) {
       if (static_cast<int64_t>(ops::normAxis(n.getInt("axis", 0), shape.size())) != axis || !operands.at(1).data) return std::nullopt;
       if (operands[1].shape.size() != 1) return std::nullopt;  // a scalar index drops the axis
       picked = ops::readInts(operands[1].type, operands[1].data, operands[1].elements());
@@ -30,7 +30,7 @@ std::optional<std::vector<int64_t>> selectedChannels(const Graph& g, const Node&
         if (c < 0) c += channels;
         if (c < 0 || c >= channels) return std::nullopt;
       }
-    } else if (n.op == "Slice") {
+    } else if (n.op == Op::Slice) {
       const auto axes = ops::sliceParams(n, g.opset, operands);
       for (size_t d = 0; d < shape.size(); ++d)
         if (static_cast<int64_t>(d) != axis && (axes[d].start != 0 || axes[d].step != 1 || axes[d].count != shape[d])) return std::nullopt;

@@ -23,7 +23,7 @@ void tileRequant(TileContext& T, const Node& n) {
   const ActBuffer& out = T.buffer(n.outputs[0]);
   const int32_t zIn = T.zeroPoint(n.inputs[0]), zOut = T.zeroPoint(n.outputs[0]);
   T.layer().loops = "c / lanes x pixel chunks: widen, requantize";
-  if (n.op == "Requant")  // per tensor, or per channel (a product with a per-channel constant)
+  if (n.op == Op::Requant)  // per tensor, or per channel (a product with a per-channel constant)
     return emitRescale(T, in, out, {{0, 0, in.C}}, zIn, int32s(n, "multiplier"), int32s(n, "shift"), zOut, -128, 127);
   emitRescale(T, in, 0, out, 0, in.C, zIn, 1 << 30, 30, zOut, static_cast<int32_t>(n.getInt("act_min", -128)),
               static_cast<int32_t>(n.getInt("act_max", 127)));

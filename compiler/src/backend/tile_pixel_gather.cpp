@@ -49,7 +49,7 @@ std::optional<SpatialMove> spatialMove(const Graph& g, const Node& n) {
   const auto& x = valueOf(g, n.inputs.at(0)).shape;
   if (x.size() != 4 || std::any_of(x.begin(), x.end(), [](int64_t d) { return d < 1; })) return std::nullopt;
   try {
-    std::optional<SpatialMove> m = n.op == "Slice" ? sliceMove(g, n, x) : n.op == "Pad" ? padMove(g, n, x) : std::nullopt;
+    std::optional<SpatialMove> m = n.op == Op::Slice ? sliceMove(g, n, x) : n.op == Op::Pad ? padMove(g, n, x) : std::nullopt;
     if (!m) return std::nullopt;
     for (const auto* list : {&m->pixels.rows, &m->pixels.cols})
       if (list->empty()) return std::nullopt;

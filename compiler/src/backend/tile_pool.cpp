@@ -27,7 +27,7 @@ struct Window {
 Window windowOf(const Node& n) {
   const auto k = n.getInts("kernel_shape"), s = n.getInts("strides", {1, 1}), p = n.getInts("pads", {0, 0, 0, 0});
   if (k.size() != 2) throw Error("node '" + n.name + "' (" + n.op + "): only 2-D pooling windows are supported");
-  if (n.getInt("ceil_mode", 0) != 0 && n.op != "MaxPool")
+  if (n.getInt("ceil_mode", 0) != 0 && n.op != Op::MaxPool)
     throw Error("node '" + n.name + "' (" + n.op + "): ceil_mode=1 is not supported on the NPU");
   return {k[0], k[1], s[0], s[1], p[0], p[1]};
 }
@@ -126,7 +126,7 @@ void tileMaxPool(TileContext& T, const Node& n) {
 }
 
 void tileAveragePool(TileContext& T, const Node& n) {
-  if (n.op == "GlobalAveragePool") return tileGlobalAveragePool(T, n);
+  if (n.op == Op::GlobalAveragePool) return tileGlobalAveragePool(T, n);
   const ActBuffer& in = T.buffer(n.inputs[0]);
   const ActBuffer& y = T.buffer(n.outputs[0]);
   const OnChipLayout& l = T.layout();

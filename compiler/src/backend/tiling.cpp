@@ -59,7 +59,7 @@ void placeValues(const Graph& g, const std::vector<int>& order, const Boundary& 
     const Node& n = g.nodes[static_cast<size_t>(id)];
     const int out = n.outputs[0];
     ActBuffer b = bufferShape(valueOf(g, out));
-    b.id = npuOperator(n.op)->alias ? plan.buffers.at(n.inputs[0]).id : out;
+    b.id = npuOperator(n.op.kind())->alias ? plan.buffers.at(n.inputs[0]).id : out;
     plan.buffers[out] = b;
   }
 }
@@ -77,7 +77,7 @@ std::set<int> elideConcats(const Graph& g, const std::vector<int>& order, const 
     const int p = valueOf(g, v).producer;
     if (p < 0 || !inside.count(p) || std::find(boundary.outputs.begin(), boundary.outputs.end(), v) != boundary.outputs.end()) return false;
     const Node& producer = g.nodes[static_cast<size_t>(p)];
-    const NpuOperator& op = *npuOperator(producer.op);
+    const NpuOperator& op = *npuOperator(producer.op.kind());
     if (op.alias || op.images_as_rows || plan.buffers.at(v).id != v) return false;
     if (valueOf(g, v).quant != valueOf(g, g.nodes[static_cast<size_t>(concat)].outputs[0]).quant) return false;
     const auto& u = users[static_cast<size_t>(v)];
@@ -85,7 +85,7 @@ std::set<int> elideConcats(const Graph& g, const std::vector<int>& order, const 
   };
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     const Node& n = g.nodes[static_cast<size_t>(*it)];
-    if (n.op != "Concat") continue;
+    if (n.op != Op::Concat) continue;
     std::set<int> distinct(n.inputs.begin(), n.inputs.end());
     if (distinct.size() != n.inputs.size()) continue;
     if (!std::all_of(n.inputs.begin(), n.inputs.end(), [&](int v) { return member(v, *it); })) continue;
@@ -110,7 +110,7 @@ std::map<int, std::pair<int64_t, bool>> haloNeeds(const Graph& g, const std::vec
   std::map<int, std::pair<int64_t, bool>> halo;  // root -> (pixels, only max windows read it)
   for (int id : order) {
     const Node& n = g.nodes[static_cast<size_t>(id)];
-    const NpuOperator& op = *npuOperator(n.op);
+    const NpuOperator& op = *npuOperator(n.op.kind());
     if (!op.halo) continue;
     const int64_t need = op.halo(n, plan.buffers.at(n.inputs[0]), plan.buffers.at(n.outputs[0]));
     if (need == 0) continue;
@@ -128,7 +128,7 @@ void checkMaxOverZeroPointHalo(const Graph& g, int v, int32_t z) {
   const auto users = g.users();
   for (int u : users[static_cast<size_t>(v)]) {
     const Node& c = g.nodes[static_cast<size_t>(u)];
-    if (c.op == "MaxPool" && (!producer || producer->getInt("act_min", -128) < z))
+    if (c.op == Op::MaxPool && (!producer || producer->getInt("act_min", -128) < z))
       throw Error("node '" + c.name + "' (" + c.op + ") cannot run on the NPU: its padded input is also read by a convolution and is not ReLU-bounded");
   }
 }
@@ -239,7 +239,7 @@ void tileLayers(TileContext& T, const std::vector<int>& order, const std::set<in
   TilePlan& plan = T.plan;
   for (int id : order) {
     const Node& n = T.g.nodes[static_cast<size_t>(id)];
-    const NpuOperator& op = *npuOperator(n.op);
+    const NpuOperator& op = *npuOperator(n.op.kind());
     LayerPlan& layer = plan.layers.emplace_back();
     layer.name = n.name;
     layer.op = n.op;

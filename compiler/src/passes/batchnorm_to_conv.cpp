@@ -10,7 +10,7 @@ namespace systole::compiler {
 void batchNormToConv(Graph& g) {
   for (size_t id = 0; id < g.nodes.size(); ++id) {
     Node& bn = g.nodes[id];
-    if (bn.dead || bn.op != "BatchNormalization") continue;
+    if (bn.dead || bn.op != Op::BatchNormalization) continue;
     const auto p = passes::batchNormParams(g, bn);
     const auto& shape = passes::val(g, bn.inputs[0]).shape;
     if (!p || shape.size() != 4 || shape[1] != static_cast<int64_t>(p->s.size())) continue;
@@ -20,7 +20,7 @@ void batchNormToConv(Graph& g) {
     const int w = passes::addFloatConstant(g, bn.name + ".weight", {C, 1, 1, 1}, p->s);
     const int b = passes::addFloatConstant(g, bn.name + ".bias", {C}, bias);
     Node& n = g.nodes[id];  // addFloatConstant may have grown g.values, not g.nodes
-    n.op = "Conv";
+    n.op = Op::Conv;
     n.inputs = {n.inputs[0], w, b};
     n.attrs = {{"group", C}, {"kernel_shape", std::vector<int64_t>{1, 1}}};
   }

@@ -18,7 +18,7 @@ namespace {
 constexpr size_t kMaxGrowthBytes = size_t{16} << 20;  // fold growth beyond this only if inputs are as large
 
 bool foldable(const Graph& g, const Node& n) {
-  if (n.op == "Shape") return n.inputs.size() == 1 && n.inputs[0] >= 0 && hasStaticShape(passes::val(g, n.inputs[0]));
+  if (n.op == Op::Shape) return n.inputs.size() == 1 && n.inputs[0] >= 0 && hasStaticShape(passes::val(g, n.inputs[0]));
   for (int in : n.inputs)
     if (in >= 0 && !passes::isConst(g, in)) return false;
   return true;
@@ -34,7 +34,7 @@ void foldConstants(Graph& g) {
     bool outputUsedAsGraphInput = false;
     size_t inBytes = 0, outBytes = 0;
     for (int in : n.inputs)
-      if (in >= 0 && n.op != "Shape") inBytes += passes::val(g, in).data.size();
+      if (in >= 0 && n.op != Op::Shape) inBytes += passes::val(g, in).data.size();
     for (int o : n.outputs) {
       const Value& v = passes::val(g, o);
       outBytes += static_cast<size_t>(v.elements()) * static_cast<size_t>(elemTypeBytes(v.type));

@@ -91,7 +91,7 @@ void decompose(Graph& g, int id) {
   const int phased = s == 1 ? spaced : passes::addActivation(g, passes::val(g, out).name + "_phases", {x[0], M, ph.rows, pw.rows});
 
   Node& conv = g.nodes[static_cast<size_t>(id)];
-  conv.op = "Conv";
+  conv.op = Op::Conv;
   conv.inputs = {ct.inputs[0], weight};
   if (bias >= 0) conv.inputs.push_back(bias);
   conv.outputs = {phased};
@@ -101,7 +101,7 @@ void decompose(Graph& g, int id) {
   if (s > 1) {
     Node d2s;
     d2s.name = passes::nameLike(ct.name, "DepthToSpace");
-    d2s.op = "DepthToSpace";
+    d2s.op = Op::DepthToSpace;
     d2s.inputs = {phased};
     d2s.outputs = {spaced};
     d2s.attrs = {{"blocksize", s}, {"mode", std::string("DCR")}};
@@ -111,7 +111,7 @@ void decompose(Graph& g, int id) {
 
   Node slice;
   slice.name = passes::nameLike(ct.name, "Slice");
-  slice.op = "Slice";
+  slice.op = Op::Slice;
   const std::vector<int64_t> starts = {ph.cropBegin, pw.cropBegin}, ends = {ph.cropBegin + ph.out, pw.cropBegin + pw.out}, axes = {2, 3};
   if (g.opset < 10) {
     slice.inputs = {spaced};
@@ -149,7 +149,7 @@ void convTransposeToConv(Graph& g) {
   const size_t count = g.nodes.size();
   for (size_t id = 0; id < count; ++id) {
     const Node& n = g.nodes[id];
-    if (n.dead || n.op != "ConvTranspose" || n.outputs.size() != 1 || !subPixelIneligibility(g, n).empty()) continue;
+    if (n.dead || n.op != Op::ConvTranspose || n.outputs.size() != 1 || !subPixelIneligibility(g, n).empty()) continue;
     decompose(g, static_cast<int>(id));
   }
 }

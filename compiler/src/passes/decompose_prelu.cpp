@@ -12,13 +12,13 @@ void decomposePRelu(Graph& g) {
   const size_t count = g.nodes.size();
   for (size_t id = 0; id < count; ++id) {
     const Node n = g.nodes[id];
-    if (n.dead || n.op != "PRelu" || n.inputs.size() != 2 || !passes::isFloatConst(g, n.inputs[1])) continue;
+    if (n.dead || n.op != Op::PRelu || n.inputs.size() != 2 || !passes::isFloatConst(g, n.inputs[1])) continue;
     const std::vector<int64_t> x = passes::val(g, n.inputs[0]).shape;
     const std::vector<int64_t> slopeShape = passes::val(g, n.inputs[1]).shape;  // a copy: g.values grows below
     const std::vector<float> slope = passes::floats(g, n.inputs[1]);
     if (slope.size() == 1) {
       Node& leaky = g.nodes[id];
-      leaky.op = "LeakyRelu";
+      leaky.op = Op::LeakyRelu;
       leaky.inputs.resize(1);
       leaky.attrs = {{"alpha", static_cast<double>(slope[0])}};
       continue;
@@ -32,12 +32,12 @@ void decomposePRelu(Graph& g) {
     for (float s : slope) magnitude.push_back(std::abs(s));
     g.nodes[id].dead = true;
     const std::string& base = n.name;
-    const int pos = passes::addNode(g, passes::nameLike(base, "Relu"), "Relu", {n.inputs[0]}, x);
-    const int neg = passes::addNode(g, passes::nameLike(base, "Neg"), "Neg", {n.inputs[0]}, x);
-    const int negPart = passes::addNode(g, passes::nameLike(base, "Relu_neg"), "Relu", {neg}, x);
+    const int pos = passes::addNode(g, passes::nameLike(base, "Relu"), Op::Relu, {n.inputs[0]}, x);
+    const int neg = passes::addNode(g, passes::nameLike(base, "Neg"), Op::Neg, {n.inputs[0]}, x);
+    const int negPart = passes::addNode(g, passes::nameLike(base, "Relu_neg"), Op::Relu, {neg}, x);
     const int scale = passes::addFloatConstant(g, base + ".slope_magnitude", slopeShape, magnitude);
-    const int scaled = passes::addNode(g, passes::nameLike(base, "Mul"), "Mul", {negPart, scale}, x);
-    passes::addNode(g, passes::nameLike(base, positive ? "Sub" : "Add"), positive ? "Sub" : "Add", {pos, scaled}, x, {}, n.outputs[0]);
+    const int scaled = passes::addNode(g, passes::nameLike(base, "Mul"), Op::Mul, {negPart, scale}, x);
+    passes::addNode(g, passes::nameLike(base, positive ? "Sub" : "Add"), positive ? Op::Sub : Op::Add, {pos, scaled}, x, {}, n.outputs[0]);
   }
 }
 

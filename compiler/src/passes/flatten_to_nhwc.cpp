@@ -17,11 +17,11 @@ std::optional<std::pair<int, bool>> productWeights(const Graph& g, const Node& n
   if (n.inputs.size() < 2 || n.inputs[0] != v || n.inputs[1] == v || !passes::isFloatConst(g, n.inputs[1])) return std::nullopt;
   const auto& w = passes::val(g, n.inputs[1]).shape;
   if (w.size() != 2) return std::nullopt;
-  if (n.op == "Gemm" && n.getInt("transA", 0) == 0) {
+  if (n.op == Op::Gemm && n.getInt("transA", 0) == 0) {
     const bool transB = n.getInt("transB", 0) != 0;
     if (w[transB ? 1 : 0] == K) return std::pair{1, transB};
   }
-  if (n.op == "MatMul" && w[0] == K) return std::pair{1, false};
+  if (n.op == Op::MatMul && w[0] == K) return std::pair{1, false};
   return std::nullopt;
 }
 
@@ -32,7 +32,7 @@ void flattenToNhwc(Graph& g) {
   const size_t count = g.nodes.size();
   for (size_t id = 0; id < count; ++id) {
     const Node f = g.nodes[id];
-    if (f.dead || f.op != "Flatten" || f.inputs.size() != 1 || f.getInt("axis", 1) != 1) continue;
+    if (f.dead || f.op != Op::Flatten || f.inputs.size() != 1 || f.getInt("axis", 1) != 1) continue;
     const std::vector<int64_t> x = passes::val(g, f.inputs[0]).shape;
     if (x.size() != 4 || x[2] * x[3] <= 1 || std::any_of(x.begin(), x.end(), [](int64_t d) { return d < 1; })) continue;
     const int64_t C = x[1], HW = x[2] * x[3], K = C * HW;
@@ -69,7 +69,7 @@ void flattenToNhwc(Graph& g) {
       g.nodes[static_cast<size_t>(r)].inputs[static_cast<size_t>(input)] = permuted;
     }
     Node& nhwc = g.nodes[id];
-    nhwc.op = "FlattenNhwc";
+    nhwc.op = Op::FlattenNhwc;
     nhwc.attrs.clear();
   }
 }

@@ -82,16 +82,16 @@ void foldBatchNorm(Graph& g) {
   passes::Uses uses(g);
   for (int id : g.topoOrder()) {
     const Node& bn = g.nodes[static_cast<size_t>(id)];
-    if (bn.op != "BatchNormalization" || bn.dead) continue;
+    if (bn.op != Op::BatchNormalization || bn.dead) continue;
     const int x = bn.inputs[0];
     const int producer = passes::producerOp(g, x);
     if (producer < 0 || uses.single(x) != id) continue;
-    const std::string& op = g.nodes[static_cast<size_t>(producer)].op;
-    if (op != "Conv" && op != "Gemm") continue;
+    const OpType& op = g.nodes[static_cast<size_t>(producer)].op;
+    if (op != Op::Conv && op != Op::Gemm) continue;
     if (g.nodes[static_cast<size_t>(producer)].has("activation")) continue;
     const auto p = passes::batchNormParams(g, bn);
     if (!p) continue;
-    const bool done = op == "Conv" ? foldIntoConv(g, producer, id, *p) : foldIntoGemm(g, producer, id, *p);
+    const bool done = op == Op::Conv ? foldIntoConv(g, producer, id, *p) : foldIntoGemm(g, producer, id, *p);
     if (done) uses.refresh();
   }
 }

@@ -37,11 +37,11 @@ std::optional<std::vector<int64_t>> spatialZeroPads(const Graph& g, const Node& 
 bool foldInto(Node& reader, const std::vector<int64_t>& pads) {
   std::vector<int64_t> own = reader.getInts("pads", {0, 0, 0, 0});
   if (own.size() != 4) return false;
-  if (reader.op == "AveragePool") {
+  if (reader.op == Op::AveragePool) {
     const bool ownPadding = own != std::vector<int64_t>{0, 0, 0, 0};
     if (reader.getInt("ceil_mode", 0) != 0 || (ownPadding && reader.getInt("count_include_pad", 0) == 0)) return false;
     reader.attrs["count_include_pad"] = int64_t{1};
-  } else if (reader.op != "Conv") {
+  } else if (reader.op != Op::Conv) {
     return false;
   }
   own[0] += pads[2], own[1] += pads[3], own[2] += pads[6], own[3] += pads[7];
@@ -55,7 +55,7 @@ void foldPads(Graph& g) {
   passes::Uses uses(g);
   for (int id : g.topoOrder()) {
     Node& n = g.nodes[static_cast<size_t>(id)];
-    if (n.dead || n.op != "Pad" || n.outputs.size() != 1) continue;
+    if (n.dead || n.op != Op::Pad || n.outputs.size() != 1) continue;
     const auto pads = spatialZeroPads(g, n);
     if (!pads) continue;
     const int out = n.outputs[0], in = n.inputs[0];

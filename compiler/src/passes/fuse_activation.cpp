@@ -28,14 +28,14 @@ void fuseActivations(Graph& g) {
   passes::Uses uses(g);
   for (int id : g.topoOrder()) {
     const Node& act = g.nodes[static_cast<size_t>(id)];
-    if ((act.op != "Relu" && act.op != "Clip") || act.dead || act.inputs.empty()) continue;
+    if ((act.op != Op::Relu && act.op != Op::Clip) || act.dead || act.inputs.empty()) continue;
     const int x = act.inputs[0];
     const int p = passes::producerOp(g, x);
     if (p < 0 || uses.single(x) != id || passes::val(g, x).type != ElemType::Float32) continue;
     Node& prod = g.nodes[static_cast<size_t>(p)];
-    if (prod.op != "Conv" && prod.op != "Gemm" && prod.op != "MatMul" && prod.op != "Add") continue;
+    if (prod.op != Op::Conv && prod.op != Op::Gemm && prod.op != Op::MatMul && prod.op != Op::Add) continue;
     if (prod.has("activation") || prod.outputs.size() != 1) continue;
-    if (act.op == "Relu") {
+    if (act.op == Op::Relu) {
       prod.attrs["activation"] = std::string("relu");
     } else {
       const auto bounds = clipBounds(g, act);

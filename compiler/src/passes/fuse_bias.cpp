@@ -33,7 +33,7 @@ bool fuse(Graph& g, int producer, int addId, int bias) {
   if (p.has("activation")) return false;
   const Value& out = passes::val(g, p.outputs[0]);
   const size_t rank = out.shape.size();
-  if (p.op == "Conv") {
+  if (p.op == Op::Conv) {
     const int64_t M = out.shape[1];
     auto b = biasValues(g, bias, 1, rank, M);
     if (!b) return false;
@@ -48,7 +48,7 @@ bool fuse(Graph& g, int producer, int addId, int bias) {
     Node& conv = g.nodes[static_cast<size_t>(producer)];
     conv.inputs.resize(3);
     conv.inputs[2] = nb;
-  } else if (p.op == "Gemm") {
+  } else if (p.op == Op::Gemm) {
     const int64_t N = out.shape[1];
     auto b = biasValues(g, bias, 1, rank, N);
     if (!b) return false;
@@ -86,14 +86,14 @@ void fuseBias(Graph& g) {
   passes::Uses uses(g);
   for (int id : g.topoOrder()) {
     const Node& add = g.nodes[static_cast<size_t>(id)];
-    if (add.op != "Add" || add.dead || add.inputs.size() != 2 || add.has("activation")) continue;
+    if (add.op != Op::Add || add.dead || add.inputs.size() != 2 || add.has("activation")) continue;
     if (passes::val(g, add.outputs[0]).type != ElemType::Float32) continue;
     for (int k = 0; k < 2; ++k) {
       const int x = add.inputs[static_cast<size_t>(k)], c = add.inputs[static_cast<size_t>(1 - k)];
       const int p = passes::producerOp(g, x);
       if (p < 0 || uses.single(x) != id || !passes::isConst(g, c)) continue;
-      const std::string& op = g.nodes[static_cast<size_t>(p)].op;
-      if (op != "Conv" && op != "Gemm" && op != "MatMul") continue;
+      const OpType& op = g.nodes[static_cast<size_t>(p)].op;
+      if (op != Op::Conv && op != Op::Gemm && op != Op::MatMul) continue;
       // The Add's output shape must be the producer's (the bias does not broadcast it further).
       if (passes::val(g, add.outputs[0]).shape != passes::val(g, x).shape) continue;
       if (fuse(g, p, id, c)) {

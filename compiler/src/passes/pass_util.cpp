@@ -47,7 +47,7 @@ int addActivation(Graph& g, const std::string& baseName, std::vector<int64_t> sh
   return g.addValue(std::move(v));
 }
 
-int addNode(Graph& g, const std::string& name, const std::string& op, std::vector<int> inputs, const std::vector<int64_t>& shape,
+int addNode(Graph& g, const std::string& name, OpType op, std::vector<int> inputs, const std::vector<int64_t>& shape,
             std::map<std::string, AttrValue> attrs, int out) {
   Node n;
   n.name = name;

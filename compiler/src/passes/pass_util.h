@@ -47,12 +47,12 @@ inline Node& node(Graph& g, int n) { return g.nodes[static_cast<size_t>(n)]; }
 inline bool isConst(const Graph& g, int v) { return v >= 0 && val(g, v).is_constant; }
 inline bool isFloatConst(const Graph& g, int v) { return isConst(g, v) && val(g, v).type == ElemType::Float32; }
 
-/// The live node producing `v` if its op is `op` (any op when empty), else -1.
-inline int producerOp(const Graph& g, int v, const std::string& op = "") {
+/// The live node producing `v` if its op is `op` (any op when Unknown), else -1.
+inline int producerOp(const Graph& g, int v, Op op = Op::Unknown) {
   if (v < 0) return -1;
   const int p = val(g, v).producer;
   if (p < 0 || g.nodes[static_cast<size_t>(p)].dead) return -1;
-  if (!op.empty() && g.nodes[static_cast<size_t>(p)].op != op) return -1;
+  if (op != Op::Unknown && g.nodes[static_cast<size_t>(p)].op.kind() != op) return -1;
   return p;
 }
 
@@ -97,7 +97,7 @@ int addActivation(Graph& g, const std::string& baseName, std::vector<int64_t> sh
 
 /// Adds node `op` named `name` over `inputs` (with `attrs`), writing `out`, or a new activation of
 /// `shape` when `out` is -1; returns the value it writes.
-int addNode(Graph& g, const std::string& name, const std::string& op, std::vector<int> inputs, const std::vector<int64_t>& shape,
+int addNode(Graph& g, const std::string& name, OpType op, std::vector<int> inputs, const std::vector<int64_t>& shape,
             std::map<std::string, AttrValue> attrs = {}, int out = -1);
 
 /// Every live reader of `from` (and the graph outputs) reads `to` instead.

@@ -17,11 +17,11 @@ struct Shuffle {
 };
 
 Shuffle channelShuffle(const Graph& g, const passes::Uses& uses, const Node& last) {
-  const int t = passes::producerOp(g, last.inputs.at(0), "Transpose");
+  const int t = passes::producerOp(g, last.inputs.at(0), Op::Transpose);
   if (t < 0 || uses.single(last.inputs[0]) < 0) return {};
   const Node& transpose = g.nodes[static_cast<size_t>(t)];
   if (transpose.getInts("perm") != std::vector<int64_t>{0, 2, 1, 3, 4}) return {};
-  const int r = passes::producerOp(g, transpose.inputs.at(0), "Reshape");
+  const int r = passes::producerOp(g, transpose.inputs.at(0), Op::Reshape);
   if (r < 0 || uses.single(transpose.inputs[0]) < 0) return {};
   const int input = g.nodes[static_cast<size_t>(r)].inputs.at(0);
   const auto& x = passes::val(g, input).shape;
@@ -38,7 +38,7 @@ void recognizeChannelShuffle(Graph& g) {
   passes::Uses uses(g);
   for (int id : g.topoOrder()) {
     Node& last = g.nodes[static_cast<size_t>(id)];
-    if (last.dead || last.op != "Reshape" || last.inputs.empty() || last.outputs.size() != 1) continue;
+    if (last.dead || last.op != Op::Reshape || last.inputs.empty() || last.outputs.size() != 1) continue;
     const auto [x, groups] = channelShuffle(g, uses, last);
     if (groups == 0) continue;
     const int64_t channels = passes::val(g, x).shape[1], per = channels / groups;
@@ -54,7 +54,7 @@ void recognizeChannelShuffle(Graph& g) {
     std::memcpy(idx.data.data(), indices.data(), idx.data.size());
     const int idxId = g.addValue(std::move(idx));
     Node& gather = g.nodes[static_cast<size_t>(id)];
-    gather.op = "Gather";
+    gather.op = Op::Gather;
     gather.inputs = {x, idxId};
     gather.attrs = {{"axis", int64_t{1}}};
     uses.refresh();

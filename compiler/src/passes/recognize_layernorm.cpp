@@ -66,15 +66,15 @@ bool matchAt(Graph& g, const passes::Uses& uses, int rm1Id) {
   const int subId = uses.single(m);
   if (subId < 0) return false;
   const Node& sub = g.nodes[static_cast<size_t>(subId)];
-  if (sub.op != "Sub" || sub.inputs[0] != x || sub.inputs[1] != m) return false;
+  if (sub.op != Op::Sub || sub.inputs[0] != x || sub.inputs[1] != m) return false;
   const int d = sub.outputs[0];
   const auto& dUsers = uses.of(d);
   if (dUsers.size() != 2 || uses.isGraphOutput(d)) return false;
   int powId = -1, divId = -1;
   for (int u : dUsers) {
-    const std::string& op = g.nodes[static_cast<size_t>(u)].op;
-    if (op == "Pow") powId = u;
-    else if (op == "Div") divId = u;
+    const OpType& op = g.nodes[static_cast<size_t>(u)].op;
+    if (op == Op::Pow) powId = u;
+    else if (op == Op::Div) divId = u;
   }
   if (powId < 0 || divId < 0) return false;
   const Node& pw = g.nodes[static_cast<size_t>(powId)];
@@ -82,14 +82,14 @@ bool matchAt(Graph& g, const passes::Uses& uses, int rm1Id) {
   const int rm2Id = uses.single(pw.outputs[0]);
   if (rm2Id < 0) return false;
   const Node& rm2 = g.nodes[static_cast<size_t>(rm2Id)];
-  if (rm2.op != "ReduceMean" || trailingAxes(rm2, xShape.size()) != k) return false;
+  if (rm2.op != Op::ReduceMean || trailingAxes(rm2, xShape.size()) != k) return false;
   const int addId = uses.single(rm2.outputs[0]);
-  if (addId < 0 || g.nodes[static_cast<size_t>(addId)].op != "Add") return false;
+  if (addId < 0 || g.nodes[static_cast<size_t>(addId)].op != Op::Add) return false;
   const Node& add = g.nodes[static_cast<size_t>(addId)];
   const auto eps = passes::scalar(g, other(add, rm2.outputs[0]));
   if (!eps || *eps < 0) return false;
   const int sqrtId = uses.single(add.outputs[0]);
-  if (sqrtId < 0 || g.nodes[static_cast<size_t>(sqrtId)].op != "Sqrt") return false;
+  if (sqrtId < 0 || g.nodes[static_cast<size_t>(sqrtId)].op != Op::Sqrt) return false;
   const Node& sq = g.nodes[static_cast<size_t>(sqrtId)];
   if (uses.single(sq.outputs[0]) != divId) return false;
   const Node& div = g.nodes[static_cast<size_t>(divId)];
@@ -100,7 +100,7 @@ bool matchAt(Graph& g, const passes::Uses& uses, int rm1Id) {
   int last = divId;
   int gamma = -1, beta = -1;
   std::vector<int64_t> gammaShape, betaShape;
-  if (int mulId = uses.single(div.outputs[0]); mulId >= 0 && g.nodes[static_cast<size_t>(mulId)].op == "Mul") {
+  if (int mulId = uses.single(div.outputs[0]); mulId >= 0 && g.nodes[static_cast<size_t>(mulId)].op == Op::Mul) {
     const int c = other(g.nodes[static_cast<size_t>(mulId)], div.outputs[0]);
     if (auto s = affineShape(g, c, norm)) {
       gamma = c;
@@ -108,7 +108,7 @@ bool matchAt(Graph& g, const passes::Uses& uses, int rm1Id) {
       chain.push_back(mulId);
       last = mulId;
       const int y = g.nodes[static_cast<size_t>(mulId)].outputs[0];
-      if (int add2 = uses.single(y); add2 >= 0 && g.nodes[static_cast<size_t>(add2)].op == "Add") {
+      if (int add2 = uses.single(y); add2 >= 0 && g.nodes[static_cast<size_t>(add2)].op == Op::Add) {
         const int b = other(g.nodes[static_cast<size_t>(add2)], y);
         if (auto bs = affineShape(g, b, norm)) {
           beta = b;
@@ -136,7 +136,7 @@ bool matchAt(Graph& g, const passes::Uses& uses, int rm1Id) {
 
   Node ln;
   ln.name = name;
-  ln.op = "LayerNormalization";
+  ln.op = Op::LayerNormalization;
   ln.inputs = {x, gamma};
   if (beta >= 0) ln.inputs.push_back(beta);
   ln.attrs["axis"] = -static_cast<int64_t>(*k);
@@ -153,7 +153,7 @@ void recognizeLayerNorm(Graph& g) {
   passes::Uses uses(g);
   for (int id : g.topoOrder()) {
     const Node& n = g.nodes[static_cast<size_t>(id)];
-    if (n.op != "ReduceMean" || n.dead || n.inputs.empty()) continue;
+    if (n.op != Op::ReduceMean || n.dead || n.inputs.empty()) continue;
     if (passes::val(g, n.inputs[0]).type != ElemType::Float32) continue;
     if (matchAt(g, uses, id)) uses.refresh();
   }

@@ -10,7 +10,7 @@ void removeIdentities(Graph& g) {
   passes::Uses uses(g);
   for (int id : g.topoOrder()) {
     Node& n = g.nodes[static_cast<size_t>(id)];
-    if (n.op != "Identity" && n.op != "Dropout") continue;
+    if (n.op != Op::Identity && n.op != Op::Dropout) continue;
     if (n.inputs.empty() || n.inputs[0] < 0 || n.outputs.empty()) continue;
     bool maskUsed = false;
     for (size_t k = 1; k < n.outputs.size(); ++k)

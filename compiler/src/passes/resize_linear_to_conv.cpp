@@ -84,7 +84,7 @@ std::optional<AxisPhases> planAxis(const ops::ResizeParams& p, double scale, int
 
 /// The phases of both spatial axes, or nullopt when `n` is not a decomposable bilinear Resize.
 std::optional<std::pair<AxisPhases, AxisPhases>> plan(const Graph& g, const Node& n) {
-  if ((n.op != "Resize" && n.op != "Upsample") || n.outputs.size() != 1 || n.inputs.empty()) return std::nullopt;
+  if ((n.op != Op::Resize && n.op != Op::Upsample) || n.outputs.size() != 1 || n.inputs.empty()) return std::nullopt;
   const auto& x = passes::val(g, n.inputs[0]).shape;
   const auto& y = passes::val(g, n.outputs[0]).shape;
   if (x.size() != 4 || y.size() != 4 || std::any_of(x.begin(), x.end(), [](int64_t d) { return d < 1; })) return std::nullopt;
@@ -120,7 +120,7 @@ void decompose(Graph& g, int id, const AxisPhases& ah, const AxisPhases& aw) {
     const std::string offset = std::to_string(-ay) + std::to_string(-ax);
     const std::vector<int64_t> pads = {0, 0, -ay, -ax, 0, 0, 1 + ay, 1 + ax};
     Node pad;
-    pad.op = "Pad";
+    pad.op = Op::Pad;
     pad.name = passes::nameLike(rs.name, "Pad" + offset);
     pad.attrs = {{"mode", std::string("edge")}};
     if (g.opset < 11) {
@@ -138,7 +138,7 @@ void decompose(Graph& g, int id, const AxisPhases& ah, const AxisPhases& aw) {
   // One depthwise 2x2 Conv per phase, concatenated phase-major.
   Node concat;
   concat.name = passes::nameLike(rs.name, "Concat");
-  concat.op = "Concat";
+  concat.op = Op::Concat;
   concat.attrs = {{"axis", int64_t{1}}};
   for (int64_t ry = 0; ry < s; ++ry)
     for (int64_t rx = 0; rx < s; ++rx) {
@@ -150,7 +150,7 @@ void decompose(Graph& g, int id, const AxisPhases& ah, const AxisPhases& aw) {
           for (double kx : {1.0 - wx, wx}) k.push_back(static_cast<float>(ky * kx));
       Node conv;
       conv.name = passes::nameLike(rs.name, "Conv_phase" + phase);
-      conv.op = "Conv";
+      conv.op = Op::Conv;
       conv.inputs = {padFor(ah.shift[static_cast<size_t>(ry)], aw.shift[static_cast<size_t>(rx)]),
                      passes::addFloatConstant(g, rs.name + ".phase" + phase + "_weight", {C, 1, 2, 2}, k)};
       conv.outputs = {passes::addActivation(g, base + "_phase" + phase, {N, C, H, W})};
@@ -164,7 +164,7 @@ void decompose(Graph& g, int id, const AxisPhases& ah, const AxisPhases& aw) {
 
   Node d2s;
   d2s.name = passes::nameLike(rs.name, "DepthToSpace");
-  d2s.op = "DepthToSpace";
+  d2s.op = Op::DepthToSpace;
   d2s.inputs = {phases};
   d2s.outputs = {rs.outputs[0]};
   d2s.attrs = {{"blocksize", s}, {"mode", std::string("DCR")}};

@@ -11,7 +11,7 @@ void splitToSlice(Graph& g) {
   const size_t count = g.nodes.size();
   for (size_t id = 0; id < count; ++id) {
     const Node n = g.nodes[id];
-    if (n.dead || n.op != "Split" || n.inputs.empty() || n.outputs.empty()) continue;
+    if (n.dead || n.op != Op::Split || n.inputs.empty() || n.outputs.empty()) continue;
     const auto& x = passes::val(g, n.inputs[0]).shape;
     if (x.empty() || std::any_of(x.begin(), x.end(), [](int64_t d) { return d < 0; })) continue;
     std::vector<int64_t> sizes;
@@ -32,7 +32,7 @@ void splitToSlice(Graph& g) {
       if (n.outputs[k] < 0) continue;
       Node slice;
       slice.name = passes::nameLike(n.name, "Slice_" + std::to_string(k));
-      slice.op = "Slice";
+      slice.op = Op::Slice;
       slice.outputs = {n.outputs[k]};
       if (g.opset < 10) {
         slice.inputs = {n.inputs[0]};

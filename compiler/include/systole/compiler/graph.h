@@ -10,6 +10,8 @@
 #include <variant>
 #include <vector>
 
+#include "systole/compiler/op.h"
+
 namespace systole::compiler {
 
 enum class ElemType : uint8_t { Float32, Int8, Int32, Int64, Bool };  // Bool: one byte, 0 or 1
@@ -58,7 +60,7 @@ using AttrValue = std::variant<int64_t, double, std::string, std::vector<int64_t
 
 struct Node {
   std::string name;
-  std::string op;                  // ONNX op type, or a Systole op (see docs/quantized-ops.md)
+  OpType op;                       // ONNX op type, or a Systole op (see docs/quantized-ops.md)
   std::vector<int> inputs;         // value ids; -1 marks an omitted optional input
   std::vector<int> outputs;
   std::map<std::string, AttrValue> attrs;

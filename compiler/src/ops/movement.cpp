@@ -5,7 +5,7 @@
 #include <cstring>
 #include <limits>
 
-#include "float_kernel.h"
+#include "op_def.h"
 
 namespace systole::compiler::float_kernels {
 
@@ -312,29 +312,233 @@ void constant(const Ctx& c) {
 
 }  // namespace
 
-void addMovementKernels(KernelTable& table) {
-  table.insert({
-      {"Identity", copyBytes},
-      {"Dropout", copyBytes},
-      {"Flatten", copyBytes},
-      {"FlattenNhwc", flattenNhwc},
-      {"Reshape", copyBytes},
-      {"Squeeze", copyBytes},
-      {"Unsqueeze", copyBytes},
-      {"Transpose", transpose},
-      {"Concat", concat},
-      {"Split", split},
-      {"Slice", slice},
-      {"Pad", pad},
-      {"Gather", gather},
-      {"Resize", resize},
-      {"DepthToSpace", depthToSpace},
-      {"Upsample", resize},
-      {"Shape", shapeOp},
-      {"Cast", cast},
-      {"Constant", constant},
-      {"ConstantOfShape", constantOfShape},
-  });
+}  // namespace systole::compiler::float_kernels
+
+namespace systole::compiler {
+
+namespace {
+
+// ---- shapes ----
+
+ElemType castTarget(int64_t to) {
+  switch (to) {
+    case 1: return ElemType::Float32;
+    case 3: return ElemType::Int8;
+    case 6: return ElemType::Int32;
+    case 7: return ElemType::Int64;
+    case 9: return ElemType::Bool;
+    default: throw Error("Cast to ONNX type " + std::to_string(to) + " is not supported");
+  }
 }
 
-}  // namespace systole::compiler::float_kernels
+std::vector<OutputInfo> sameShape(const ShapeCtx& c) { return c.same(c.x().shape); }
+
+std::vector<OutputInfo> dropoutShape(const ShapeCtx& c) {
+  auto out = c.same(c.x().shape);
+  if (out.size() > 1) out[1].type = ElemType::Float32;  // the mask (bool in ONNX) must go unused
+  return out;
+}
+
+std::vector<OutputInfo> castShape(const ShapeCtx& c) { return {OutputInfo{castTarget(c.n.getInt("to", 1)), c.x().shape}}; }
+
+std::vector<OutputInfo> constantOfShapeShape(const ShapeCtx& c) {
+  auto shape = ops::intsInput(c.in, 0);
+  if (!shape) throw Error("ConstantOfShape needs its shape input");
+  for (int64_t d : *shape)
+    if (d < 0) throw Error("ConstantOfShape with a negative dimension");
+  return {OutputInfo{castTarget(c.n.getInt("value_type", 1)), *shape}};
+}
+
+std::vector<OutputInfo> flattenShape(const ShapeCtx& c) {
+  const size_t rank = c.rank();
+  const int64_t axis = c.n.getInt("axis", 1);
+  const size_t a = axis == static_cast<int64_t>(rank) ? rank : ops::normAxis(axis, rank);
+  return c.same({ops::product(c.x().shape, 0, a), ops::product(c.x().shape, a)});
+}
+
+std::vector<OutputInfo> flattenNhwcShape(const ShapeCtx& c) {
+  if (c.rank() != 4) throw Error("FlattenNhwc needs a 4-D input");
+  return c.same({c.x().shape[0], ops::product(c.x().shape, 1)});
+}
+
+std::vector<OutputInfo> reshapeShape(const ShapeCtx& c) {
+  c.need(2);
+  return c.same(ops::reshapeTarget(c.n, c.in));
+}
+
+std::vector<OutputInfo> transposeShape(const ShapeCtx& c) {
+  const size_t rank = c.rank();
+  const auto perm = ops::transposePerm(c.n, rank);
+  std::vector<int64_t> shape(rank);
+  for (size_t i = 0; i < rank; ++i) shape[i] = c.x().shape[static_cast<size_t>(perm[i])];
+  return c.same(shape);
+}
+
+std::vector<OutputInfo> concatShape(const ShapeCtx& c) {
+  const size_t rank = c.rank();
+  const auto& x = c.x();
+  const size_t axis = ops::normAxis(c.n.getInt("axis", 0), rank);
+  std::vector<int64_t> shape = x.shape;
+  for (size_t k = 1; k < c.in.size(); ++k) {
+    const auto& s = c.in[k].shape;
+    if (s.size() != rank) throw Error("Concat inputs have different ranks");
+    for (size_t i = 0; i < rank; ++i)
+      if (i != axis && s[i] != shape[i])
+        throw Error("Concat inputs " + ops::shapeText(x.shape) + " and " + ops::shapeText(s) + " differ outside axis " + std::to_string(axis));
+    shape[axis] = ops::checkedSum({shape[axis], s[axis]});
+  }
+  return c.same(shape);
+}
+
+std::vector<OutputInfo> splitShape(const ShapeCtx& c) {
+  const size_t axis = ops::normAxis(c.n.getInt("axis", 0), c.rank());
+  const auto sizes = ops::splitSizes(c.n, c.opset, c.in, c.n.outputs.size());
+  std::vector<OutputInfo> out;
+  for (int64_t s : sizes) {
+    OutputInfo o{c.x().type, c.x().shape};
+    o.shape[axis] = s;
+    out.push_back(std::move(o));
+  }
+  return out;
+}
+
+std::vector<OutputInfo> sliceShape(const ShapeCtx& c) {
+  const auto axes = ops::sliceParams(c.n, c.opset, c.in);
+  std::vector<int64_t> shape;
+  for (const auto& a : axes) shape.push_back(a.count);
+  return c.same(shape);
+}
+
+std::vector<OutputInfo> padShape(const ShapeCtx& c) {
+  const size_t rank = c.rank();
+  const auto& x = c.x();
+  const auto p = ops::padParams(c.n, c.opset, c.in);
+  std::vector<int64_t> shape(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    shape[i] = ops::checkedSum({x.shape[i], p.pads[i], p.pads[i + rank]});
+    if (shape[i] < 0) throw Error("Pad removes more than the whole dimension " + std::to_string(i));
+    if (p.mode == "reflect" && (p.pads[i] >= x.shape[i] || p.pads[i + rank] >= x.shape[i]))
+      throw Error("reflect padding must be smaller than the dimension");
+  }
+  return c.same(shape);
+}
+
+std::vector<OutputInfo> resizeShape(const ShapeCtx& c) {
+  const auto shape = ops::resizeOutput(c.n, c.opset, c.in);
+  ops::resizeParams(c.n, c.opset, c.in, shape);  // mode and coordinate transformation are supported
+  return c.same(shape);
+}
+
+std::vector<OutputInfo> depthToSpaceShape(const ShapeCtx& c) {
+  const auto& x = c.x().shape;
+  const int64_t b = ops::depthToSpace(c.n, x).block;
+  return c.same({x[0], x[1] / (b * b), x[2] * b, x[3] * b});
+}
+
+std::vector<OutputInfo> shapeShape(const ShapeCtx& c) {
+  const int64_t r = static_cast<int64_t>(c.rank());
+  int64_t start = c.n.getInt("start", 0), end = c.n.getInt("end", r);
+  if (start < 0) start += r;
+  if (end < 0) end += r;
+  start = std::clamp<int64_t>(start, 0, r);
+  end = std::clamp<int64_t>(end, 0, r);
+  return {OutputInfo{ElemType::Int64, {std::max<int64_t>(0, end - start)}}};
+}
+
+std::vector<OutputInfo> gatherShape(const ShapeCtx& c) {
+  c.need(2);
+  const auto& x = c.x().shape;
+  const size_t axis = ops::normAxis(c.n.getInt("axis", 0), c.rank());
+  std::vector<int64_t> shape(x.begin(), x.begin() + static_cast<long>(axis));
+  shape.insert(shape.end(), c.in[1].shape.begin(), c.in[1].shape.end());
+  shape.insert(shape.end(), x.begin() + static_cast<long>(axis) + 1, x.end());
+  return c.same(shape);
+}
+
+std::vector<OutputInfo> unsqueezeShape(const ShapeCtx& c) {
+  const auto axes = ops::axesParam(c.n, c.opset, c.in);
+  const size_t outRank = c.rank() + axes.size();
+  std::vector<bool> inserted(outRank, false);
+  for (int64_t a : axes) {
+    const size_t i = ops::normAxis(a, outRank);
+    if (inserted[i]) throw Error("Unsqueeze repeats an axis");
+    inserted[i] = true;
+  }
+  std::vector<int64_t> shape;
+  size_t src = 0;
+  for (size_t i = 0; i < outRank; ++i) shape.push_back(inserted[i] ? 1 : c.x().shape[src++]);
+  return c.same(shape);
+}
+
+std::vector<OutputInfo> squeezeShape(const ShapeCtx& c) {
+  const size_t rank = c.rank();
+  const auto& x = c.x().shape;
+  const auto axes = ops::axesParam(c.n, c.opset, c.in);
+  std::vector<bool> removed(rank, false);
+  if (axes.empty())
+    for (size_t i = 0; i < rank; ++i) removed[i] = x[i] == 1;
+  for (int64_t a : axes) {
+    const size_t i = ops::normAxis(a, rank);
+    if (x[i] != 1) throw Error("Squeeze axis " + std::to_string(a) + " has size " + std::to_string(x[i]));
+    removed[i] = true;
+  }
+  std::vector<int64_t> shape;
+  for (size_t i = 0; i < rank; ++i)
+    if (!removed[i]) shape.push_back(x[i]);
+  return c.same(shape);
+}
+
+std::vector<OutputInfo> constantShape(const ShapeCtx& c) {
+  const Node& n = c.n;
+  if (n.has("value_float")) return {OutputInfo{ElemType::Float32, {}}};
+  if (n.has("value_int")) return {OutputInfo{ElemType::Int64, {}}};
+  if (n.has("value_floats")) return {OutputInfo{ElemType::Float32, {static_cast<int64_t>(n.getFloats("value_floats").size())}}};
+  if (n.has("value_ints")) return {OutputInfo{ElemType::Int64, {static_cast<int64_t>(n.getInts("value_ints").size())}}};
+  throw Error("Constant without a value attribute");
+}
+
+}  // namespace
+
+void defineMovementOps(OpTable& t) {
+  using namespace float_kernels;
+  t.floatKernels({
+      {Op::Identity, copyBytes},
+      {Op::Dropout, copyBytes},
+      {Op::Flatten, copyBytes},
+      {Op::FlattenNhwc, flattenNhwc},
+      {Op::Reshape, copyBytes},
+      {Op::Squeeze, copyBytes},
+      {Op::Unsqueeze, copyBytes},
+      {Op::Transpose, transpose},
+      {Op::Concat, concat},
+      {Op::Split, split},
+      {Op::Slice, slice},
+      {Op::Pad, pad},
+      {Op::Gather, gather},
+      {Op::Resize, resize},
+      {Op::DepthToSpace, depthToSpace},
+      {Op::Upsample, resize},
+      {Op::Shape, shapeOp},
+      {Op::Cast, cast},
+      {Op::Constant, constant},
+      {Op::ConstantOfShape, constantOfShape},
+  });
+  t.shapes({
+      {Op::Identity, sameShape}, {Op::Dropout, dropoutShape}, {Op::Cast, castShape},
+      {Op::ConstantOfShape, constantOfShapeShape}, {Op::Flatten, flattenShape}, {Op::FlattenNhwc, flattenNhwcShape},
+      {Op::Reshape, reshapeShape}, {Op::Transpose, transposeShape}, {Op::Concat, concatShape},
+      {Op::Split, splitShape}, {Op::Slice, sliceShape}, {Op::Pad, padShape}, {Op::Resize, resizeShape},
+      {Op::Upsample, resizeShape}, {Op::DepthToSpace, depthToSpaceShape}, {Op::Shape, shapeShape},
+      {Op::Gather, gatherShape}, {Op::Unsqueeze, unsqueezeShape}, {Op::Squeeze, squeezeShape},
+      {Op::Constant, constantShape},
+  });
+  t[Op::Constant].min_inputs = 0;
+  t.flag(kImported, {Op::Cast, Op::Concat, Op::Constant, Op::DepthToSpace, Op::Dropout, Op::Flatten, Op::Gather,
+                     Op::Identity, Op::Pad, Op::Reshape, Op::Resize, Op::Shape, Op::Slice, Op::Split, Op::Squeeze,
+                     Op::Transpose, Op::Unsqueeze, Op::Upsample, Op::ConstantOfShape});
+  t.flag(kByteCopy, {Op::Identity, Op::Dropout, Op::Flatten, Op::Reshape, Op::Squeeze, Op::Unsqueeze});
+  t.flag(kTypeGenericMove, {Op::Reshape, Op::Flatten, Op::FlattenNhwc, Op::Squeeze, Op::Unsqueeze, Op::Identity,
+                            Op::Transpose, Op::Slice, Op::Gather, Op::DepthToSpace, Op::Resize, Op::Upsample, Op::Pad});
+}
+
+}  // namespace systole::compiler

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "float_kernel.h"
+#include "op_def.h"
 
 namespace systole::compiler::float_kernels {
 
@@ -104,20 +104,84 @@ void reduce(const Ctx& c) {
   // Walk the input; each element adds into its output position (`kept` broadcast over the input).
   forEachBroadcast(X.shape, {X.shape, kept}, [&](int64_t, const std::vector<int64_t>& off) { acc[static_cast<size_t>(off[1])] += x[off[0]]; });
   float* y = c.fo();
-  const double divisor = c.n.op == "ReduceMean" ? static_cast<double>(count) : 1.0;
+  const double divisor = c.n.op == Op::ReduceMean ? static_cast<double>(count) : 1.0;
   for (size_t i = 0; i < acc.size(); ++i) y[i] = static_cast<float>(acc[i] / divisor);
 }
 
 }  // namespace
 
-void addNormalizationKernels(KernelTable& table) {
-  table.insert({
-      {"BatchNormalization", batchNorm},
-      {"LayerNormalization", layerNorm},
-      {"Softmax", softmax},
-      {"ReduceMean", reduce},
-      {"ReduceSum", reduce},
-  });
+}  // namespace systole::compiler::float_kernels
+
+namespace systole::compiler {
+
+namespace {
+
+// ---- shapes ----
+
+std::vector<OutputInfo> batchNormShape(const ShapeCtx& c) {
+  c.need(5);
+  const auto& x = c.x();
+  if (c.n.getInt("training_mode", 0) != 0) throw Error("BatchNormalization in training mode is not supported");
+  if (c.n.getInt("spatial", 1) != 1) throw Error("BatchNormalization with spatial=0 is not supported");
+  if (c.rank() < 2) throw Error("BatchNormalization input needs a channel dimension");
+  for (size_t k = 1; k < 5; ++k)
+    if (c.in[k].elements() != x.shape[1])
+      throw Error("BatchNormalization parameter " + std::to_string(k) + " has " + std::to_string(c.in[k].elements()) +
+                  " values for " + std::to_string(x.shape[1]) + " channels");
+  auto out = c.same(x.shape);
+  for (size_t k = 1; k < out.size(); ++k) out[k].shape = {x.shape[1]};
+  return out;
 }
 
-}  // namespace systole::compiler::float_kernels
+std::vector<OutputInfo> layerNormShape(const ShapeCtx& c) {
+  c.need(2);
+  const auto& x = c.x();
+  const size_t rank = c.rank();
+  const size_t axis = ops::normAxis(c.n.getInt("axis", -1), rank);
+  std::vector<int64_t> normShape(x.shape.begin() + static_cast<long>(axis), x.shape.end());
+  if (ops::broadcast(c.in[1].shape, normShape) != normShape) throw Error("LayerNormalization scale does not match the normalized dimensions");
+  if (ops::present(c.in, 2) && ops::broadcast(c.in[2].shape, normShape) != normShape)
+    throw Error("LayerNormalization bias does not match the normalized dimensions");
+  auto out = c.same(x.shape);
+  for (size_t k = 1; k < out.size(); ++k) {
+    out[k].shape = x.shape;
+    for (size_t i = axis; i < rank; ++i) out[k].shape[i] = 1;
+  }
+  return out;
+}
+
+std::vector<OutputInfo> softmaxShape(const ShapeCtx& c) { return c.same(c.x().shape); }
+
+std::vector<OutputInfo> reduceShape(const ShapeCtx& c) {
+  const size_t rank = c.rank();
+  const auto axes = ops::reduceAxes(c.n, c.opset, c.in, rank);
+  const bool keep = c.n.getInt("keepdims", 1) != 0;
+  std::vector<int64_t> shape;
+  for (size_t i = 0; i < rank; ++i) {
+    const bool reduced = std::find(axes.begin(), axes.end(), i) != axes.end();
+    if (!reduced) shape.push_back(c.x().shape[i]);
+    else if (keep) shape.push_back(1);
+  }
+  return c.same(shape);
+}
+
+}  // namespace
+
+void defineNormalizationOps(OpTable& t) {
+  using namespace float_kernels;
+  t.floatKernels({
+      {Op::BatchNormalization, batchNorm},
+      {Op::LayerNormalization, layerNorm},
+      {Op::Softmax, softmax},
+      {Op::ReduceMean, reduce},
+      {Op::ReduceSum, reduce},
+  });
+  t.shapes({
+      {Op::BatchNormalization, batchNormShape}, {Op::LayerNormalization, layerNormShape},
+      {Op::Softmax, softmaxShape}, {Op::ReduceMean, reduceShape}, {Op::ReduceSum, reduceShape},
+  });
+  t.flag(kImported, {Op::BatchNormalization, Op::LayerNormalization, Op::ReduceMean, Op::ReduceSum, Op::Softmax});
+  t[Op::LayerNormalization].since_opset = 17;
+}
+
+}  // namespace systole::compiler

@@ -6,7 +6,7 @@
 #include <limits>
 #include <numbers>
 
-#include "float_kernel.h"
+#include "op_def.h"
 
 namespace systole::compiler::float_kernels {
 
@@ -142,15 +142,53 @@ void applyActivation(const Node& n, float* y, int64_t count) {
   }
 }
 
-void addElementwiseKernels(KernelTable& table) {
-  table.insert({
-      {"Add", [](const Ctx& c) {
+}  // namespace systole::compiler::float_kernels
+
+namespace systole::compiler {
+
+namespace {
+
+// ---- shapes ----
+
+std::vector<OutputInfo> sameShape(const ShapeCtx& c) { return c.same(c.x().shape); }
+
+/// Numpy broadcasting of every present input (Max and Min take one or more).
+std::vector<OutputInfo> broadcastShape(const ShapeCtx& c) {
+  std::vector<int64_t> shape = c.x().shape;
+  for (size_t k = 1; k < c.in.size(); ++k)
+    if (c.in[k].present) shape = ops::broadcast(shape, c.in[k].shape);
+  return c.same(shape);
+}
+
+std::vector<OutputInfo> binaryShape(const ShapeCtx& c) {
+  c.need(2);
+  return broadcastShape(c);
+}
+
+std::vector<OutputInfo> predicateShape(const ShapeCtx& c) {
+  c.need(2);
+  return {OutputInfo{ElemType::Bool, ops::broadcast(c.x().shape, c.in[1].shape)}};
+}
+
+std::vector<OutputInfo> notShape(const ShapeCtx& c) { return {OutputInfo{ElemType::Bool, c.x().shape}}; }
+
+std::vector<OutputInfo> whereShape(const ShapeCtx& c) {
+  c.need(3);
+  return {OutputInfo{c.in[1].type, ops::broadcast(ops::broadcast(c.x().shape, c.in[1].shape), c.in[2].shape)}};
+}
+
+}  // namespace
+
+void defineElementwiseOps(OpTable& t) {
+  using namespace float_kernels;
+  t.floatKernels({
+      {Op::Add, [](const Ctx& c) {
          binary(c, [](auto a, auto b) { return a + b; });
          if (c.output().type == ElemType::Float32) applyActivation(c.n, c.fo(), c.output().elements());
        }},
-      {"Sub", [](const Ctx& c) { binary(c, [](auto a, auto b) { return a - b; }); }},
-      {"Mul", [](const Ctx& c) { binary(c, [](auto a, auto b) { return a * b; }); }},
-      {"Div", [](const Ctx& c) {
+      {Op::Sub, [](const Ctx& c) { binary(c, [](auto a, auto b) { return a - b; }); }},
+      {Op::Mul, [](const Ctx& c) { binary(c, [](auto a, auto b) { return a * b; }); }},
+      {Op::Div, [](const Ctx& c) {
          binary(c, [](auto a, auto b) {
            if constexpr (std::is_integral_v<decltype(a)>) {
              if (b == 0) throw Error("integer division by zero");
@@ -158,59 +196,76 @@ void addElementwiseKernels(KernelTable& table) {
            return a / b;
          });
        }},
-      {"Pow", [](const Ctx& c) {
+      {Op::Pow, [](const Ctx& c) {
          if (c.input(1).type != ElemType::Float32) throw Error("Pow exponent must be float32");
          binary(c, [](auto a, auto b) { return static_cast<decltype(a)>(std::pow(a, b)); });
        }},
-      {"Max", [](const Ctx& c) { variadic(c, [](float a, float b) { return std::max(a, b); }); }},
-      {"Min", [](const Ctx& c) { variadic(c, [](float a, float b) { return std::min(a, b); }); }},
-      {"Relu", [](const Ctx& c) { unary(c, [](float x) { return std::max(x, 0.f); }); }},
-      {"Clip", [](const Ctx& c) {
+      {Op::Max, [](const Ctx& c) { variadic(c, [](float a, float b) { return std::max(a, b); }); }},
+      {Op::Min, [](const Ctx& c) { variadic(c, [](float a, float b) { return std::min(a, b); }); }},
+      {Op::Relu, [](const Ctx& c) { unary(c, [](float x) { return std::max(x, 0.f); }); }},
+      {Op::Clip, [](const Ctx& c) {
          const auto [lo, hi] = ops::clipBounds(c.n, c.g.opset, c.operands);
          unary(c, [lo = lo, hi = hi](float x) { return std::min(std::max(x, lo), hi); });
        }},
-      {"PRelu", [](const Ctx& c) {  // the slope broadcasts to X (unidirectionally), so Y has X's shape
+      {Op::PRelu, [](const Ctx& c) {  // the slope broadcasts to X (unidirectionally), so Y has X's shape
          if (c.input(0).type != ElemType::Float32) throw Error("PRelu takes float32");
          binary(c, [](auto x, auto slope) { return x >= 0 ? x : slope * x; });
        }},
-      {"LeakyRelu", [](const Ctx& c) {
+      {Op::LeakyRelu, [](const Ctx& c) {
          const float alpha = static_cast<float>(c.n.getFloat("alpha", 0.01));
          unary(c, [alpha](float x) { return x >= 0.f ? x : alpha * x; });
        }},
-      {"HardSigmoid", [](const Ctx& c) {
+      {Op::HardSigmoid, [](const Ctx& c) {
          const float alpha = static_cast<float>(c.n.getFloat("alpha", 0.2)), beta = static_cast<float>(c.n.getFloat("beta", 0.5));
          unary(c, [alpha, beta](float x) { return std::max(0.f, std::min(1.f, alpha * x + beta)); });
        }},
-      {"HardSwish", [](const Ctx& c) { unary(c, [](float x) { return x * std::max(0.f, std::min(1.f, x / 6.f + 0.5f)); }); }},
-      {"Sigmoid", [](const Ctx& c) { unary(c, [](float x) { return 1.f / (1.f + std::exp(-x)); }); }},
-      {"Tanh", [](const Ctx& c) { unary(c, [](float x) { return std::tanh(x); }); }},
-      {"Sqrt", [](const Ctx& c) { unary(c, [](float x) { return std::sqrt(x); }); }},
-      {"Erf", [](const Ctx& c) { unary(c, [](float x) { return std::erf(x); }); }},
-      {"Exp", [](const Ctx& c) { unary(c, [](float x) { return std::exp(x); }); }},
-      {"Neg", [](const Ctx& c) {
+      {Op::HardSwish, [](const Ctx& c) { unary(c, [](float x) { return x * std::max(0.f, std::min(1.f, x / 6.f + 0.5f)); }); }},
+      {Op::Sigmoid, [](const Ctx& c) { unary(c, [](float x) { return 1.f / (1.f + std::exp(-x)); }); }},
+      {Op::Tanh, [](const Ctx& c) { unary(c, [](float x) { return std::tanh(x); }); }},
+      {Op::Sqrt, [](const Ctx& c) { unary(c, [](float x) { return std::sqrt(x); }); }},
+      {Op::Erf, [](const Ctx& c) { unary(c, [](float x) { return std::erf(x); }); }},
+      {Op::Exp, [](const Ctx& c) { unary(c, [](float x) { return std::exp(x); }); }},
+      {Op::Neg, [](const Ctx& c) {
          if (c.input(0).type == ElemType::Int64) {
            for (int64_t i = 0; i < c.output().elements(); ++i) c.output().data<int64_t>()[i] = -c.input(0).data<int64_t>()[i];
          } else {
            unary(c, [](float x) { return -x; });
          }
        }},
-      {"Gelu", [](const Ctx& c) {
+      {Op::Gelu, [](const Ctx& c) {
          const std::string approx = c.n.getString("approximate", "none");
          if (approx == "tanh") unary(c, tanhGelu);
          else if (approx == "none") unary(c, erfGelu);
          else throw Error("Gelu approximate='" + approx + "' is not supported");
        }},
-      {"Equal", [](const Ctx& c) { compare(c, [](auto a, auto b) { return a == b; }); }},
-      {"Less", [](const Ctx& c) { compare(c, [](auto a, auto b) { return a < b; }); }},
-      {"LessOrEqual", [](const Ctx& c) { compare(c, [](auto a, auto b) { return a <= b; }); }},
-      {"Greater", [](const Ctx& c) { compare(c, [](auto a, auto b) { return a > b; }); }},
-      {"GreaterOrEqual", [](const Ctx& c) { compare(c, [](auto a, auto b) { return a >= b; }); }},
-      {"Not", [](const Ctx& c) { logic(c, [](uint8_t a, uint8_t) -> uint8_t { return !a; }); }},
-      {"And", [](const Ctx& c) { logic(c, [](uint8_t a, uint8_t b) -> uint8_t { return a && b; }); }},
-      {"Or", [](const Ctx& c) { logic(c, [](uint8_t a, uint8_t b) -> uint8_t { return a || b; }); }},
-      {"Xor", [](const Ctx& c) { logic(c, [](uint8_t a, uint8_t b) -> uint8_t { return (a != 0) != (b != 0); }); }},
-      {"Where", where},
+      {Op::Equal, [](const Ctx& c) { compare(c, [](auto a, auto b) { return a == b; }); }},
+      {Op::Less, [](const Ctx& c) { compare(c, [](auto a, auto b) { return a < b; }); }},
+      {Op::LessOrEqual, [](const Ctx& c) { compare(c, [](auto a, auto b) { return a <= b; }); }},
+      {Op::Greater, [](const Ctx& c) { compare(c, [](auto a, auto b) { return a > b; }); }},
+      {Op::GreaterOrEqual, [](const Ctx& c) { compare(c, [](auto a, auto b) { return a >= b; }); }},
+      {Op::Not, [](const Ctx& c) { logic(c, [](uint8_t a, uint8_t) -> uint8_t { return !a; }); }},
+      {Op::And, [](const Ctx& c) { logic(c, [](uint8_t a, uint8_t b) -> uint8_t { return a && b; }); }},
+      {Op::Or, [](const Ctx& c) { logic(c, [](uint8_t a, uint8_t b) -> uint8_t { return a || b; }); }},
+      {Op::Xor, [](const Ctx& c) { logic(c, [](uint8_t a, uint8_t b) -> uint8_t { return (a != 0) != (b != 0); }); }},
+      {Op::Where, where},
   });
+  t.shapes({
+      {Op::Relu, sameShape}, {Op::Sigmoid, sameShape}, {Op::Tanh, sameShape}, {Op::Sqrt, sameShape},
+      {Op::Erf, sameShape}, {Op::Exp, sameShape}, {Op::Neg, sameShape}, {Op::LeakyRelu, sameShape},
+      {Op::HardSigmoid, sameShape}, {Op::HardSwish, sameShape}, {Op::Clip, sameShape}, {Op::Gelu, sameShape},
+      {Op::PRelu, sameShape},
+      {Op::Add, binaryShape}, {Op::Sub, binaryShape}, {Op::Mul, binaryShape}, {Op::Div, binaryShape},
+      {Op::Pow, binaryShape}, {Op::Max, broadcastShape}, {Op::Min, broadcastShape},
+      {Op::Equal, predicateShape}, {Op::Less, predicateShape}, {Op::LessOrEqual, predicateShape},
+      {Op::Greater, predicateShape}, {Op::GreaterOrEqual, predicateShape}, {Op::And, predicateShape},
+      {Op::Or, predicateShape}, {Op::Xor, predicateShape}, {Op::Not, notShape}, {Op::Where, whereShape},
+  });
+  t.flag(kLutable, {Op::Sigmoid, Op::HardSigmoid, Op::HardSwish, Op::Tanh, Op::Gelu, Op::LeakyRelu, Op::Erf, Op::Exp,
+                     Op::Neg});
+  t.flag(kImported, {Op::Add, Op::Clip, Op::Div, Op::Erf, Op::Exp, Op::HardSigmoid, Op::HardSwish, Op::LeakyRelu,
+                     Op::Max, Op::Min, Op::Mul, Op::Neg, Op::Pow, Op::PRelu, Op::Relu, Op::Sigmoid, Op::Sqrt,
+                     Op::Sub, Op::Tanh, Op::And, Op::Equal, Op::Greater, Op::GreaterOrEqual, Op::Less,
+                     Op::LessOrEqual, Op::Not, Op::Or, Op::Where, Op::Xor});
 }
 
-}  // namespace systole::compiler::float_kernels
+}  // namespace systole::compiler

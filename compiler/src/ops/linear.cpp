@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "float_gemm.h"
-#include "float_kernel.h"
+#include "op_def.h"
 
 namespace systole::compiler::float_kernels {
 
@@ -263,19 +263,159 @@ void globalAveragePool(const Ctx& c) {
 
 }  // namespace
 
-void addLinearKernels(KernelTable& table) {
-  table.insert({
-      {"Conv", conv},
-      {"ConvTranspose", convTranspose},
-      {"Gemm", gemm},
-      {"MatMul", matmul},
-      {"MaxPool", [](const Ctx& c) {
+}  // namespace systole::compiler::float_kernels
+
+namespace systole::compiler {
+
+namespace {
+
+// ---- shapes ----
+
+std::vector<OutputInfo> convShape(const ShapeCtx& c) {
+  c.need(2);
+  const auto& x = c.x();
+  const ops::Operand& w = c.in[1];
+  const size_t rank = c.rank();
+  if (rank < 3 || w.shape.size() != rank) throw Error("Conv input " + ops::shapeText(x.shape) + " and weight " + ops::shapeText(w.shape) + " do not match");
+  const int64_t group = c.n.getInt("group", 1);
+  if (group <= 0 || x.shape[1] != w.shape[1] * group || w.shape[0] % group != 0)
+    throw Error("Conv input has " + std::to_string(x.shape[1]) + " channels; the weight " + ops::shapeText(w.shape) +
+                " with group " + std::to_string(group) + " expects " + std::to_string(w.shape[1] * group));
+  std::vector<int64_t> kernel(w.shape.begin() + 2, w.shape.end());
+  if (c.n.has("kernel_shape") && c.n.getInts("kernel_shape") != kernel) throw Error("Conv kernel_shape does not match the weight");
+  if (ops::present(c.in, 2) && c.in[2].elements() != w.shape[0])
+    throw Error("Conv bias has " + std::to_string(c.in[2].elements()) + " values for " + std::to_string(w.shape[0]) + " output channels");
+  const auto win = ops::windows(c.n, x.shape, kernel, false);
+  std::vector<int64_t> shape = {x.shape[0], w.shape[0]};
+  shape.insert(shape.end(), win.out.begin(), win.out.end());
+  return c.same(shape);
+}
+
+std::vector<OutputInfo> convTransposeShape(const ShapeCtx& c) {
+  c.need(2);
+  const auto& x = c.x();
+  const ops::Operand& w = c.in[1];
+  const size_t rank = c.rank();
+  const int64_t group = c.n.getInt("group", 1);
+  if (rank < 3 || w.shape.size() != rank || group <= 0 || x.shape[1] != w.shape[0] || w.shape[0] % group != 0)
+    throw Error("ConvTranspose input " + ops::shapeText(x.shape) + " and weight " + ops::shapeText(w.shape) + " with group " +
+                std::to_string(group) + " do not match");
+  std::vector<int64_t> kernel(w.shape.begin() + 2, w.shape.end());
+  if (c.n.has("kernel_shape") && c.n.getInts("kernel_shape") != kernel) throw Error("ConvTranspose kernel_shape does not match the weight");
+  if (ops::present(c.in, 2) && c.in[2].elements() != w.shape[1] * group)
+    throw Error("ConvTranspose bias has " + std::to_string(c.in[2].elements()) + " values for " + std::to_string(w.shape[1] * group) +
+                " output channels");
+  const auto win = ops::transposedWindows(c.n, x.shape, kernel);
+  std::vector<int64_t> shape = {x.shape[0], w.shape[1] * group};
+  shape.insert(shape.end(), win.out.begin(), win.out.end());
+  return c.same(shape);
+}
+
+std::vector<OutputInfo> poolShape(const ShapeCtx& c) {
+  const auto& x = c.x();
+  if (c.rank() < 3) throw Error(c.n.op + " needs spatial dimensions");
+  const auto win = ops::windows(c.n, x.shape, c.n.getInts("kernel_shape"), c.n.getInt("ceil_mode", 0) != 0);
+  std::vector<int64_t> shape = {x.shape[0], x.shape[1]};
+  shape.insert(shape.end(), win.out.begin(), win.out.end());
+  auto out = c.same(shape);
+  if (out.size() > 1) out[1].type = ElemType::Int64;
+  return out;
+}
+
+std::vector<OutputInfo> globalAveragePoolShape(const ShapeCtx& c) {
+  if (c.rank() < 3) throw Error("GlobalAveragePool needs spatial dimensions");
+  std::vector<int64_t> shape(c.rank(), 1);
+  shape[0] = c.x().shape[0];
+  shape[1] = c.x().shape[1];
+  return c.same(shape);
+}
+
+std::vector<OutputInfo> gemmShape(const ShapeCtx& c) {
+  c.need(2);
+  const auto& x = c.x();
+  const auto& b = c.in[1];
+  if (c.rank() != 2 || b.shape.size() != 2) throw Error("Gemm operands must be matrices");
+  const bool ta = c.n.getInt("transA", 0) != 0, tb = c.n.getInt("transB", 0) != 0;
+  const int64_t m = ta ? x.shape[1] : x.shape[0], k = ta ? x.shape[0] : x.shape[1];
+  const int64_t k2 = tb ? b.shape[1] : b.shape[0], nn = tb ? b.shape[0] : b.shape[1];
+  if (k != k2) throw Error("Gemm inner dimensions differ: " + std::to_string(k) + " vs " + std::to_string(k2));
+  std::vector<int64_t> shape = {m, nn};
+  if (ops::present(c.in, 2) && ops::broadcast(c.in[2].shape, shape) != shape)
+    throw Error("Gemm C " + ops::shapeText(c.in[2].shape) + " does not broadcast to " + ops::shapeText(shape));
+  return c.same(shape);
+}
+
+std::vector<int64_t> matmulOutput(std::vector<int64_t> a, std::vector<int64_t> b) {
+  if (a.empty() || b.empty()) throw Error("MatMul operands must have at least one dimension");
+  const bool aVec = a.size() == 1, bVec = b.size() == 1;
+  if (aVec) a.insert(a.begin(), 1);
+  if (bVec) b.push_back(1);
+  const int64_t k = a.back(), k2 = b[b.size() - 2];
+  if (k != k2) throw Error("MatMul inner dimensions differ: " + ops::shapeText(a) + " x " + ops::shapeText(b));
+  std::vector<int64_t> batchA(a.begin(), a.end() - 2), batchB(b.begin(), b.end() - 2);
+  std::vector<int64_t> out = ops::broadcast(batchA, batchB);
+  if (!aVec) out.push_back(a[a.size() - 2]);
+  if (!bVec) out.push_back(b.back());
+  return out;
+}
+
+std::vector<OutputInfo> matmulShape(const ShapeCtx& c) {
+  c.need(2);
+  std::vector<int64_t> shape = matmulOutput(c.x().shape, c.in[1].shape);
+  if (ops::present(c.in, 2) && ops::broadcast(shape, c.in[2].shape) != shape)
+    throw Error("MatMul bias " + ops::shapeText(c.in[2].shape) + " does not broadcast to " + ops::shapeText(shape));
+  return c.same(shape);
+}
+
+// ---- MACs ----
+
+const std::vector<int64_t>& shapeOf(const Graph& g, int v) { return g.values[static_cast<size_t>(v)].shape; }
+
+/// Output elements times the weight's elements per output channel.
+int64_t convMacs(const Graph& g, const Node& n) {
+  if (n.outputs.empty() || n.inputs.size() < 2) return 0;
+  const auto& w = shapeOf(g, n.inputs[1]);
+  if (w.size() < 2) return 0;
+  int64_t perOutput = w[1];
+  for (size_t d = 2; d < w.size(); ++d) perOutput *= w[d];
+  return g.values[static_cast<size_t>(n.outputs[0])].elements() * perOutput;
+}
+
+/// Output elements times the reduction length.
+int64_t matmulMacs(const Graph& g, const Node& n) {
+  if (n.outputs.empty() || n.inputs.size() < 2) return 0;
+  const auto& a = shapeOf(g, n.inputs[0]);
+  if (a.empty()) return 0;
+  const bool transA = n.op == Op::Gemm && n.getInt("transA", 0) != 0;
+  return g.values[static_cast<size_t>(n.outputs[0])].elements() * (transA ? a.front() : a.back());
+}
+
+}  // namespace
+
+void defineLinearOps(OpTable& t) {
+  using namespace float_kernels;
+  t.floatKernels({
+      {Op::Conv, conv},
+      {Op::ConvTranspose, convTranspose},
+      {Op::Gemm, gemm},
+      {Op::MatMul, matmul},
+      {Op::MaxPool, [](const Ctx& c) {
          if (c.out.size() > 1 && c.out[1]) throw Error("MaxPool's Indices output is not supported");
          pool(c, true);
        }},
-      {"AveragePool", [](const Ctx& c) { pool(c, false); }},
-      {"GlobalAveragePool", globalAveragePool},
+      {Op::AveragePool, [](const Ctx& c) { pool(c, false); }},
+      {Op::GlobalAveragePool, globalAveragePool},
   });
+  t.shapes({
+      {Op::Conv, convShape}, {Op::ConvTranspose, convTransposeShape}, {Op::Gemm, gemmShape},
+      {Op::MatMul, matmulShape}, {Op::MaxPool, poolShape}, {Op::AveragePool, poolShape},
+      {Op::GlobalAveragePool, globalAveragePoolShape},
+  });
+  t[Op::Conv].macs = convMacs;
+  t[Op::Gemm].macs = matmulMacs;
+  t[Op::MatMul].macs = matmulMacs;
+  t.flag(kImported, {Op::AveragePool, Op::Conv, Op::ConvTranspose, Op::Gemm, Op::GlobalAveragePool, Op::MatMul,
+                     Op::MaxPool});
 }
 
-}  // namespace systole::compiler::float_kernels
+}  // namespace systole::compiler
