@@ -6,7 +6,7 @@
 //     (skipped when 0) and acc[j] += av * w[k][j], wrapping at 32 bits; then requantize each acc
 //     as isa/arith.h does: roundingShiftRight(acc * M, S & 63) + z_y, clamped to [act_min,
 //     act_max] and saturated to int8, with M and S per output channel or one for all.
-#include "float_ops.h"
+#include "systole/compiler/float_ops.h"
 #include "lower.h"
 
 namespace systole::hostjit {

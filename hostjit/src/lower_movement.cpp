@@ -6,7 +6,7 @@
 // the input strides; FlattenNhwc: [N, C, HW] read as [N, HW, C]); an innermost dimension that is
 // contiguous in the input moves as one memcpy per run. Elements move as integers of their size,
 // so every bit (a NaN's payload too) is kept.
-#include "float_ops.h"
+#include "systole/compiler/float_ops.h"
 #include "lower.h"
 
 namespace systole::hostjit {

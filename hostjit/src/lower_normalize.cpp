@@ -9,7 +9,7 @@
 #include <cmath>
 #include <limits>
 
-#include "float_ops.h"
+#include "systole/compiler/float_ops.h"
 #include "lower.h"
 
 namespace systole::hostjit {

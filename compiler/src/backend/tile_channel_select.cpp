@@ -4,7 +4,7 @@
 // bytes at the input's channel stride in, at the output's out) through the vector unit with the
 // identity scale, the same path as Concat. A slice is one run; a shuffle of g groups is C runs of
 // one channel.
-#include "float_ops.h"
+#include "systole/compiler/float_ops.h"
 #include "operator_registry.h"
 
 namespace systole::compiler {

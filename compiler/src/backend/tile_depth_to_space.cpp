@@ -6,7 +6,7 @@
 // strided DMA whose rows are `sx` output pixels apart (emitRescale with one PixelPlacement per
 // phase): DepthToSpace is one channel run per phase, Resize one run stored sy * sx times from the
 // same output slot, so the input is read once.
-#include "float_ops.h"
+#include "systole/compiler/float_ops.h"
 #include "operator_registry.h"
 
 namespace systole::compiler {

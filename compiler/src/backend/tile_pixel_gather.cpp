@@ -4,7 +4,7 @@
 // each chunk is loaded by gathering — one strided DMA per stretch of an output row whose source
 // pixels step by a constant (1 for a crop, the slice step, 0 for a run of repeated edge pixels) —
 // copied through the vector unit with the identity scale, and stored as a plain chunk.
-#include "float_ops.h"
+#include "systole/compiler/float_ops.h"
 #include "operator_registry.h"
 
 namespace systole::compiler {

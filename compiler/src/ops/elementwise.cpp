@@ -6,7 +6,7 @@
 #include <limits>
 #include <numbers>
 
-#include "op_def.h"
+#include "ops/op_def.h"
 
 namespace systole::compiler::float_kernels {
 

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <limits>
 
-#include "float_gemm.h"
-#include "op_def.h"
+#include "reference/float_gemm.h"
+#include "ops/op_def.h"
 
 namespace systole::compiler::float_kernels {
 

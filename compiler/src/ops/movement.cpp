@@ -5,7 +5,7 @@
 #include <cstring>
 #include <limits>
 
-#include "op_def.h"
+#include "ops/op_def.h"
 
 namespace systole::compiler::float_kernels {
 

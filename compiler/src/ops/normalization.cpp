@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "op_def.h"
+#include "ops/op_def.h"
 
 namespace systole::compiler::float_kernels {
 

@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "float_kernel.h"
+#include "ops/float_kernel.h"
 #include "systole/compiler/passes.h"
 
 namespace systole::compiler {

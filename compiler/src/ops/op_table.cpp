@@ -1,4 +1,4 @@
-#include "op_def.h"
+#include "ops/op_def.h"
 
 namespace systole::compiler {
 

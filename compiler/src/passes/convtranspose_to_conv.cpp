@@ -11,7 +11,7 @@
 // becomes 0 plus a crop of s * (-P) rows; the end pad is the smallest giving ceil(OUT / s) rows.
 // Other ConvTransposes (groups, dilation, unequal strides, 1-D) are left alone: they run on the
 // host in float.
-#include "float_ops.h"
+#include "systole/compiler/float_ops.h"
 #include "passes/pass_util.h"
 
 namespace systole::compiler {

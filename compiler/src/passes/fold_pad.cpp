@@ -8,7 +8,7 @@
 // two NPU programs. Other Pads (edge/reflect, a non-zero fill, padding N or C) are left alone.
 #include "passes/pass_util.h"
 
-#include "float_ops.h"
+#include "systole/compiler/float_ops.h"
 
 namespace systole::compiler {
 

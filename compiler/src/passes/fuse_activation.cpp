@@ -5,7 +5,7 @@
 // Conv -> Add(bias) -> Relu becomes one node.
 #include <limits>
 
-#include "float_ops.h"
+#include "systole/compiler/float_ops.h"
 #include "passes/pass_util.h"
 
 namespace systole::compiler {

@@ -3,7 +3,7 @@
 // constant input from opset 13) is that pool times H * W (a Mul by a constant, which quantizes to
 // a rescale). With keepdims = 0 a Flatten to [N, C] follows. The rewritten node keeps its name;
 // what follows it writes the reduction's output.
-#include "float_ops.h"
+#include "systole/compiler/float_ops.h"
 #include "passes/pass_util.h"
 
 namespace systole::compiler {

@@ -13,7 +13,7 @@
 // the Resize is a nearest upsampling and only its mode changes. Other linear Resizes
 // (align_corners, non-integer or unequal factors, more than kMaxPhases phases) are left alone:
 // they run on the host in float.
-#include "float_ops.h"
+#include "systole/compiler/float_ops.h"
 #include "passes/pass_util.h"
 
 namespace systole::compiler {

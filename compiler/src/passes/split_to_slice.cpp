@@ -2,7 +2,7 @@
 // the split axis, offsets the running sum of the sizes), each writing its output under its own
 // name. A Slice has one output, so every part reaches the NPU's layout moves on its own (a channel
 // range, or a pixel gather of rows or columns); an output nothing reads is left for dce.
-#include "float_ops.h"
+#include "systole/compiler/float_ops.h"
 #include "passes/pass_util.h"
 
 namespace systole::compiler {

@@ -1,0 +1,546 @@
+// Algorithm: the quantization rewrite, in three steps over the float graph.
+//  1. Classify every node: which NPU-eligible form it has (Conv, Gemm, MatMul with a constant
+//     right operand, same-shape Add or Sub (an Add whose b multiplier is negative), a product with (or
+//     quotient by) positive constants, a scalar (an Identity under a scaled Quant) or one per channel (a
+//     per-channel Requant), Mul of two activations (same shape or per channel), pools,
+//     Relu/Clip, data movement, Concat, one-input functions that become a Lut table), checking the
+//     conditions of docs/quantized-ops.md; anything else stays float.
+//  2. Decide which eligible nodes become int8. Compute operators (Conv, Gemm, MatMul, Add, Mul,
+//     AveragePool, GlobalAveragePool) always do. Operators that keep their input's scale (MaxPool,
+//     Relu, Clip, data movement), Lut functions and Concat follow their input: they become int8 when an input is
+//     produced by an int8 node; single-input data movement also becomes int8 when it feeds an int8
+//     node (quantizing before or after moving data is the same). So no QuantizeLinear /
+//     DequantizeLinear pair is inserted around an operator that gains nothing from int8.
+//  3. Walk the nodes in topological order. An int8 node gets int8 versions of its inputs (a
+//     QuantizeLinear for a float tensor, a quantized copy of a constant, a Requant where Concat
+//     needs another scale), per-channel int8 weights and int32 biases, its output retyped to int8
+//     with the calibrated (or inherited) Quant, and the attributes multiplier/shift/act_min/
+//     act_max/a_multiplier/b_multiplier. A float node reading an int8 tensor gets a shared
+//     DequantizeLinear. Graph outputs that became int8 get a DequantizeLinear that takes over the
+//     output's name, so the quantized graph has the float graph's interface.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <set>
+
+#include "quantize/quantize_classify.h"
+#include "quantize/quantize_lut.h"
+#include "systole/compiler/quant_math.h"
+#include "systole/compiler/quantize.h"
+#include "systole/isa/diagnostic.h"
+
+namespace systole::compiler {
+namespace {
+
+using quant::constantFactor;
+using quant::floatData;
+using quant::floatsOf;
+using quant::isCompute;
+using quant::Kind;
+
+/// Log2 of the larger Add input's widen multiplier (|m| < 2^15 is the ISA's limit).
+constexpr int kAddMultiplierBits = 14;
+
+template <typename T>
+std::vector<uint8_t> bytesOf(const std::vector<T>& v) {
+  std::vector<uint8_t> out(v.size() * sizeof(T));
+  std::memcpy(out.data(), v.data(), out.size());
+  return out;
+}
+
+Quant perTensor(const ActivationQuant& q) { return Quant{{q.scale}, {q.zero_point}, -1}; }
+ActivationQuant activationOf(const Quant& q) { return {q.scale.at(0), q.zero_point.at(0)}; }
+
+// ---- steps 2 and 3 (step 1, classification, is quantize_classify.cpp) ----
+
+class Rewriter {
+ public:
+  Rewriter(Graph& g, const std::map<std::string, TensorRange>& ranges) : g_(g), ranges_(ranges) {
+    for (const Value& v : g_.values) names_.insert(v.name);
+    for (const Node& n : g_.nodes) names_.insert(n.name);
+    const size_t nv = g_.values.size();
+    int8_.assign(nv, false);
+    dequantized_.assign(nv, -1);
+    originalValues_ = nv;
+  }
+
+  QuantSummary run() {
+    const std::vector<Kind> kind = quant::classifyNodes(g_);
+    const std::vector<bool> quantized = decide(kind);
+
+    for (int id : g_.topoOrder()) {
+      if (quantized[static_cast<size_t>(id)]) {
+        rewrite(id, kind[static_cast<size_t>(id)]);
+        ++summary_.quantized_nodes;
+      } else {
+        std::vector<int> inputs = g_.nodes[static_cast<size_t>(id)].inputs;
+        for (int& v : inputs)
+          if (isInt8(v)) v = dequantized(v);  // may add nodes: no reference into g_.nodes is held
+        g_.nodes[static_cast<size_t>(id)].inputs = std::move(inputs);
+        ++summary_.float_nodes;
+      }
+    }
+    std::set<int> renamed;  // a value may be listed as an output twice
+    for (int& out : g_.outputs) {
+      if (!isInt8(out)) continue;
+      const int f = dequantized(out);
+      if (renamed.insert(out).second) {
+        const std::string name = g_.values[static_cast<size_t>(out)].name;
+        g_.values[static_cast<size_t>(out)].name = uniqueName(name + "_q");
+        g_.values[static_cast<size_t>(f)].name = name;
+      }
+      out = f;
+    }
+    g_.verify();  // before compact (which drops the float weights): see quantizeWithRanges
+    return summary_;
+  }
+
+ private:
+  std::vector<bool> decide(const std::vector<Kind>& kind) const {
+    const std::vector<int> order = g_.topoOrder();
+    const auto users = g_.users();
+    std::vector<bool> q(kind.size(), false);
+    for (size_t i = 0; i < kind.size(); ++i) q[i] = isCompute(kind[i]);
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {  // data movement feeding int8 nodes
+      const size_t id = static_cast<size_t>(*it);
+      if (kind[id] != Kind::Move || q[id]) continue;
+      for (int u : users[static_cast<size_t>(g_.nodes[id].outputs[0])]) q[id] = q[id] || q[static_cast<size_t>(u)];
+    }
+    for (int idInt : order) {  // scale-keeping operators and Concat after int8 nodes
+      const size_t id = static_cast<size_t>(idInt);
+      if (kind[id] == Kind::Float || q[id]) continue;
+      const Node& n = g_.nodes[id];
+      // (a Scale's constant may come first; a constant has no producer)
+      const size_t dataInputs = kind[id] == Kind::Concat || kind[id] == Kind::Scale ? n.inputs.size() : 1;
+      for (size_t i = 0; i < dataInputs; ++i) {
+        const int p = g_.values[static_cast<size_t>(n.inputs[i])].producer;
+        if (p >= 0 && q[static_cast<size_t>(p)]) q[id] = true;
+      }
+    }
+    return q;
+  }
+
+  // -- values --
+
+  bool isInt8(int v) const { return v >= 0 && static_cast<size_t>(v) < originalValues_ && int8_[static_cast<size_t>(v)]; }
+
+  std::string uniqueName(const std::string& base) {
+    std::string name = base;
+    for (int i = 1; names_.count(name); ++i) name = base + "_" + std::to_string(i);
+    names_.insert(name);
+    return name;
+  }
+
+  int newValue(const std::string& base, ElemType type, std::vector<int64_t> shape, std::optional<Quant> quant) {
+    Value v;
+    v.name = uniqueName(base);
+    v.type = type;
+    v.shape = std::move(shape);
+    v.quant = std::move(quant);
+    return g_.addValue(std::move(v));
+  }
+
+  int newConstant(const std::string& base, ElemType type, std::vector<int64_t> shape, Quant quant,
+                  std::vector<uint8_t> data) {
+    const int id = newValue(base, type, std::move(shape), std::move(quant));
+    g_.values[static_cast<size_t>(id)].is_constant = true;
+    g_.values[static_cast<size_t>(id)].data = std::move(data);
+    return id;
+  }
+
+  int newNode(const std::string& base, OpType op, std::vector<int> inputs, int output,
+              std::map<std::string, AttrValue> attrs = {}) {
+    Node n;
+    n.name = uniqueName(base);
+    n.op = op;
+    n.inputs = std::move(inputs);
+    n.outputs = {output};
+    n.attrs = std::move(attrs);
+    return g_.addNode(std::move(n));
+  }
+
+  Quant calibrated(int v) const {
+    const std::string& name = g_.values[static_cast<size_t>(v)].name;
+    auto it = ranges_.find(name);
+    if (it == ranges_.end()) throw Error("quantize: no calibration range for tensor '" + name + "'");
+    return perTensor(chooseActivationQuant(it->second.lo, it->second.hi));
+  }
+
+  static Quant constantQuant(const Value& v) {
+    const std::vector<float> d = floatsOf(v);
+    double lo = 0, hi = 0;
+    for (float x : d)
+      if (std::isfinite(x)) {
+        lo = std::min(lo, double{x});
+        hi = std::max(hi, double{x});
+      }
+    return perTensor(chooseActivationQuant(lo, hi));
+  }
+
+  /// The int8 form of value `v` (an original value id), with Quant `target` if given.
+  int int8Input(int v, const std::optional<Quant>& target = std::nullopt) {
+    if (isInt8(v)) {
+      const Quant& have = *g_.values[static_cast<size_t>(v)].quant;
+      return target && have != *target ? requantized(v, *target) : v;
+    }
+    const Value& src = g_.values[static_cast<size_t>(v)];  // copied from below: adding values moves it
+    const bool constant = src.is_constant;
+    const std::string name = src.name;
+    const std::vector<int64_t> shape = src.shape;
+    const Quant q = target ? *target : constant ? constantQuant(src) : calibrated(v);
+    for (const Cached& c : quantized_)
+      if (c.value == v && c.quant == q) return c.id;
+    int id;
+    if (constant) {
+      const std::vector<float> d = floatsOf(src);
+      std::vector<int8_t> qd(d.size());
+      for (size_t i = 0; i < d.size(); ++i) qd[i] = quantizeFloat(d[i], q.scale[0], q.zero_point[0]);
+      id = newConstant(name + "_q", ElemType::Int8, shape, q, bytesOf(qd));
+    } else {
+      id = newValue(name + "_q", ElemType::Int8, shape, q);
+      newNode(name + "_quantize", Op::QuantizeLinear, {v}, id);
+      ++summary_.quantize_linear;
+    }
+    quantized_.push_back({v, q, id});
+    return id;
+  }
+
+  int requantized(int v, const Quant& target) {
+    for (const Cached& c : requantized_)
+      if (c.value == v && c.quant == target) return c.id;
+    const std::string name = g_.values[static_cast<size_t>(v)].name;
+    const std::vector<int64_t> shape = g_.values[static_cast<size_t>(v)].shape;
+    const FixedMultiplier m = quantizeMultiplier(static_cast<double>(g_.values[static_cast<size_t>(v)].quant->scale.at(0)) /
+                                                 static_cast<double>(target.scale.at(0)));
+    const int id = newValue(name + "_rq", ElemType::Int8, shape, target);
+    newNode(name + "_requant", Op::Requant, {v}, id,
+            {{"multiplier", std::vector<int64_t>{m.multiplier}}, {"shift", std::vector<int64_t>{m.shift}}});
+    ++summary_.requant;
+    requantized_.push_back({v, target, id});
+    return id;
+  }
+
+  /// The float form of an int8 value (a shared DequantizeLinear).
+  int dequantized(int v) {
+    if (dequantized_[static_cast<size_t>(v)] >= 0) return dequantized_[static_cast<size_t>(v)];
+    const std::string name = g_.values[static_cast<size_t>(v)].name;
+    const std::vector<int64_t> shape = g_.values[static_cast<size_t>(v)].shape;
+    const int id = newValue(name + "_dq", ElemType::Float32, shape, std::nullopt);
+    newNode(name + "_dequantize", Op::DequantizeLinear, {v}, id);
+    ++summary_.dequantize_linear;
+    dequantized_[static_cast<size_t>(v)] = id;
+    return id;
+  }
+
+  void retypeOutput(int y, const Quant& q) {
+    Value& v = g_.values[static_cast<size_t>(y)];
+    v.type = ElemType::Int8;
+    v.quant = q;
+    int8_[static_cast<size_t>(y)] = true;
+  }
+
+  // -- nodes --
+
+  static void setRequantize(Node& n, const std::vector<FixedMultiplier>& m) {
+    std::vector<int64_t> mult, shift;
+    for (const FixedMultiplier& f : m) {
+      mult.push_back(f.multiplier);
+      shift.push_back(f.shift);
+    }
+    n.attrs["multiplier"] = std::move(mult);
+    n.attrs["shift"] = std::move(shift);
+  }
+
+  static void setClamp(Node& n, const ActivationClamp& c) {
+    n.attrs["act_min"] = int64_t{c.lo};
+    n.attrs["act_max"] = int64_t{c.hi};
+  }
+
+  /// The clamp of the node's fused activation, in the output's quantized domain; removes the
+  /// float description of it.
+  static ActivationClamp fusedClamp(Node& n, const Quant& qy) {
+    const std::string a = n.getString("activation", "");
+    ActivationClamp c;
+    if (a == "relu") c = reluClamp(activationOf(qy));
+    if (a == "clip")
+      c = clipClamp(activationOf(qy), n.getFloat("clip_min", -std::numeric_limits<double>::infinity()),
+                    n.getFloat("clip_max", std::numeric_limits<double>::infinity()));
+    n.attrs.erase("activation");
+    n.attrs.erase("clip_min");
+    n.attrs.erase("clip_max");
+    return c;
+  }
+
+  /// Conv / Gemm / MatMul: x int8, weights per channel, bias int32, per-channel requantize.
+  void rewriteMatrix(Node& n, const QuantizedWeights& qw, const std::vector<int64_t>& wShape, int axis, std::string wName,
+                     std::optional<std::vector<float>> bias) {
+    n.inputs[0] = int8Input(n.inputs[0]);
+    const float sx = g_.values[static_cast<size_t>(n.inputs[0])].quant->scale.at(0);
+    const int y = n.outputs[0];
+    const Quant qy = calibrated(y);
+    const size_t channels = qw.scale.size();
+    n.inputs[1] = newConstant(wName + "_q", ElemType::Int8, wShape,
+                              Quant{qw.scale, std::vector<int32_t>(channels, 0), axis},
+                              bytesOf(qw.data));
+    if (bias) {
+      std::vector<float> biasScale(channels);
+      for (size_t c = 0; c < channels; ++c) biasScale[c] = sx * qw.scale[c];
+      const std::string bName = n.inputs.size() > 2 && n.inputs[2] >= 0 ? g_.values[static_cast<size_t>(n.inputs[2])].name
+                                                                        : n.name + "_bias";
+      const int b = newConstant(bName + "_q", ElemType::Int32, {static_cast<int64_t>(channels)},
+                                Quant{biasScale, std::vector<int32_t>(channels, 0), 0},
+                                bytesOf(quantizeBias(*bias, sx, qw.scale)));
+      n.inputs.resize(3);
+      n.inputs[2] = b;
+    }
+    std::vector<FixedMultiplier> m;
+    for (size_t c = 0; c < channels; ++c)
+      m.push_back(quantizeMultiplier(double{sx} * double{qw.scale[c]} / double{qy.scale[0]}));
+    setRequantize(n, m);
+    setClamp(n, fusedClamp(n, qy));
+    retypeOutput(y, qy);
+  }
+
+  std::optional<std::vector<float>> biasOf(const Node& n, int64_t channels) const {
+    if (n.inputs.size() <= 2 || n.inputs[2] < 0) return std::nullopt;
+    std::vector<float> b = floatsOf(g_.values[static_cast<size_t>(n.inputs[2])]);
+    if (b.size() == 1) b.assign(static_cast<size_t>(channels), b[0]);  // Gemm's broadcast scalar C
+    return b;
+  }
+
+  void rewrite(int id, Kind kind) {
+    Node n = g_.nodes[static_cast<size_t>(id)];  // a copy: adding nodes moves g_.nodes
+    const int y = n.outputs[0];
+    switch (kind) {
+      case Kind::Conv: {
+        const Value& w = g_.values[static_cast<size_t>(n.inputs[1])];
+        const std::vector<int64_t> shape = w.shape;
+        const std::string wName = w.name;
+        const QuantizedWeights qw = quantizeWeightsPerChannel(floatData(w), shape, 0);
+        auto bias = biasOf(n, shape[0]);
+        rewriteMatrix(n, qw, shape, 0, wName, std::move(bias));
+        break;
+      }
+      case Kind::Gemm:
+      case Kind::MatMul: {
+        const Value& w = g_.values[static_cast<size_t>(n.inputs[1])];
+        const std::string wName = w.name;
+        int64_t K = w.shape[0], N = w.shape[1];
+        QuantizedWeights qw;
+        if (kind == Kind::Gemm && n.getInt("transB", 0) != 0) {
+          // Fold transB: quantize the [N][K] rows (channel N is axis 0 there: the same values per
+          // channel, so the same scales and bytes), then transpose the int8 result to [K][N].
+          std::swap(K, N);
+          QuantizedWeights rows = quantizeWeightsPerChannel(floatData(w), {N, K}, 0);
+          qw.scale = std::move(rows.scale);
+          qw.data.resize(rows.data.size());
+          for (int64_t j = 0; j < N; ++j)
+            for (int64_t k = 0; k < K; ++k) qw.data[static_cast<size_t>(k * N + j)] = rows.data[static_cast<size_t>(j * K + k)];
+        } else {
+          qw = quantizeWeightsPerChannel(floatData(w), {K, N}, 1);
+        }
+        auto bias = biasOf(n, N);
+        n.attrs.erase("transA");
+        n.attrs.erase("transB");
+        n.attrs.erase("alpha");
+        n.attrs.erase("beta");
+        rewriteMatrix(n, qw, {K, N}, 1, wName, std::move(bias));
+        break;
+      }
+      case Kind::Add: {
+        n.inputs[0] = int8Input(n.inputs[0]);
+        n.inputs[1] = int8Input(n.inputs[1]);
+        const double sa = g_.values[static_cast<size_t>(n.inputs[0])].quant->scale.at(0);
+        const double sb = g_.values[static_cast<size_t>(n.inputs[1])].quant->scale.at(0);
+        const Quant qy = calibrated(y);
+        const double smax = std::max(sa, sb), unit = std::ldexp(1.0, kAddMultiplierBits);
+        n.attrs["a_multiplier"] = static_cast<int64_t>(std::llround(sa / smax * unit));
+        // a - b is a + (-1) * b: the quantized node is an Add whose b multiplier is negative.
+        const int64_t sign = n.op == Op::Sub ? -1 : 1;
+        n.op = Op::Add;
+        n.attrs["b_multiplier"] = sign * static_cast<int64_t>(std::llround(sb / smax * unit));
+        setRequantize(n, {quantizeMultiplier(smax / (unit * double{qy.scale[0]}))});
+        setClamp(n, fusedClamp(n, qy));
+        retypeOutput(y, qy);
+        break;
+      }
+      case Kind::AveragePool:
+      case Kind::GlobalAveragePool: {
+        n.inputs[0] = int8Input(n.inputs[0]);
+        const Value& x = g_.values[static_cast<size_t>(n.inputs[0])];
+        int64_t window = 1;
+        if (kind == Kind::AveragePool)
+          for (int64_t k : n.getInts("kernel_shape")) window *= k;
+        else
+          for (size_t d = 2; d < x.shape.size(); ++d) window *= x.shape[d];
+        const Quant qy = calibrated(y);
+        setRequantize(n, {quantizeMultiplier(double{x.quant->scale.at(0)} /
+                                             (double{qy.scale[0]} * static_cast<double>(window)))});
+        retypeOutput(y, qy);
+        break;
+      }
+      case Kind::MaxPool:
+      case Kind::Move:
+        n.inputs[0] = int8Input(n.inputs[0]);
+        retypeOutput(y, *g_.values[static_cast<size_t>(n.inputs[0])].quant);
+        break;
+      case Kind::Mul: {
+        // The per-channel operand goes second (the kernel and the tiler broadcast that one).
+        if (g_.values[static_cast<size_t>(n.inputs[0])].shape != g_.values[static_cast<size_t>(y)].shape) std::swap(n.inputs[0], n.inputs[1]);
+        n.inputs[0] = int8Input(n.inputs[0]);
+        n.inputs[1] = int8Input(n.inputs[1]);
+        const double sa = g_.values[static_cast<size_t>(n.inputs[0])].quant->scale.at(0);
+        const double sb = g_.values[static_cast<size_t>(n.inputs[1])].quant->scale.at(0);
+        const Quant qy = calibrated(y);
+        setRequantize(n, {quantizeMultiplier(sa * sb / double{qy.scale[0]})});
+        setClamp(n, ActivationClamp{});
+        retypeOutput(y, qy);
+        break;
+      }
+      case Kind::Scale: {
+        const auto [factors, a] = *constantFactor(g_, n);
+        n.inputs = {int8Input(n.inputs[a])};
+        n.attrs.clear();
+        Quant qy = *g_.values[static_cast<size_t>(n.inputs[0])].quant;
+        if (factors.size() == 1) {
+          // y = f * x with f > 0 is x's int8 values under the scale f * s_x (same zero point): an
+          // Identity in the int8 graph, exact and free (on the NPU an alias of x's buffer).
+          for (float& scale : qy.scale) scale = static_cast<float>(factors[0] * double{scale});
+          n.op = Op::Identity;
+        } else {
+          // Per channel: a Requant whose multiplier for channel c encodes f_c s_x / s_y.
+          qy = calibrated(y);
+          std::vector<FixedMultiplier> m;
+          for (double f : factors) m.push_back(quantizeMultiplier(f * double{g_.values[static_cast<size_t>(n.inputs[0])].quant->scale.at(0)} / double{qy.scale[0]}));
+          n.op = Op::Requant;
+          setRequantize(n, m);
+        }
+        retypeOutput(y, qy);
+        break;
+      }
+      case Kind::Lut: {
+        n.inputs[0] = int8Input(n.inputs[0]);
+        const Quant qx = *g_.values[static_cast<size_t>(n.inputs[0])].quant;
+        const Quant qy = calibrated(y);
+        const std::vector<int64_t> table = lutTable(g_, n, activationOf(qx), activationOf(qy));
+        n.attrs = {{"function", n.op}, {"table", table}};
+        n.op = Op::Lut;
+        retypeOutput(y, qy);
+        break;
+      }
+      case Kind::Relu:
+      case Kind::Clip: {
+        n.inputs[0] = int8Input(n.inputs[0]);
+        const Quant q = *g_.values[static_cast<size_t>(n.inputs[0])].quant;
+        if (kind == Kind::Relu) {
+          setClamp(n, reluClamp(activationOf(q)));
+        } else {
+          double lo = n.getFloat("min", -std::numeric_limits<double>::infinity());
+          double hi = n.getFloat("max", std::numeric_limits<double>::infinity());
+          if (n.inputs.size() > 1 && n.inputs[1] >= 0) lo = floatsOf(g_.values[static_cast<size_t>(n.inputs[1])])[0];
+          if (n.inputs.size() > 2 && n.inputs[2] >= 0) hi = floatsOf(g_.values[static_cast<size_t>(n.inputs[2])])[0];
+          setClamp(n, clipClamp(activationOf(q), lo, hi));
+          n.inputs.resize(1);
+          n.attrs.erase("min");
+          n.attrs.erase("max");
+        }
+        retypeOutput(y, q);
+        break;
+      }
+      case Kind::Concat: {
+        // One scale for all inputs: theirs if they already agree, else the output's own.
+        std::optional<Quant> common;
+        bool agree = true;
+        for (int v : n.inputs) {
+          if (!isInt8(v)) {
+            agree = false;
+            break;
+          }
+          const Quant& q = *g_.values[static_cast<size_t>(v)].quant;
+          if (!common) common = q;
+          agree = agree && *common == q;
+        }
+        const Quant qy = agree && common ? *common : calibrated(y);
+        for (int& v : n.inputs) v = int8Input(v, qy);
+        retypeOutput(y, qy);
+        break;
+      }
+      case Kind::Float: throw Error("quantize: internal error: float node '" + n.name + "' marked int8");
+    }
+    g_.nodes[static_cast<size_t>(id)] = std::move(n);
+  }
+
+  struct Cached {
+    int value;
+    Quant quant;
+    int id;
+  };
+
+  Graph& g_;
+  const std::map<std::string, TensorRange>& ranges_;
+  std::set<std::string> names_;
+  size_t originalValues_ = 0;
+  std::vector<bool> int8_;        // original value id -> produced by an int8 node (retyped in place)
+  std::vector<int> dequantized_;  // original value id -> its DequantizeLinear output
+  std::vector<Cached> quantized_, requantized_;
+  QuantSummary summary_;
+};
+
+}  // namespace
+
+namespace {
+
+/// A Concat needs one scale for all its inputs. An input computed by an operator that
+/// requantizes anyway (Conv, Gemm, MatMul, Add) and read by nothing else can produce that scale
+/// directly: give it and the Concat's output the union of their ranges, so no Requant is needed.
+std::map<std::string, TensorRange> shareConcatRanges(const Graph& g, std::map<std::string, TensorRange> ranges) {
+  const auto users = g.users();
+  for (const Node& n : g.nodes) {
+    if (n.dead || n.op != Op::Concat || !ranges.count(g.values[static_cast<size_t>(n.outputs[0])].name)) continue;
+    std::vector<std::string> group = {g.values[static_cast<size_t>(n.outputs[0])].name};
+    for (int v : n.inputs) {
+      const Value& val = g.values[static_cast<size_t>(v)];
+      if (val.producer < 0 || users[static_cast<size_t>(v)].size() != 1 || !ranges.count(val.name)) continue;
+      const OpType& op = g.nodes[static_cast<size_t>(val.producer)].op;
+      if (op == Op::Conv || op == Op::Gemm || op == Op::MatMul || op == Op::Add) group.push_back(val.name);
+    }
+    TensorRange all = ranges.at(group[0]);
+    for (const auto& name : group) all.lo = std::min(all.lo, ranges.at(name).lo), all.hi = std::max(all.hi, ranges.at(name).hi);
+    for (const auto& name : group) ranges[name] = all;
+  }
+  return ranges;
+}
+
+}  // namespace
+
+QuantSummary quantizeWithRanges(Graph& g, const std::map<std::string, TensorRange>& calibratedRanges) {
+  const auto ranges = shareConcatRanges(g, calibratedRanges);
+  g.verify();
+  for (const Value& v : g.values)
+    if (v.type == ElemType::Int8 || v.quant) throw Error("quantize: the graph is already quantized ('" + v.name + "')");
+  // The rewrite runs on a copy so that g stays as it was if it fails half-way. The constants'
+  // bytes (the weights: the model's whole size) move to the copy instead of being copied, and move
+  // back on failure: until the final compact the rewrite only appends values, so every original
+  // value keeps its index.
+  std::vector<std::vector<uint8_t>> bytes(g.values.size());
+  for (size_t i = 0; i < g.values.size(); ++i) bytes[i] = std::move(g.values[i].data);
+  Graph work = g;
+  for (size_t i = 0; i < bytes.size(); ++i) work.values[i].data = std::move(bytes[i]);
+  QuantSummary summary;
+  try {
+    summary = Rewriter(work, ranges).run();
+  } catch (...) {
+    for (size_t i = 0; i < g.values.size(); ++i) g.values[i].data = std::move(work.values[i].data);
+    throw;
+  }
+  work.compact();
+  g = std::move(work);
+  return summary;
+}
+
+QuantSummary quantize(Graph& g, const std::vector<TensorMap>& calibration, const QuantOptions& opts) {
+  return quantizeWithRanges(g, calibrate(g, calibration, opts));
+}
+
+}  // namespace systole::compiler

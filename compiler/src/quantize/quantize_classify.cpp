@@ -1,0 +1,217 @@
+// Step 1 of the quantization rewrite: classification (see quantize.cpp for the three steps).
+#include "quantize/quantize_classify.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "ops/op_def.h"
+#include "quantize/quantize_lut.h"
+#include "systole/compiler/quant_math.h"
+#include "systole/isa/diagnostic.h"
+
+namespace systole::compiler::quant {
+
+bool isCompute(Kind k) {
+  return k == Kind::Conv || k == Kind::Gemm || k == Kind::MatMul || k == Kind::Add || k == Kind::Mul || k == Kind::AveragePool ||
+         k == Kind::GlobalAveragePool;
+}
+
+const float* floatData(const Value& v) {
+  if (v.data.size() != static_cast<size_t>(v.elements()) * sizeof(float)) throw Error("constant '" + v.name + "' has the wrong size");
+  return v.as<float>();
+}
+
+std::vector<float> floatsOf(const Value& v) {
+  const float* p = floatData(v);
+  return std::vector<float>(p, p + v.elements());
+}
+
+std::optional<ConstantFactor> constantFactor(const Graph& g, const Node& n) {
+  if ((n.op != Op::Mul && n.op != Op::Div) || n.inputs.size() != 2) return std::nullopt;
+  for (size_t a = 0; a < 2; ++a) {
+    if (n.op == Op::Div && a != 0) break;
+    const int c = n.inputs[1 - a];
+    if (c < 0 || n.inputs[a] < 0) continue;
+    const Value& k = g.values[static_cast<size_t>(c)];
+    const auto& x = g.values[static_cast<size_t>(n.inputs[a])].shape;
+    if (!k.is_constant || k.type != ElemType::Float32) continue;
+    const bool scalar = k.elements() == 1;
+    const bool perChannel = x.size() == 4 && k.elements() == x[1] &&
+                            (k.shape == std::vector<int64_t>{x[1], 1, 1} || k.shape == std::vector<int64_t>{1, x[1], 1, 1});
+    if (!scalar && !perChannel) continue;
+    ConstantFactor f{{}, a};
+    for (float v : floatsOf(k)) f.factors.push_back(n.op == Op::Div ? 1.0 / double{v} : double{v});
+    if (std::all_of(f.factors.begin(), f.factors.end(), [](double v) { return std::isfinite(v) && v > 0; })) return f;
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+class Classifier {
+ public:
+  explicit Classifier(const Graph& g) : g_(g) {}
+
+  Kind classify(const Node& n) const {
+    if (n.outputs.size() != 1 || !isFloat(n.outputs[0])) return Kind::Float;
+    const OpType& op = n.op;
+    if (op == Op::Conv) return conv(n) ? Kind::Conv : Kind::Float;
+    if (op == Op::Gemm) return gemm(n) ? Kind::Gemm : Kind::Float;
+    if (op == Op::MatMul) return matmul(n) ? Kind::MatMul : Kind::Float;
+    if (op == Op::Add || op == Op::Sub) return add(n) ? Kind::Add : Kind::Float;
+    if (op == Op::MaxPool) return pool(n, true) ? Kind::MaxPool : Kind::Float;
+    if (op == Op::AveragePool) return pool(n, false) ? Kind::AveragePool : Kind::Float;
+    if (op == Op::GlobalAveragePool)
+      return n.inputs.size() == 1 && isActivation(n.inputs[0]) && shape(n.inputs[0]).size() >= 3 ? Kind::GlobalAveragePool
+                                                                                                : Kind::Float;
+    if (op == Op::Relu) return n.inputs.size() == 1 && isActivation(n.inputs[0]) ? Kind::Relu : Kind::Float;
+    if (op == Op::Clip) return clip(n) ? Kind::Clip : Kind::Float;
+    if (opDef(n).has(kTypeGenericMove)) {
+      // Only a nearest resize and an edge or reflect pad copy int8 elements as they are.
+      const bool copies = op == Op::Resize || op == Op::Upsample ? n.getString("mode", "nearest") == "nearest"
+                          : op == Op::Pad                       ? n.getString("mode", "constant") != "constant"
+                                                                : true;
+      return copies && !n.inputs.empty() && isActivation(n.inputs[0]) ? Kind::Move : Kind::Float;
+    }
+    if (op == Op::Concat) return concat(n) ? Kind::Concat : Kind::Float;
+    if ((op == Op::Mul || op == Op::Div) && scale(n)) return Kind::Scale;
+    if (op == Op::Mul) return mul(n) ? Kind::Mul : Kind::Float;
+    if (isLutOperator(op.kind())) return n.inputs.size() == 1 && isActivation(n.inputs[0]) ? Kind::Lut : Kind::Float;
+    return Kind::Float;
+  }
+
+  /// An activation times (Mul, either side) or over (Div) a positive constant scalar.
+  bool scale(const Node& n) const {
+    const auto f = constantFactor(g_, n);
+    return f && isActivation(n.inputs[f->input]) && shape(n.inputs[f->input]) == shape(n.outputs[0]);
+  }
+
+  /// The fused activation is one the requantize clamp can express.
+  static bool fusableActivation(const Node& n, bool allowClip = true) {
+    const std::string a = n.getString("activation", "");
+    return a.empty() || a == "none" || a == "relu" || (allowClip && a == "clip");
+  }
+
+ private:
+  const Value& val(int id) const { return g_.values[static_cast<size_t>(id)]; }
+  const std::vector<int64_t>& shape(int id) const { return val(id).shape; }
+  bool isFloat(int id) const { return id >= 0 && val(id).type == ElemType::Float32; }
+  bool isActivation(int id) const { return isFloat(id) && !val(id).is_constant; }
+  bool isConstFloat(int id) const { return isFloat(id) && val(id).is_constant; }
+  bool optionalConst(const Node& n, size_t i, int64_t elements) const {
+    if (n.inputs.size() <= i || n.inputs[i] < 0) return true;
+    return isConstFloat(n.inputs[i]) && val(n.inputs[i]).elements() == elements;
+  }
+
+  bool conv(const Node& n) const {
+    if (n.inputs.size() < 2 || n.inputs.size() > 3 || !isActivation(n.inputs[0]) || !isConstFloat(n.inputs[1]))
+      return false;
+    const auto& x = shape(n.inputs[0]);
+    const auto& w = shape(n.inputs[1]);
+    if ((x.size() != 3 && x.size() != 4) || w.size() != x.size() || !fusableActivation(n)) return false;
+    const int64_t group = n.getInt("group", 1);
+    if (group < 1 || x[1] != w[1] * group || w[0] % group != 0) return false;
+    if (!optionalConst(n, 2, w[0])) return false;
+    return windowOk(n, x, shape(n.outputs[0]), {w.begin() + 2, w.end()});
+  }
+
+  /// Two activations of one shape, or one of them [N, C, 1, 1] against the other's [N, C, H, W].
+  bool mul(const Node& n) const {
+    if (n.inputs.size() != 2 || !isActivation(n.inputs[0]) || !isActivation(n.inputs[1])) return false;
+    const auto& a = shape(n.inputs[0]);
+    const auto& b = shape(n.inputs[1]);
+    const auto perChannel = [](const std::vector<int64_t>& big, const std::vector<int64_t>& small) {
+      return big.size() == 4 && small == std::vector<int64_t>{big[0], big[1], 1, 1};
+    };
+    return a == b || perChannel(a, b) || perChannel(b, a);
+  }
+
+  bool gemm(const Node& n) const {
+    if (n.inputs.size() < 2 || n.inputs.size() > 3 || !isActivation(n.inputs[0]) || !isConstFloat(n.inputs[1]))
+      return false;
+    if (n.getFloat("alpha", 1.0) != 1.0 || n.getInt("transA", 0) != 0 || !fusableActivation(n)) return false;
+    const auto& a = shape(n.inputs[0]);
+    const auto& b = shape(n.inputs[1]);
+    if (a.size() != 2 || b.size() != 2) return false;
+    const bool transB = n.getInt("transB", 0) != 0;
+    const int64_t K = transB ? b[1] : b[0], N = transB ? b[0] : b[1];
+    if (a[1] != K) return false;
+    const bool hasC = n.inputs.size() > 2 && n.inputs[2] >= 0;
+    if (hasC && (n.getFloat("beta", 1.0) != 1.0 || !isConstFloat(n.inputs[2]))) return false;
+    if (!hasC || val(n.inputs[2]).elements() == 1) return true;
+    // C must broadcast along M: [N] or [1, N].
+    const auto& c = shape(n.inputs[2]);
+    return !c.empty() && c.back() == N && val(n.inputs[2]).elements() == N;
+  }
+
+  bool matmul(const Node& n) const {
+    if (n.inputs.size() < 2 || n.inputs.size() > 3 || !isActivation(n.inputs[0]) || !isConstFloat(n.inputs[1]))
+      return false;
+    const auto& a = shape(n.inputs[0]);
+    const auto& b = shape(n.inputs[1]);
+    return !a.empty() && b.size() == 2 && a.back() == b[0] && fusableActivation(n) && optionalConst(n, 2, b[1]);
+  }
+
+  bool add(const Node& n) const {
+    if (n.inputs.size() != 2 || !isFloat(n.inputs[0]) || !isFloat(n.inputs[1])) return false;
+    if (val(n.inputs[0]).is_constant && val(n.inputs[1]).is_constant) return false;
+    const auto& y = shape(n.outputs[0]);
+    return shape(n.inputs[0]) == y && shape(n.inputs[1]) == y && fusableActivation(n);
+  }
+
+  bool pool(const Node& n, bool isMax) const {
+    if (n.inputs.size() != 1 || !isActivation(n.inputs[0])) return false;
+    const auto& x = shape(n.inputs[0]);
+    const std::vector<int64_t> k = n.getInts("kernel_shape");
+    if ((x.size() != 3 && x.size() != 4) || k.size() + 2 != x.size()) return false;
+    if (isMax) return n.getInt("storage_order", 0) == 0 && windowOk(n, x, shape(n.outputs[0]), k);
+    try {
+      const Window2d w = windowOf(n, x, shape(n.outputs[0]), k);
+      // The divisor must be the kernel size for every window.
+      return w.windowsInsidePadded() && (!w.hasPadding() || n.getInt("count_include_pad", 0) == 1);
+    } catch (const Error&) {
+      return false;
+    }
+  }
+
+  bool clip(const Node& n) const {
+    if (n.inputs.empty() || !isActivation(n.inputs[0])) return false;
+    for (size_t i = 1; i < n.inputs.size(); ++i)
+      if (n.inputs[i] >= 0 && !(isConstFloat(n.inputs[i]) && val(n.inputs[i]).elements() == 1)) return false;
+    return true;
+  }
+
+  bool concat(const Node& n) const {
+    if (n.inputs.empty()) return false;
+    bool anyActivation = false;
+    for (int v : n.inputs) {
+      if (!isFloat(v)) return false;
+      anyActivation |= !val(v).is_constant;
+    }
+    return anyActivation;
+  }
+
+  static bool windowOk(const Node& n, const std::vector<int64_t>& x, const std::vector<int64_t>& y,
+                       const std::vector<int64_t>& k) {
+    try {
+      windowOf(n, x, y, k);
+      return true;
+    } catch (const Error&) {
+      return false;
+    }
+  }
+
+  const Graph& g_;
+};
+
+}  // namespace
+
+std::vector<Kind> classifyNodes(const Graph& g) {
+  const Classifier classifier(g);
+  std::vector<Kind> kind(g.nodes.size(), Kind::Float);
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    if (!g.nodes[i].dead) kind[i] = classifier.classify(g.nodes[i]);
+  return kind;
+}
+
+}  // namespace systole::compiler::quant

@@ -1,0 +1,23 @@
+#include "quantize/quantize_lut.h"
+
+#include <array>
+
+#include "ops/op_def.h"
+#include "systole/compiler/interpreter.h"
+
+namespace systole::compiler {
+
+bool isLutOperator(Op op) { return opDef(op).has(kLutable); }
+
+std::vector<int64_t> lutTable(const Graph& g, const Node& n, const ActivationQuant& in, const ActivationQuant& out) {
+  HostTensor x(ElemType::Float32, {256}), y(ElemType::Float32, {256});
+  for (int q = -128; q < 128; ++q) x.data<float>()[q + 128] = in.scale * static_cast<float>(q - in.zero_point);
+  std::vector<const HostTensor*> inputs = {&x};
+  std::vector<HostTensor*> outputs = {&y};
+  runFloatKernel(g, n, inputs, outputs);
+  std::vector<int64_t> table(256);
+  for (size_t i = 0; i < 256; ++i) table[i] = quantizeFloat(y.data<float>()[i], out.scale, out.zero_point);
+  return table;
+}
+
+}  // namespace systole::compiler
