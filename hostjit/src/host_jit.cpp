@@ -27,7 +27,7 @@ struct HostJit::Impl {
 
 Emitter plan(const compiler::Graph& g, const compiler::Node& n) {
   try {
-    for (auto planner : {planBoundary, planMovement, planNormalize, planMatMul})
+    for (auto planner : {planBoundary, planMovement, planNormalize, planMatMul, planElementwise})
       if (Emitter e = planner(g, n)) return e;
   } catch (...) {  // a malformed parameter (or one only known at run time): the interpreter says what
   }

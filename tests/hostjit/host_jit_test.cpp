@@ -225,6 +225,18 @@ TEST(HostJit, FloatMatMul) {
   expectBitExact(t, t.node("MatMul", {c, d}, {t.value(ElemType::Float32, {2, 4, 3, 6})}));
 }
 
+TEST(HostJit, DivByAnActivation) {
+  OneNode t;
+  const int a = t.input(ElemType::Float32, {2, 3, 8}), b = t.input(ElemType::Float32, {2, 3, 8});
+  const int c = t.input(ElemType::Float32, {3, 1}), s = t.input(ElemType::Float32, {});
+  addSpecialFloats(t.floats(a), 48, 0.5f);   // NaN, infinities, signed zeros, huge and tiny values as dividends
+  addSpecialFloats(t.floats(b), 48, 0.25f);  // and as divisors (0 / 0, x / -0, inf / inf...)
+  expectBitExact(t, t.node("Div", {a, b}, {t.value(ElemType::Float32, {2, 3, 8})}));
+  expectBitExact(t, t.node("Div", {a, c}, {t.value(ElemType::Float32, {2, 3, 8})}));  // c broadcast along the rows
+  expectBitExact(t, t.node("Div", {c, a}, {t.value(ElemType::Float32, {2, 3, 8})}));
+  expectBitExact(t, t.node("Div", {s, s}, {t.value(ElemType::Float32, {})}));  // scalars
+}
+
 TEST(HostJit, Int8MatMulRequantizes) {
   OneNode t;
   const int a = t.input(ElemType::Int8, {16, 1, 64}, perTensor(0.0078f, -1));
@@ -247,7 +259,7 @@ TEST(HostJit, Int8MatMulRequantizes) {
 TEST(HostJit, NodesWithoutALoweringAreLeftToTheInterpreter) {
   OneNode t;
   const int x = t.input(ElemType::Float32, {8}), y = t.input(ElemType::Float32, {8});
-  const int add = t.node("Add", {x, y}, {t.value(ElemType::Float32, {8})});
+  const int add = t.node("Add", {x, y}, {t.value(ElemType::Float32, {8})});  // (float Add has no lowering)
   const int q = t.node("QuantizeLinear", {x}, {t.value(ElemType::Int8, {8}, perTensor(0.1f, 0))});
   hostjit::HostJit jit(t.g, {add, q});
   EXPECT_FALSE(jit.compiled(add));
