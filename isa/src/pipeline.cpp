@@ -12,9 +12,6 @@ namespace systole::isa {
 
 namespace {
 
-RowRange spad(int64_t row, int64_t rows) { return {RowRange::Memory::Scratchpad, row, row + rows}; }
-RowRange acc(int64_t row, int64_t rows) { return {RowRange::Memory::Accumulator, row, row + rows}; }
-
 /// matmul_stream reads two scratchpad rows per cycle: for slice s, in cycle j < m of the slice,
 /// activation row a_row + s * a_stride + j and weight row w_row + s * array.rows + j. They share a
 /// bank for every j of the slice exactly when (a_row - w_row + s * (a_stride - array.rows)) is a
@@ -36,64 +33,17 @@ bool isArrayProduct(Semantics s) { return s == Semantics::MatmulTile || s == Sem
 
 ComputeAccesses computeAccesses(const Params& p, const InstrDesc& d, const Instruction& in) {
   ComputeAccesses a;
-  auto op = [&](int k) { return in.operand(d, k); };
-  auto read = [&](RowRange r) { a.reads[static_cast<size_t>(a.num_reads++)] = r; };
-  auto write = [&](RowRange r) {
-    a.write = r;
-    a.writes_rows = true;
-  };
-  // Operand order per class: see semantics.cpp (and functional.cpp, which reads the same rows).
-  switch (d.semantics) {
-    case Semantics::WeightPreload:
-      read(spad(op(0), p.array_rows));
-      a.writes_weights = true;
-      break;
-    case Semantics::MatmulTile:
-      read(spad(op(0), op(2)));
-      if (op(3) != 0) read(acc(op(1), op(2)));
-      write(acc(op(1), op(2)));
-      a.reads_weights = true;
-      break;
-    case Semantics::MatmulStream: {  // a_row, a_stride, w_row, acc_row, m, k_slices, accumulate
-      const int64_t m = op(4), slices = op(5);
-      // The activation slices, as one range from the first row of slice 0 to the last of the last.
-      read(spad(op(0), slices > 0 ? (slices - 1) * op(1) + m : 0));
-      read(spad(op(2), slices * p.array_rows));
-      if (op(6) != 0) read(acc(op(3), m));
-      write(acc(op(3), m));
-      break;
+  if (d.unit != Unit::Compute) return a;  // DMA classes are ordered by tokens
+  for (const RowAccess& r : rowFootprint(p, d, in)) {
+    if (r.write) {
+      a.write = r.span();
+      a.writes_rows = true;
+    } else {
+      a.reads[static_cast<size_t>(a.num_reads++)] = r.span();  // matmul_stream's slices as one range
     }
-    case Semantics::Requantize:
-      read(acc(op(0), op(2)));
-      read(acc(op(3), 2));
-      write(spad(op(1), op(2)));
-      break;
-    case Semantics::VectorWiden:
-      read(spad(op(0), op(2)));
-      write(acc(op(1), op(2)));
-      break;
-    case Semantics::VectorAdd:
-    case Semantics::VectorMul:
-      read(acc(op(1), op(3)));
-      read(acc(op(2), op(3)));
-      write(acc(op(0), op(3)));
-      break;
-    case Semantics::VectorMax:
-      read(spad(op(1), op(3)));
-      read(spad(op(2), op(3)));
-      write(spad(op(0), op(3)));
-      break;
-    case Semantics::VectorLut:
-      read(spad(op(1), op(2)));
-      read(spad(op(3), p.lut_rows));
-      write(spad(op(0), op(2)));
-      break;
-    case Semantics::VectorReduce:
-      read(acc(op(1), op(2)));
-      write(acc(op(0), op(2)));
-      break;
-    default: break;  // nop, finish; DMA classes are ordered by tokens
   }
+  a.writes_weights = d.semantics == Semantics::WeightPreload;
+  a.reads_weights = d.semantics == Semantics::MatmulTile;
   return a;
 }
 

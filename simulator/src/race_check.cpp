@@ -13,6 +13,7 @@
 #include <deque>
 
 #include "systole/isa/assembler.h"
+#include "systole/isa/row_footprint.h"
 
 namespace systole::sim {
 
@@ -22,53 +23,6 @@ namespace {
 
 constexpr int kQueues = isa::kNumUnits;
 using Clock = std::array<uint32_t, kQueues>;
-
-struct Access {
-  bool accumulator, write;
-  int64_t row, rows;
-};
-
-/// The rows an instruction reads and writes, per its semantics class (docs/isa-semantics.md).
-std::vector<Access> accessesOf(const isa::Params& p, const isa::InstrDesc& d, const isa::Instruction& in) {
-  auto op = [&](int k) { return in.operand(d, k); };
-  constexpr bool kSpad = false, kAcc = true, kRead = false, kWrite = true;
-  switch (d.semantics) {
-    case Semantics::DmaLoad: return {{kSpad, kWrite, op(1), op(2)}};
-    case Semantics::DmaLoad2d: return {{kSpad, kWrite, op(1), op(2) * op(5)}};  // rows x runs
-    case Semantics::DmaLoadAcc: return {{kAcc, kWrite, op(1), op(2)}};
-    case Semantics::DmaStore: return {{kSpad, kRead, op(1), op(2)}};
-    case Semantics::DmaStoreAcc: return {{kAcc, kRead, op(1), op(2)}};
-    case Semantics::WeightPreload: return {{kSpad, kRead, op(0), p.array_rows}};
-    case Semantics::MatmulTile: {
-      std::vector<Access> a = {{kSpad, kRead, op(0), op(2)}, {kAcc, kWrite, op(1), op(2)}};
-      if (op(3) != 0) a.push_back({kAcc, kRead, op(1), op(2)});
-      return a;
-    }
-    case Semantics::MatmulStream: {  // a_row, a_stride, w_row, acc_row, m, k_slices, accumulate
-      std::vector<Access> a = {{kAcc, kWrite, op(3), op(4)}};
-      if (op(6) != 0) a.push_back({kAcc, kRead, op(3), op(4)});
-      for (int64_t s = 0; s < op(5); ++s) {
-        a.push_back({kSpad, kRead, op(0) + s * op(1), op(4)});
-        a.push_back({kSpad, kRead, op(2) + s * p.array_rows, p.array_rows});
-      }
-      return a;
-    }
-    case Semantics::Requantize:  // acc_row, spad_row, rows, scale_row
-      return {{kAcc, kRead, op(0), op(2)}, {kAcc, kRead, op(3), 2}, {kSpad, kWrite, op(1), op(2)}};
-    case Semantics::VectorWiden: return {{kSpad, kRead, op(0), op(2)}, {kAcc, kWrite, op(1), op(2)}};
-    case Semantics::VectorAdd:
-    case Semantics::VectorMul:
-      return {{kAcc, kRead, op(1), op(3)}, {kAcc, kRead, op(2), op(3)}, {kAcc, kWrite, op(0), op(3)}};
-    case Semantics::VectorMax:
-      return {{kSpad, kRead, op(1), op(3)}, {kSpad, kRead, op(2), op(3)}, {kSpad, kWrite, op(0), op(3)}};
-    case Semantics::VectorLut:
-      return {{kSpad, kRead, op(1), op(2)}, {kSpad, kRead, op(3), p.lut_rows}, {kSpad, kWrite, op(0), op(2)}};
-    case Semantics::VectorReduce: return {{kAcc, kRead, op(1), op(2)}, {kAcc, kWrite, op(0), op(2)}};
-    case Semantics::Nop:
-    case Semantics::Finish: return {};
-  }
-  return {};
-}
 
 struct RowState {
   int64_t writer = -1;  // instruction index of the last write
@@ -82,18 +36,19 @@ class Checker {
  public:
   Checker(const isa::Params& p) : spad_(static_cast<size_t>(p.spad_rows)), acc_(static_cast<size_t>(p.acc_rows)) {}
 
-  /// Instruction `index` of queue q, at clock c, makes access a; the race it finds, if any.
-  std::optional<Race> access(uint32_t index, int q, const Clock& c, const Access& a) {
-    std::vector<RowState>& rows = a.accumulator ? acc_ : spad_;
-    const int64_t first = std::max<int64_t>(a.row, 0), end = std::min<int64_t>(a.row + a.rows, static_cast<int64_t>(rows.size()));
+  /// Instruction `index` of queue q, at clock c, reads or writes `range`; the race it finds, if any.
+  std::optional<Race> access(uint32_t index, int q, const Clock& c, const isa::RowRange& range, bool write) {
+    const bool accumulator = range.memory == isa::RowRange::Memory::Accumulator;
+    std::vector<RowState>& rows = accumulator ? acc_ : spad_;
+    const int64_t first = std::max<int64_t>(range.lo, 0), end = std::min<int64_t>(range.hi, static_cast<int64_t>(rows.size()));
     for (int64_t r = first; r < end; ++r) {  // rows out of range are the simulator's to fault on
       RowState& s = rows[static_cast<size_t>(r)];
       const auto unordered = [&](int64_t other, int otherQueue, uint32_t otherClock) {
         return other >= 0 && otherQueue != q && c[static_cast<size_t>(otherQueue)] < otherClock;
       };
-      const auto race = [&](int64_t other, const char* kind) { return Race{static_cast<uint32_t>(other), index, a.accumulator, r, kind}; };
-      if (unordered(s.writer, s.writer_queue, s.write_clock)) return race(s.writer, a.write ? "write after write" : "read after write");
-      if (!a.write) {
+      const auto race = [&](int64_t other, const char* kind) { return Race{static_cast<uint32_t>(other), index, accumulator, r, kind}; };
+      if (unordered(s.writer, s.writer_queue, s.write_clock)) return race(s.writer, write ? "write after write" : "read after write");
+      if (!write) {
         s.reader[static_cast<size_t>(q)] = index;
         s.read_clock[static_cast<size_t>(q)] = c[static_cast<size_t>(q)];
         continue;
@@ -153,11 +108,14 @@ std::optional<Race> findRace(const isa::IsaConfig& isa, const std::vector<isa::I
       fifo->pop_front();
     }
     ++c[qs];
-    const auto accesses = accessesOf(p, isa.instr(in.desc), in);
+    const isa::RowFootprint f = isa::rowFootprint(p, isa.instr(in.desc), in);
+    int64_t runs = 1;
+    for (const isa::RowAccess& a : f) runs = std::max(runs, a.runs);
     for (bool writes : {false, true})  // reads first: an instruction that reads and writes a row is ordered with itself
-      for (const Access& a : accesses)
-        if (a.write == writes)
-          if (auto race = checker.access(index, q, c, a)) return race;
+      for (int64_t k = 0; k < runs; ++k)  // matmul_stream's slices in order, its other rows first
+        for (const isa::RowAccess& a : f)
+          if (a.write == writes && k < a.runs)
+            if (auto race = checker.access(index, q, c, a.run(k), a.write)) return race;
     if ((in.tokens & isa::kPushPrev) && q > 0) tokens[qs][qs - 1].push_back(c);
     if ((in.tokens & isa::kPushNext) && q + 1 < kQueues) tokens[qs][qs + 1].push_back(c);
   }

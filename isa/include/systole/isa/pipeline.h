@@ -34,15 +34,9 @@
 
 #include "systole/isa/dram_channel.h"
 #include "systole/isa/encoding.h"
+#include "systole/isa/row_footprint.h"
 
 namespace systole::isa {
-
-/// Rows [lo, hi) of the scratchpad or the accumulator.
-struct RowRange {
-  enum class Memory : uint8_t { Scratchpad, Accumulator } memory = Memory::Scratchpad;
-  int64_t lo = 0, hi = 0;
-  bool overlaps(const RowRange& o) const { return memory == o.memory && lo < o.hi && o.lo < hi; }
-};
 
 /// The on-chip rows a compute instruction reads and writes, and whether it touches the weights.
 struct ComputeAccesses {

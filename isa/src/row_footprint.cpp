@@ -1,0 +1,84 @@
+// Algorithm: one case per semantics class, naming its operands (the order of semantics.cpp). DMA
+// rows move `bytes` per row when they leave the chip (a store), whole rows when they arrive (a
+// load); weight_preload and the matmuls read K = array.rows int8 per activation row and
+// array.cols int8 per weight row; int32 vector classes work on accumulator lanes, int8 ones on
+// the scratchpad row's elements.
+#include "systole/isa/row_footprint.h"
+
+namespace systole::isa {
+
+RowFootprint rowFootprint(const Params& p, const InstrDesc& d, const Instruction& in) {
+  using M = RowRange::Memory;
+  constexpr M kSpad = M::Scratchpad, kAcc = M::Accumulator;
+  constexpr bool kRead = false, kWrite = true;
+  const int64_t S = p.spad_row_bytes, A = p.acc_row_bytes, L = p.vector_lanes, E = p.spad_row_elems;
+  auto op = [&](int k) { return in.operand(d, k); };
+  RowFootprint f;
+  auto add = [&](M memory, bool write, int64_t row, int64_t rows, int64_t rowBytes, int64_t runs = 1, int64_t stride = 0) {
+    f.accesses[static_cast<size_t>(f.count++)] = {memory, write, row, rows, runs, stride, rowBytes};
+  };
+  switch (d.semantics) {
+    // DMA: dram_addr, row, rows, bytes, dram_stride (dma_load_2d: ..., runs, run_stride).
+    case Semantics::DmaLoad: add(kSpad, kWrite, op(1), op(2), S); break;
+    case Semantics::DmaLoad2d: add(kSpad, kWrite, op(1), op(2) * op(5), S); break;
+    case Semantics::DmaLoadAcc: add(kAcc, kWrite, op(1), op(2), A); break;
+    case Semantics::DmaStore: add(kSpad, kRead, op(1), op(2), op(3)); break;
+    case Semantics::DmaStoreAcc: add(kAcc, kRead, op(1), op(2), op(3)); break;
+    case Semantics::WeightPreload: add(kSpad, kRead, op(0), p.array_rows, p.array_cols); break;  // w_row
+    case Semantics::MatmulTile: {  // a_row, acc_row, m, accumulate
+      const int64_t m = op(2);
+      add(kSpad, kRead, op(0), m, p.array_rows);
+      add(kAcc, kWrite, op(1), m, A);
+      if (op(3) != 0) add(kAcc, kRead, op(1), m, A);
+      break;
+    }
+    case Semantics::MatmulStream: {  // a_row, a_stride, w_row, acc_row, m, k_slices, accumulate
+      const int64_t m = op(4), slices = op(5);
+      add(kAcc, kWrite, op(3), m, A);
+      if (op(6) != 0) add(kAcc, kRead, op(3), m, A);
+      add(kSpad, kRead, op(0), m, p.array_rows, slices, op(1));                      // activation slices
+      add(kSpad, kRead, op(2), p.array_rows, p.array_cols, slices, p.array_rows);  // weight slices
+      break;
+    }
+    case Semantics::Requantize:  // acc_row, spad_row, rows, scale_row (two rows of scales)
+      add(kAcc, kRead, op(0), op(2), A);
+      add(kAcc, kRead, op(3), 2, A);
+      add(kSpad, kWrite, op(1), op(2), S);
+      f.vector_elements = op(2) * L;
+      break;
+    case Semantics::VectorWiden:  // spad_row, acc_row, rows
+      add(kSpad, kRead, op(0), op(2), L);
+      add(kAcc, kWrite, op(1), op(2), A);
+      f.vector_elements = op(2) * L;
+      break;
+    case Semantics::VectorAdd:
+    case Semantics::VectorMul:  // dst_row, a_row, b_row, rows
+      add(kAcc, kRead, op(1), op(3), A);
+      add(kAcc, kRead, op(2), op(3), A);
+      add(kAcc, kWrite, op(0), op(3), A);
+      f.vector_elements = op(3) * L;
+      break;
+    case Semantics::VectorMax:  // dst_row, a_row, b_row, rows
+      add(kSpad, kRead, op(1), op(3), E);
+      add(kSpad, kRead, op(2), op(3), E);
+      add(kSpad, kWrite, op(0), op(3), E);
+      f.vector_elements = op(3) * E;
+      break;
+    case Semantics::VectorLut:  // dst_row, src_row, rows, table_row: the table is read once
+      add(kSpad, kRead, op(1), op(2), E);
+      add(kSpad, kRead, op(3), p.lut_rows, S);
+      add(kSpad, kWrite, op(0), op(2), E);
+      f.vector_elements = op(2) * E;
+      break;
+    case Semantics::VectorReduce:  // dst_row, src_row, rows, op
+      add(kAcc, kRead, op(1), op(2), A);
+      add(kAcc, kWrite, op(0), op(2), A);
+      f.vector_elements = op(2) * L;
+      break;
+    case Semantics::Nop:
+    case Semantics::Finish: break;
+  }
+  return f;
+}
+
+}  // namespace systole::isa
