@@ -22,6 +22,12 @@ std::string checkMatmul(const Graph& g, const Node& n, const std::vector<ActBuff
   return "";
 }
 
+/// Max and Min: two activations of one shape (the quantizer gave them the output's scale).
+std::string checkSameShape(const Graph& g, const Node& n, const std::vector<ActBuffer>& ins, const std::vector<ActBuffer>&) {
+  if (ins.size() != 2 || valueOf(g, n.inputs[0]).shape != valueOf(g, n.inputs[1]).shape) return "broadcasting operands run on the host";
+  return "";
+}
+
 std::string checkAdd(const Graph& g, const Node& n, const std::vector<ActBuffer>& ins, const std::vector<ActBuffer>&) {
   if (ins.size() != 2 || valueOf(g, n.inputs[0]).shape != valueOf(g, n.inputs[1]).shape) return "broadcasting adds run on the host";
   return "";
@@ -101,6 +107,8 @@ const std::vector<S> kRescale = {S::DmaLoad, S::DmaStore, S::Requantize, S::DmaL
 const std::vector<S> kMax = {S::DmaLoad, S::DmaStore, S::VectorMax};
 const std::vector<S> kWidenMul = {S::DmaLoad, S::DmaStore, S::Requantize, S::DmaLoadAcc, S::VectorWiden, S::VectorMul};
 const std::vector<S> kLut = {S::DmaLoad, S::DmaStore, S::VectorLut};
+// min(a, b) = a + b - max(a, b) in the accumulator (tile_extremum.cpp).
+const std::vector<S> kMin = {S::DmaLoad, S::DmaStore, S::Requantize, S::DmaLoadAcc, S::VectorWiden, S::VectorAdd, S::VectorMax};
 
 NpuOperator aliasOp(Op op) { return {op, {}, {}, true, checkAlias, nullptr, false, nullptr}; }
 
@@ -112,6 +120,8 @@ const std::vector<NpuOperator>& table() {
       {Op::Add, kWidenAdd, {}, false, checkAdd, nullptr, false, tileAdd},
       {Op::Mul, kWidenMul, {}, false, checkMul, nullptr, false, tileMul},
       {Op::Lut, kLut, {}, false, nullptr, nullptr, false, tileLut},
+      {Op::Max, kMax, {}, false, checkSameShape, nullptr, false, tileMax},
+      {Op::Min, kMin, {}, false, checkSameShape, nullptr, false, tileMin},
       {Op::MaxPool, kMax, {}, false, nullptr, maxPoolHalo, true, tileMaxPool},
       {Op::AveragePool, kWidenAdd, {}, false, nullptr, padsHalo, false, tileAveragePool},
       {Op::GlobalAveragePool, kWidenAdd, {}, false, nullptr, nullptr, false, tileAveragePool},

@@ -57,6 +57,8 @@ void tileRequant(TileContext& T, const Node& n);       // Requant, Relu, Clip
 void tileConcat(TileContext& T, const Node& n);
 void tileMul(TileContext& T, const Node& n);
 void tileLut(TileContext& T, const Node& n);           // tile_lut.cpp
+void tileMax(TileContext& T, const Node& n);           // Max of two activations: tile_extremum.cpp
+void tileMin(TileContext& T, const Node& n);           // Min of two activations
 void tileMaxPool(TileContext& T, const Node& n);       // tile_pool.cpp
 void tileAveragePool(TileContext& T, const Node& n);   // AveragePool, GlobalAveragePool
 void tileChannelSelect(TileContext& T, const Node& n); // Slice, Gather of channels: tile_channel_select.cpp

@@ -3,17 +3,17 @@
 //     right operand, same-shape Add or Sub (an Add whose b multiplier is negative), a product with (or
 //     quotient by) positive constants, a scalar (an Identity under a scaled Quant) or one per channel (a
 //     per-channel Requant), Mul of two activations (same shape or per channel), pools,
-//     Relu/Clip, data movement, Concat, one-input functions that become a Lut table), checking the
+//     Relu/Clip, data movement, Concat, Max/Min of two activations, one-input functions that become a Lut table), checking the
 //     conditions of docs/quantized-ops.md; anything else stays float.
 //  2. Decide which eligible nodes become int8. Compute operators (Conv, Gemm, MatMul, Add, Mul,
 //     AveragePool, GlobalAveragePool) always do. Operators that keep their input's scale (MaxPool,
-//     Relu, Clip, data movement), Lut functions and Concat follow their input: they become int8 when an input is
+//     Relu, Clip, data movement), Lut functions, Concat, Max and Min follow their input: they become int8 when an input is
 //     produced by an int8 node; single-input data movement also becomes int8 when it feeds an int8
 //     node (quantizing before or after moving data is the same). So no QuantizeLinear /
 //     DequantizeLinear pair is inserted around an operator that gains nothing from int8.
 //  3. Walk the nodes in topological order. An int8 node gets int8 versions of its inputs (a
-//     QuantizeLinear for a float tensor, a quantized copy of a constant, a Requant where Concat
-//     needs another scale), per-channel int8 weights and int32 biases, its output retyped to int8
+//     QuantizeLinear for a float tensor, a quantized copy of a constant, a Requant where Concat,
+//     Max or Min needs another scale), per-channel int8 weights and int32 biases, its output retyped to int8
 //     with the calibrated (or inherited) Quant, and the attributes multiplier/shift/act_min/
 //     act_max/a_multiplier/b_multiplier. A float node reading an int8 tensor gets a shared
 //     DequantizeLinear. Graph outputs that became int8 get a DequantizeLinear that takes over the
@@ -112,7 +112,8 @@ class Rewriter {
       if (kind[id] == Kind::Float || q[id]) continue;
       const Node& n = g_.nodes[id];
       // (a Scale's constant may come first; a constant has no producer)
-      const size_t dataInputs = kind[id] == Kind::Concat || kind[id] == Kind::Scale ? n.inputs.size() : 1;
+      const bool allInputs = kind[id] == Kind::Concat || kind[id] == Kind::Scale || kind[id] == Kind::Extremum;
+      const size_t dataInputs = allInputs ? n.inputs.size() : 1;
       for (size_t i = 0; i < dataInputs; ++i) {
         const int p = g_.values[static_cast<size_t>(n.inputs[i])].producer;
         if (p >= 0 && q[static_cast<size_t>(p)]) q[id] = true;
@@ -124,6 +125,18 @@ class Rewriter {
   // -- values --
 
   bool isInt8(int v) const { return v >= 0 && static_cast<size_t>(v) < originalValues_ && int8_[static_cast<size_t>(v)]; }
+
+  /// The quantization every input of `n` already has, if they are all int8 and agree.
+  std::optional<Quant> sharedInputQuant(const Node& n) const {
+    std::optional<Quant> common;
+    for (int v : n.inputs) {
+      if (!isInt8(v)) return std::nullopt;
+      const Quant& q = *g_.values[static_cast<size_t>(v)].quant;
+      if (common && !(*common == q)) return std::nullopt;
+      common = q;
+    }
+    return common;
+  }
 
   std::string uniqueName(const std::string& base) {
     std::string name = base;
@@ -448,20 +461,11 @@ class Rewriter {
         retypeOutput(y, q);
         break;
       }
-      case Kind::Concat: {
-        // One scale for all inputs: theirs if they already agree, else the output's own.
-        std::optional<Quant> common;
-        bool agree = true;
-        for (int v : n.inputs) {
-          if (!isInt8(v)) {
-            agree = false;
-            break;
-          }
-          const Quant& q = *g_.values[static_cast<size_t>(v)].quant;
-          if (!common) common = q;
-          agree = agree && *common == q;
-        }
-        const Quant qy = agree && common ? *common : calibrated(y);
+      case Kind::Concat:
+      case Kind::Extremum: {
+        // One scale for all inputs: theirs if they already agree, else the output's own. (Max
+        // and Min then compare int8 values as the real ones compare.)
+        const Quant qy = sharedInputQuant(n).value_or(calibrated(y));
         for (int& v : n.inputs) v = int8Input(v, qy);
         retypeOutput(y, qy);
         break;

@@ -74,6 +74,7 @@ class Classifier {
       return copies && !n.inputs.empty() && isActivation(n.inputs[0]) ? Kind::Move : Kind::Float;
     }
     if (op == Op::Concat) return concat(n) ? Kind::Concat : Kind::Float;
+    if (op == Op::Max || op == Op::Min) return extremum(n) ? Kind::Extremum : Kind::Float;
     if ((op == Op::Mul || op == Op::Div) && scale(n)) return Kind::Scale;
     if (op == Op::Mul) return mul(n) ? Kind::Mul : Kind::Float;
     if (isLutOperator(op.kind())) return n.inputs.size() == 1 && isActivation(n.inputs[0]) ? Kind::Lut : Kind::Float;
@@ -179,6 +180,12 @@ class Classifier {
     for (size_t i = 1; i < n.inputs.size(); ++i)
       if (n.inputs[i] >= 0 && !(isConstFloat(n.inputs[i]) && val(n.inputs[i]).elements() == 1)) return false;
     return true;
+  }
+
+  /// Max or Min of two float activations of the output's shape (no broadcasting).
+  bool extremum(const Node& n) const {
+    if (n.inputs.size() != 2 || !isActivation(n.inputs[0]) || !isActivation(n.inputs[1])) return false;
+    return shape(n.inputs[0]) == shape(n.outputs[0]) && shape(n.inputs[1]) == shape(n.outputs[0]);
   }
 
   bool concat(const Node& n) const {

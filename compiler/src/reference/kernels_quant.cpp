@@ -328,6 +328,21 @@ void globalAveragePool(const Graph& g, const Node& n, const std::vector<const Ho
 
 // ---- data movement ----
 
+/// Max or Min of two int8 tensors of one shape and one quantization (the quantizer gives them the
+/// output's): the int8 values compare as the real ones do.
+void extremum(const Graph& g, const Node& n, const std::vector<const HostTensor*>& in, HostTensor& y, bool isMax) {
+  if (in.size() != 2) throw Error("expects two inputs");
+  expectType(in[0], ElemType::Int8, "input");
+  expectType(in[1], ElemType::Int8, "input");
+  if (in[0]->shape != y.shape || in[1]->shape != y.shape) throw Error("int8 inputs must have the output's shape");
+  const std::optional<Quant>& qy = g.values[static_cast<size_t>(n.outputs.at(0))].quant;
+  for (int v : n.inputs)
+    if (!qy || g.values[static_cast<size_t>(v)].quant != qy) throw Error("int8 inputs must have the output's quantization");
+  const int8_t *a = in[0]->data<int8_t>(), *b = in[1]->data<int8_t>();
+  int8_t* out = y.data<int8_t>();
+  for (int64_t i = 0; i < y.elements(); ++i) out[i] = isMax ? std::max(a[i], b[i]) : std::min(a[i], b[i]);
+}
+
 void concat(const Node& n, const std::vector<const HostTensor*>& in, HostTensor& y) {
   const int64_t rank = static_cast<int64_t>(y.shape.size());
   int64_t axis = n.getInt("axis", 0);
@@ -412,6 +427,7 @@ bool runQuantizedKernel(const Graph& g, const Node& n, const std::vector<const H
     clamp(n, in, y, n.has("act_min") ? intAttr(n, "act_min") : z, n.has("act_max") ? intAttr(n, "act_max") : 127);
   } else if (op == Op::Clip) clamp(n, in, y, intAttr(n, "act_min"), intAttr(n, "act_max"));
   else if (op == Op::Concat) concat(n, in, y);
+  else if (op == Op::Max || op == Op::Min) extremum(g, n, in, y, op == Op::Max);
   else throw Error("no quantized kernel for an int8 '" + op + "'");
   return true;
 }

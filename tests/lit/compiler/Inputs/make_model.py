@@ -604,6 +604,18 @@ def sub_activations():
     return build(nodes, [vi("x", [1, 3, 5, 6])], [vi("y", [1, 6, 5, 6])], [f32("w0", [6, 3, 3, 3]), f32("w1", [6, 3, 1, 1], -2.0, 2.0)])
 
 
+# Max and Min of two convolutions of one input (different weight ranges, so different scales),
+# concatenated.
+@model
+def max_min():
+    nodes = [h.make_node("Conv", ["x", "w0"], ["a"], name="conv_a", pads=[1, 1, 1, 1]),
+             h.make_node("Conv", ["x", "w1"], ["b"], name="conv_b"),
+             h.make_node("Max", ["a", "b"], ["hi"], name="max"),
+             h.make_node("Min", ["a", "b"], ["lo"], name="min"),
+             h.make_node("Concat", ["hi", "lo"], ["y"], name="cat", axis=1)]
+    return build(nodes, [vi("x", [1, 3, 5, 6])], [vi("y", [1, 40, 5, 6])], [f32("w0", [20, 3, 3, 3]), f32("w1", [20, 3, 1, 1], -2.0, 2.0)])
+
+
 # A matrix product: one input row, a K x N weight matrix, and a residual add of two such products.
 @model
 def plan_gemm_add():
