@@ -198,6 +198,51 @@ const hostjit::HostJit* Session::hostCode(const RunOptions& options, RunResult& 
   return jit_.get();
 }
 
+namespace {
+
+/// The program's input tensors from `env` (NHWC where the program wants it); zeros when timing only.
+std::map<std::string, std::vector<uint8_t>> programInputs(const compiler::Graph& g, const compiler::CompiledProgram& program,
+                                                          const std::map<int, HostTensor>& env, bool timingOnly) {
+  std::map<std::string, std::vector<uint8_t>> inputs;
+  for (const auto& b : program.inputs) {
+    const int v = g.findValue(b.value);
+    if (timingOnly) {
+      inputs[b.value] = std::vector<uint8_t>(static_cast<size_t>(g.values[static_cast<size_t>(v)].elements()), 0);
+      continue;
+    }
+    const HostTensor& t = env.at(v);
+    inputs[b.value] = b.nhwc ? toNhwc(t) : t.bytes;
+  }
+  return inputs;
+}
+
+/// Compares the program's intermediates and outputs with the reference (while checking and no
+/// difference was found yet; intermediates first, so the first differing value is named) and puts
+/// its outputs into `env`.
+void takeProgramOutputs(const isa::IsaConfig& isa, const compiler::Graph& g, const compiler::CompiledProgram& program,
+                        const sim::SimResult& sim, const std::map<std::string, HostTensor>& reference, RunResult& result,
+                        std::map<int, HostTensor>& env) {
+  std::map<std::string, const sim::TensorValue*> fromSim;
+  for (const auto& t : sim.outputs) fromSim[t.info.name] = &t;
+  if (result.checked && !result.mismatch) {
+    const auto code = isa::decodeAll(isa, program.program.code);
+    std::vector<const compiler::BoundaryTensor*> checked;
+    for (const auto& b : program.intermediates) checked.push_back(&b);
+    for (const auto& b : program.outputs) checked.push_back(&b);
+    for (const auto* b : checked) {
+      result.mismatch = compareTensor(isa, program, code, *b, *fromSim.at(b->value), reference.at(b->value));
+      if (result.mismatch) break;
+    }
+  }
+  for (const auto& b : program.outputs) {
+    HostTensor t = fromProgram(fromSim.at(b.value)->bytes, b);
+    result.npu_outputs[b.value] = t;
+    env[g.findValue(b.value)] = std::move(t);
+  }
+}
+
+}  // namespace
+
 RunResult Session::run(const std::map<std::string, HostTensor>& inputs, const RunOptions& options) {
   const compiler::Graph& g = graph_;
   RunResult result;
@@ -248,41 +293,13 @@ RunResult Session::run(const std::map<std::string, HostTensor>& inputs, const Ru
     const compiler::CompiledProgram& program = *item.npu;
     timeline.transfer("inputs to the NPU", transfers(program.inputs));
     simOptions.region_starts = layerRegionStarts(program);
-    std::map<std::string, std::vector<uint8_t>> programInputs;
-    for (const auto& b : program.inputs) {
-      const int v = g.findValue(b.value);
-      if (options.timing_only) {
-        programInputs[b.value] = std::vector<uint8_t>(static_cast<size_t>(g.values[static_cast<size_t>(v)].elements()), 0);
-        continue;
-      }
-      const HostTensor& t = env.at(v);
-      programInputs[b.value] = b.nhwc ? toNhwc(t) : t.bytes;
-    }
-    sim::SimResult sim = simulator_.run(program.program, programInputs, simOptions);
+    sim::SimResult sim = simulator_.run(program.program, programInputs(g, program, env, options.timing_only), simOptions);
     ++result.programs;
     timeline.program(program, sim, result.layers);
     timeline.transfer("outputs to the host", transfers(program.outputs));
     sim.timeline.clear();
     result.sim.stats.accumulate(sim.stats);
-    if (!options.timing_only) {
-      std::map<std::string, const sim::TensorValue*> fromSim;
-      for (const auto& t : sim.outputs) fromSim[t.info.name] = &t;
-      if (result.checked && !result.mismatch) {
-        const auto code = isa::decodeAll(isa_, program.program.code);
-        std::vector<const compiler::BoundaryTensor*> checked;  // intermediates first: the first differing value
-        for (const auto& b : program.intermediates) checked.push_back(&b);
-        for (const auto& b : program.outputs) checked.push_back(&b);
-        for (const auto* b : checked) {
-          result.mismatch = compareTensor(isa_, program, code, *b, *fromSim.at(b->value), reference.at(b->value));
-          if (result.mismatch) break;
-        }
-      }
-      for (const auto& b : program.outputs) {
-        HostTensor t = fromProgram(fromSim.at(b.value)->bytes, b);
-        result.npu_outputs[b.value] = t;
-        env[g.findValue(b.value)] = std::move(t);
-      }
-    }
+    if (!options.timing_only) takeProgramOutputs(isa_, g, program, sim, reference, result, env);
     const auto stats = result.sim.stats;
     result.sim = std::move(sim);
     result.sim.stats = stats;

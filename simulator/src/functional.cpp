@@ -75,179 +75,223 @@ void dmaRowOut(const DmaTransfer& t, int64_t i, uint8_t* dst, const MachineState
   if (t.bytes > 0) std::memcpy(dst, row, static_cast<size_t>(t.bytes));
 }
 
+namespace {
+
+/// One compute instruction on the machine state: a member per semantics class, reading the
+/// class's operands in the order of semantics.cpp.
+struct ComputeCall {
+  const isa::Params& p;
+  const isa::InstrDesc& d;
+  const isa::Instruction& in;
+  MachineState& m;
+  bool poison;
+  ArrayBackend* array;
+  const int64_t L = p.acc_row_elems, E = p.spad_row_elems;
+
+  int64_t op(int k) const { return in.operand(d, k); }
+  int64_t weightPreload();
+  int64_t matmulTile();
+  int64_t matmulStream();
+  int64_t requantize();
+  int64_t widen();
+  int64_t addOrMultiply();
+  int64_t maximum();
+  int64_t lut();
+  int64_t reduce();
+};
+
+int64_t ComputeCall::weightPreload() {
+  const int64_t src = op(0);
+  m.spad.checkRows(src, p.array_rows, "weight");
+  if (poison) m.spad.checkWritten(src, p.array_rows, "weight");
+  for (int64_t k = 0; k < p.array_rows; ++k) m.weights.setRow(k, m.spad.row(src + k));
+  m.weights_loaded = true;
+  if (array) return static_cast<int64_t>(array->preload(m.spad.row(src), m.spad.lanes()));
+  return -1;
+}
+
+int64_t ComputeCall::matmulTile() {
+  const int64_t a = op(0), acc = op(1), rows = op(2);
+  const bool accumulate = op(3) != 0;
+  m.spad.checkRows(a, rows, "activation");
+  m.acc.checkRows(acc, rows, "accumulator");
+  if (poison) {
+    if (!m.weights_loaded) throw FaultCause{"the array's weights were never loaded: no weight_preload ran before it (poison mode)"};
+    m.spad.checkWritten(a, rows, "activation");
+    if (accumulate) m.acc.checkWritten(acc, rows, "accumulator");
+  }
+  int64_t cycles = -1;
+  if (array)
+    cycles = static_cast<int64_t>(array->matmul(m.spad.row(a), m.spad.lanes(), rows, accumulate, m.acc.row(acc), m.acc.lanes()));
+  else
+    matmulRows(m.weights, m.spad.row(a), m.spad.lanes(), rows, reinterpret_cast<uint32_t*>(m.acc.row(acc)), m.acc.lanes(),
+               accumulate);
+  m.acc.markWritten(acc, rows);
+  return cycles;
+}
+
+int64_t ComputeCall::matmulStream() {
+  // a_row, a_stride, w_row, acc_row, m, k_slices, accumulate. The weights stream from the
+  // scratchpad slice by slice (the array's preloaded W is neither read nor changed); the sum
+  // wraps modulo 2^32, so adding slice by slice equals the specified sum.
+  const int64_t a = op(0), stride = op(1), w = op(2), acc = op(3), rows = op(4), slices = op(5);
+  const bool accumulate = op(6) != 0;
+  const int64_t R = p.array_rows;
+  if (slices > 0) m.spad.checkRows(a, (slices - 1) * stride + rows, "activation");
+  m.spad.checkRows(w, slices * R, "weight");
+  m.acc.checkRows(acc, rows, "accumulator");
+  if (poison) {
+    for (int64_t s = 0; s < slices; ++s) m.spad.checkWritten(a + s * stride, rows, "activation");
+    m.spad.checkWritten(w, slices * R, "weight");
+    if (accumulate) m.acc.checkWritten(acc, rows, "accumulator");
+  }
+  int64_t cycles = -1;
+  const int64_t lanes = m.spad.lanes();
+  if (array) {
+    cycles = static_cast<int64_t>(array->stream(m.spad.row(a), lanes, stride * lanes, m.spad.row(w), lanes, slices, rows, accumulate,
+                                                m.acc.row(acc), m.acc.lanes()));
+  } else {
+    auto* out = reinterpret_cast<uint32_t*>(m.acc.row(acc));
+    if (!accumulate)
+      for (int64_t i = 0; i < rows; ++i) std::memset(out + i * m.acc.lanes(), 0, static_cast<size_t>(m.acc.lanes()) * sizeof(uint32_t));
+    for (int64_t s = 0; s < slices; ++s) {
+      for (int64_t k = 0; k < R; ++k) m.slice.setRow(k, m.spad.row(w + s * R + k));
+      matmulRows(m.slice, m.spad.row(a + s * stride), lanes, rows, out, m.acc.lanes(), true);
+    }
+  }
+  m.acc.markWritten(acc, rows);
+  return cycles;
+}
+
+int64_t ComputeCall::requantize() {
+  const int64_t src = op(0), dst = op(1), rows = op(2), scale = op(3);
+  const auto zp = static_cast<int32_t>(op(4)), lo = static_cast<int32_t>(op(5)), hi = static_cast<int32_t>(op(6));
+  m.acc.checkRows(src, rows, "source");
+  m.acc.checkRows(scale, 2, "scale");
+  m.spad.checkRows(dst, rows, "destination");
+  if (poison) {
+    m.acc.checkWritten(src, rows, "source");
+    m.acc.checkWritten(scale, 2, "scale");
+  }
+  const int32_t* mult = m.acc.row(scale);
+  const int32_t* shift = m.acc.row(scale + 1);
+  for (int64_t i = 0; i < rows; ++i) {
+    const int32_t* x = m.acc.row(src + i);
+    int8_t* y = m.spad.row(dst + i);
+    for (int64_t j = 0; j < L; ++j) y[j] = arith::requantize(x[j], mult[j], shift[j], zp, lo, hi);
+    std::memset(y + L, 0, static_cast<size_t>(E - L));
+  }
+  m.spad.markWritten(dst, rows);
+  return -1;
+}
+
+int64_t ComputeCall::widen() {
+  const int64_t src = op(0), dst = op(1), rows = op(2);
+  const auto zp = static_cast<int32_t>(op(3)), mul = static_cast<int32_t>(op(4));
+  m.spad.checkRows(src, rows, "source");
+  m.acc.checkRows(dst, rows, "destination");
+  if (poison) m.spad.checkWritten(src, rows, "source");
+  for (int64_t i = 0; i < rows; ++i) {
+    const int8_t* x = m.spad.row(src + i);
+    int32_t* y = m.acc.row(dst + i);
+    for (int64_t j = 0; j < L; ++j) y[j] = arith::widen(x[j], zp, mul);
+  }
+  m.acc.markWritten(dst, rows);
+  return -1;
+}
+
+int64_t ComputeCall::addOrMultiply() {
+  const int64_t dst = op(0), a = op(1), b = op(2), rows = op(3);
+  m.acc.checkRows(dst, rows, "destination");
+  m.acc.checkRows(a, rows, "first source");
+  m.acc.checkRows(b, rows, "second source");
+  if (poison) {
+    m.acc.checkWritten(a, rows, "first source");
+    m.acc.checkWritten(b, rows, "second source");
+  }
+  const bool add = d.semantics == Semantics::VectorAdd;
+  for (int64_t i = 0; i < rows; ++i) {
+    const int32_t* x = m.acc.row(a + i);
+    const int32_t* y = m.acc.row(b + i);
+    int32_t* z = m.acc.row(dst + i);
+    for (int64_t j = 0; j < L; ++j) z[j] = add ? arith::add(x[j], y[j]) : arith::mul(x[j], y[j]);
+  }
+  m.acc.markWritten(dst, rows);
+  return -1;
+}
+
+int64_t ComputeCall::maximum() {
+  const int64_t dst = op(0), a = op(1), b = op(2), rows = op(3);
+  m.spad.checkRows(dst, rows, "destination");
+  m.spad.checkRows(a, rows, "first source");
+  m.spad.checkRows(b, rows, "second source");
+  if (poison) {
+    m.spad.checkWritten(a, rows, "first source");
+    m.spad.checkWritten(b, rows, "second source");
+  }
+  for (int64_t i = 0; i < rows; ++i) {
+    const int8_t* x = m.spad.row(a + i);
+    const int8_t* y = m.spad.row(b + i);
+    int8_t* z = m.spad.row(dst + i);
+    for (int64_t j = 0; j < E; ++j) z[j] = std::max(x[j], y[j]);
+  }
+  m.spad.markWritten(dst, rows);
+  return -1;
+}
+
+int64_t ComputeCall::lut() {
+  const int64_t dst = op(0), src = op(1), rows = op(2), table = op(3);
+  m.spad.checkRows(dst, rows, "destination");
+  m.spad.checkRows(src, rows, "source");
+  m.spad.checkRows(table, p.lut_rows, "table");
+  if (poison) {
+    m.spad.checkWritten(src, rows, "source");
+    m.spad.checkWritten(table, p.lut_rows, "table");
+  }
+  int8_t t[256];
+  for (int e = 0; e < 256; ++e) t[e] = m.spad.row(table)[e];  // rows are contiguous
+  for (int64_t i = 0; i < rows; ++i) {
+    const int8_t* x = m.spad.row(src + i);
+    int8_t* y = m.spad.row(dst + i);
+    for (int64_t j = 0; j < E; ++j) y[j] = t[arith::lutIndex(x[j])];
+  }
+  m.spad.markWritten(dst, rows);
+  return -1;
+}
+
+int64_t ComputeCall::reduce() {
+  const int64_t dst = op(0), src = op(1), rows = op(2);
+  const bool max = op(3) != 0;
+  m.acc.checkRows(dst, rows, "destination");
+  m.acc.checkRows(src, rows, "source");
+  if (poison) m.acc.checkWritten(src, rows, "source");
+  for (int64_t i = 0; i < rows; ++i) {
+    const int32_t* x = m.acc.row(src + i);
+    int32_t s = max ? x[0] : 0;
+    for (int64_t j = 0; j < L; ++j) s = max ? std::max(s, x[j]) : arith::add(s, x[j]);
+    int32_t* y = m.acc.row(dst + i);
+    for (int64_t j = 0; j < L; ++j) y[j] = s;
+  }
+  m.acc.markWritten(dst, rows);
+  return -1;
+}
+
+}  // namespace
+
 int64_t executeCompute(const isa::Params& p, const isa::InstrDesc& d, const isa::Instruction& in, MachineState& m,
                        bool poison, ArrayBackend* array) {
-  auto op = [&](int k) { return in.operand(d, k); };
-  const int64_t L = p.acc_row_elems, E = p.spad_row_elems;
+  ComputeCall c{p, d, in, m, poison, array};
   switch (d.semantics) {
-    case Semantics::WeightPreload: {
-      const int64_t src = op(0);
-      m.spad.checkRows(src, p.array_rows, "weight");
-      if (poison) m.spad.checkWritten(src, p.array_rows, "weight");
-      for (int64_t k = 0; k < p.array_rows; ++k) m.weights.setRow(k, m.spad.row(src + k));
-      m.weights_loaded = true;
-      if (array) return static_cast<int64_t>(array->preload(m.spad.row(src), m.spad.lanes()));
-      return -1;
-    }
-    case Semantics::MatmulTile: {
-      const int64_t a = op(0), acc = op(1), rows = op(2);
-      const bool accumulate = op(3) != 0;
-      m.spad.checkRows(a, rows, "activation");
-      m.acc.checkRows(acc, rows, "accumulator");
-      if (poison) {
-        if (!m.weights_loaded) throw FaultCause{"the array's weights were never loaded: no weight_preload ran before it (poison mode)"};
-        m.spad.checkWritten(a, rows, "activation");
-        if (accumulate) m.acc.checkWritten(acc, rows, "accumulator");
-      }
-      int64_t cycles = -1;
-      if (array)
-        cycles = static_cast<int64_t>(array->matmul(m.spad.row(a), m.spad.lanes(), rows, accumulate, m.acc.row(acc), m.acc.lanes()));
-      else
-        matmulRows(m.weights, m.spad.row(a), m.spad.lanes(), rows, reinterpret_cast<uint32_t*>(m.acc.row(acc)), m.acc.lanes(),
-                   accumulate);
-      m.acc.markWritten(acc, rows);
-      return cycles;
-    }
-    case Semantics::MatmulStream: {
-      // a_row, a_stride, w_row, acc_row, m, k_slices, accumulate. The weights stream from the
-      // scratchpad slice by slice (the array's preloaded W is neither read nor changed); the sum
-      // wraps modulo 2^32, so adding slice by slice equals the specified sum.
-      const int64_t a = op(0), stride = op(1), w = op(2), acc = op(3), rows = op(4), slices = op(5);
-      const bool accumulate = op(6) != 0;
-      const int64_t R = p.array_rows;
-      if (slices > 0) m.spad.checkRows(a, (slices - 1) * stride + rows, "activation");
-      m.spad.checkRows(w, slices * R, "weight");
-      m.acc.checkRows(acc, rows, "accumulator");
-      if (poison) {
-        for (int64_t s = 0; s < slices; ++s) m.spad.checkWritten(a + s * stride, rows, "activation");
-        m.spad.checkWritten(w, slices * R, "weight");
-        if (accumulate) m.acc.checkWritten(acc, rows, "accumulator");
-      }
-      int64_t cycles = -1;
-      const int64_t lanes = m.spad.lanes();
-      if (array) {
-        cycles = static_cast<int64_t>(array->stream(m.spad.row(a), lanes, stride * lanes, m.spad.row(w), lanes, slices, rows, accumulate,
-                                                    m.acc.row(acc), m.acc.lanes()));
-      } else {
-        auto* out = reinterpret_cast<uint32_t*>(m.acc.row(acc));
-        if (!accumulate)
-          for (int64_t i = 0; i < rows; ++i) std::memset(out + i * m.acc.lanes(), 0, static_cast<size_t>(m.acc.lanes()) * sizeof(uint32_t));
-        for (int64_t s = 0; s < slices; ++s) {
-          for (int64_t k = 0; k < R; ++k) m.slice.setRow(k, m.spad.row(w + s * R + k));
-          matmulRows(m.slice, m.spad.row(a + s * stride), lanes, rows, out, m.acc.lanes(), true);
-        }
-      }
-      m.acc.markWritten(acc, rows);
-      return cycles;
-    }
-    case Semantics::Requantize: {
-      const int64_t src = op(0), dst = op(1), rows = op(2), scale = op(3);
-      const auto zp = static_cast<int32_t>(op(4)), lo = static_cast<int32_t>(op(5)), hi = static_cast<int32_t>(op(6));
-      m.acc.checkRows(src, rows, "source");
-      m.acc.checkRows(scale, 2, "scale");
-      m.spad.checkRows(dst, rows, "destination");
-      if (poison) {
-        m.acc.checkWritten(src, rows, "source");
-        m.acc.checkWritten(scale, 2, "scale");
-      }
-      const int32_t* mult = m.acc.row(scale);
-      const int32_t* shift = m.acc.row(scale + 1);
-      for (int64_t i = 0; i < rows; ++i) {
-        const int32_t* x = m.acc.row(src + i);
-        int8_t* y = m.spad.row(dst + i);
-        for (int64_t j = 0; j < L; ++j) y[j] = arith::requantize(x[j], mult[j], shift[j], zp, lo, hi);
-        std::memset(y + L, 0, static_cast<size_t>(E - L));
-      }
-      m.spad.markWritten(dst, rows);
-      return -1;
-    }
-    case Semantics::VectorWiden: {
-      const int64_t src = op(0), dst = op(1), rows = op(2);
-      const auto zp = static_cast<int32_t>(op(3)), mul = static_cast<int32_t>(op(4));
-      m.spad.checkRows(src, rows, "source");
-      m.acc.checkRows(dst, rows, "destination");
-      if (poison) m.spad.checkWritten(src, rows, "source");
-      for (int64_t i = 0; i < rows; ++i) {
-        const int8_t* x = m.spad.row(src + i);
-        int32_t* y = m.acc.row(dst + i);
-        for (int64_t j = 0; j < L; ++j) y[j] = arith::widen(x[j], zp, mul);
-      }
-      m.acc.markWritten(dst, rows);
-      return -1;
-    }
+    case Semantics::WeightPreload: return c.weightPreload();
+    case Semantics::MatmulTile: return c.matmulTile();
+    case Semantics::MatmulStream: return c.matmulStream();
+    case Semantics::Requantize: return c.requantize();
+    case Semantics::VectorWiden: return c.widen();
     case Semantics::VectorAdd:
-    case Semantics::VectorMul: {
-      const int64_t dst = op(0), a = op(1), b = op(2), rows = op(3);
-      m.acc.checkRows(dst, rows, "destination");
-      m.acc.checkRows(a, rows, "first source");
-      m.acc.checkRows(b, rows, "second source");
-      if (poison) {
-        m.acc.checkWritten(a, rows, "first source");
-        m.acc.checkWritten(b, rows, "second source");
-      }
-      const bool add = d.semantics == Semantics::VectorAdd;
-      for (int64_t i = 0; i < rows; ++i) {
-        const int32_t* x = m.acc.row(a + i);
-        const int32_t* y = m.acc.row(b + i);
-        int32_t* z = m.acc.row(dst + i);
-        for (int64_t j = 0; j < L; ++j) z[j] = add ? arith::add(x[j], y[j]) : arith::mul(x[j], y[j]);
-      }
-      m.acc.markWritten(dst, rows);
-      return -1;
-    }
-    case Semantics::VectorMax: {
-      const int64_t dst = op(0), a = op(1), b = op(2), rows = op(3);
-      m.spad.checkRows(dst, rows, "destination");
-      m.spad.checkRows(a, rows, "first source");
-      m.spad.checkRows(b, rows, "second source");
-      if (poison) {
-        m.spad.checkWritten(a, rows, "first source");
-        m.spad.checkWritten(b, rows, "second source");
-      }
-      for (int64_t i = 0; i < rows; ++i) {
-        const int8_t* x = m.spad.row(a + i);
-        const int8_t* y = m.spad.row(b + i);
-        int8_t* z = m.spad.row(dst + i);
-        for (int64_t j = 0; j < E; ++j) z[j] = std::max(x[j], y[j]);
-      }
-      m.spad.markWritten(dst, rows);
-      return -1;
-    }
-    case Semantics::VectorLut: {
-      const int64_t dst = op(0), src = op(1), rows = op(2), table = op(3);
-      m.spad.checkRows(dst, rows, "destination");
-      m.spad.checkRows(src, rows, "source");
-      m.spad.checkRows(table, p.lut_rows, "table");
-      if (poison) {
-        m.spad.checkWritten(src, rows, "source");
-        m.spad.checkWritten(table, p.lut_rows, "table");
-      }
-      int8_t t[256];
-      for (int e = 0; e < 256; ++e) t[e] = m.spad.row(table)[e];  // rows are contiguous
-      for (int64_t i = 0; i < rows; ++i) {
-        const int8_t* x = m.spad.row(src + i);
-        int8_t* y = m.spad.row(dst + i);
-        for (int64_t j = 0; j < E; ++j) y[j] = t[arith::lutIndex(x[j])];
-      }
-      m.spad.markWritten(dst, rows);
-      return -1;
-    }
-    case Semantics::VectorReduce: {
-      const int64_t dst = op(0), src = op(1), rows = op(2);
-      const bool max = op(3) != 0;
-      m.acc.checkRows(dst, rows, "destination");
-      m.acc.checkRows(src, rows, "source");
-      if (poison) m.acc.checkWritten(src, rows, "source");
-      for (int64_t i = 0; i < rows; ++i) {
-        const int32_t* x = m.acc.row(src + i);
-        int32_t s = max ? x[0] : 0;
-        for (int64_t j = 0; j < L; ++j) s = max ? std::max(s, x[j]) : arith::add(s, x[j]);
-        int32_t* y = m.acc.row(dst + i);
-        for (int64_t j = 0; j < L; ++j) y[j] = s;
-      }
-      m.acc.markWritten(dst, rows);
-      return -1;
-    }
+    case Semantics::VectorMul: return c.addOrMultiply();
+    case Semantics::VectorMax: return c.maximum();
+    case Semantics::VectorLut: return c.lut();
+    case Semantics::VectorReduce: return c.reduce();
     default: return -1;  // nop, finish; DMA classes run on the DMA units
   }
 }

@@ -84,6 +84,39 @@ SimResult Simulator::runDecoded(const std::vector<isa::Instruction>& program, co
   return runPrepared(prepareProgram(isa_, program), image, options);
 }
 
+namespace {
+
+/// After the kernel stops: throws the fault the run raised, else a deadlock (a unit blocked on a
+/// token nobody will push), a queue that never drained, or a token pushed and never popped.
+void throwIfUnfinished(RunContext& ctx) {
+  if (!ctx.fault) {
+    // Every unit that has not finished is blocked: on a token nobody will push, or (for the
+    // controller's sake) behind one. Report the first instruction waiting for a token.
+    for (int u = 0; u < isa::kNumUnits; ++u) {
+      const UnitStatus& st = ctx.status[u];
+      if (st.done || st.waiting_instruction < 0) continue;
+      ctx.raise(static_cast<uint32_t>(st.waiting_instruction),
+                "deadlock: the " + std::string(isa::unitName(static_cast<isa::Unit>(u))) + " queue waits for a token from the " +
+                    std::string(isa::unitName(static_cast<isa::Unit>(st.waiting_for))) + " queue that is never pushed");
+      break;
+    }
+    if (!ctx.fault)
+      for (int u = 0; u < isa::kNumUnits; ++u)
+        if (!ctx.status[u].done)
+          ctx.fault.emplace("the " + std::string(isa::unitName(static_cast<isa::Unit>(u))) + " queue never drained");
+  }
+  if (ctx.fault) throw *ctx.fault;
+  // A token pushed and never popped is a dependency the program declared and never used: a
+  // miscompiled or hand-written program whose synchronisation is not what its author meant.
+  for (int from = 0; from < isa::kNumUnits; ++from)
+    for (int to = 0; to < isa::kNumUnits; ++to)
+      if (const size_t left = ctx.tokens[from][to].cycles.size(); left > 0)
+        throw Fault(std::to_string(left) + " token(s) pushed by the " + std::string(isa::unitName(static_cast<isa::Unit>(from))) +
+                    " queue to the " + std::string(isa::unitName(static_cast<isa::Unit>(to))) + " queue were never popped");
+}
+
+}  // namespace
+
 SimResult Simulator::runPrepared(const PreparedProgram& prepared, std::span<const Segment> image, const SimOptions& options) {
   const isa::Params& p = isa_.params();
   const std::vector<isa::Instruction>& program = prepared.instructions;
@@ -140,30 +173,7 @@ SimResult Simulator::runPrepared(const PreparedProgram& prepared, std::span<cons
   sc_core::sc_start();
   restoreStackBoundsForAsan();
 
-  if (!ctx.fault) {
-    // Every unit that has not finished is blocked: on a token nobody will push, or (for the
-    // controller's sake) behind one. Report the first instruction waiting for a token.
-    for (int u = 0; u < isa::kNumUnits; ++u) {
-      const UnitStatus& st = ctx.status[u];
-      if (st.done || st.waiting_instruction < 0) continue;
-      ctx.raise(static_cast<uint32_t>(st.waiting_instruction),
-                "deadlock: the " + std::string(isa::unitName(static_cast<isa::Unit>(u))) + " queue waits for a token from the " +
-                    std::string(isa::unitName(static_cast<isa::Unit>(st.waiting_for))) + " queue that is never pushed");
-      break;
-    }
-    if (!ctx.fault)
-      for (int u = 0; u < isa::kNumUnits; ++u)
-        if (!ctx.status[u].done)
-          ctx.fault.emplace("the " + std::string(isa::unitName(static_cast<isa::Unit>(u))) + " queue never drained");
-  }
-  if (ctx.fault) throw *ctx.fault;
-  // A token pushed and never popped is a dependency the program declared and never used: a
-  // miscompiled or hand-written program whose synchronisation is not what its author meant.
-  for (int from = 0; from < isa::kNumUnits; ++from)
-    for (int to = 0; to < isa::kNumUnits; ++to)
-      if (const size_t left = ctx.tokens[from][to].cycles.size(); left > 0)
-        throw Fault(std::to_string(left) + " token(s) pushed by the " + std::string(isa::unitName(static_cast<isa::Unit>(from))) +
-                    " queue to the " + std::string(isa::unitName(static_cast<isa::Unit>(to))) + " queue were never popped");
+  throwIfUnfinished(ctx);
 
   uint64_t end = ctx.base_cycle;
   for (const auto& st : ctx.status) end = std::max(end, st.local_cycle);

@@ -177,6 +177,30 @@ std::vector<OutputInfo> whereShape(const ShapeCtx& c) {
   return {OutputInfo{c.in[1].type, ops::broadcast(ops::broadcast(c.x().shape, c.in[1].shape), c.in[2].shape)}};
 }
 
+/// Comparisons, logic and Where (torch's dynamic-shape exports; folded when constant).
+void definePredicateOps(OpTable& t) {
+  using namespace float_kernels;
+  t.floatKernels({
+      {Op::Equal, [](const Ctx& c) { compare(c, [](auto a, auto b) { return a == b; }); }},
+      {Op::Less, [](const Ctx& c) { compare(c, [](auto a, auto b) { return a < b; }); }},
+      {Op::LessOrEqual, [](const Ctx& c) { compare(c, [](auto a, auto b) { return a <= b; }); }},
+      {Op::Greater, [](const Ctx& c) { compare(c, [](auto a, auto b) { return a > b; }); }},
+      {Op::GreaterOrEqual, [](const Ctx& c) { compare(c, [](auto a, auto b) { return a >= b; }); }},
+      {Op::Not, [](const Ctx& c) { logic(c, [](uint8_t a, uint8_t) -> uint8_t { return !a; }); }},
+      {Op::And, [](const Ctx& c) { logic(c, [](uint8_t a, uint8_t b) -> uint8_t { return a && b; }); }},
+      {Op::Or, [](const Ctx& c) { logic(c, [](uint8_t a, uint8_t b) -> uint8_t { return a || b; }); }},
+      {Op::Xor, [](const Ctx& c) { logic(c, [](uint8_t a, uint8_t b) -> uint8_t { return (a != 0) != (b != 0); }); }},
+      {Op::Where, where},
+  });
+  t.shapes({
+      {Op::Equal, predicateShape}, {Op::Less, predicateShape}, {Op::LessOrEqual, predicateShape},
+      {Op::Greater, predicateShape}, {Op::GreaterOrEqual, predicateShape}, {Op::And, predicateShape},
+      {Op::Or, predicateShape}, {Op::Xor, predicateShape}, {Op::Not, notShape}, {Op::Where, whereShape},
+  });
+  t.flag(kImported, {Op::And, Op::Equal, Op::Greater, Op::GreaterOrEqual, Op::Less, Op::LessOrEqual, Op::Not, Op::Or,
+                     Op::Where, Op::Xor});
+}
+
 }  // namespace
 
 void defineElementwiseOps(OpTable& t) {
@@ -238,16 +262,6 @@ void defineElementwiseOps(OpTable& t) {
          else if (approx == "none") unary(c, erfGelu);
          else throw Error("Gelu approximate='" + approx + "' is not supported");
        }},
-      {Op::Equal, [](const Ctx& c) { compare(c, [](auto a, auto b) { return a == b; }); }},
-      {Op::Less, [](const Ctx& c) { compare(c, [](auto a, auto b) { return a < b; }); }},
-      {Op::LessOrEqual, [](const Ctx& c) { compare(c, [](auto a, auto b) { return a <= b; }); }},
-      {Op::Greater, [](const Ctx& c) { compare(c, [](auto a, auto b) { return a > b; }); }},
-      {Op::GreaterOrEqual, [](const Ctx& c) { compare(c, [](auto a, auto b) { return a >= b; }); }},
-      {Op::Not, [](const Ctx& c) { logic(c, [](uint8_t a, uint8_t) -> uint8_t { return !a; }); }},
-      {Op::And, [](const Ctx& c) { logic(c, [](uint8_t a, uint8_t b) -> uint8_t { return a && b; }); }},
-      {Op::Or, [](const Ctx& c) { logic(c, [](uint8_t a, uint8_t b) -> uint8_t { return a || b; }); }},
-      {Op::Xor, [](const Ctx& c) { logic(c, [](uint8_t a, uint8_t b) -> uint8_t { return (a != 0) != (b != 0); }); }},
-      {Op::Where, where},
   });
   t.shapes({
       {Op::Relu, sameShape}, {Op::Sigmoid, sameShape}, {Op::Tanh, sameShape}, {Op::Sqrt, sameShape},
@@ -256,16 +270,13 @@ void defineElementwiseOps(OpTable& t) {
       {Op::PRelu, sameShape},
       {Op::Add, binaryShape}, {Op::Sub, binaryShape}, {Op::Mul, binaryShape}, {Op::Div, binaryShape},
       {Op::Pow, binaryShape}, {Op::Max, broadcastShape}, {Op::Min, broadcastShape},
-      {Op::Equal, predicateShape}, {Op::Less, predicateShape}, {Op::LessOrEqual, predicateShape},
-      {Op::Greater, predicateShape}, {Op::GreaterOrEqual, predicateShape}, {Op::And, predicateShape},
-      {Op::Or, predicateShape}, {Op::Xor, predicateShape}, {Op::Not, notShape}, {Op::Where, whereShape},
   });
   t.flag(kLutable, {Op::Sigmoid, Op::HardSigmoid, Op::HardSwish, Op::Tanh, Op::Gelu, Op::LeakyRelu, Op::Erf, Op::Exp,
                      Op::Neg});
   t.flag(kImported, {Op::Add, Op::Clip, Op::Div, Op::Erf, Op::Exp, Op::HardSigmoid, Op::HardSwish, Op::LeakyRelu,
                      Op::Max, Op::Min, Op::Mul, Op::Neg, Op::Pow, Op::PRelu, Op::Relu, Op::Sigmoid, Op::Sqrt,
-                     Op::Sub, Op::Tanh, Op::And, Op::Equal, Op::Greater, Op::GreaterOrEqual, Op::Less,
-                     Op::LessOrEqual, Op::Not, Op::Or, Op::Where, Op::Xor});
+                     Op::Sub, Op::Tanh});
+  definePredicateOps(t);
 }
 
 }  // namespace systole::compiler

@@ -9,6 +9,8 @@
 // chain's last value (gamma defaults to ones when the Mul is absent).
 #include <algorithm>
 
+#include <optional>
+
 #include "passes/pass_util.h"
 
 namespace systole::compiler {
@@ -56,93 +58,116 @@ std::optional<std::vector<int64_t>> affineShape(const Graph& g, int v, const std
   return s;
 }
 
-bool matchAt(Graph& g, const passes::Uses& uses, int rm1Id) {
+/// The normalization chain ReduceMean -> Sub -> Pow 2 -> ReduceMean -> Add eps -> Sqrt -> Div from
+/// the first ReduceMean: x, the number of trailing axes normalized, epsilon, the chain's nodes in
+/// order and its output (the Div's, until an affine part extends it).
+struct NormChain {
+  int x;
+  size_t axes;
+  double eps;
+  std::vector<int> nodes;
+  int out;
+};
+
+std::optional<NormChain> matchNormalization(const Graph& g, const passes::Uses& uses, int rm1Id) {
   const Node& rm1 = g.nodes[static_cast<size_t>(rm1Id)];
   const int x = rm1.inputs[0];
   const auto& xShape = passes::val(g, x).shape;
   const auto k = trailingAxes(rm1, xShape.size());
-  if (!k) return false;
+  if (!k) return std::nullopt;
   const int m = rm1.outputs[0];
   const int subId = uses.single(m);
-  if (subId < 0) return false;
+  if (subId < 0) return std::nullopt;
   const Node& sub = g.nodes[static_cast<size_t>(subId)];
-  if (sub.op != Op::Sub || sub.inputs[0] != x || sub.inputs[1] != m) return false;
+  if (sub.op != Op::Sub || sub.inputs[0] != x || sub.inputs[1] != m) return std::nullopt;
   const int d = sub.outputs[0];
   const auto& dUsers = uses.of(d);
-  if (dUsers.size() != 2 || uses.isGraphOutput(d)) return false;
+  if (dUsers.size() != 2 || uses.isGraphOutput(d)) return std::nullopt;
   int powId = -1, divId = -1;
   for (int u : dUsers) {
     const OpType& op = g.nodes[static_cast<size_t>(u)].op;
     if (op == Op::Pow) powId = u;
     else if (op == Op::Div) divId = u;
   }
-  if (powId < 0 || divId < 0) return false;
+  if (powId < 0 || divId < 0) return std::nullopt;
   const Node& pw = g.nodes[static_cast<size_t>(powId)];
-  if (pw.inputs[0] != d || !passes::near(passes::scalar(g, pw.inputs[1]), 2.0)) return false;
+  if (pw.inputs[0] != d || !passes::near(passes::scalar(g, pw.inputs[1]), 2.0)) return std::nullopt;
   const int rm2Id = uses.single(pw.outputs[0]);
-  if (rm2Id < 0) return false;
+  if (rm2Id < 0) return std::nullopt;
   const Node& rm2 = g.nodes[static_cast<size_t>(rm2Id)];
-  if (rm2.op != Op::ReduceMean || trailingAxes(rm2, xShape.size()) != k) return false;
+  if (rm2.op != Op::ReduceMean || trailingAxes(rm2, xShape.size()) != k) return std::nullopt;
   const int addId = uses.single(rm2.outputs[0]);
-  if (addId < 0 || g.nodes[static_cast<size_t>(addId)].op != Op::Add) return false;
+  if (addId < 0 || g.nodes[static_cast<size_t>(addId)].op != Op::Add) return std::nullopt;
   const Node& add = g.nodes[static_cast<size_t>(addId)];
   const auto eps = passes::scalar(g, other(add, rm2.outputs[0]));
-  if (!eps || *eps < 0) return false;
+  if (!eps || *eps < 0) return std::nullopt;
   const int sqrtId = uses.single(add.outputs[0]);
-  if (sqrtId < 0 || g.nodes[static_cast<size_t>(sqrtId)].op != Op::Sqrt) return false;
+  if (sqrtId < 0 || g.nodes[static_cast<size_t>(sqrtId)].op != Op::Sqrt) return std::nullopt;
   const Node& sq = g.nodes[static_cast<size_t>(sqrtId)];
-  if (uses.single(sq.outputs[0]) != divId) return false;
+  if (uses.single(sq.outputs[0]) != divId) return std::nullopt;
   const Node& div = g.nodes[static_cast<size_t>(divId)];
-  if (div.inputs[0] != d || div.inputs[1] != sq.outputs[0]) return false;
+  if (div.inputs[0] != d || div.inputs[1] != sq.outputs[0]) return std::nullopt;
+  return NormChain{x, *k, static_cast<double>(*eps), {rm1Id, subId, powId, rm2Id, addId, sqrtId, divId}, div.outputs[0]};
+}
 
-  const std::vector<int64_t> norm(xShape.end() - static_cast<long>(*k), xShape.end());
-  std::vector<int> chain = {rm1Id, subId, powId, rm2Id, addId, sqrtId, divId};
-  int last = divId;
+/// The optional Mul by gamma and, after it, Add of beta (constants shaped like the normalized
+/// dimensions) that follow the chain, appended to it.
+struct Affine {
   int gamma = -1, beta = -1;
   std::vector<int64_t> gammaShape, betaShape;
-  if (int mulId = uses.single(div.outputs[0]); mulId >= 0 && g.nodes[static_cast<size_t>(mulId)].op == Op::Mul) {
-    const int c = other(g.nodes[static_cast<size_t>(mulId)], div.outputs[0]);
-    if (auto s = affineShape(g, c, norm)) {
-      gamma = c;
-      gammaShape = *s;
-      chain.push_back(mulId);
-      last = mulId;
-      const int y = g.nodes[static_cast<size_t>(mulId)].outputs[0];
-      if (int add2 = uses.single(y); add2 >= 0 && g.nodes[static_cast<size_t>(add2)].op == Op::Add) {
-        const int b = other(g.nodes[static_cast<size_t>(add2)], y);
-        if (auto bs = affineShape(g, b, norm)) {
-          beta = b;
-          betaShape = *bs;
-          chain.push_back(add2);
-          last = add2;
-        }
-      }
-    }
+};
+
+Affine matchAffine(const Graph& g, const passes::Uses& uses, NormChain& c, const std::vector<int64_t>& norm) {
+  Affine a;
+  const int mulId = uses.single(c.out);
+  if (mulId < 0 || g.nodes[static_cast<size_t>(mulId)].op != Op::Mul) return a;
+  const auto gammaShape = affineShape(g, other(g.nodes[static_cast<size_t>(mulId)], c.out), norm);
+  if (!gammaShape) return a;
+  a.gamma = other(g.nodes[static_cast<size_t>(mulId)], c.out);
+  a.gammaShape = *gammaShape;
+  c.nodes.push_back(mulId);
+  c.out = g.nodes[static_cast<size_t>(mulId)].outputs[0];
+  const int addId = uses.single(c.out);
+  if (addId < 0 || g.nodes[static_cast<size_t>(addId)].op != Op::Add) return a;
+  const int b = other(g.nodes[static_cast<size_t>(addId)], c.out);
+  if (auto betaShape = affineShape(g, b, norm)) {
+    a.beta = b;
+    a.betaShape = *betaShape;
+    c.nodes.push_back(addId);
+    c.out = g.nodes[static_cast<size_t>(addId)].outputs[0];
   }
-  const std::string name = passes::nameLike(rm1.name, "LayerNormalization");
-  const int result = g.nodes[static_cast<size_t>(last)].outputs[0];
+  return a;
+}
+
+bool matchAt(Graph& g, const passes::Uses& uses, int rm1Id) {
+  std::optional<NormChain> c = matchNormalization(g, uses, rm1Id);
+  if (!c) return false;
+  const auto& xShape = passes::val(g, c->x).shape;
+  const std::vector<int64_t> norm(xShape.end() - static_cast<long>(c->axes), xShape.end());
+  Affine a = matchAffine(g, uses, *c, norm);
+  const std::string name = passes::nameLike(g.nodes[static_cast<size_t>(rm1Id)].name, "LayerNormalization");
   auto asConstant = [&](int v, const std::vector<int64_t>& shape, const char* suffix) {
     if (passes::val(g, v).shape == shape) return v;
     return passes::addFloatConstant(g, passes::val(g, v).name + suffix, shape, passes::floats(g, v));
   };
-  if (gamma < 0) {
+  if (a.gamma < 0) {
     int64_t count = 1;
     for (int64_t dim : norm) count *= dim;
-    gamma = passes::addFloatConstant(g, name + ".scale", norm, std::vector<float>(static_cast<size_t>(count), 1.f));
+    a.gamma = passes::addFloatConstant(g, name + ".scale", norm, std::vector<float>(static_cast<size_t>(count), 1.f));
   } else {
-    gamma = asConstant(gamma, gammaShape, ".ln");
+    a.gamma = asConstant(a.gamma, a.gammaShape, ".ln");
   }
-  if (beta >= 0) beta = asConstant(beta, betaShape, ".ln");
+  if (a.beta >= 0) a.beta = asConstant(a.beta, a.betaShape, ".ln");
 
   Node ln;
   ln.name = name;
   ln.op = Op::LayerNormalization;
-  ln.inputs = {x, gamma};
-  if (beta >= 0) ln.inputs.push_back(beta);
-  ln.attrs["axis"] = -static_cast<int64_t>(*k);
-  ln.attrs["epsilon"] = static_cast<double>(*eps);
-  for (int n : chain) g.nodes[static_cast<size_t>(n)].dead = true;
-  ln.outputs = {result};
+  ln.inputs = {c->x, a.gamma};
+  if (a.beta >= 0) ln.inputs.push_back(a.beta);
+  ln.attrs["axis"] = -static_cast<int64_t>(c->axes);
+  ln.attrs["epsilon"] = c->eps;
+  for (int n : c->nodes) g.nodes[static_cast<size_t>(n)].dead = true;
+  ln.outputs = {c->out};
   g.addNode(std::move(ln));
   return true;
 }

@@ -322,157 +322,186 @@ class Rewriter {
     return b;
   }
 
+  /// Rewrites node `id` into its int8 form (docs/quantized-ops.md), one member per kind.
   void rewrite(int id, Kind kind) {
     Node n = g_.nodes[static_cast<size_t>(id)];  // a copy: adding nodes moves g_.nodes
     const int y = n.outputs[0];
     switch (kind) {
-      case Kind::Conv: {
-        const Value& w = g_.values[static_cast<size_t>(n.inputs[1])];
-        const std::vector<int64_t> shape = w.shape;
-        const std::string wName = w.name;
-        const QuantizedWeights qw = quantizeWeightsPerChannel(floatData(w), shape, 0);
-        auto bias = biasOf(n, shape[0]);
-        rewriteMatrix(n, qw, shape, 0, wName, std::move(bias));
+      case Kind::Conv:
+        rewriteConv(n);
         break;
-      }
       case Kind::Gemm:
-      case Kind::MatMul: {
-        const Value& w = g_.values[static_cast<size_t>(n.inputs[1])];
-        const std::string wName = w.name;
-        int64_t K = w.shape[0], N = w.shape[1];
-        QuantizedWeights qw;
-        if (kind == Kind::Gemm && n.getInt("transB", 0) != 0) {
-          // Fold transB: quantize the [N][K] rows (channel N is axis 0 there: the same values per
-          // channel, so the same scales and bytes), then transpose the int8 result to [K][N].
-          std::swap(K, N);
-          QuantizedWeights rows = quantizeWeightsPerChannel(floatData(w), {N, K}, 0);
-          qw.scale = std::move(rows.scale);
-          qw.data.resize(rows.data.size());
-          for (int64_t j = 0; j < N; ++j)
-            for (int64_t k = 0; k < K; ++k) qw.data[static_cast<size_t>(k * N + j)] = rows.data[static_cast<size_t>(j * K + k)];
-        } else {
-          qw = quantizeWeightsPerChannel(floatData(w), {K, N}, 1);
-        }
-        auto bias = biasOf(n, N);
-        n.attrs.erase("transA");
-        n.attrs.erase("transB");
-        n.attrs.erase("alpha");
-        n.attrs.erase("beta");
-        rewriteMatrix(n, qw, {K, N}, 1, wName, std::move(bias));
+      case Kind::MatMul:
+        rewriteMatrixProduct(n, kind);
         break;
-      }
-      case Kind::Add: {
-        n.inputs[0] = int8Input(n.inputs[0]);
-        n.inputs[1] = int8Input(n.inputs[1]);
-        const double sa = g_.values[static_cast<size_t>(n.inputs[0])].quant->scale.at(0);
-        const double sb = g_.values[static_cast<size_t>(n.inputs[1])].quant->scale.at(0);
-        const Quant qy = calibrated(y);
-        const double smax = std::max(sa, sb), unit = std::ldexp(1.0, kAddMultiplierBits);
-        n.attrs["a_multiplier"] = static_cast<int64_t>(std::llround(sa / smax * unit));
-        // a - b is a + (-1) * b: the quantized node is an Add whose b multiplier is negative.
-        const int64_t sign = n.op == Op::Sub ? -1 : 1;
-        n.op = Op::Add;
-        n.attrs["b_multiplier"] = sign * static_cast<int64_t>(std::llround(sb / smax * unit));
-        setRequantize(n, {quantizeMultiplier(smax / (unit * double{qy.scale[0]}))});
-        setClamp(n, fusedClamp(n, qy));
-        retypeOutput(y, qy);
+      case Kind::Add:
+        rewriteAdd(n, y);
         break;
-      }
       case Kind::AveragePool:
-      case Kind::GlobalAveragePool: {
-        n.inputs[0] = int8Input(n.inputs[0]);
-        const Value& x = g_.values[static_cast<size_t>(n.inputs[0])];
-        int64_t window = 1;
-        if (kind == Kind::AveragePool)
-          for (int64_t k : n.getInts("kernel_shape")) window *= k;
-        else
-          for (size_t d = 2; d < x.shape.size(); ++d) window *= x.shape[d];
-        const Quant qy = calibrated(y);
-        setRequantize(n, {quantizeMultiplier(double{x.quant->scale.at(0)} /
-                                             (double{qy.scale[0]} * static_cast<double>(window)))});
-        retypeOutput(y, qy);
+      case Kind::GlobalAveragePool:
+        rewriteAveragePool(n, y, kind);
         break;
-      }
       case Kind::MaxPool:
       case Kind::Move:
         n.inputs[0] = int8Input(n.inputs[0]);
         retypeOutput(y, *g_.values[static_cast<size_t>(n.inputs[0])].quant);
         break;
-      case Kind::Mul: {
-        // The per-channel operand goes second (the kernel and the tiler broadcast that one).
-        if (g_.values[static_cast<size_t>(n.inputs[0])].shape != g_.values[static_cast<size_t>(y)].shape) std::swap(n.inputs[0], n.inputs[1]);
-        n.inputs[0] = int8Input(n.inputs[0]);
-        n.inputs[1] = int8Input(n.inputs[1]);
-        const double sa = g_.values[static_cast<size_t>(n.inputs[0])].quant->scale.at(0);
-        const double sb = g_.values[static_cast<size_t>(n.inputs[1])].quant->scale.at(0);
-        const Quant qy = calibrated(y);
-        setRequantize(n, {quantizeMultiplier(sa * sb / double{qy.scale[0]})});
-        setClamp(n, ActivationClamp{});
-        retypeOutput(y, qy);
+      case Kind::Mul:
+        rewriteMul(n, y);
         break;
-      }
-      case Kind::Scale: {
-        const auto [factors, a] = *constantFactor(g_, n);
-        n.inputs = {int8Input(n.inputs[a])};
-        n.attrs.clear();
-        Quant qy = *g_.values[static_cast<size_t>(n.inputs[0])].quant;
-        if (factors.size() == 1) {
-          // y = f * x with f > 0 is x's int8 values under the scale f * s_x (same zero point): an
-          // Identity in the int8 graph, exact and free (on the NPU an alias of x's buffer).
-          for (float& scale : qy.scale) scale = static_cast<float>(factors[0] * double{scale});
-          n.op = Op::Identity;
-        } else {
-          // Per channel: a Requant whose multiplier for channel c encodes f_c s_x / s_y.
-          qy = calibrated(y);
-          std::vector<FixedMultiplier> m;
-          for (double f : factors) m.push_back(quantizeMultiplier(f * double{g_.values[static_cast<size_t>(n.inputs[0])].quant->scale.at(0)} / double{qy.scale[0]}));
-          n.op = Op::Requant;
-          setRequantize(n, m);
-        }
-        retypeOutput(y, qy);
+      case Kind::Scale:
+        rewriteScale(n, y);
         break;
-      }
-      case Kind::Lut: {
-        n.inputs[0] = int8Input(n.inputs[0]);
-        const Quant qx = *g_.values[static_cast<size_t>(n.inputs[0])].quant;
-        const Quant qy = calibrated(y);
-        const std::vector<int64_t> table = lutTable(g_, n, activationOf(qx), activationOf(qy));
-        n.attrs = {{"function", n.op}, {"table", table}};
-        n.op = Op::Lut;
-        retypeOutput(y, qy);
+      case Kind::Lut:
+        rewriteLut(n, y);
         break;
-      }
       case Kind::Relu:
-      case Kind::Clip: {
-        n.inputs[0] = int8Input(n.inputs[0]);
-        const Quant q = *g_.values[static_cast<size_t>(n.inputs[0])].quant;
-        if (kind == Kind::Relu) {
-          setClamp(n, reluClamp(activationOf(q)));
-        } else {
-          double lo = n.getFloat("min", -std::numeric_limits<double>::infinity());
-          double hi = n.getFloat("max", std::numeric_limits<double>::infinity());
-          if (n.inputs.size() > 1 && n.inputs[1] >= 0) lo = floatsOf(g_.values[static_cast<size_t>(n.inputs[1])])[0];
-          if (n.inputs.size() > 2 && n.inputs[2] >= 0) hi = floatsOf(g_.values[static_cast<size_t>(n.inputs[2])])[0];
-          setClamp(n, clipClamp(activationOf(q), lo, hi));
-          n.inputs.resize(1);
-          n.attrs.erase("min");
-          n.attrs.erase("max");
-        }
-        retypeOutput(y, q);
+      case Kind::Clip:
+        rewriteClamp(n, y, kind);
         break;
-      }
       case Kind::Concat:
-      case Kind::Extremum: {
-        // One scale for all inputs: theirs if they already agree, else the output's own. (Max
-        // and Min then compare int8 values as the real ones compare.)
-        const Quant qy = sharedInputQuant(n).value_or(calibrated(y));
-        for (int& v : n.inputs) v = int8Input(v, qy);
-        retypeOutput(y, qy);
+      case Kind::Extremum:
+        rewriteSharedScale(n, y);
         break;
-      }
       case Kind::Float: throw Error("quantize: internal error: float node '" + n.name + "' marked int8");
     }
     g_.nodes[static_cast<size_t>(id)] = std::move(n);
+  }
+
+  void rewriteConv(Node& n) {
+    const Value& w = g_.values[static_cast<size_t>(n.inputs[1])];
+    const std::vector<int64_t> shape = w.shape;
+    const std::string wName = w.name;
+    const QuantizedWeights qw = quantizeWeightsPerChannel(floatData(w), shape, 0);
+    auto bias = biasOf(n, shape[0]);
+    rewriteMatrix(n, qw, shape, 0, wName, std::move(bias));
+  }
+
+  void rewriteMatrixProduct(Node& n, Kind kind) {
+    const Value& w = g_.values[static_cast<size_t>(n.inputs[1])];
+    const std::string wName = w.name;
+    int64_t K = w.shape[0], N = w.shape[1];
+    QuantizedWeights qw;
+    if (kind == Kind::Gemm && n.getInt("transB", 0) != 0) {
+      // Fold transB: quantize the [N][K] rows (channel N is axis 0 there: the same values per
+      // channel, so the same scales and bytes), then transpose the int8 result to [K][N].
+      std::swap(K, N);
+      QuantizedWeights rows = quantizeWeightsPerChannel(floatData(w), {N, K}, 0);
+      qw.scale = std::move(rows.scale);
+      qw.data.resize(rows.data.size());
+      for (int64_t j = 0; j < N; ++j)
+        for (int64_t k = 0; k < K; ++k) qw.data[static_cast<size_t>(k * N + j)] = rows.data[static_cast<size_t>(j * K + k)];
+    } else {
+      qw = quantizeWeightsPerChannel(floatData(w), {K, N}, 1);
+    }
+    auto bias = biasOf(n, N);
+    n.attrs.erase("transA");
+    n.attrs.erase("transB");
+    n.attrs.erase("alpha");
+    n.attrs.erase("beta");
+    rewriteMatrix(n, qw, {K, N}, 1, wName, std::move(bias));
+  }
+
+  void rewriteAdd(Node& n, int y) {
+    n.inputs[0] = int8Input(n.inputs[0]);
+    n.inputs[1] = int8Input(n.inputs[1]);
+    const double sa = g_.values[static_cast<size_t>(n.inputs[0])].quant->scale.at(0);
+    const double sb = g_.values[static_cast<size_t>(n.inputs[1])].quant->scale.at(0);
+    const Quant qy = calibrated(y);
+    const double smax = std::max(sa, sb), unit = std::ldexp(1.0, kAddMultiplierBits);
+    n.attrs["a_multiplier"] = static_cast<int64_t>(std::llround(sa / smax * unit));
+    // a - b is a + (-1) * b: the quantized node is an Add whose b multiplier is negative.
+    const int64_t sign = n.op == Op::Sub ? -1 : 1;
+    n.op = Op::Add;
+    n.attrs["b_multiplier"] = sign * static_cast<int64_t>(std::llround(sb / smax * unit));
+    setRequantize(n, {quantizeMultiplier(smax / (unit * double{qy.scale[0]}))});
+    setClamp(n, fusedClamp(n, qy));
+    retypeOutput(y, qy);
+  }
+
+  void rewriteAveragePool(Node& n, int y, Kind kind) {
+    n.inputs[0] = int8Input(n.inputs[0]);
+    const Value& x = g_.values[static_cast<size_t>(n.inputs[0])];
+    int64_t window = 1;
+    if (kind == Kind::AveragePool)
+      for (int64_t k : n.getInts("kernel_shape")) window *= k;
+    else
+      for (size_t d = 2; d < x.shape.size(); ++d) window *= x.shape[d];
+    const Quant qy = calibrated(y);
+    setRequantize(n, {quantizeMultiplier(double{x.quant->scale.at(0)} /
+                                         (double{qy.scale[0]} * static_cast<double>(window)))});
+    retypeOutput(y, qy);
+  }
+
+  void rewriteMul(Node& n, int y) {
+    // The per-channel operand goes second (the kernel and the tiler broadcast that one).
+    if (g_.values[static_cast<size_t>(n.inputs[0])].shape != g_.values[static_cast<size_t>(y)].shape) std::swap(n.inputs[0], n.inputs[1]);
+    n.inputs[0] = int8Input(n.inputs[0]);
+    n.inputs[1] = int8Input(n.inputs[1]);
+    const double sa = g_.values[static_cast<size_t>(n.inputs[0])].quant->scale.at(0);
+    const double sb = g_.values[static_cast<size_t>(n.inputs[1])].quant->scale.at(0);
+    const Quant qy = calibrated(y);
+    setRequantize(n, {quantizeMultiplier(sa * sb / double{qy.scale[0]})});
+    setClamp(n, ActivationClamp{});
+    retypeOutput(y, qy);
+  }
+
+  void rewriteScale(Node& n, int y) {
+    const auto [factors, a] = *constantFactor(g_, n);
+    n.inputs = {int8Input(n.inputs[a])};
+    n.attrs.clear();
+    Quant qy = *g_.values[static_cast<size_t>(n.inputs[0])].quant;
+    if (factors.size() == 1) {
+      // y = f * x with f > 0 is x's int8 values under the scale f * s_x (same zero point): an
+      // Identity in the int8 graph, exact and free (on the NPU an alias of x's buffer).
+      for (float& scale : qy.scale) scale = static_cast<float>(factors[0] * double{scale});
+      n.op = Op::Identity;
+    } else {
+      // Per channel: a Requant whose multiplier for channel c encodes f_c s_x / s_y.
+      qy = calibrated(y);
+      std::vector<FixedMultiplier> m;
+      for (double f : factors) m.push_back(quantizeMultiplier(f * double{g_.values[static_cast<size_t>(n.inputs[0])].quant->scale.at(0)} / double{qy.scale[0]}));
+      n.op = Op::Requant;
+      setRequantize(n, m);
+    }
+    retypeOutput(y, qy);
+  }
+
+  void rewriteLut(Node& n, int y) {
+    n.inputs[0] = int8Input(n.inputs[0]);
+    const Quant qx = *g_.values[static_cast<size_t>(n.inputs[0])].quant;
+    const Quant qy = calibrated(y);
+    const std::vector<int64_t> table = lutTable(g_, n, activationOf(qx), activationOf(qy));
+    n.attrs = {{"function", n.op}, {"table", table}};
+    n.op = Op::Lut;
+    retypeOutput(y, qy);
+  }
+
+  void rewriteClamp(Node& n, int y, Kind kind) {
+    n.inputs[0] = int8Input(n.inputs[0]);
+    const Quant q = *g_.values[static_cast<size_t>(n.inputs[0])].quant;
+    if (kind == Kind::Relu) {
+      setClamp(n, reluClamp(activationOf(q)));
+    } else {
+      double lo = n.getFloat("min", -std::numeric_limits<double>::infinity());
+      double hi = n.getFloat("max", std::numeric_limits<double>::infinity());
+      if (n.inputs.size() > 1 && n.inputs[1] >= 0) lo = floatsOf(g_.values[static_cast<size_t>(n.inputs[1])])[0];
+      if (n.inputs.size() > 2 && n.inputs[2] >= 0) hi = floatsOf(g_.values[static_cast<size_t>(n.inputs[2])])[0];
+      setClamp(n, clipClamp(activationOf(q), lo, hi));
+      n.inputs.resize(1);
+      n.attrs.erase("min");
+      n.attrs.erase("max");
+    }
+    retypeOutput(y, q);
+  }
+
+  void rewriteSharedScale(Node& n, int y) {
+    // One scale for all inputs: theirs if they already agree, else the output's own. (Max
+    // and Min then compare int8 values as the real ones compare.)
+    const std::optional<Quant> shared = sharedInputQuant(n);
+    const Quant qy = shared ? *shared : calibrated(y);
+    for (int& v : n.inputs) v = int8Input(v, qy);
+    retypeOutput(y, qy);
   }
 
   struct Cached {
