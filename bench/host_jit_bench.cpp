@@ -80,8 +80,9 @@ void benchModel(const std::string& path, const isa::IsaConfig& config, int reps)
     if (!item.npu) nodes.push_back(item.host_node);
   const auto values = compiler::interpret(g, runtime::randomInputs(g, 1), true);
 
-  const auto cacheDir = std::filesystem::temp_directory_path() / ("systole-host-jit-bench-" + std::to_string(::getpid()));
-  const hostjit::HostJit jit(g, nodes);  // cold: no cache
+  const auto cacheDir =
+      std::filesystem::temp_directory_path() / ("systole-host-jit-bench-" + std::to_string(::getpid()));
+  const hostjit::HostJit jit(g, nodes);             // cold: no cache
   hostjit::HostJit(g, nodes, {cacheDir.string()});  // stores the object
   const double warm = hostjit::HostJit(g, nodes, {cacheDir.string()}).report().seconds;
   std::filesystem::remove_all(cacheDir);
@@ -102,13 +103,15 @@ void benchModel(const std::string& path, const isa::IsaConfig& config, int reps)
       continue;
     }
     for (size_t k = 0; k < c.interpreted.size(); ++k)
-      if (c.interpreted[k].bytes != c.compiled[k].bytes) std::printf("MISMATCH: node '%s' (%s) output %zu\n", n.name.c_str(), n.op.name().c_str(), k);
+      if (c.interpreted[k].bytes != c.compiled[k].bytes)
+        std::printf("MISMATCH: node '%s' (%s) output %zu\n", n.name.c_str(), n.op.name().c_str(), k);
   }
   const double compile = jit.report().seconds;
   const double saved = interpreted - native;  // per inference
-  std::printf("| %s | %zu | %zu | %.1f | %.1f | %.1fx | %.1f | %.1f | %.1f | %.1f / %.2f |\n", std::filesystem::path(path).stem().c_str(),
-              nodes.size(), jit.report().compiled, 1e6 * interpreted, 1e6 * native, interpreted / native, 1e6 * notLowered, 1e3 * compile,
-              1e3 * warm, saved > 0 ? compile / saved : 0.0, saved > 0 ? warm / saved : 0.0);
+  std::printf("| %s | %zu | %zu | %.1f | %.1f | %.1fx | %.1f | %.1f | %.1f | %.1f / %.2f |\n",
+              std::filesystem::path(path).stem().c_str(), nodes.size(), jit.report().compiled, 1e6 * interpreted,
+              1e6 * native, interpreted / native, 1e6 * notLowered, 1e3 * compile, 1e3 * warm,
+              saved > 0 ? compile / saved : 0.0, saved > 0 ? warm / saved : 0.0);
   perOperator[std::filesystem::path(path).stem().string()] = byOp;
 }
 
@@ -118,20 +121,28 @@ int main(int argc, char** argv) {
   int reps = 200;
   std::vector<std::string> models;
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--reps") == 0 && i + 1 < argc) reps = std::atoi(argv[++i]);
-    else models.push_back(argv[i]);
+    if (std::strcmp(argv[i], "--reps") == 0 && i + 1 < argc)
+      reps = std::atoi(argv[++i]);
+    else
+      models.push_back(argv[i]);
   }
   if (models.empty()) {
     std::fprintf(stderr, "usage: %s [--reps N] MODEL.onnx...\n", argv[0]);
     return 2;
   }
   const auto config = isa::IsaConfig::load(isa::shippedConfigPath("default"));
-  std::printf("| model | host operators | JIT-compiled | interpreter us/inference | JIT us/inference | speedup | of which still interpreted us | "
-              "JIT compile ms (cold) | JIT compile ms (cached) | inferences to repay the compile (cold / cached) |\n");
+  std::printf(
+      "| model | host operators | JIT-compiled | interpreter us/inference | JIT us/inference | speedup | of which "
+      "still interpreted us | "
+      "JIT compile ms (cold) | JIT compile ms (cached) | inferences to repay the compile (cold / cached) |\n");
   std::printf("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
   for (const auto& m : models) benchModel(m, config, reps);
-  std::printf("\n| model | operator | count | interpreter us | JIT us | speedup |\n| --- | --- | ---: | ---: | ---: | ---: |\n");
+  std::printf(
+      "\n| model | operator | count | interpreter us | JIT us | speedup |\n| --- | --- | ---: | ---: | ---: | ---: "
+      "|\n");
   for (const auto& [model, ops] : perOperator)
-    for (const auto& [op, t] : ops) std::printf("| %s | %s | %.0f | %.1f | %.1f | %.1fx |\n", model.c_str(), op.c_str(), t[0], 1e6 * t[1], 1e6 * t[2], t[1] / t[2]);
+    for (const auto& [op, t] : ops)
+      std::printf("| %s | %s | %.0f | %.1f | %.1f | %.1fx |\n", model.c_str(), op.c_str(), t[0], 1e6 * t[1], 1e6 * t[2],
+                  t[1] / t[2]);
   return 0;
 }

@@ -118,7 +118,8 @@ void printLayers(const Graph& floatGraph, const Graph& quantized, const TensorMa
     auto qi = q.find(v.name);
     if (v.type != ElemType::Int8 || !v.quant || v.quant->axis >= 0 || fi == f.end() || qi == q.end()) continue;
     char line[256];
-    std::snprintf(line, sizeof line, "%s (scale %.4g, zp %d)", v.name.c_str(), v.quant->scale[0], v.quant->zero_point[0]);
+    std::snprintf(line, sizeof line, "%s (scale %.4g, zp %d)", v.name.c_str(), v.quant->scale[0],
+                  v.quant->zero_point[0]);
     rows.emplace_back(sqnrDb(fi->second, dequantize(qi->second, *v.quant)), line);
   }
   std::sort(rows.begin(), rows.end());
@@ -138,11 +139,16 @@ Args parseArgs(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     const bool hasValue = i + 1 < argc;
-    if (arg == "--methods" && hasValue) a.methods = parseMethods(argv[++i]);
-    else if (arg == "--eval" && hasValue) a.eval = std::atoi(argv[++i]);
-    else if (arg == "--layers" && hasValue) a.layers = std::atoi(argv[++i]);
-    else if (arg.starts_with("--")) throw Error("unknown option '" + arg + "'");
-    else a.models.push_back(arg);
+    if (arg == "--methods" && hasValue)
+      a.methods = parseMethods(argv[++i]);
+    else if (arg == "--eval" && hasValue)
+      a.eval = std::atoi(argv[++i]);
+    else if (arg == "--layers" && hasValue)
+      a.layers = std::atoi(argv[++i]);
+    else if (arg.starts_with("--"))
+      throw Error("unknown option '" + arg + "'");
+    else
+      a.models.push_back(arg);
   }
   if (a.models.empty()) throw Error("usage: int8_accuracy [--methods M,...] [--eval N] [--layers K] MODEL_DIR...");
   return a;
@@ -161,7 +167,8 @@ double secondsSince(std::chrono::steady_clock::time_point t0) {
 void benchModel(const std::string& dir, const Args& args) {
   Graph floatGraph = importOnnx(dir + "/model.onnx");
   optimize(floatGraph);
-  if (floatGraph.inputs.size() != 1 || floatGraph.outputs.size() != 1) throw Error(dir + ": expected one input and one output");
+  if (floatGraph.inputs.size() != 1 || floatGraph.outputs.size() != 1)
+    throw Error(dir + ": expected one input and one output");
   const Value& in = floatGraph.values[static_cast<size_t>(floatGraph.inputs[0])];
   const Value& out = floatGraph.values[static_cast<size_t>(floatGraph.outputs[0])];
   std::vector<HostTensor> inputs = rowsOf(dir + "/eval_inputs.npy", in.shape);
@@ -195,8 +202,9 @@ void benchModel(const std::string& dir, const Args& args) {
 int main(int argc, char** argv) {
   try {
     const Args args = parseArgs(argc, argv);
-    std::printf("| model | method | inputs | mean cosine | worst cosine | SQNR dB | top-1 agreement | seconds |\n"
-                "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+    std::printf(
+        "| model | method | inputs | mean cosine | worst cosine | SQNR dB | top-1 agreement | seconds |\n"
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
     for (const std::string& dir : args.models) benchModel(dir, args);
     return 0;
   } catch (const std::exception& e) {

@@ -25,7 +25,8 @@ double cpuSeconds() {
   return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
 }
 
-void gemm(const systole::testing::GemmSpec& s, const int8_t* A, const int8_t* B, std::vector<uint32_t>& acc, int8_t* C) {
+void gemm(const systole::testing::GemmSpec& s, const int8_t* A, const int8_t* B, std::vector<uint32_t>& acc,
+          int8_t* C) {
   const int64_t M = s.M, K = s.K, N = s.N;
   std::fill(acc.begin(), acc.end(), 0u);
   for (int64_t k0 = 0; k0 < K; k0 += kBlockK)
@@ -48,8 +49,10 @@ int main(int argc, char** argv) {
   int64_t size = 1024;
   int repeat = 3;
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--size") && i + 1 < argc) size = std::stoll(argv[++i]);
-    else if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc) repeat = std::stoi(argv[++i]);
+    if (!std::strcmp(argv[i], "--size") && i + 1 < argc)
+      size = std::stoll(argv[++i]);
+    else if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc)
+      repeat = std::stoi(argv[++i]);
   }
   const systole::testing::GemmSpec spec{.M = size, .K = size, .N = size};
   const auto A = systole::testing::randomInt8(static_cast<size_t>(size * size), 1);

@@ -20,8 +20,10 @@ int main(int argc, char** argv) {
   int64_t size = 256;
   std::vector<std::string> configs;
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--size") == 0 && i + 1 < argc) size = std::stoll(argv[++i]);
-    else configs.emplace_back(argv[i]);
+    if (std::strcmp(argv[i], "--size") == 0 && i + 1 < argc)
+      size = std::stoll(argv[++i]);
+    else
+      configs.emplace_back(argv[i]);
   }
   if (configs.empty())
     for (const char* c : {"tiny", "default", "large", "os16"})

@@ -43,8 +43,8 @@ std::vector<int8_t> plainGemm(const testing::GemmSpec& s, const std::vector<int8
       for (int64_t n = 0; n < s.N; ++n) out[n] += static_cast<uint32_t>(a * int32_t{b[n]});
     }
     for (int64_t n = 0; n < s.N; ++n)
-      C[static_cast<size_t>(i * s.N + n)] =
-          isa::arith::requantize(acc[static_cast<size_t>(n)], s.multiplier, s.shift, s.zero_point, s.clamp_min, s.clamp_max);
+      C[static_cast<size_t>(i * s.N + n)] = isa::arith::requantize(acc[static_cast<size_t>(n)], s.multiplier, s.shift,
+                                                                   s.zero_point, s.clamp_min, s.clamp_max);
   }
   return C;
 }
@@ -68,14 +68,20 @@ int main(int argc, char** argv) {
   bool summary = false;
   std::vector<std::string> configs;
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--size") && i + 1 < argc) size = std::stoll(argv[++i]);
-    else if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc) repeat = std::stoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--buffers") && i + 1 < argc) buffers = std::stoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--summary")) summary = true;
-    else configs.push_back(argv[i]);
+    if (!std::strcmp(argv[i], "--size") && i + 1 < argc)
+      size = std::stoll(argv[++i]);
+    else if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc)
+      repeat = std::stoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--buffers") && i + 1 < argc)
+      buffers = std::stoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--summary"))
+      summary = true;
+    else
+      configs.push_back(argv[i]);
   }
   if (configs.empty())
-    for (const char* c : {"default", "large"}) configs.push_back(std::string(SYSTOLE_SOURCE_DIR) + "/isa/configs/" + c + ".yaml");
+    for (const char* c : {"default", "large"})
+      configs.push_back(std::string(SYSTOLE_SOURCE_DIR) + "/isa/configs/" + c + ".yaml");
 
   testing::GemmSpec spec{.M = size, .K = size, .N = size};
   spec.buffers = buffers;
@@ -86,8 +92,9 @@ int main(int argc, char** argv) {
   std::printf("GEMM %lld x %lld x %lld int8, %d load buffers, best of %d\n", static_cast<long long>(size),
               static_cast<long long>(size), static_cast<long long>(size), buffers, repeat);
   std::printf("plain C++ int8 GEMM (floor): %.3f s\n\n", floorSec);
-  std::printf("| config | instructions | simulated cycles | full: CPU s | full / floor | full: Mcycles/s | full: Minstr/s "
-              "| timing-only: CPU s | timing-only: Minstr/s | timing-only: Mcycles/s | MAC util |\n");
+  std::printf(
+      "| config | instructions | simulated cycles | full: CPU s | full / floor | full: Mcycles/s | full: Minstr/s "
+      "| timing-only: CPU s | timing-only: Minstr/s | timing-only: Mcycles/s | MAC util |\n");
   std::printf("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
   for (const auto& path : configs) {
     const auto isa = isa::IsaConfig::load(path);
@@ -109,9 +116,10 @@ int main(int argc, char** argv) {
       return 1;
     }
     const double cycles = static_cast<double>(full.stats.cycles), instrs = static_cast<double>(full.stats.instructions);
-    std::printf("| %s | %.0f | %.0f | %.3f | %.2fx | %.1f | %.2f | %.4f | %.2f | %.0f | %.1f%% |\n", isa.params().name.c_str(),
-                instrs, cycles, fullSec, fullSec / floorSec, cycles / fullSec / 1e6, instrs / fullSec / 1e6, fastSec,
-                instrs / fastSec / 1e6, cycles / fastSec / 1e6, 100.0 * full.stats.executedMacEfficiency());
+    std::printf("| %s | %.0f | %.0f | %.3f | %.2fx | %.1f | %.2f | %.4f | %.2f | %.0f | %.1f%% |\n",
+                isa.params().name.c_str(), instrs, cycles, fullSec, fullSec / floorSec, cycles / fullSec / 1e6,
+                instrs / fullSec / 1e6, fastSec, instrs / fastSec / 1e6, cycles / fastSec / 1e6,
+                100.0 * full.stats.executedMacEfficiency());
     if (summary)
       std::printf("summary %s full_cpu_s=%.4f timing_only_minstr_s=%.3f\n", isa.params().name.c_str(), fullSec,
                   instrs / fastSec / 1e6);

@@ -10,6 +10,7 @@ PACKAGES=(
   pybind11-dev python3-dev python3-pytest  # the Python package (python/) and its tests
   llvm-19-tools llvm-19-dev  # FileCheck and lit; libLLVM-19 for the host JIT (hostjit/)
   clang libclang-rt-dev  # the fuzz preset: clang++ and libFuzzer (tests/fuzz)
+  clang-format  # tests/code/format.sh checks the sources against .clang-format
   libsystemc-dev verilator
   libonnx-dev libprotobuf-dev protobuf-compiler
   python3-torch python3-torchvision python3-onnx python3-numpy python3-pil

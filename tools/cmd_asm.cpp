@@ -23,8 +23,10 @@ int disassembleModel(const std::string& path, const std::string& isaPath, const 
     if (artifact.model.programCount() > 1) text += "# program " + std::to_string(k++) + "\n";
     text += isa::disassemble(config, item.npu->program);
   }
-  if (output.empty()) std::cout << text;
-  else writeFileAtomic(output, text);
+  if (output.empty())
+    std::cout << text;
+  else
+    writeFileAtomic(output, text);
   return kOk;
 }
 
@@ -65,8 +67,10 @@ void registerAsm(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
     } catch (const Error& e) {
       throw Error(SourceLocation{d.input, 0, 0}, e.message());
     }
-    if (d.output.empty()) std::cout << text;
-    else writeFileAtomic(d.output, text);
+    if (d.output.empty())
+      std::cout << text;
+    else
+      writeFileAtomic(d.output, text);
     return static_cast<int>(kOk);
   });
 }

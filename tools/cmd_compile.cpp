@@ -60,8 +60,8 @@ std::string milliseconds(const char* what, double seconds) {
 }
 
 std::string frontEndLine(const compiler::PipelineResult& r, const FrontEndSummary& s) {
-  return r.model_path + ": opset " + std::to_string(r.graph.opset) + ", " + std::to_string(s.importedNodes) + " nodes imported, " +
-         s.optimized + "; " + milliseconds("import", r.secondsOf("graph")) + ", " +
+  return r.model_path + ": opset " + std::to_string(r.graph.opset) + ", " + std::to_string(s.importedNodes) +
+         " nodes imported, " + s.optimized + "; " + milliseconds("import", r.secondsOf("graph")) + ", " +
          milliseconds("optimization", r.secondsOf("opt")) + "\n";
 }
 
@@ -69,16 +69,18 @@ std::string quantLine(const compiler::PipelineResult& r, const compiler::Pipelin
   std::ostringstream out;
   const auto& q = r.quant;
   out << "quantized (" << compiler::calibrationMethodName(options.quant.method) << ", " << r.calibration_samples
-      << " calibration samples): " << q.quantized_nodes << " int8 operators, " << q.float_nodes << " float on the host, "
-      << q.quantize_linear << " QuantizeLinear, " << q.dequantize_linear << " DequantizeLinear, " << q.requant << " Requant; "
+      << " calibration samples): " << q.quantized_nodes << " int8 operators, " << q.float_nodes
+      << " float on the host, " << q.quantize_linear << " QuantizeLinear, " << q.dequantize_linear
+      << " DequantizeLinear, " << q.requant << " Requant; "
       << milliseconds("calibration and quantization", r.secondsOf("quant")) << "\n";
   return out.str();
 }
 
 std::string programLine(const std::string& title, const compiler::CompiledProgram& c) {
   std::ostringstream out;
-  out << title << ": " << c.program.instructionCount() << " instructions, " << c.layers.size() << " layers, " << c.dram_constant_bytes
-      << " bytes of constants, " << c.dram_activation_bytes << " bytes peak activations in DRAM, tiles of " << c.chunk_rows << " rows";
+  out << title << ": " << c.program.instructionCount() << " instructions, " << c.layers.size() << " layers, "
+      << c.dram_constant_bytes << " bytes of constants, " << c.dram_activation_bytes
+      << " bytes peak activations in DRAM, tiles of " << c.chunk_rows << " rows";
   return out.str();
 }
 
@@ -90,13 +92,15 @@ std::string programLines(const compiler::PipelineResult& r, const isa::IsaConfig
   const std::string lowering = "; " + milliseconds("lowering", backEnd) + "\n";
   std::ostringstream out;
   if (model.programCount() != 1)
-    out << model.programCount() << " NPU programs for " << isaName << ", " << model.schedule.size() - model.programCount()
-        << " host operators" << lowering;
+    out << model.programCount() << " NPU programs for " << isaName << ", "
+        << model.schedule.size() - model.programCount() << " host operators" << lowering;
   size_t k = 0;
   for (const auto& item : model.schedule) {
     if (!item.npu) continue;
-    if (model.programCount() == 1) out << programLine("program for " + isaName, *item.npu) << lowering;
-    else out << programLine("program " + std::to_string(k), *item.npu) << "\n";
+    if (model.programCount() == 1)
+      out << programLine("program for " + isaName, *item.npu) << lowering;
+    else
+      out << programLine("program " + std::to_string(k), *item.npu) << "\n";
     ++k;
   }
   return out.str();
@@ -117,8 +121,8 @@ int compile(const PipelineArgs& a, const std::string& output) {
     return kOk;
   }
   FrontEndSummary s;
-  options.after_stage = [timing = options.after_stage, &s](const compiler::StageInfo& stage, const compiler::PipelineResult& r,
-                                                           double seconds) {
+  options.after_stage = [timing = options.after_stage, &s](const compiler::StageInfo& stage,
+                                                           const compiler::PipelineResult& r, double seconds) {
     if (timing) timing(stage, r, seconds);
     if (stage.name == "graph") s.importedNodes = liveNodes(r.graph);
     if (stage.name == "opt") s.optimized = describeGraph(r.graph);
@@ -135,7 +139,9 @@ int compile(const PipelineArgs& a, const std::string& output) {
 void registerCompile(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actions) {
   static PipelineArgs a;
   static std::string output;
-  auto* cmd = app.add_subcommand("compile", "Compile an ONNX model into one artifact (-o OUT.sbin: every NPU program and the host steps); print any stage with --emit");
+  auto* cmd = app.add_subcommand("compile",
+                                 "Compile an ONNX model into one artifact (-o OUT.sbin: every NPU program and the host "
+                                 "steps); print any stage with --emit");
   addPipelineOptions(*cmd, a);
   cmd->add_option("-o,--output", output, "the .sbin to write; with --emit, the stage's text (default: stdout)");
   actions.emplace_back(cmd, [] { return compile(a, output); });

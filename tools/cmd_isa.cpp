@@ -21,8 +21,8 @@ void printSummary(const isa::IsaConfig& config) {
   for (const auto& c : isa::costParameters()) {
     const std::string name = std::string(c.section) + "." + std::string(c.key);
     constexpr size_t kWidth = 38;  // the longest cost key and a space
-    std::cout << "  " << name << std::string(name.size() < kWidth ? kWidth - name.size() : 1, ' ') << isa::formatCost(p.cost.*c.member) << "  "
-              << c.unit << "\n";
+    std::cout << "  " << name << std::string(name.size() < kWidth ? kWidth - name.size() : 1, ' ')
+              << isa::formatCost(p.cost.*c.member) << "  " << c.unit << "\n";
   }
   std::cout << "  " << isa::areaSummary(p) << "\n";
 }
@@ -37,7 +37,8 @@ void registerIsa(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
   auto* isaCmd = app.add_subcommand("isa", "Validate ISA configs and generate their reference and RTL package");
   isaCmd->require_subcommand(1);
 
-  auto* check = isaCmd->add_subcommand("check", "Validate configs and print their derived parameters (exit 1 if any is invalid)");
+  auto* check =
+      isaCmd->add_subcommand("check", "Validate configs and print their derived parameters (exit 1 if any is invalid)");
   static std::vector<std::string> checkPaths;
   check->add_option("CONFIG", checkPaths, "ISA config files (or shipped config names)")->required();
   addSetOption(*check);

@@ -1,10 +1,10 @@
 // systole run: compiles an ONNX model with the compiler's stage list (compiler::runPipeline, the
 // same stages, options and defaults as `systole compile` and the C++ API; pipeline_options.h),
 // runs every NPU program on the simulator and the host operators between them as native code
-// compiled by the host JIT (hostjit/; --host-jit=off: the interpreter's kernels), and reports cycles, utilization, the host operators, where the cycles
-// went per layer, the accuracy of the INT8 model against the float model on the same inputs
-// (every run; --min-sqnr/--min-cosine make it a check), and with --check whether every NPU output
-// equals the reference interpreter bit for bit.
+// compiled by the host JIT (hostjit/; --host-jit=off: the interpreter's kernels), and reports cycles, utilization, the
+// host operators, where the cycles went per layer, the accuracy of the INT8 model against the float model on the same
+// inputs (every run; --min-sqnr/--min-cosine make it a check), and with --check whether every NPU output equals the
+// reference interpreter bit for bit.
 // `--emit=STAGE` prints that stage's text (to -o FILE or stdout) and stops before simulating.
 // --seed seeds the run's random inputs only; calibration has its own fixed seed.
 // An ONNX model's compiled artifact is kept in the compile cache (compile_cache.h) and reused by
@@ -51,7 +51,8 @@ compiler::TensorMap modelInputs(const compiler::Graph& g, const RunArgs& a) {
     if (it == inputs.end()) throw Error("--input " + name + ": the model has no input named '" + name + "'");
     NpyArray npy = readNpy(arg.substr(eq + 1));
     if (npy.dtype != isa::DType::Float32 || npy.shape != it->second.shape)
-      throw Error(SourceLocation{arg.substr(eq + 1), 0, 0}, "input '" + name + "' must be float32 with the model's shape");
+      throw Error(SourceLocation{arg.substr(eq + 1), 0, 0},
+                  "input '" + name + "' must be float32 with the model's shape");
     it->second.bytes = std::move(npy.bytes);
   }
   return inputs;
@@ -62,12 +63,16 @@ struct WallTime {
   double compile = 0, run = 0;
 };
 
-void writeResults(const runtime::RunResult& result, const Accuracy& accuracy, const RunArgs& a, const isa::Params& p, WallTime wall) {
+void writeResults(const runtime::RunResult& result, const Accuracy& accuracy, const RunArgs& a, const isa::Params& p,
+                  WallTime wall) {
   if (!a.stats.empty() || !a.statsCsv.empty()) {
     auto document = statsJson(result, accuracy, p);
-    document["wall_seconds"] = {{"compile", wall.compile}, {"run", wall.run}, {"host", result.host_seconds},
+    document["wall_seconds"] = {{"compile", wall.compile},
+                                {"run", wall.run},
+                                {"host", result.host_seconds},
                                 {"host_jit_compile", result.host_jit ? result.host_jit->seconds : 0.0}};
-    const std::string json = document.dump(2) + "\n", csv = runtime::statsCsv(document);  // both made before either is written
+    const std::string json = document.dump(2) + "\n",
+                      csv = runtime::statsCsv(document);  // both made before either is written
     if (!a.stats.empty()) writeFileAtomic(a.stats, json);
     if (!a.statsCsv.empty()) writeFileAtomic(a.statsCsv, csv);
   }
@@ -75,13 +80,14 @@ void writeResults(const runtime::RunResult& result, const Accuracy& accuracy, co
   if (a.outputDir.empty()) return;
   std::vector<std::pair<isa::TensorInfo, std::vector<uint8_t>>> outs;
   for (const auto& [name, t] : result.outputs)
-    outs.emplace_back(isa::TensorInfo{name, isa::TensorKind::Output, isa::DType::Float32, t.shape, 0, 1.0f, 0}, t.bytes);
+    outs.emplace_back(isa::TensorInfo{name, isa::TensorKind::Output, isa::DType::Float32, t.shape, 0, 1.0f, 0},
+                      t.bytes);
   writeOutputs(a.outputDir, outs);
 }
 
 /// What runs: compiled now from an ONNX model, or loaded from a compiled .sbin.
 struct Prepared {
-  compiler::Graph graph;                       // quantized
+  compiler::Graph graph;  // quantized
   compiler::CompiledModel model;
   std::optional<compiler::Graph> float_graph;  // absent for a .sbin
   std::string origin;                          // "compiled in ..." or "loaded from ..."
@@ -110,17 +116,23 @@ Prepared compileModel(RunArgs& a, const isa::IsaConfig& config) {
   options.lower.keep_intermediates = a.checkIntermediates;
   const std::string dir = cacheWanted(a) ? compiler::defaultCacheDir() : "";
   compiler::CachedCompile c;
-  if (dir.empty()) c.result = compiler::runPipeline(a.compile.model, config, options);
-  else c = compiler::runPipelineCached(a.compile.model, config, options, compiler::CompileCache(dir));
+  if (dir.empty())
+    c.result = compiler::runPipeline(a.compile.model, config, options);
+  else
+    c = compiler::runPipelineCached(a.compile.model, config, options, compiler::CompileCache(dir));
   if (!c.warning.empty()) std::cerr << c.warning << "\n";
   std::string origin = "compiled in " + std::to_string(c.result.totalSeconds()) + " s (" + stageTimes(c.result) + ")";
   if (c.reused) {  // the artifact was calibrated as a fresh compile would be: same warning
-    warnSyntheticCalibration(a.compile, static_cast<size_t>(options.quant.num_samples > 0 ? options.quant.num_samples : compiler::kDefaultCalibrationSamples));
-    origin = "compiled artifact reused from cache " + c.entry + " (float model re-derived in " + std::to_string(c.result.totalSeconds()) + " s)";
+    warnSyntheticCalibration(a.compile,
+                             static_cast<size_t>(options.quant.num_samples > 0 ? options.quant.num_samples
+                                                                               : compiler::kDefaultCalibrationSamples));
+    origin = "compiled artifact reused from cache " + c.entry + " (float model re-derived in " +
+             std::to_string(c.result.totalSeconds()) + " s)";
   } else if (!c.entry.empty()) {
     origin += ", compiled artifact stored in cache " + c.entry;
   }
-  return {std::move(c.result.graph), std::move(*c.result.compiled), std::move(c.result.float_graph), origin, c.result.totalSeconds()};
+  return {std::move(c.result.graph), std::move(*c.result.compiled), std::move(c.result.float_graph), origin,
+          c.result.totalSeconds()};
 }
 
 Prepared loadModel(const RunArgs& a, const isa::IsaConfig& config) {
@@ -129,8 +141,8 @@ Prepared loadModel(const RunArgs& a, const isa::IsaConfig& config) {
   return {std::move(artifact.graph), std::move(artifact.model), std::nullopt, "loaded from the compiled model"};
 }
 
-void printSummary(const Prepared& p, const runtime::RunResult& result, const Accuracy& accuracy, const isa::IsaConfig& config,
-                  const RunArgs& a, double runSeconds) {
+void printSummary(const Prepared& p, const runtime::RunResult& result, const Accuracy& accuracy,
+                  const isa::IsaConfig& config, const RunArgs& a, double runSeconds) {
   size_t instructions = 0, layers = 0;
   for (const auto& item : p.model.schedule)
     if (item.npu) {
@@ -138,9 +150,11 @@ void printSummary(const Prepared& p, const runtime::RunResult& result, const Acc
       layers += item.npu->layers.size();
     }
   std::cout << a.compile.model << " on ISA '" << config.params().name << "': " << result.programs << " NPU program(s), "
-            << instructions << " instructions, " << layers << " NPU layers, " << result.host_operators << " host operators; " << p.origin
-            << ", run in " << runSeconds << " s" << (a.check ? " including the reference check" : "") << "\n";
-  std::cout << result.sim.stats.summary() << sim::energyAreaLine(result.sim.stats, config.params()) << "\n" << std::flush;
+            << instructions << " instructions, " << layers << " NPU layers, " << result.host_operators
+            << " host operators; " << p.origin << ", run in " << runSeconds << " s"
+            << (a.check ? " including the reference check" : "") << "\n";
+  std::cout << result.sim.stats.summary() << sim::energyAreaLine(result.sim.stats, config.params()) << "\n"
+            << std::flush;
   const int64_t pes = config.params().array_rows * config.params().array_cols;
   printTotalCycles(result);
   printUtilization(result.layers, result.sim.stats.cycles, pes);
@@ -152,7 +166,8 @@ void printSummary(const Prepared& p, const runtime::RunResult& result, const Acc
 
 /// The INT8 model's outputs against the float model's on the same inputs; with --layers also
 /// every NPU layer's output value.
-Accuracy measureAccuracy(const Prepared& p, const runtime::RunResult& result, const compiler::TensorMap& inputs, const RunArgs& a) {
+Accuracy measureAccuracy(const Prepared& p, const runtime::RunResult& result, const compiler::TensorMap& inputs,
+                         const RunArgs& a) {
   Accuracy accuracy;
   if (a.timingOnly) return accuracy;
   if (!p.float_graph) {
@@ -171,7 +186,8 @@ Accuracy measureAccuracy(const Prepared& p, const runtime::RunResult& result, co
 
 int runModel(RunArgs& a) {
   const bool compiledModel = isCompiledModel(a.compile.model);
-  if (compiledModel && a.compile.isa == "default") a.compile.isa = isa::shippedConfigPath(compiler::readArtifact(a.compile.model).isa_name, a.compile.model);
+  if (compiledModel && a.compile.isa == "default")
+    a.compile.isa = isa::shippedConfigPath(compiler::readArtifact(a.compile.model).isa_name, a.compile.model);
   const auto config = loadConfig(a.compile.isa);
   if (!a.compile.emit.empty()) {
     if (compiledModel) throw Error("--emit needs an ONNX model, not a compiled .sbin");
@@ -187,7 +203,8 @@ int runModel(RunArgs& a) {
   runOptions.timing_only = a.timingOnly;
   runOptions.races = a.races;
   runOptions.host_jit = a.hostJit == "on";
-  runOptions.host_jit_cache_dir = cacheWanted(a) ? compiler::defaultCacheDir() : "";  // the compiled host code, beside the artifacts
+  runOptions.host_jit_cache_dir =
+      cacheWanted(a) ? compiler::defaultCacheDir() : "";  // the compiled host code, beside the artifacts
   runOptions.trace = !a.trace.empty();
   runOptions.trace_level = sim::parseTraceLevel(a.traceLevel);
   Progress progress(progressWanted(a.compile.quiet));
@@ -243,34 +260,47 @@ int runCompiledModel(const SimRequest& r) {
 
 void registerRun(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actions) {
   static RunArgs a;
-  auto* cmd = app.add_subcommand("run", "Compile an ONNX model for a config, simulate it and report cycles (exit 1 if --check fails)");
+  auto* cmd = app.add_subcommand(
+      "run", "Compile an ONNX model for a config, simulate it and report cycles (exit 1 if --check fails)");
   CLI::Option* emit = addPipelineOptions(*cmd, a.compile);
   cmd->add_option("-o,--output", a.output, "with --emit: write the stage's text here instead of stdout")->needs(emit);
   cmd->add_option("--input", a.inputs, "NAME=FILE.npy for a float32 model input (others get seeded random values)");
   cmd->add_option("--seed", a.seed, "seed for random model inputs (not for calibration)")->default_val(1);
   cmd->add_option("--output-dir", a.outputDir, "write each model output as DIR/NAME.npy");
   cmd->add_option("--stats", a.stats, "write the statistics, per layer and in total, as JSON (docs/stats.md)");
-  cmd->add_option("--stats-csv", a.statsCsv, "write the per-layer statistics as CSV (one row per layer and a total row)");
-  auto* trace = cmd->add_option("--trace", a.trace, "write the whole model's Chrome/Perfetto trace-event JSON timeline");
-  cmd->add_option("--trace-level", a.traceLevel, "what --trace records: every instruction, or only steps, layers and counters")
+  cmd->add_option("--stats-csv", a.statsCsv,
+                  "write the per-layer statistics as CSV (one row per layer and a total row)");
+  auto* trace =
+      cmd->add_option("--trace", a.trace, "write the whole model's Chrome/Perfetto trace-event JSON timeline");
+  cmd->add_option("--trace-level", a.traceLevel,
+                  "what --trace records: every instruction, or only steps, layers and counters")
       ->check(CLI::IsMember({"layers", "instructions"}))
       ->default_val("instructions")
       ->needs(trace);
-  auto* check = cmd->add_flag("--check", a.check, "compare every NPU output with the reference interpreter, bit for bit");
-  auto* checkAll = cmd->add_flag("--check-intermediates", a.checkIntermediates,
-                                 "keep every NPU value in DRAM and check them all in order, to find the first that differs");
-  cmd->add_flag("--races", a.races, "fail a program whose scratchpad/accumulator accesses the dependency tokens do not order");
+  auto* check =
+      cmd->add_flag("--check", a.check, "compare every NPU output with the reference interpreter, bit for bit");
+  auto* checkAll =
+      cmd->add_flag("--check-intermediates", a.checkIntermediates,
+                    "keep every NPU value in DRAM and check them all in order, to find the first that differs");
+  cmd->add_flag("--races", a.races,
+                "fail a program whose scratchpad/accumulator accesses the dependency tokens do not order");
   cmd->add_flag("--layers", a.layers,
-                "print per layer the predicted and simulated cycles, and the SQNR and saturation of its INT8 output against the float model");
-  auto* minSqnr = cmd->add_option("--min-sqnr", a.minSqnr, "fail (exit 1) if an output's SQNR against the float model is below DB");
-  auto* minCosine = cmd->add_option("--min-cosine", a.minCosine, "fail (exit 1) if an output's cosine against the float model is below X");
+                "print per layer the predicted and simulated cycles, and the SQNR and saturation of its INT8 output "
+                "against the float model");
+  auto* minSqnr =
+      cmd->add_option("--min-sqnr", a.minSqnr, "fail (exit 1) if an output's SQNR against the float model is below DB");
+  auto* minCosine = cmd->add_option("--min-cosine", a.minCosine,
+                                    "fail (exit 1) if an output's cosine against the float model is below X");
   cmd->add_flag("--no-cache", a.noCache,
-                "compile even if the compile cache ($XDG_CACHE_HOME/systole or ~/.cache/systole) holds this model's artifact, and store nothing");
+                "compile even if the compile cache ($XDG_CACHE_HOME/systole or ~/.cache/systole) holds this model's "
+                "artifact, and store nothing");
   cmd->add_option("--host-jit", a.hostJit,
-                  "run the host operators as native code compiled with LLVM (on), or in the reference interpreter's kernels (off); the results are the same bit for bit")
+                  "run the host operators as native code compiled with LLVM (on), or in the reference interpreter's "
+                  "kernels (off); the results are the same bit for bit")
       ->check(CLI::IsMember({"on", "off"}))
       ->default_val("on");
-  cmd->add_flag("--timing-only", a.timingOnly, "cycles and statistics only, no data computed (so nothing to check or measure)")
+  cmd->add_flag("--timing-only", a.timingOnly,
+                "cycles and statistics only, no data computed (so nothing to check or measure)")
       ->excludes(check)
       ->excludes(checkAll)
       ->excludes(minSqnr)

@@ -25,7 +25,8 @@ void registerSim(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
     uint64_t seed = 1;
   };
   static SimArgs a;
-  auto* cmd = app.add_subcommand("sim", "Run a .sbin program on the cycle-approximate SystemC simulator (exit 1 on a simulation fault)");
+  auto* cmd = app.add_subcommand(
+      "sim", "Run a .sbin program on the cycle-approximate SystemC simulator (exit 1 on a simulation fault)");
   cmd->add_option("PROG", a.program, ".sbin program")->required();
   cmd->add_option("--isa", a.isa, "ISA config (default: the shipped config the program names)");
   addSetOption(*cmd);
@@ -36,15 +37,19 @@ void registerSim(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
   cmd->add_option("--trace", a.trace, "write a Chrome/Perfetto trace-event JSON timeline");
   cmd->add_flag("--timing-only", a.timingOnly, "compute cycles and statistics without moving or computing data");
   cmd->add_flag("--poison", a.poison, "fault on reads of scratchpad/accumulator rows never written");
-  cmd->add_flag("--races", a.races, "fault if two queues' accesses to a scratchpad or accumulator row are not ordered by tokens");
+  cmd->add_flag("--races", a.races,
+                "fault if two queues' accesses to a scratchpad or accumulator row are not ordered by tokens");
   cmd->add_flag("-q,--quiet", a.quiet, "print nothing on success");
-  cmd->add_option("--rtl", a.rtl, "co-simulate: run weight_preload, matmul_tile and matmul_stream on the Verilated RTL array")
+  cmd->add_option("--rtl", a.rtl,
+                  "co-simulate: run weight_preload, matmul_tile and matmul_stream on the Verilated RTL array")
       ->check(CLI::IsMember({"array"}));
   cmd->add_option("--vcd", a.vcd, "with --rtl: write the RTL array's waveform (VCD)");
   actions.emplace_back(cmd, [] {
     if (isa::sbinVersion(readBinaryFile(a.program), a.program) == isa::kModelSbinVersion) {
-      if (!a.rtl.empty() || a.poison) throw Error("--rtl and --poison take a single program (.sbin version 1), not a compiled model");
-      return runCompiledModel({a.program, a.isa, a.outputDir, a.stats, a.trace, a.inputs, a.seed, a.timingOnly, a.races});
+      if (!a.rtl.empty() || a.poison)
+        throw Error("--rtl and --poison take a single program (.sbin version 1), not a compiled model");
+      return runCompiledModel(
+          {a.program, a.isa, a.outputDir, a.stats, a.trace, a.inputs, a.seed, a.timingOnly, a.races});
     }
     const auto program = isa::readSbin(a.program);
     const auto config = loadConfig(a.isa.empty() ? isa::shippedConfigPath(program.isa_name, a.program) : a.isa);

@@ -22,7 +22,8 @@ isa::IsaConfig loadConfig(const std::string& pathOrName) {
   std::vector<isa::ConfigOverride> overrides;
   for (const std::string& s : setArguments()) overrides.push_back(isa::ConfigOverride::parse(s));
   const bool bareName = pathOrName.find('/') == std::string::npos && pathOrName.find('.') == std::string::npos;
-  if (bareName && !std::filesystem::exists(pathOrName)) return isa::IsaConfig::load(isa::shippedConfigPath(pathOrName), overrides);
+  if (bareName && !std::filesystem::exists(pathOrName))
+    return isa::IsaConfig::load(isa::shippedConfigPath(pathOrName), overrides);
   return isa::IsaConfig::load(pathOrName, overrides);
 }
 

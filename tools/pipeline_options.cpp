@@ -38,23 +38,28 @@ void addPassOptions(CLI::App& cmd, PipelineArgs& a) {
   for (const auto& p : compiler::passRegistry()) help += " " + std::string(p.name);
   cmd.add_option("--passes", a.passes, help);
   cmd.add_flag("--verify-each", a.verifyEach, "verify the graph after every pass (always on in debug builds)");
-  cmd.add_flag("--print-after-all", a.printAfterAll, "print the graph to stderr after every pass, and the tile plan after every back-end pass");
+  cmd.add_flag("--print-after-all", a.printAfterAll,
+               "print the graph to stderr after every pass, and the tile plan after every back-end pass");
   cmd.add_flag("--time-passes", a.timePasses, "print each stage's and each pass's time to stderr");
 }
 
 void addCalibrationOptions(CLI::App& cmd, PipelineArgs& a) {
-  cmd.add_option("--calib", a.calibDir,
-                 "calibration data: a directory of float32 .npy files, one sample each (or INPUT_NAME.npy files in one "
-                 "subdirectory per sample), or a .npz archive of them; default: seeded random inputs uniform in [-1, 1)")
+  cmd.add_option(
+         "--calib", a.calibDir,
+         "calibration data: a directory of float32 .npy files, one sample each (or INPUT_NAME.npy files in one "
+         "subdirectory per sample), or a .npz archive of them; default: seeded random inputs uniform in [-1, 1)")
       ->check(CLI::ExistingPath);
-  cmd.add_option("--calib-samples", a.calibSamples, "calibration samples to use (default: 8 random inputs, or every sample of --calib)")
+  cmd.add_option("--calib-samples", a.calibSamples,
+                 "calibration samples to use (default: 8 random inputs, or every sample of --calib)")
       ->check(CLI::NonNegativeNumber);
   const compiler::QuantOptions defaults;
-  cmd.add_option("--calib-method", a.calibMethod,
-                 "how calibration picks each tensor's range (bench/int8_accuracy.md compares them on seven architectures)")
+  cmd.add_option(
+         "--calib-method", a.calibMethod,
+         "how calibration picks each tensor's range (bench/int8_accuracy.md compares them on seven architectures)")
       ->check(CLI::IsMember({"minmax", "percentile", "entropy"}))
       ->default_val(std::string(compiler::calibrationMethodName(defaults.method)));
-  cmd.add_option("--calib-percentile", a.calibPercentile, "with --calib-method=percentile: the percentile, in (50, 100]")
+  cmd.add_option("--calib-percentile", a.calibPercentile,
+                 "with --calib-method=percentile: the percentile, in (50, 100]")
       ->check(CLI::Range(50.000001, 100.0))
       ->default_val(defaults.percentile);
 }
@@ -80,12 +85,15 @@ CLI::Option* addPipelineOptions(CLI::App& cmd, PipelineArgs& a) {
   CLI::Option* emit = addEmitOption(cmd, a);
   addPassOptions(cmd, a);
   addCalibrationOptions(cmd, a);
-  cmd.add_option("-j,--jobs", a.jobs, "calibration threads (default: the hardware concurrency; the result does not depend on it)")
+  cmd.add_option("-j,--jobs", a.jobs,
+                 "calibration threads (default: the hardware concurrency; the result does not depend on it)")
       ->check(CLI::NonNegativeNumber);
   cmd.add_flag("-q,--quiet", a.quiet, "no progress line on stderr (drawn only when stderr is a terminal)");
-  cmd.add_option("--min-npu-macs", a.minNpuMacs, "keep runs of NPU operators with fewer MACs on the host")->default_val(0);
-  cmd.add_option("--shape", a.shapes,
-                 "NAME=1x3x224x224: bind a model input's symbolic dimensions (repeatable); an unbound symbolic batch is 1");
+  cmd.add_option("--min-npu-macs", a.minNpuMacs, "keep runs of NPU operators with fewer MACs on the host")
+      ->default_val(0);
+  cmd.add_option(
+      "--shape", a.shapes,
+      "NAME=1x3x224x224: bind a model input's symbolic dimensions (repeatable); an unbound symbolic batch is 1");
   return emit;
 }
 
@@ -105,10 +113,12 @@ compiler::PipelineOptions pipelineOptions(const PipelineArgs& a, const isa::IsaC
   options.quant.progress = [progress](size_t done, size_t total) {
     progress->detail("sample " + std::to_string(done) + "/" + std::to_string(total));
   };
-  options.after_stage = [&a, &isa, progress](const compiler::StageInfo& stage, const compiler::PipelineResult& r, double seconds) {
+  options.after_stage = [&a, &isa, progress](const compiler::StageInfo& stage, const compiler::PipelineResult& r,
+                                             double seconds) {
     progress->end();
     if (stage.name == "quant") warnSyntheticCalibration(a, r.calibration_samples);
-    if (a.timePasses && stage.run) std::fprintf(stderr, "%-30s %9.3f ms\n", std::string(stage.label).c_str(), seconds * 1e3);
+    if (a.timePasses && stage.run)
+      std::fprintf(stderr, "%-30s %9.3f ms\n", std::string(stage.label).c_str(), seconds * 1e3);
     const auto passes = compiler::backendPasses();
     if (a.printAfterAll && std::find(passes.begin(), passes.end(), stage.name) != passes.end())
       std::cerr << "// after " << stage.name << "\n" << stage.text(r, isa);
@@ -129,8 +139,10 @@ compiler::PipelineOptions pipelineOptions(const PipelineArgs& a, const isa::IsaC
 
 void writeStageText(const compiler::PipelineResult& result, const isa::IsaConfig& isa, const std::string& output) {
   const std::string text = compiler::stageText(result, isa);
-  if (output.empty()) std::cout << text;
-  else writeFileAtomic(output, text);
+  if (output.empty())
+    std::cout << text;
+  else
+    writeFileAtomic(output, text);
 }
 
 }  // namespace systole::tools

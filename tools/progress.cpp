@@ -71,7 +71,8 @@ void Progress::tick() {
     const auto elapsed = std::chrono::steady_clock::now() - start_;
     if (elapsed < kDelay) continue;
     const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(elapsed).count();
-    std::string line = "systole: " + task_ + (detail_.empty() ? "" : ": ") + detail_ + " (" + std::to_string(seconds) + " s)";
+    std::string line =
+        "systole: " + task_ + (detail_.empty() ? "" : ": ") + detail_ + " (" + std::to_string(seconds) + " s)";
     if (drawn_ && line == shown_) continue;
     std::fprintf(stderr, "\r\x1b[K%s", line.c_str());
     std::fflush(stderr);

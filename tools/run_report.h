@@ -17,8 +17,8 @@ namespace systole::tools {
 struct Accuracy {
   bool measured = false;
   std::string why_not = "--timing-only computes no data";  // when not measured
-  std::vector<runtime::TensorAccuracy> outputs;             // model outputs vs the float model
-  std::map<std::string, runtime::TensorAccuracy> values;    // NPU layer outputs (with --layers)
+  std::vector<runtime::TensorAccuracy> outputs;            // model outputs vs the float model
+  std::map<std::string, runtime::TensorAccuracy> values;   // NPU layer outputs (with --layers)
 };
 
 /// "accuracy against the float model ..." lines.

@@ -36,8 +36,10 @@ std::string humanNumber(double value) {
     ++s;
   }
   char buf[32];
-  if (s == 0 && v == std::floor(v) && v < 1000) std::snprintf(buf, sizeof buf, "%.0f", v);
-  else std::snprintf(buf, sizeof buf, v >= 100 ? "%.0f" : v >= 10 ? "%.1f" : "%.3g", v);
+  if (s == 0 && v == std::floor(v) && v < 1000)
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+  else
+    std::snprintf(buf, sizeof buf, v >= 100 ? "%.0f" : v >= 10 ? "%.1f" : "%.3g", v);
   return (value < 0 ? "-" : "") + std::string(buf) + kSuffix[s];
 }
 
@@ -57,7 +59,7 @@ std::string fmt(double v) {
 
 /// Data -> pixels on one axis.
 struct Scale {
-  double lo = 0, hi = 1;  // data range (log10 of it on a log axis)
+  double lo = 0, hi = 1;    // data range (log10 of it on a log axis)
   double from = 0, to = 1;  // pixel range
   bool log = false;
 
@@ -108,7 +110,8 @@ struct Scale {
 };
 
 /// Legend entries left to right from (x, y), wrapping before `maxX`; `lines` is how many rows it took.
-std::string legend(const std::vector<std::pair<std::string, std::string>>& entries, double x, double y, double maxX, int& lines) {
+std::string legend(const std::vector<std::pair<std::string, std::string>>& entries, double x, double y, double maxX,
+                   int& lines) {
   std::ostringstream o;
   const double x0 = x;
   lines = entries.empty() ? 0 : 1;
@@ -135,7 +138,8 @@ std::string scatterSvg(const ScatterChart& c) {
   std::vector<std::pair<std::string, std::string>> entries;
   for (size_t s = 0; s < c.series.size(); ++s) entries.emplace_back(c.series[s], seriesColor(s));
   for (const auto& l : c.lines) entries.emplace_back(l.name, "#444");
-  const double left = 70, right = c.width - 20.0, top = 30 + 15.0 * legendLines(entries, left, right), bottom = c.height - 50.0;
+  const double left = 70, right = c.width - 20.0, top = 30 + 15.0 * legendLines(entries, left, right),
+               bottom = c.height - 50.0;
   std::vector<double> xs, ys;
   size_t hidden = 0;
   for (const auto& p : c.points) {
@@ -150,44 +154,53 @@ std::string scatterSvg(const ScatterChart& c) {
   std::vector<double> lineYs = ys;
   for (const auto& l : c.lines)
     for (const auto& [x, y] : l.points)
-      if (x >= (c.log_x ? std::pow(10, sx.lo) : sx.lo) && x <= (c.log_x ? std::pow(10, sx.hi) : sx.hi)) lineYs.push_back(y);
+      if (x >= (c.log_x ? std::pow(10, sx.lo) : sx.lo) && x <= (c.log_x ? std::pow(10, sx.hi) : sx.hi))
+        lineYs.push_back(y);
   const Scale sy = Scale::over(lineYs, c.log_y, bottom, top);
   std::ostringstream o;
   o << "<svg class='chart scatter' xmlns='http://www.w3.org/2000/svg' width='" << c.width << "' height='" << c.height
     << "' font-family='sans-serif'><title>" << escapeXml(c.title) << "</title>";
   o << "<text x='" << fmt(left) << "' y='18' font-size='14' font-weight='bold'>" << escapeXml(c.title) << "</text>";
-  o << "<rect x='" << fmt(left) << "' y='" << fmt(top) << "' width='" << fmt(right - left) << "' height='" << fmt(bottom - top)
-    << "' fill='none' stroke='#888'/>";
+  o << "<rect x='" << fmt(left) << "' y='" << fmt(top) << "' width='" << fmt(right - left) << "' height='"
+    << fmt(bottom - top) << "' fill='none' stroke='#888'/>";
   for (double t : sx.ticks()) {
     const double x = sx(t);
-    o << "<line x1='" << fmt(x) << "' x2='" << fmt(x) << "' y1='" << fmt(top) << "' y2='" << fmt(bottom) << "' stroke='#eee'/>"
-      << "<text x='" << fmt(x) << "' y='" << fmt(bottom + 15) << "' font-size='11' text-anchor='middle'>" << humanNumber(t) << "</text>";
+    o << "<line x1='" << fmt(x) << "' x2='" << fmt(x) << "' y1='" << fmt(top) << "' y2='" << fmt(bottom)
+      << "' stroke='#eee'/>"
+      << "<text x='" << fmt(x) << "' y='" << fmt(bottom + 15) << "' font-size='11' text-anchor='middle'>"
+      << humanNumber(t) << "</text>";
   }
   for (double t : sy.ticks()) {
     const double y = sy(t);
-    o << "<line x1='" << fmt(left) << "' x2='" << fmt(right) << "' y1='" << fmt(y) << "' y2='" << fmt(y) << "' stroke='#eee'/>"
-      << "<text x='" << fmt(left - 5) << "' y='" << fmt(y + 4) << "' font-size='11' text-anchor='end'>" << humanNumber(t) << "</text>";
+    o << "<line x1='" << fmt(left) << "' x2='" << fmt(right) << "' y1='" << fmt(y) << "' y2='" << fmt(y)
+      << "' stroke='#eee'/>"
+      << "<text x='" << fmt(left - 5) << "' y='" << fmt(y + 4) << "' font-size='11' text-anchor='end'>"
+      << humanNumber(t) << "</text>";
   }
   o << "<text x='" << fmt((left + right) / 2) << "' y='" << fmt(bottom + 35) << "' font-size='12' text-anchor='middle'>"
     << escapeXml(c.x_label) << "</text>";
-  o << "<text transform='translate(16," << fmt((top + bottom) / 2) << ") rotate(-90)' font-size='12' text-anchor='middle'>"
-    << escapeXml(c.y_label) << "</text>";
-  o << "<svg x='" << fmt(left) << "' y='" << fmt(top) << "' width='" << fmt(right - left) << "' height='" << fmt(bottom - top)
-    << "' viewBox='" << fmt(left) << " " << fmt(top) << " " << fmt(right - left) << " " << fmt(bottom - top) << "'>";
+  o << "<text transform='translate(16," << fmt((top + bottom) / 2)
+    << ") rotate(-90)' font-size='12' text-anchor='middle'>" << escapeXml(c.y_label) << "</text>";
+  o << "<svg x='" << fmt(left) << "' y='" << fmt(top) << "' width='" << fmt(right - left) << "' height='"
+    << fmt(bottom - top) << "' viewBox='" << fmt(left) << " " << fmt(top) << " " << fmt(right - left) << " "
+    << fmt(bottom - top) << "'>";
   for (size_t i = 0; i < c.lines.size(); ++i) {
     const auto& l = c.lines[i];
-    o << "<polyline class='line' fill='none' stroke='#444' stroke-width='1.5'" << (l.dashed ? " stroke-dasharray='5,4'" : "") << " points='";
+    o << "<polyline class='line' fill='none' stroke='#444' stroke-width='1.5'"
+      << (l.dashed ? " stroke-dasharray='5,4'" : "") << " points='";
     for (const auto& [x, y] : l.points)
       if ((!c.log_x || x > 0) && (!c.log_y || y > 0)) o << fmt(sx(x)) << "," << fmt(sy(y)) << " ";
     o << "'><title>" << escapeXml(l.name) << "</title></polyline>";
   }
   for (const auto& p : c.points) {
     if ((c.log_x && p.x <= 0) || (c.log_y && p.y <= 0)) continue;
-    o << "<circle class='point' cx='" << fmt(sx(p.x)) << "' cy='" << fmt(sy(p.y)) << "' r='" << (p.emphasised ? 6 : 4) << "' fill='"
-      << seriesColor(p.series) << "' fill-opacity='0.8'" << (p.emphasised ? " stroke='#000' stroke-width='1.5'" : "") << "><title>"
-      << escapeXml(p.tooltip) << "</title></circle>";
+    o << "<circle class='point' cx='" << fmt(sx(p.x)) << "' cy='" << fmt(sy(p.y)) << "' r='" << (p.emphasised ? 6 : 4)
+      << "' fill='" << seriesColor(p.series) << "' fill-opacity='0.8'"
+      << (p.emphasised ? " stroke='#000' stroke-width='1.5'" : "") << "><title>" << escapeXml(p.tooltip)
+      << "</title></circle>";
     if (!p.label.empty())
-      o << "<text x='" << fmt(sx(p.x) + 7) << "' y='" << fmt(sy(p.y) - 5) << "' font-size='10'>" << escapeXml(p.label) << "</text>";
+      o << "<text x='" << fmt(sx(p.x) + 7) << "' y='" << fmt(sy(p.y) - 5) << "' font-size='10'>" << escapeXml(p.label)
+        << "</text>";
   }
   o << "</svg>";
   int lines = 0;
@@ -221,8 +234,10 @@ std::string stackedBarsSvg(const StackedBars& c) {
   const double bottom = top + rowH * static_cast<double>(c.rows.size());
   for (double t : sx.ticks()) {
     if (t < 0) continue;
-    o << "<line x1='" << fmt(sx(t)) << "' x2='" << fmt(sx(t)) << "' y1='" << fmt(top) << "' y2='" << fmt(bottom) << "' stroke='#eee'/>"
-      << "<text x='" << fmt(sx(t)) << "' y='" << fmt(bottom + 14) << "' font-size='10' text-anchor='middle'>" << humanNumber(t) << "</text>";
+    o << "<line x1='" << fmt(sx(t)) << "' x2='" << fmt(sx(t)) << "' y1='" << fmt(top) << "' y2='" << fmt(bottom)
+      << "' stroke='#eee'/>"
+      << "<text x='" << fmt(sx(t)) << "' y='" << fmt(bottom + 14) << "' font-size='10' text-anchor='middle'>"
+      << humanNumber(t) << "</text>";
   }
   o << "<text x='" << fmt((left + right) / 2) << "' y='" << fmt(bottom + 30) << "' font-size='12' text-anchor='middle'>"
     << escapeXml(c.value_label) << "</text>";
@@ -230,21 +245,22 @@ std::string stackedBarsSvg(const StackedBars& c) {
     const auto& r = c.rows[i];
     const double y = top + rowH * static_cast<double>(i);
     std::string label = r.label.size() > 36 ? r.label.substr(0, 35) + "…" : r.label;
-    o << "<text x='" << fmt(labelWidth) << "' y='" << fmt(y + rowH - 3) << "' font-size='" << fmt(std::min(11.0, rowH - 2))
-      << "' text-anchor='end'>" << escapeXml(label) << "<title>" << escapeXml(r.label) << "</title></text>";
+    o << "<text x='" << fmt(labelWidth) << "' y='" << fmt(y + rowH - 3) << "' font-size='"
+      << fmt(std::min(11.0, rowH - 2)) << "' text-anchor='end'>" << escapeXml(label) << "<title>" << escapeXml(r.label)
+      << "</title></text>";
     double x = 0, total = 0;
     for (size_t s = 0; s < r.values.size(); ++s) {
       const double v = std::max(r.values[s], 0.0);
       total += v;
       if (v == 0) continue;
-      o << "<rect class='segment' x='" << fmt(sx(x)) << "' y='" << fmt(y + 1) << "' width='" << fmt(sx(x + v) - sx(x)) << "' height='"
-        << fmt(rowH - 2) << "' fill='" << seriesColor(s) << "'><title>" << escapeXml(r.label) << ": "
+      o << "<rect class='segment' x='" << fmt(sx(x)) << "' y='" << fmt(y + 1) << "' width='" << fmt(sx(x + v) - sx(x))
+        << "' height='" << fmt(rowH - 2) << "' fill='" << seriesColor(s) << "'><title>" << escapeXml(r.label) << ": "
         << escapeXml(s < c.series.size() ? c.series[s] : "") << " " << humanNumber(v) << " " << escapeXml(c.value_label)
         << (r.tooltip.empty() ? "" : "\n" + escapeXml(r.tooltip)) << "</title></rect>";
       x += v;
     }
-    o << "<text x='" << fmt(sx(total) + 4) << "' y='" << fmt(y + rowH - 3) << "' font-size='" << fmt(std::min(10.0, rowH - 3)) << "'>"
-      << humanNumber(total) << "</text>";
+    o << "<text x='" << fmt(sx(total) + 4) << "' y='" << fmt(y + rowH - 3) << "' font-size='"
+      << fmt(std::min(10.0, rowH - 3)) << "'>" << humanNumber(total) << "</text>";
   }
   o << "</svg>";
   return o.str();

@@ -21,15 +21,15 @@ std::string seriesColor(size_t series);
 
 struct ScatterPoint {
   double x = 0, y = 0;
-  size_t series = 0;    // colour (seriesColor) and legend entry
-  std::string tooltip;  // shown on hover (an SVG <title>)
-  std::string label;    // drawn beside the point; empty: none
+  size_t series = 0;        // colour (seriesColor) and legend entry
+  std::string tooltip;      // shown on hover (an SVG <title>)
+  std::string label;        // drawn beside the point; empty: none
   bool emphasised = false;  // drawn larger, with an outline
 };
 
 struct ScatterLine {
   std::vector<std::pair<double, double>> points;  // in data coordinates, drawn in order
-  std::string name;                                // in the legend
+  std::string name;                               // in the legend
   bool dashed = false;
 };
 

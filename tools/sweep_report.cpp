@@ -89,7 +89,8 @@ std::vector<PointResult> collectSweep(const SweepSpec& spec, const std::string& 
         r.cycles += r.runs.back()->total_cycles;
         r.energy_pj += r.runs.back()->energy_pj;
         r.area_mm2 = r.runs.back()->area_mm2;
-        r.detail_html += "<h4>" + escapeXml(spec.models[m].name) + "</h4>" + runBreakdownHtml(StatsRun{spec.models[m].name + " at " + pointName(*r.point), run.doc});
+        r.detail_html += "<h4>" + escapeXml(spec.models[m].name) + "</h4>" +
+                         runBreakdownHtml(StatsRun{spec.models[m].name + " at " + pointName(*r.point), run.doc});
       } else {
         r.complete = false;
         if (std::filesystem::exists(f.failed)) r.failures.back() = readTextFile(f.failed);
@@ -100,7 +101,8 @@ std::vector<PointResult> collectSweep(const SweepSpec& spec, const std::string& 
   std::vector<std::vector<double>> objectives;
   std::vector<size_t> complete;
   for (size_t i = 0; i < results.size(); ++i)
-    if (results[i].complete) objectives.push_back({results[i].cycles, results[i].energy_pj, results[i].area_mm2}), complete.push_back(i);
+    if (results[i].complete)
+      objectives.push_back({results[i].cycles, results[i].energy_pj, results[i].area_mm2}), complete.push_back(i);
   const auto front = paretoOptimal(objectives);
   for (size_t i = 0; i < complete.size(); ++i) results[complete[i]].pareto = front[i];
   return results;
@@ -110,16 +112,17 @@ std::string sweepCsv(const SweepSpec& spec, const std::vector<PointResult>& resu
   std::ostringstream o;
   o << "point";
   for (const auto& d : spec.dimensions) o << "," << runtime::csvField(d);
-  o << ",model,status,total_cycles,npu_cycles,time_us,energy_pj,area_mm2,mac_utilization,cycles_per_bound,dram_bytes,cosine,pareto\n";
+  o << ",model,status,total_cycles,npu_cycles,time_us,energy_pj,area_mm2,mac_utilization,cycles_per_bound,dram_bytes,"
+       "cosine,pareto\n";
   for (const auto& r : results)
     for (size_t m = 0; m < spec.models.size(); ++m) {
       o << r.point->id;
       for (const auto& v : r.point->values) o << "," << runtime::csvField(v);
       o << "," << runtime::csvField(spec.models[m].name);
       if (const auto& s = r.runs[m]) {
-        o << ",ok," << whole(s->total_cycles) << "," << whole(s->npu_cycles) << "," << number(s->time_us) << "," << whole(s->energy_pj) << ","
-          << number(s->area_mm2) << "," << number(s->mac_utilization) << "," << number(s->cycles_per_bound) << "," << whole(s->dram_bytes) << ","
-          << (s->cosine ? number(*s->cosine) : "");
+        o << ",ok," << whole(s->total_cycles) << "," << whole(s->npu_cycles) << "," << number(s->time_us) << ","
+          << whole(s->energy_pj) << "," << number(s->area_mm2) << "," << number(s->mac_utilization) << ","
+          << number(s->cycles_per_bound) << "," << whole(s->dram_bytes) << "," << (s->cosine ? number(*s->cosine) : "");
       } else {
         o << "," << (r.failures[m].empty() ? "pending" : "failed") << ",,,,,,,,,";
       }
@@ -137,9 +140,10 @@ std::string sweepHtml(const SweepSpec& spec, const std::vector<PointResult>& res
       if (!r.runs[m]) (r.failures[m].empty() ? pending : failed) += 1;
   }
   std::ostringstream o;
-  o << "<p>Spec <code>" << escapeXml(spec.file) << "</code>: config <b>" << escapeXml(spec.isa) << "</b>, " << spec.points.size()
-    << " design point(s) of a " << spec.grid_size << "-point grid over ";
-  for (size_t d = 0; d < spec.dimensions.size(); ++d) o << (d ? ", " : "") << "<code>" << escapeXml(spec.dimensions[d]) << "</code>";
+  o << "<p>Spec <code>" << escapeXml(spec.file) << "</code>: config <b>" << escapeXml(spec.isa) << "</b>, "
+    << spec.points.size() << " design point(s) of a " << spec.grid_size << "-point grid over ";
+  for (size_t d = 0; d < spec.dimensions.size(); ++d)
+    o << (d ? ", " : "") << "<code>" << escapeXml(spec.dimensions[d]) << "</code>";
   o << "; models ";
   for (size_t m = 0; m < spec.models.size(); ++m) o << (m ? ", " : "") << escapeXml(spec.models[m].name);
   o << ". " << complete << " point(s) complete, " << failed << " run(s) failed, " << pending << " pending; " << front
@@ -154,35 +158,44 @@ std::string sweepHtml(const SweepSpec& spec, const std::vector<PointResult>& res
   ce.series = ca.series = {"Pareto-optimal design", "dominated design"};
   for (const auto& r : results) {
     if (!r.complete) continue;
-    const std::string tip = pointName(*r.point) + ": " + settings(*r.point) + "\n" + humanNumber(r.cycles) + " cycles, " + humanNumber(r.energy_pj) +
-                            " pJ, " + humanNumber(r.area_mm2) + " mm²";
+    const std::string tip = pointName(*r.point) + ": " + settings(*r.point) + "\n" + humanNumber(r.cycles) +
+                            " cycles, " + humanNumber(r.energy_pj) + " pJ, " + humanNumber(r.area_mm2) + " mm²";
     ScatterPoint p{r.cycles, r.energy_pj, r.pareto ? 0u : 1u, tip, r.pareto ? pointName(*r.point) : "", r.pareto};
     ce.points.push_back(p);
     p.y = r.area_mm2;
     ca.points.push_back(p);
   }
   for (auto* chart : {&ce, &ca})
-    std::stable_sort(chart->points.begin(), chart->points.end(), [](const ScatterPoint& a, const ScatterPoint& b) { return a.emphasised < b.emphasised; });
+    std::stable_sort(chart->points.begin(), chart->points.end(),
+                     [](const ScatterPoint& a, const ScatterPoint& b) { return a.emphasised < b.emphasised; });
   o << "<h2>Pareto front</h2>" << scatterSvg(ce) << scatterSvg(ca);
   o << "<h2>Design points</h2><table><tr><th>point</th>";
   for (const auto& d : spec.dimensions) o << "<th>" << escapeXml(d) << "</th>";
   for (const auto& m : spec.models) o << "<th>" << escapeXml(m.name) << " cycles</th>";
   o << "<th>total cycles</th><th>energy (pJ)</th><th>area (mm²)</th><th>Pareto</th></tr>";
   for (const auto& r : results) {
-    o << "<tr" << (r.pareto ? " class='pareto'" : "") << "><td><a href='#" << pointName(*r.point) << "'>" << pointName(*r.point) << "</a></td>";
+    o << "<tr" << (r.pareto ? " class='pareto'" : "") << "><td><a href='#" << pointName(*r.point) << "'>"
+      << pointName(*r.point) << "</a></td>";
     for (const auto& v : r.point->values) o << "<td>" << escapeXml(v) << "</td>";
     for (size_t m = 0; m < spec.models.size(); ++m)
-      o << "<td class='n'>" << (r.runs[m] ? humanNumber(r.runs[m]->total_cycles) : r.failures[m].empty() ? "pending" : "failed") << "</td>";
-    o << "<td class='n'>" << (r.complete ? humanNumber(r.cycles) : "") << "</td><td class='n'>" << (r.complete ? humanNumber(r.energy_pj) : "")
-      << "</td><td class='n'>" << (r.complete ? number(r.area_mm2) : "") << "</td><td>" << (r.pareto ? "yes" : "") << "</td></tr>";
+      o << "<td class='n'>"
+        << (r.runs[m]               ? humanNumber(r.runs[m]->total_cycles)
+            : r.failures[m].empty() ? "pending"
+                                    : "failed")
+        << "</td>";
+    o << "<td class='n'>" << (r.complete ? humanNumber(r.cycles) : "") << "</td><td class='n'>"
+      << (r.complete ? humanNumber(r.energy_pj) : "") << "</td><td class='n'>" << (r.complete ? number(r.area_mm2) : "")
+      << "</td><td>" << (r.pareto ? "yes" : "") << "</td></tr>";
   }
   o << "</table><h2>Per design: where the cycles and energy went, per layer</h2>";
   for (const auto& r : results) {
-    o << "<details id='" << pointName(*r.point) << "'" << (r.pareto ? " open" : "") << "><summary><b>" << pointName(*r.point) << "</b> "
-      << escapeXml(settings(*r.point)) << (r.pareto ? " (Pareto-optimal)" : "") << "</summary>" << r.detail_html;
+    o << "<details id='" << pointName(*r.point) << "'" << (r.pareto ? " open" : "") << "><summary><b>"
+      << pointName(*r.point) << "</b> " << escapeXml(settings(*r.point)) << (r.pareto ? " (Pareto-optimal)" : "")
+      << "</summary>" << r.detail_html;
     for (size_t m = 0; m < spec.models.size(); ++m)
       if (!r.failures[m].empty())
-        o << "<p><b>" << escapeXml(spec.models[m].name) << " failed:</b></p><pre>" << escapeXml(r.failures[m]) << "</pre>";
+        o << "<p><b>" << escapeXml(spec.models[m].name) << " failed:</b></p><pre>" << escapeXml(r.failures[m])
+          << "</pre>";
     o << "</details>";
   }
   return o.str();

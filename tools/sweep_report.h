@@ -19,9 +19,9 @@ struct RunSummary {
 
 struct PointResult {
   const SweepPoint* point = nullptr;
-  std::vector<std::optional<RunSummary>> runs;  // per model; empty when not (successfully) run
-  std::vector<std::string> failures;            // per model: MODEL.failed's text, or ""
-  bool complete = false;                        // every model ran
+  std::vector<std::optional<RunSummary>> runs;     // per model; empty when not (successfully) run
+  std::vector<std::string> failures;               // per model: MODEL.failed's text, or ""
+  bool complete = false;                           // every model ran
   double cycles = 0, energy_pj = 0, area_mm2 = 0;  // over the models (area: the chip's)
   bool pareto = false;
   std::string detail_html;  // per model: where the cycles and energy went per layer

@@ -40,7 +40,8 @@ std::vector<std::string> runArguments(const SweepSpec& spec, const std::string& 
   // --no-cache: every point is another config, so its artifact would never be reused, and a
   // sweep would fill the user's compile cache with one artifact per point (it resumes from its
   // own results instead).
-  std::vector<std::string> args = {"run", model.path, "--isa", spec.isa, "--quiet", "--no-cache", "--stats", runFiles(spec, dir, k).stats};
+  std::vector<std::string> args = {"run",     model.path,   "--isa",   spec.isa,
+                                   "--quiet", "--no-cache", "--stats", runFiles(spec, dir, k).stats};
   for (const auto& [key, value] : point.overrides) args.insert(args.end(), {"--set", key + "=" + value});
   if (!model.calib.empty()) args.insert(args.end(), {"--calib", model.calib});
   args.insert(args.end(), spec.options.begin(), spec.options.end());
@@ -84,29 +85,34 @@ bool record(const RunFiles& f, int status) {
   if (ok) return true;
   fs::remove(f.stats);  // a run that failed a check does not count as a result
   std::ostringstream why;
-  if (WIFEXITED(status)) why << "exit status " << WEXITSTATUS(status) << "\n";
-  else if (WIFSIGNALED(status)) why << "killed by signal " << WTERMSIG(status) << "\n";
+  if (WIFEXITED(status))
+    why << "exit status " << WEXITSTATUS(status) << "\n";
+  else if (WIFSIGNALED(status))
+    why << "killed by signal " << WTERMSIG(status) << "\n";
   writeFileAtomic(f.failed, why.str() + tail(f.log, 20));
   return false;
 }
 
 }  // namespace
 
-SweepProgress runSweep(const SweepSpec& spec, const std::string& dir, const std::string& self, int jobs, bool retryFailed, bool quiet) {
+SweepProgress runSweep(const SweepSpec& spec, const std::string& dir, const std::string& self, int jobs,
+                       bool retryFailed, bool quiet) {
   SweepProgress progress;
   std::vector<size_t> todo;
   for (size_t k = 0; k < spec.runCount(); ++k) {
     const RunFiles f = runFiles(spec, dir, k);
-    if (fs::exists(f.stats) || (!retryFailed && fs::exists(f.failed))) ++progress.finished_before;
-    else todo.push_back(k);
+    if (fs::exists(f.stats) || (!retryFailed && fs::exists(f.failed)))
+      ++progress.finished_before;
+    else
+      todo.push_back(k);
   }
   Progress bar(progressWanted(quiet));
   bar.begin("sweep");
   std::map<pid_t, size_t> running;
   size_t next = 0;
   const auto show = [&] {
-    bar.detail(std::to_string(progress.finished_before + progress.ran) + "/" + std::to_string(spec.runCount()) + " runs, " +
-               std::to_string(running.size()) + " running, " + std::to_string(progress.failed) + " failed");
+    bar.detail(std::to_string(progress.finished_before + progress.ran) + "/" + std::to_string(spec.runCount()) +
+               " runs, " + std::to_string(running.size()) + " running, " + std::to_string(progress.failed) + " failed");
   };
   while (next < todo.size() || !running.empty()) {
     while (next < todo.size() && running.size() < static_cast<size_t>(std::max(jobs, 1))) {
@@ -132,8 +138,7 @@ bool runOne(const SweepSpec& spec, const std::string& dir, const std::string& se
   if (finished(f)) return fs::exists(f.stats);
   int status = 0;
   const pid_t pid = start(self, runArguments(spec, dir, k), f);
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
   return record(f, status);
 }
 

@@ -26,7 +26,8 @@ struct SweepProgress {
 
 /// Runs every unfinished run (all of them with retryFailed, else those without a result file);
 /// `self` is the systole binary. Progress on stderr when it is a terminal and !quiet.
-SweepProgress runSweep(const SweepSpec& spec, const std::string& dir, const std::string& self, int jobs, bool retryFailed, bool quiet);
+SweepProgress runSweep(const SweepSpec& spec, const std::string& dir, const std::string& self, int jobs,
+                       bool retryFailed, bool quiet);
 
 /// Runs run `k` (unless it is finished) in a child and waits for it (a Slurm array task); true if it
 /// has a result.

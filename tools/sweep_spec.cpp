@@ -47,9 +47,12 @@ SweepModel readModel(const Reader& r, const YAML::Node& n) {
   if (n.IsMap()) {
     for (auto it = n.begin(); it != n.end(); ++it) {
       const std::string key = r.scalar(it->first, "a model's key");
-      if (key == "path") m.path = r.path(it->second, "models[].path");
-      else if (key == "calib") m.calib = r.path(it->second, "models[].calib");
-      else r.fail(it->first, "unknown key '" + key + "' in a model (expected: path, calib)");
+      if (key == "path")
+        m.path = r.path(it->second, "models[].path");
+      else if (key == "calib")
+        m.calib = r.path(it->second, "models[].calib");
+      else
+        r.fail(it->first, "unknown key '" + key + "' in a model (expected: path, calib)");
     }
     if (m.path.empty()) r.fail(n, "a model needs a path");
   } else {
@@ -72,7 +75,8 @@ struct Dimension {
 Dimension readDimension(const Reader& r, const YAML::Node& key, const YAML::Node& values) {
   Dimension d;
   d.name = r.scalar(key, "a grid key");
-  if (!values.IsSequence() || values.size() == 0) r.fail(values, "grid." + d.name + " must be a non-empty list of values");
+  if (!values.IsSequence() || values.size() == 0)
+    r.fail(values, "grid." + d.name + " must be a non-empty list of values");
   for (const YAML::Node& v : values) {
     std::vector<std::pair<std::string, std::string>> sets;
     std::string text;
@@ -101,9 +105,12 @@ std::vector<size_t> sampleIds(const Reader& r, const YAML::Node& sample, size_t 
   for (auto it = sample.begin(); it != sample.end(); ++it) {
     const std::string key = r.scalar(it->first, "a sample key");
     try {
-      if (key == "count") count = it->second.as<int64_t>();
-      else if (key == "seed") seed = it->second.as<uint64_t>();
-      else r.fail(it->first, "unknown key '" + key + "' in sample (expected: count, seed)");
+      if (key == "count")
+        count = it->second.as<int64_t>();
+      else if (key == "seed")
+        seed = it->second.as<uint64_t>();
+      else
+        r.fail(it->first, "unknown key '" + key + "' in sample (expected: count, seed)");
     } catch (const YAML::Exception&) {
       r.fail(it->second, "sample." + key + " must be a non-negative integer");
     }
@@ -113,7 +120,8 @@ std::vector<size_t> sampleIds(const Reader& r, const YAML::Node& sample, size_t 
   std::iota(ids.begin(), ids.end(), size_t{0});
   const size_t n = std::min(static_cast<size_t>(count), gridSize);
   std::mt19937_64 rng(seed);
-  for (size_t i = 0; i < n; ++i) std::swap(ids[i], ids[i + std::uniform_int_distribution<size_t>(0, gridSize - 1 - i)(rng)]);
+  for (size_t i = 0; i < n; ++i)
+    std::swap(ids[i], ids[i + std::uniform_int_distribution<size_t>(0, gridSize - 1 - i)(rng)]);
   ids.resize(n);
   std::sort(ids.begin(), ids.end());
   return ids;
@@ -145,7 +153,8 @@ SweepSpec parseSweepSpec(const std::string& text, const std::string& file) {
       for (const YAML::Node& m : v) {
         spec.models.push_back(readModel(r, m));
         if (!names.insert(spec.models.back().name).second)
-          r.fail(m, "two models are called '" + spec.models.back().name + "' (result files are named by the model's file name)");
+          r.fail(m, "two models are called '" + spec.models.back().name +
+                        "' (result files are named by the model's file name)");
       }
     } else if (key == "grid") {
       grid = v;
@@ -158,7 +167,8 @@ SweepSpec parseSweepSpec(const std::string& text, const std::string& file) {
       r.fail(it->first, "unknown key '" + key + "' (expected: isa, models, grid, sample, options)");
     }
   }
-  if (spec.isa.empty()) throw Error(SourceLocation{file, 1, 1}, "the spec needs an isa (a shipped config's name or a path)");
+  if (spec.isa.empty())
+    throw Error(SourceLocation{file, 1, 1}, "the spec needs an isa (a shipped config's name or a path)");
   if (spec.models.empty()) throw Error(SourceLocation{file, 1, 1}, "the spec needs models");
   if (!grid) throw Error(SourceLocation{file, 1, 1}, "the spec needs a grid");
   if (!grid->IsMap() || grid->size() == 0) r.fail(*grid, "grid must be a map of config keys to lists of values");
@@ -168,7 +178,8 @@ SweepSpec parseSweepSpec(const std::string& text, const std::string& file) {
     dims.push_back(readDimension(r, it->first, it->second));
     spec.dimensions.push_back(dims.back().name);
     spec.grid_size *= dims.back().texts.size();
-    if (spec.grid_size > kMaxGridPoints) r.fail(it->first, "the grid has more than " + std::to_string(kMaxGridPoints) + " points; use sample");
+    if (spec.grid_size > kMaxGridPoints)
+      r.fail(it->first, "the grid has more than " + std::to_string(kMaxGridPoints) + " points; use sample");
   }
   std::vector<size_t> ids(spec.grid_size);
   std::iota(ids.begin(), ids.end(), size_t{0});

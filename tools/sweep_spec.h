@@ -19,9 +19,9 @@
 namespace systole::tools {
 
 struct SweepModel {
-  std::string path;   // resolved against the spec's folder
-  std::string name;   // the file's stem, unique in the sweep: names its result files
-  std::string calib;  // --calib DIR|FILE.npz, resolved; empty: the default calibration
+  std::string path;       // resolved against the spec's folder
+  std::string name;       // the file's stem, unique in the sweep: names its result files
+  std::string calib;      // --calib DIR|FILE.npz, resolved; empty: the default calibration
   int line = 0, col = 0;  // where the spec names it
 };
 

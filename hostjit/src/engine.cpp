@@ -87,20 +87,22 @@ Engine::Engine(const std::string& cacheDir) {
   tm_ = orThrow(jtmb.createTargetMachine(), "creating the target machine");
   if (!cacheDir.empty()) cache_ = std::make_unique<ObjectFileCache>(cacheDir);
   ObjectFileCache* cache = cache_.get();
-  jit_ = orThrow(llvm::orc::LLJITBuilder()
-                     .setJITTargetMachineBuilder(jtmb)
-                     .setCompileFunctionCreator([cache](llvm::orc::JITTargetMachineBuilder b)
-                                                    -> llvm::Expected<std::unique_ptr<llvm::orc::IRCompileLayer::IRCompiler>> {
-                       auto tm = b.createTargetMachine();
-                       if (!tm) return tm.takeError();
-                       return std::make_unique<llvm::orc::TMOwningSimpleCompiler>(std::move(*tm), cache);
-                     })
-                     .create(),
-                 "creating LLJIT");
+  jit_ = orThrow(
+      llvm::orc::LLJITBuilder()
+          .setJITTargetMachineBuilder(jtmb)
+          .setCompileFunctionCreator([cache](llvm::orc::JITTargetMachineBuilder b)
+                                         -> llvm::Expected<std::unique_ptr<llvm::orc::IRCompileLayer::IRCompiler>> {
+            auto tm = b.createTargetMachine();
+            if (!tm) return tm.takeError();
+            return std::make_unique<llvm::orc::TMOwningSimpleCompiler>(std::move(*tm), cache);
+          })
+          .create(),
+      "creating LLJIT");
   llvm::orc::SymbolMap symbols;
-  symbols[jit_->mangleAndIntern("systole_host_expf")] = {llvm::orc::ExecutorAddr::fromPtr(&hostExpf),
-                                                         llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
-  orThrow(jit_->getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(symbols))), "defining the runtime symbols");
+  symbols[jit_->mangleAndIntern("systole_host_expf")] = {
+      llvm::orc::ExecutorAddr::fromPtr(&hostExpf), llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
+  orThrow(jit_->getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(symbols))),
+          "defining the runtime symbols");
 }
 
 Engine::~Engine() = default;
@@ -142,4 +144,3 @@ void Engine::describeCache(CompileReport& report) const {
 }
 
 }  // namespace systole::hostjit
-

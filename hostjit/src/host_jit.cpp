@@ -44,7 +44,8 @@ size_t bytesOf(const compiler::Graph& g, int v) {
 }
 }  // namespace
 
-HostJit::HostJit(const compiler::Graph& g, const std::vector<int>& nodes, const Options& options) : impl_(std::make_unique<Impl>()) {
+HostJit::HostJit(const compiler::Graph& g, const std::vector<int>& nodes, const Options& options)
+    : impl_(std::make_unique<Impl>()) {
   const auto start = std::chrono::steady_clock::now();
   auto ctx = std::make_unique<llvm::LLVMContext>();
   auto m = std::make_unique<llvm::Module>("systole.host", *ctx);
@@ -80,15 +81,18 @@ bool HostJit::compiled(int node) const { return impl_->kernels.count(node) != 0;
 
 void HostJit::run(int node, const Inputs& in, const Outputs& out) const {
   const Impl::Kernel& k = impl_->kernels.at(node);
-  if (in.size() != k.in.size() || out.size() != k.out.size()) throw Error("host JIT: " + k.name + " called with the wrong number of tensors");
+  if (in.size() != k.in.size() || out.size() != k.out.size())
+    throw Error("host JIT: " + k.name + " called with the wrong number of tensors");
   std::vector<const uint8_t*> inputs;
   std::vector<uint8_t*> outputs;
   for (size_t i = 0; i < in.size(); ++i) {
-    if ((in[i] ? in[i]->size() : 0) != k.in[i]) throw Error("host JIT: input " + std::to_string(i) + " does not have the compiled size");
+    if ((in[i] ? in[i]->size() : 0) != k.in[i])
+      throw Error("host JIT: input " + std::to_string(i) + " does not have the compiled size");
     inputs.push_back(in[i] ? in[i]->data() : nullptr);
   }
   for (size_t i = 0; i < out.size(); ++i) {
-    if (!out[i] || out[i]->size() != k.out[i]) throw Error("host JIT: output " + std::to_string(i) + " does not have the compiled size");
+    if (!out[i] || out[i]->size() != k.out[i])
+      throw Error("host JIT: output " + std::to_string(i) + " does not have the compiled size");
     outputs.push_back(out[i]->data());
   }
   k.fn(inputs.data(), outputs.data());

@@ -39,7 +39,8 @@ llvm::Value* constantTable(llvm::Module& m, llvm::Type* elem, const std::vector<
   std::vector<llvm::Constant*> items;
   for (T v : values) items.push_back(make(v));
   auto* type = llvm::ArrayType::get(elem, values.size());
-  return new llvm::GlobalVariable(m, type, true, llvm::GlobalValue::PrivateLinkage, llvm::ConstantArray::get(type, items));
+  return new llvm::GlobalVariable(m, type, true, llvm::GlobalValue::PrivateLinkage,
+                                  llvm::ConstantArray::get(type, items));
 }
 }  // namespace
 
@@ -74,7 +75,8 @@ void Ir::loop(int64_t count, const std::function<void(llvm::Value*)>& body, bool
   i->addIncoming(next, b.GetInsertBlock());
   llvm::BranchInst* back = b.CreateCondBr(b.CreateICmpSLT(next, c64(count)), head, exit);
   if (vectorize) {
-    llvm::Metadata* enable[] = {llvm::MDString::get(ctx, "llvm.loop.vectorize.enable"), llvm::ConstantAsMetadata::get(b.getTrue())};
+    llvm::Metadata* enable[] = {llvm::MDString::get(ctx, "llvm.loop.vectorize.enable"),
+                                llvm::ConstantAsMetadata::get(b.getTrue())};
     llvm::MDNode* id = llvm::MDNode::getDistinct(ctx, {nullptr, llvm::MDNode::get(ctx, enable)});
     id->replaceOperandWith(0, id);
     back->setMetadata(llvm::LLVMContext::MD_loop, id);
@@ -82,7 +84,8 @@ void Ir::loop(int64_t count, const std::function<void(llvm::Value*)>& body, bool
   b.SetInsertPoint(exit);
 }
 
-void Ir::loopNest(const std::vector<int64_t>& shape, const std::function<void(const std::vector<llvm::Value*>&)>& body) {
+void Ir::loopNest(const std::vector<int64_t>& shape,
+                  const std::function<void(const std::vector<llvm::Value*>&)>& body) {
   std::vector<llvm::Value*> idx;
   std::function<void(size_t)> level = [&](size_t d) {
     if (d == shape.size()) return body(idx);

@@ -39,8 +39,12 @@ class Ir {
   llvm::Value* cf64(double v) { return llvm::ConstantFP::get(f64(), v); }
 
   /// &base[index] and its load / store, for elements of `type`.
-  llvm::Value* at(llvm::Type* type, llvm::Value* base, llvm::Value* index) { return b.CreateInBoundsGEP(type, base, index); }
-  llvm::Value* load(llvm::Type* type, llvm::Value* base, llvm::Value* index) { return b.CreateLoad(type, at(type, base, index)); }
+  llvm::Value* at(llvm::Type* type, llvm::Value* base, llvm::Value* index) {
+    return b.CreateInBoundsGEP(type, base, index);
+  }
+  llvm::Value* load(llvm::Type* type, llvm::Value* base, llvm::Value* index) {
+    return b.CreateLoad(type, at(type, base, index));
+  }
   void store(llvm::Value* v, llvm::Value* base, llvm::Value* index) { b.CreateStore(v, at(v->getType(), base, index)); }
 
   /// A constant array in the module (read with `load`).

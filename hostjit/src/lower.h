@@ -16,10 +16,14 @@ inline const compiler::Value& valueOf(const compiler::Graph& g, int id) { return
 
 using Emitter = std::function<void(Ir&)>;
 
-Emitter planBoundary(const compiler::Graph& g, const compiler::Node& n);   // QuantizeLinear, DequantizeLinear (lower_boundary.cpp)
-Emitter planMovement(const compiler::Graph& g, const compiler::Node& n);   // Identity, Reshape, ..., Transpose, Slice (lower_movement.cpp)
-Emitter planNormalize(const compiler::Graph& g, const compiler::Node& n);  // Softmax, LayerNormalization (lower_normalize.cpp)
-Emitter planMatMul(const compiler::Graph& g, const compiler::Node& n);     // float MatMul, int8 MatMul/Gemm (lower_matmul.cpp)
+Emitter planBoundary(const compiler::Graph& g,
+                     const compiler::Node& n);  // QuantizeLinear, DequantizeLinear (lower_boundary.cpp)
+Emitter planMovement(const compiler::Graph& g,
+                     const compiler::Node& n);  // Identity, Reshape, ..., Transpose, Slice (lower_movement.cpp)
+Emitter planNormalize(const compiler::Graph& g,
+                      const compiler::Node& n);  // Softmax, LayerNormalization (lower_normalize.cpp)
+Emitter planMatMul(const compiler::Graph& g,
+                   const compiler::Node& n);  // float MatMul, int8 MatMul/Gemm (lower_matmul.cpp)
 Emitter planElementwise(const compiler::Graph& g, const compiler::Node& n);  // float Div (lower_elementwise.cpp)
 
 /// The first plan that accepts `n`; empty if none does (or a parameter is malformed: the

@@ -32,12 +32,14 @@ std::optional<Channels> channelsOf(const Quant& q, const std::vector<int64_t>& s
     c.count = shape[static_cast<size_t>(q.axis)];
     for (size_t d = static_cast<size_t>(q.axis) + 1; d < shape.size(); ++d) c.inner *= shape[d];
   }
-  if (static_cast<int64_t>(c.scale.size()) != c.count || static_cast<int64_t>(c.zero_point.size()) != c.count) return std::nullopt;
+  if (static_cast<int64_t>(c.scale.size()) != c.count || static_cast<int64_t>(c.zero_point.size()) != c.count)
+    return std::nullopt;
   return c;
 }
 
 /// The channel of element i, and its scale and zero point.
-std::pair<llvm::Value*, llvm::Value*> parameters(Ir& ir, const Channels& c, llvm::Value* scales, llvm::Value* zeros, llvm::Value* i) {
+std::pair<llvm::Value*, llvm::Value*> parameters(Ir& ir, const Channels& c, llvm::Value* scales, llvm::Value* zeros,
+                                                 llvm::Value* i) {
   llvm::Value* ch = ir.b.CreateSRem(ir.b.CreateSDiv(i, ir.c64(c.inner)), ir.c64(c.count));
   return {ir.load(ir.f32(), scales, ch), ir.load(ir.i32(), zeros, ch)};
 }
@@ -47,10 +49,12 @@ std::pair<llvm::Value*, llvm::Value*> parameters(Ir& ir, const Channels& c, llvm
 llvm::Value* roundHalfToEven(Ir& ir, llvm::Value* x) {
   auto& b = ir.b;
   constexpr double kAllIntegers = 4503599627370496.0;  // 2^52
-  llvm::Value* keep = b.CreateOr(b.CreateFCmpOEQ(x, ir.cf64(0)),
-                                 b.CreateNot(b.CreateFCmpOLT(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x), ir.cf64(kAllIntegers))));
+  llvm::Value* keep =
+      b.CreateOr(b.CreateFCmpOEQ(x, ir.cf64(0)),
+                 b.CreateNot(b.CreateFCmpOLT(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x), ir.cf64(kAllIntegers))));
   llvm::Value* toward = b.CreateFPToSI(x, ir.i64());
-  llvm::Value* floor = b.CreateSub(toward, b.CreateZExt(b.CreateFCmpOGT(b.CreateSIToFP(toward, ir.f64()), x), ir.i64()));
+  llvm::Value* floor =
+      b.CreateSub(toward, b.CreateZExt(b.CreateFCmpOGT(b.CreateSIToFP(toward, ir.f64()), x), ir.i64()));
   llvm::Value* d = b.CreateFSub(x, b.CreateSIToFP(floor, ir.f64()));
   llvm::Value* odd = b.CreateICmpNE(b.CreateAnd(floor, ir.c64(1)), ir.c64(0));
   llvm::Value* up = b.CreateOr(b.CreateFCmpOGT(d, ir.cf64(0.5)), b.CreateAnd(b.CreateFCmpOEQ(d, ir.cf64(0.5)), odd));
@@ -61,7 +65,8 @@ llvm::Value* roundHalfToEven(Ir& ir, llvm::Value* x) {
 /// std::clamp(v, lo, hi) for doubles: v < lo ? lo : hi < v ? hi : v.
 llvm::Value* clampDouble(Ir& ir, llvm::Value* v, double lo, double hi) {
   auto& b = ir.b;
-  return b.CreateSelect(b.CreateFCmpOLT(v, ir.cf64(lo)), ir.cf64(lo), b.CreateSelect(b.CreateFCmpOLT(ir.cf64(hi), v), ir.cf64(hi), v));
+  return b.CreateSelect(b.CreateFCmpOLT(v, ir.cf64(lo)), ir.cf64(lo),
+                        b.CreateSelect(b.CreateFCmpOLT(ir.cf64(hi), v), ir.cf64(hi), v));
 }
 
 Emitter quantize(const Graph& g, const Node& n) {
@@ -79,7 +84,8 @@ Emitter quantize(const Graph& g, const Node& n) {
       llvm::Value* q = b.CreateFAdd(roundHalfToEven(ir, b.CreateFPExt(v, ir.f64())), b.CreateSIToFP(z, ir.f64()));
       llvm::Value* fromV = b.CreateFPToSI(clampDouble(ir, q, -128.0, 127.0), ir.i8());
       // std::clamp(z, -128, 127) for a NaN quotient.
-      llvm::Value* zc = b.CreateSelect(b.CreateICmpSLT(z, ir.c32(-128)), ir.c32(-128), b.CreateSelect(b.CreateICmpSLT(ir.c32(127), z), ir.c32(127), z));
+      llvm::Value* zc = b.CreateSelect(b.CreateICmpSLT(z, ir.c32(-128)), ir.c32(-128),
+                                       b.CreateSelect(b.CreateICmpSLT(ir.c32(127), z), ir.c32(127), z));
       ir.store(b.CreateSelect(b.CreateFCmpUNO(v, v), b.CreateTrunc(zc, ir.i8()), fromV), out, i);
     });
   };
@@ -94,11 +100,14 @@ Emitter dequantize(const Graph& g, const Node& n) {
   return [c = *c, elements = y.elements()](Ir& ir) {
     auto& b = ir.b;
     llvm::Value *in = ir.input(0), *out = ir.output(0), *scales = ir.table(c.scale), *zeros = ir.table(c.zero_point);
-    ir.loop(elements, [&](llvm::Value* i) {
-      auto [s, z] = parameters(ir, c, scales, zeros, i);
-      llvm::Value* centred = b.CreateSub(b.CreateSExt(ir.load(ir.i8(), in, i), ir.i32()), z);
-      ir.store(b.CreateFMul(s, b.CreateSIToFP(centred, ir.f32())), out, i);
-    }, true);
+    ir.loop(
+        elements,
+        [&](llvm::Value* i) {
+          auto [s, z] = parameters(ir, c, scales, zeros, i);
+          llvm::Value* centred = b.CreateSub(b.CreateSExt(ir.load(ir.i8(), in, i), ir.i32()), z);
+          ir.store(b.CreateFMul(s, b.CreateSIToFP(centred, ir.f32())), out, i);
+        },
+        true);
   };
 }
 

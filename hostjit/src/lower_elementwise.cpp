@@ -14,7 +14,8 @@ using compiler::Node;
 namespace ops = compiler::ops;
 
 Emitter planElementwise(const Graph& g, const Node& n) {
-  if (n.op != compiler::Op::Div || n.inputs.size() != 2 || n.outputs.size() != 1 || n.inputs[0] < 0 || n.inputs[1] < 0) return {};
+  if (n.op != compiler::Op::Div || n.inputs.size() != 2 || n.outputs.size() != 1 || n.inputs[0] < 0 || n.inputs[1] < 0)
+    return {};
   const auto& a = valueOf(g, n.inputs[0]);
   const auto& b = valueOf(g, n.inputs[1]);
   const auto& y = valueOf(g, n.outputs[0]);

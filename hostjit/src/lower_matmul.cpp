@@ -68,11 +68,14 @@ Emitter floatMatMul(const Graph& g, const Node& n) {
         ir.when(bl.CreateFCmpUNE(av, ir.cf32(0.f)), [&] {
           llvm::Value* row = bl.CreateAdd(y0, bl.CreateMul(mk[0], ir.c64(N)));
           llvm::Value* brow = bl.CreateAdd(b0, bl.CreateMul(mk[1], ir.c64(N)));
-          ir.loop(N, [&](llvm::Value* j) {
-            llvm::Value* at = bl.CreateAdd(row, j);
-            llvm::Value* product = bl.CreateFMul(av, ir.load(ir.f32(), pb, bl.CreateAdd(brow, j)));
-            ir.store(bl.CreateFAdd(ir.load(ir.f32(), y, at), product), y, at);
-          }, true);
+          ir.loop(
+              N,
+              [&](llvm::Value* j) {
+                llvm::Value* at = bl.CreateAdd(row, j);
+                llvm::Value* product = bl.CreateFMul(av, ir.load(ir.f32(), pb, bl.CreateAdd(brow, j)));
+                ir.store(bl.CreateFAdd(ir.load(ir.f32(), y, at), product), y, at);
+              },
+              true);
         });
       });
     });
@@ -96,13 +99,15 @@ Emitter int8MatMul(const Graph& g, const Node& n) {
   if (A.shape.back() != K || K == 0) return {};
   const int64_t M = A.elements() / K;
   if (Y.elements() != M * N) return {};
-  if (hasBias && (valueOf(g, n.inputs[2]).type != ElemType::Int32 || valueOf(g, n.inputs[2]).elements() != N)) return {};
+  if (hasBias && (valueOf(g, n.inputs[2]).type != ElemType::Int32 || valueOf(g, n.inputs[2]).elements() != N))
+    return {};
   const auto za = zeroPoint(A), zy = zeroPoint(Y);
   if (!za || !zy) return {};
   const std::vector<int64_t> mult = n.getInts("multiplier"), shift = n.getInts("shift");
   if (mult.size() != shift.size() || (mult.size() != 1 && static_cast<int64_t>(mult.size()) != N)) return {};
   if (!n.has("act_min") || !n.has("act_max")) return {};
-  const int64_t actMin = static_cast<int32_t>(n.getInt("act_min", 0)), actMax = static_cast<int32_t>(n.getInt("act_max", 0));
+  const int64_t actMin = static_cast<int32_t>(n.getInt("act_min", 0)),
+                actMax = static_cast<int32_t>(n.getInt("act_max", 0));
   std::vector<int64_t> m64, s64;  // as the kernel reads them: int32, the shift's low 6 bits
   for (size_t i = 0; i < mult.size(); ++i) {
     m64.push_back(static_cast<int32_t>(mult[i]));
@@ -114,21 +119,27 @@ Emitter int8MatMul(const Graph& g, const Node& n) {
     llvm::Value *multipliers = ir.table(m64), *shifts = ir.table(s64);
     llvm::Value* acc = ir.local(ir.i32(), nullptr, N);
     ir.loop(M, [&](llvm::Value* m) {
-      ir.loop(N, [&](llvm::Value* j) { ir.store(pb ? ir.load(ir.i32(), pb, j) : ir.c32(0), acc, j); }, true);
+      ir.loop(
+          N, [&](llvm::Value* j) { ir.store(pb ? ir.load(ir.i32(), pb, j) : ir.c32(0), acc, j); }, true);
       ir.loop(K, [&](llvm::Value* k) {
-        llvm::Value* av = b.CreateSub(b.CreateSExt(ir.load(ir.i8(), pa, b.CreateAdd(b.CreateMul(m, ir.c64(K)), k)), ir.i32()), ir.c32(za));
+        llvm::Value* av = b.CreateSub(
+            b.CreateSExt(ir.load(ir.i8(), pa, b.CreateAdd(b.CreateMul(m, ir.c64(K)), k)), ir.i32()), ir.c32(za));
         ir.when(b.CreateICmpNE(av, ir.c32(0)), [&] {
           llvm::Value* wRow = b.CreateMul(k, ir.c64(N));
-          ir.loop(N, [&](llvm::Value* j) {
-            llvm::Value* w = b.CreateSExt(ir.load(ir.i8(), pw, b.CreateAdd(wRow, j)), ir.i32());
-            ir.store(b.CreateAdd(ir.load(ir.i32(), acc, j), b.CreateMul(av, w)), acc, j);
-          }, true);
+          ir.loop(
+              N,
+              [&](llvm::Value* j) {
+                llvm::Value* w = b.CreateSExt(ir.load(ir.i8(), pw, b.CreateAdd(wRow, j)), ir.i32());
+                ir.store(b.CreateAdd(ir.load(ir.i32(), acc, j), b.CreateMul(av, w)), acc, j);
+              },
+              true);
         });
       });
       ir.loop(N, [&](llvm::Value* j) {
         llvm::Value* ch = mult.size() == 1 ? ir.c64(0) : j;
         llvm::Value* s = ir.load(ir.i64(), shifts, ch);
-        llvm::Value* v = b.CreateMul(b.CreateSExt(ir.load(ir.i32(), acc, j), ir.i64()), ir.load(ir.i64(), multipliers, ch));
+        llvm::Value* v =
+            b.CreateMul(b.CreateSExt(ir.load(ir.i32(), acc, j), ir.i64()), ir.load(ir.i64(), multipliers, ch));
         // roundingShiftRight(v, s): v for s == 0, else (v >> s) + ((v >> (s - 1)) & 1).
         llvm::Value* sm1 = b.CreateAnd(b.CreateSub(s, ir.c64(1)), ir.c64(63));
         llvm::Value* rounded = b.CreateAdd(b.CreateAShr(v, s), b.CreateAnd(b.CreateAShr(v, sm1), ir.c64(1)));
@@ -136,7 +147,8 @@ Emitter int8MatMul(const Graph& g, const Node& n) {
         llvm::Value* q = b.CreateAdd(scaled, ir.c64(zy));
         q = b.CreateSelect(b.CreateICmpSLT(q, ir.c64(actMin)), ir.c64(actMin), q);  // std::max(q, act_min)
         q = b.CreateSelect(b.CreateICmpSLT(ir.c64(actMax), q), ir.c64(actMax), q);  // std::min(q, act_max)
-        q = b.CreateSelect(b.CreateICmpSLT(q, ir.c64(-128)), ir.c64(-128), b.CreateSelect(b.CreateICmpSLT(ir.c64(127), q), ir.c64(127), q));
+        q = b.CreateSelect(b.CreateICmpSLT(q, ir.c64(-128)), ir.c64(-128),
+                           b.CreateSelect(b.CreateICmpSLT(ir.c64(127), q), ir.c64(127), q));
         ir.store(b.CreateTrunc(q, ir.i8()), y, b.CreateAdd(b.CreateMul(m, ir.c64(N)), j));
       });
     });

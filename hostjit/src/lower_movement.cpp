@@ -41,8 +41,10 @@ Emitter gather(std::vector<int64_t> shape, int64_t base, std::vector<int64_t> st
       llvm::Value* off = ir.c64(base);
       for (size_t d = 0; d < idx.size(); ++d) off = b.CreateAdd(off, b.CreateMul(idx[d], ir.c64(strides[d])));
       llvm::Value* at = b.CreateLoad(ir.i64(), o);
-      if (runs) b.CreateMemCpy(ir.at(elem, out, at), {}, ir.at(elem, in, off), {}, static_cast<uint64_t>(run * bytes));
-      else ir.store(ir.load(elem, in, off), out, at);
+      if (runs)
+        b.CreateMemCpy(ir.at(elem, out, at), {}, ir.at(elem, in, off), {}, static_cast<uint64_t>(run * bytes));
+      else
+        ir.store(ir.load(elem, in, off), out, at);
       b.CreateStore(b.CreateAdd(at, ir.c64(run)), o);
     });
   };

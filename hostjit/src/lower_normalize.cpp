@@ -31,7 +31,8 @@ Emitter softmax(const Graph& g, const Node& n) {
   const int64_t inner = legacy ? 1 : ops::product(X.shape, axis + 1);
   return [=](Ir& ir) {
     auto& b = ir.b;
-    llvm::FunctionCallee expf = ir.m.getOrInsertFunction("systole_host_expf", llvm::FunctionType::get(ir.f32(), {ir.f32()}, false));
+    llvm::FunctionCallee expf =
+        ir.m.getOrInsertFunction("systole_host_expf", llvm::FunctionType::get(ir.f32(), {ir.f32()}, false));
     llvm::Value *x = ir.input(0), *y = ir.output(0);
     ir.loopNest({outer, inner}, [&](const std::vector<llvm::Value*>& oi) {
       llvm::Value* base = b.CreateAdd(b.CreateMul(oi[0], ir.c64(len * inner)), oi[1]);
@@ -49,10 +50,13 @@ Emitter softmax(const Graph& g, const Node& n) {
         b.CreateStore(b.CreateFAdd(b.CreateLoad(ir.f64(), sum), b.CreateFPExt(e, ir.f64())), sum);
       });
       llvm::Value* inv = b.CreateFPTrunc(b.CreateFDiv(ir.cf64(1.0), b.CreateLoad(ir.f64(), sum)), ir.f32());
-      ir.loop(len, [&](llvm::Value* k) {
-        llvm::Value* at = element(k);
-        ir.store(b.CreateFMul(ir.load(ir.f32(), y, at), inv), y, at);
-      }, true);
+      ir.loop(
+          len,
+          [&](llvm::Value* k) {
+            llvm::Value* at = element(k);
+            ir.store(b.CreateFMul(ir.load(ir.f32(), y, at), inv), y, at);
+          },
+          true);
     });
   };
 }
@@ -90,12 +94,16 @@ Emitter layerNorm(const Graph& g, const Node& n) {
         b.CreateStore(b.CreateFAdd(b.CreateLoad(ir.f64(), var), b.CreateFMul(d, d)), var);
       });
       llvm::Value* variance = b.CreateFDiv(b.CreateLoad(ir.f64(), var), ir.cf64(count));
-      llvm::Value* inv = b.CreateFDiv(ir.cf64(1.0), b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, b.CreateFAdd(variance, ir.cf64(eps))));
-      ir.loop(inner, [&](llvm::Value* i) {
-        llvm::Value* t = b.CreateFPTrunc(b.CreateFMul(b.CreateFSub(xAt(i), mean), inv), ir.f32());
-        llvm::Value* scaled = b.CreateFMul(t, ir.load(ir.f32(), scale, i));
-        ir.store(b.CreateFAdd(scaled, bias ? ir.load(ir.f32(), bias, i) : ir.cf32(0.f)), y, b.CreateAdd(row, i));
-      }, true);
+      llvm::Value* inv = b.CreateFDiv(
+          ir.cf64(1.0), b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, b.CreateFAdd(variance, ir.cf64(eps))));
+      ir.loop(
+          inner,
+          [&](llvm::Value* i) {
+            llvm::Value* t = b.CreateFPTrunc(b.CreateFMul(b.CreateFSub(xAt(i), mean), inv), ir.f32());
+            llvm::Value* scaled = b.CreateFMul(t, ir.load(ir.f32(), scale, i));
+            ir.store(b.CreateFAdd(scaled, bias ? ir.load(ir.f32(), bias, i) : ir.cf32(0.f)), y, b.CreateAdd(row, i));
+          },
+          true);
     });
   };
 }

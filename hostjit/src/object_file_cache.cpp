@@ -32,12 +32,14 @@ bool ObjectFileCache::prefetch(const std::string& key) {
   const size_t size = bytes.size() - (bytes.size() >= kTrailer ? kTrailer : 0);
   uint64_t stored = 0;
   if (bytes.size() >= kTrailer) std::memcpy(&stored, bytes.data() + size, 8);
-  if (bytes.size() < kTrailer || std::memcmp(bytes.data() + size + 8, kMagic, 8) != 0 || stored != isa::fnv1a64(bytes.data(), size)) {
+  if (bytes.size() < kTrailer || std::memcmp(bytes.data() + size + 8, kMagic, 8) != 0 ||
+      stored != isa::fnv1a64(bytes.data(), size)) {
     std::filesystem::remove(path, ec);
     warning_ = path + ": warning: corrupt host code cache entry removed; the host operators are compiled again";
     return false;
   }
-  pending_ = llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(reinterpret_cast<const char*>(bytes.data()), size), path);
+  pending_ =
+      llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(reinterpret_cast<const char*>(bytes.data()), size), path);
   return true;
 }
 

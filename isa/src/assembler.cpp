@@ -55,11 +55,12 @@ class LineLexer {
     if (std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '.') {
       while (pos_ < line_.size() && isNameChar(line_[pos_])) ++pos_;
       tok_.kind = Token::Name;
-    } else if (std::isdigit(static_cast<unsigned char>(c)) || ((c == '-' || c == '+') && pos_ + 1 < line_.size() &&
-                                                                (std::isdigit(static_cast<unsigned char>(line_[pos_ + 1])) || line_[pos_ + 1] == '.'))) {
+    } else if (std::isdigit(static_cast<unsigned char>(c)) ||
+               ((c == '-' || c == '+') && pos_ + 1 < line_.size() &&
+                (std::isdigit(static_cast<unsigned char>(line_[pos_ + 1])) || line_[pos_ + 1] == '.'))) {
       ++pos_;
-      while (pos_ < line_.size() && (isNameChar(line_[pos_]) ||
-                                     ((line_[pos_] == '-' || line_[pos_] == '+') && (line_[pos_ - 1] == 'e' || line_[pos_ - 1] == 'E'))))
+      while (pos_ < line_.size() && (isNameChar(line_[pos_]) || ((line_[pos_] == '-' || line_[pos_] == '+') &&
+                                                                 (line_[pos_ - 1] == 'e' || line_[pos_ - 1] == 'E'))))
         ++pos_;
       tok_.kind = Token::Number;
     } else {
@@ -134,7 +135,8 @@ class Assembler {
     if (head.text == ".data") {
       const Token t = lx.next();
       const auto addr = static_cast<uint64_t>(nonNegative(lx, t, "data address"));
-      if (addr > dramSize()) lx.fail(t, "data address " + t.text + " is outside DRAM (" + std::to_string(dramSize()) + " bytes)");
+      if (addr > dramSize())
+        lx.fail(t, "data address " + t.text + " is outside DRAM (" + std::to_string(dramSize()) + " bytes)");
       prog_.data.push_back({addr, {}});
       return;
     }
@@ -234,12 +236,15 @@ class Assembler {
   void instruction(LineLexer& lx, const Token& mnemonic) {
     Instruction in;
     in.desc = isa_.byName(mnemonic.text);
-    if (in.desc < 0) lx.fail(mnemonic, "unknown instruction '" + mnemonic.text + "' for ISA '" + isa_.params().name + "'");
+    if (in.desc < 0)
+      lx.fail(mnemonic, "unknown instruction '" + mnemonic.text + "' for ISA '" + isa_.params().name + "'");
     const InstrDesc& d = isa_.instr(in.desc);
     std::vector<bool> given(d.fields.size(), false);
     size_t positional = 0;
     bool named = false;
-    auto more = [&] { return lx.peek().kind != Token::End && !(lx.peek().kind == Token::Punct && lx.peek().text == "["); };
+    auto more = [&] {
+      return lx.peek().kind != Token::End && !(lx.peek().kind == Token::Punct && lx.peek().text == "[");
+    };
     if (more()) {
       do {
         const Token t = lx.next();
@@ -273,7 +278,8 @@ class Assembler {
         int flag = -1;
         for (int k = 0; k < kNumTokenFlags; ++k)
           if (kTokenFlagNames[static_cast<size_t>(k)] == t.text) flag = k;
-        if (flag < 0) lx.fail(t, "unknown dependency token '" + t.text + "' (expected pop_prev, pop_next, push_prev, push_next)");
+        if (flag < 0)
+          lx.fail(t, "unknown dependency token '" + t.text + "' (expected pop_prev, pop_next, push_prev, push_next)");
         const auto bit = static_cast<uint8_t>(1u << flag);
         if (in.tokens & bit) lx.fail(t, "token '" + t.text + "' given twice");
         if (auto msg = checkTokens(d, bit); !msg.empty()) lx.fail(t, msg);
@@ -347,8 +353,9 @@ std::string disassemble(const IsaConfig& isa, const Program& program) {
   for (const auto& seg : program.data) {
     out << ".data " << hexAddress(seg.dram_addr) << "\n";
     const auto zeroLine = [&seg](size_t i) {
-      return i + 16 <= seg.bytes.size() && std::all_of(seg.bytes.begin() + static_cast<std::ptrdiff_t>(i),
-                                                       seg.bytes.begin() + static_cast<std::ptrdiff_t>(i + 16), [](uint8_t b) { return b == 0; });
+      return i + 16 <= seg.bytes.size() &&
+             std::all_of(seg.bytes.begin() + static_cast<std::ptrdiff_t>(i),
+                         seg.bytes.begin() + static_cast<std::ptrdiff_t>(i + 16), [](uint8_t b) { return b == 0; });
     };
     for (size_t i = 0; i < seg.bytes.size(); i += 16) {
       // Whole lines of zeros, one after another, as one .zero: a `.zero 100000000` stays one line

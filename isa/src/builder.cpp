@@ -5,7 +5,8 @@ namespace systole::isa {
 Instruction& ProgramBuilder::emit(Semantics s, std::span<const int64_t> operands, uint8_t tokens) {
   const int index = isa_.bySemantics(s);
   const SemanticsInfo& info = semanticsInfo(s);
-  if (index < 0) throw Error("ISA '" + isa_.params().name + "' has no instruction with semantics '" + std::string(info.name) + "'");
+  if (index < 0)
+    throw Error("ISA '" + isa_.params().name + "' has no instruction with semantics '" + std::string(info.name) + "'");
   const InstrDesc& d = isa_.instr(index);
   if (static_cast<int>(operands.size()) != info.operandCount())
     throw Error(std::string(info.name) + " takes " + std::to_string(info.operandCount()) + " operands");

@@ -114,20 +114,23 @@ class ConfigLoader {
         }
       } else if (node.IsMap() && node[part]) {
         next.reset(node[part]);
-      } else if (node.IsMap()) {  // an absent section (energy:, area:) is made; the reader then
+      } else if (node.IsMap()) {                       // an absent section (energy:, area:) is made; the reader then
         node[part] = YAML::Node(YAML::NodeType::Map);  // rejects it as it would in the file
         next.reset(node[part]);
         for (auto it = node.begin(); it != node.end(); ++it)
           if (it->first.IsScalar() && it->first.Scalar() == part) remember(it->first, o);
       }
       if (!next.IsDefined() || next.IsNull())
-        throw Error({o.text(), 0, 0}, "no " + (node.IsSequence() ? "instruction named '" + part + "'" : "key '" + part + "'") + " in '" +
-                                          (where.empty() ? "the config" : where) + "'");
-      if (!next.IsMap() && !next.IsSequence()) throw Error({o.text(), 0, 0}, "'" + where + (where.empty() ? "" : ".") + part + "' is not a mapping");
+        throw Error({o.text(), 0, 0},
+                    "no " + (node.IsSequence() ? "instruction named '" + part + "'" : "key '" + part + "'") + " in '" +
+                        (where.empty() ? "the config" : where) + "'");
+      if (!next.IsMap() && !next.IsSequence())
+        throw Error({o.text(), 0, 0}, "'" + where + (where.empty() ? "" : ".") + part + "' is not a mapping");
       where += (where.empty() ? "" : ".") + part;
       node.reset(next);  // rebind (operator= would overwrite the node it refers to)
     }
-    if (!node.IsMap()) throw Error({o.text(), 0, 0}, "'" + (where.empty() ? std::string("the config") : where) + "' is not a mapping");
+    if (!node.IsMap())
+      throw Error({o.text(), 0, 0}, "'" + (where.empty() ? std::string("the config") : where) + "' is not a mapping");
     node[path.back()] = value;
     for (auto it = node.begin(); it != node.end(); ++it)
       if (it->first.IsScalar() && it->first.Scalar() == path.back()) remember(it->first, o);
@@ -154,7 +157,8 @@ class ConfigLoader {
   /// Checks that `map` is a mapping with only `allowed` keys, each at most once, and all `required`.
   void checkKeys(const YAML::Node& map, const std::string& what, std::initializer_list<const char*> allowed,
                  std::initializer_list<const char*> required) const {
-    checkKeys(map, what, std::vector<std::string>(allowed.begin(), allowed.end()), std::vector<std::string>(required.begin(), required.end()));
+    checkKeys(map, what, std::vector<std::string>(allowed.begin(), allowed.end()),
+              std::vector<std::string>(required.begin(), required.end()));
   }
 
   void checkKeys(const YAML::Node& map, const std::string& what, const std::vector<std::string>& allowed,
@@ -187,7 +191,8 @@ class ConfigLoader {
     std::string s = n.Scalar();
     int64_t scale = 1;
     if (sizes) {
-      static const std::pair<const char*, int64_t> suffixes[] = {{"KiB", 1ll << 10}, {"MiB", 1ll << 20}, {"GiB", 1ll << 30}};
+      static const std::pair<const char*, int64_t> suffixes[] = {
+          {"KiB", 1ll << 10}, {"MiB", 1ll << 20}, {"GiB", 1ll << 30}};
       for (const auto& [suffix, factor] : suffixes) {
         const std::string sx = suffix;
         if (s.size() > sx.size() && s.compare(s.size() - sx.size(), sx.size(), sx) == 0) {
@@ -207,8 +212,9 @@ class ConfigLoader {
     int64_t value = 0;
     auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value, base);
     if (ec != std::errc() || ptr != digits.data() + digits.size() || digits.empty())
-      throw Error(at(n), "'" + what + "' must be an integer" + std::string(sizes ? " (optionally with KiB, MiB or GiB)" : "") +
-                             ", got '" + n.Scalar() + "'");
+      throw Error(at(n), "'" + what + "' must be an integer" +
+                             std::string(sizes ? " (optionally with KiB, MiB or GiB)" : "") + ", got '" + n.Scalar() +
+                             "'");
     // Compare before scaling, so that no value overflows when the suffix is applied.
     if (scale > 1 && value > hi / scale)
       throw Error(at(n), "'" + what + "' is too large: " + n.Scalar() + " (at most " + std::to_string(hi) + ")");
@@ -226,8 +232,7 @@ class ConfigLoader {
     auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
     if (ec != std::errc() || ptr != s.data() + s.size() || s.empty())
       throw Error(at(n), "'" + what + "' must be a number, got '" + s + "'");
-    if (!std::isfinite(value) || value < 0)
-      throw Error(at(n), "'" + what + "' must be a finite number >= 0, got " + s);
+    if (!std::isfinite(value) || value < 0) throw Error(at(n), "'" + what + "' must be a finite number >= 0, got " + s);
     return value;
   }
 
@@ -258,8 +263,8 @@ class ConfigLoader {
 
   void readParams(const YAML::Node& root, Params& p) {
     checkKeys(root, "config",
-              {"name", "description", "clock_mhz", "types", "array", "memories", "dma", "vector", "queues",
-               "host", "energy", "area", "encoding", "instructions"},
+              {"name", "description", "clock_mhz", "types", "array", "memories", "dma", "vector", "queues", "host",
+               "energy", "area", "encoding", "instructions"},
               {"name", "clock_mhz", "types", "array", "memories", "dma", "vector", "queues", "host", "encoding",
                "instructions"});
     p.name = str(root["name"], "name");
@@ -274,19 +279,32 @@ class ConfigLoader {
     checkKeys(types, "types", {"activation", "weight", "accumulator"}, {"activation", "weight", "accumulator"});
     for (auto [key, want] : {std::pair{"activation", "int8"}, {"weight", "int8"}, {"accumulator", "int32"}})
       if (str(types[key], key) != want)
-        throw Error(at(types[key]), std::string("types.") + key + " must be " + want + " (the only type this version supports)");
+        throw Error(at(types[key]),
+                    std::string("types.") + key + " must be " + want + " (the only type this version supports)");
 
     const YAML::Node array = root["array"];
     checkKeys(array, "array", {"rows", "cols", "dataflow", "weight_buffers"}, {"rows", "cols", "dataflow"});
     p.array_rows = integer(array["rows"], "array.rows", 1, 256);
     p.array_cols = integer(array["cols"], "array.cols", 1, 256);
-    if (array["weight_buffers"]) p.array_weight_buffers = integer(array["weight_buffers"], "array.weight_buffers", 1, 2);
+    if (array["weight_buffers"])
+      p.array_weight_buffers = integer(array["weight_buffers"], "array.weight_buffers", 1, 2);
     const std::string df = str(array["dataflow"], "array.dataflow");
-    if (df == "weight_stationary") p.dataflow = Dataflow::WeightStationary;
-    else if (df == "output_stationary") p.dataflow = Dataflow::OutputStationary;
-    else throw Error(at(array["dataflow"]), "array.dataflow must be weight_stationary or output_stationary, got '" + df + "'");
+    if (df == "weight_stationary")
+      p.dataflow = Dataflow::WeightStationary;
+    else if (df == "output_stationary")
+      p.dataflow = Dataflow::OutputStationary;
+    else
+      throw Error(at(array["dataflow"]),
+                  "array.dataflow must be weight_stationary or output_stationary, got '" + df + "'");
 
-    const YAML::Node mem = root["memories"];
+    readMemories(root["memories"], p);
+    readUnits(root, p);
+    readCost(root, p.cost);
+    deriveParameters(p, at(root["memories"]));
+  }
+
+  /// memories: dram, scratchpad, accumulator.
+  void readMemories(const YAML::Node& mem, Params& p) {
     checkKeys(mem, "memories", {"dram", "scratchpad", "accumulator"}, {"dram", "scratchpad", "accumulator"});
     const YAML::Node dram = mem["dram"];
     checkKeys(dram, "memories.dram", {"size", "bytes_per_cycle", "latency"}, {"size", "bytes_per_cycle", "latency"});
@@ -305,7 +323,10 @@ class ConfigLoader {
     p.acc_size = integer(acc["size"], "memories.accumulator.size", 1, int64_t{1} << 30, true);
     p.acc_banks = integer(acc["banks"], "memories.accumulator.banks", 1, 64);
     p.acc_conflict_cycles = integer(acc["conflict_cycles"], "memories.accumulator.conflict_cycles", 0, 1000);
+  }
 
+  /// dma, vector, queues, host and encoding.
+  void readUnits(const YAML::Node& root, Params& p) {
     const YAML::Node dma = root["dma"];
     checkKeys(dma, "dma", {"burst_bytes", "outstanding", "broadcast"}, {"burst_bytes"});
     p.dma_burst_bytes = integer(dma["burst_bytes"], "dma.burst_bytes", 1, 1 << 20);
@@ -322,7 +343,8 @@ class ConfigLoader {
     }
 
     const YAML::Node host = root["host"];
-    checkKeys(host, "host", {"elements_per_cycle", "macs_per_cycle", "op_cycles"}, {"elements_per_cycle", "macs_per_cycle", "op_cycles"});
+    checkKeys(host, "host", {"elements_per_cycle", "macs_per_cycle", "op_cycles"},
+              {"elements_per_cycle", "macs_per_cycle", "op_cycles"});
     p.host_elements_per_cycle = integer(host["elements_per_cycle"], "host.elements_per_cycle", 1, 1 << 20);
     p.host_macs_per_cycle = integer(host["macs_per_cycle"], "host.macs_per_cycle", 1, 1 << 20);
     p.host_op_cycles = integer(host["op_cycles"], "host.op_cycles", 0, 100000000);
@@ -332,9 +354,6 @@ class ConfigLoader {
     p.instr_bits = integer(enc["width"], "encoding.width", 32, 512);
     if (p.instr_bits % 32 != 0) throw Error(at(enc["width"]), "encoding.width must be a multiple of 32 bits");
     p.opcode_bits = integer(enc["opcode_bits"], "encoding.opcode_bits", 1, 16);
-
-    readCost(root, p.cost);
-    deriveParameters(p, at(mem));
   }
 
   std::optional<NameBinding> param(const Params& p, std::string_view name) const {
@@ -352,16 +371,16 @@ class ConfigLoader {
   void readInstructions(const YAML::Node& root, IsaConfig& config) {
     const Params& p = config.params_;
     const YAML::Node list = root["instructions"];
-    if (!list.IsSequence() || list.size() == 0)
-      throw Error(at(list), "'instructions' must be a non-empty list");
+    if (!list.IsSequence() || list.size() == 0) throw Error(at(list), "'instructions' must be a non-empty list");
     config.opcode_table_.assign(size_t{1} << p.opcode_bits, -1);
     for (const YAML::Node& n : list) {
       InstrDesc d = readInstruction(n, p);
       if (config.byName(d.name) >= 0) throw Error(at(n["name"]), "duplicate instruction name '" + d.name + "'");
       int& slot = config.opcode_table_[d.opcode];
       if (slot >= 0)
-        throw Error(at(n["opcode"]), "opcode " + std::to_string(d.opcode) + " of '" + d.name + "' is already used by '" +
-                                         config.instrs_[static_cast<size_t>(slot)].name + "'");
+        throw Error(at(n["opcode"]), "opcode " + std::to_string(d.opcode) + " of '" + d.name +
+                                         "' is already used by '" + config.instrs_[static_cast<size_t>(slot)].name +
+                                         "'");
       slot = static_cast<int>(config.instrs_.size());
       config.instrs_.push_back(std::move(d));
     }
@@ -415,7 +434,8 @@ class ConfigLoader {
     checkTiming(d, d.cycles, timing["cycles"], "timing.cycles");
     if (timing["issue"]) {
       if (d.semantics == Semantics::Finish)
-        throw Error(at(timing["issue"]), "'timing.issue' does not apply to 'finish' (it waits for every instruction to complete)");
+        throw Error(at(timing["issue"]),
+                    "'timing.issue' does not apply to 'finish' (it waits for every instruction to complete)");
       d.issue = Expr::compile(str(timing["issue"], "timing.issue"), names, textStart(timing["issue"]));
       checkTiming(d, d.issue, timing["issue"], "timing.issue");
       d.has_issue = true;
@@ -443,11 +463,12 @@ class ConfigLoader {
       try {
         cycles = e.eval(fields);
       } catch (const Error& err) {
-        throw Error(at(where), "instruction '" + d.name + "': " + key + " fails for legal operands (" + values + "): " + err.message());
+        throw Error(at(where), "instruction '" + d.name + "': " + key + " fails for legal operands (" + values +
+                                   "): " + err.message());
       }
       if (cycles < 0)
-        throw Error(at(where), "instruction '" + d.name + "': " + key + " is negative (" + std::to_string(cycles) + ") for legal operands (" +
-                                   values + ")");
+        throw Error(at(where), "instruction '" + d.name + "': " + key + " is negative (" + std::to_string(cycles) +
+                                   ") for legal operands (" + values + ")");
     }
   }
 
@@ -462,7 +483,8 @@ class ConfigLoader {
       FieldDesc fd;
       fd.where = at(f);
       fd.name = str(f["name"], "field name");
-      if (d.fieldIndex(fd.name) >= 0) throw Error(at(f["name"]), "duplicate field '" + fd.name + "' in '" + d.name + "'");
+      if (d.fieldIndex(fd.name) >= 0)
+        throw Error(at(f["name"]), "duplicate field '" + fd.name + "' in '" + d.name + "'");
       bool isOperand = false;
       for (int k = 0; k < info.operandCount(); ++k) isOperand |= info.operands[static_cast<size_t>(k)] == fd.name;
       if (!isOperand) {
@@ -487,8 +509,8 @@ class ConfigLoader {
         if (fd.lsb < other.lsb + other.bits && other.lsb < fd.lsb + fd.bits)
           throw Error(fieldAt, "field '" + fd.name + "' overlaps field '" + other.name + "'");
       if (f["max"]) {
-        fd.max = Expr::compile(str(f["max"], "max"), [&](std::string_view name) { return param(p, name); },
-                               textStart(f["max"]));
+        fd.max = Expr::compile(
+            str(f["max"], "max"), [&](std::string_view name) { return param(p, name); }, textStart(f["max"]));
         if (fd.max->eval() < fd.minValue()) throw Error(at(f["max"]), "'max' is below the field's smallest value");
       }
       next = fd.lsb + fd.bits;
@@ -500,7 +522,8 @@ class ConfigLoader {
   std::vector<std::pair<YAML::Node, std::string>> overridden_;
 };
 
-IsaConfig IsaConfig::parse(const std::string& text, const std::string& filename, const std::vector<ConfigOverride>& overrides) {
+IsaConfig IsaConfig::parse(const std::string& text, const std::string& filename,
+                           const std::vector<ConfigOverride>& overrides) {
   return ConfigLoader(filename).load(text, overrides);
 }
 
@@ -510,7 +533,8 @@ IsaConfig IsaConfig::load(const std::string& path, const std::vector<ConfigOverr
 
 ConfigOverride ConfigOverride::parse(const std::string& arg) {
   const size_t eq = arg.find('=');
-  if (eq == std::string::npos || eq == 0 || eq + 1 == arg.size()) throw Error("--set expects KEY=VALUE (e.g. array.rows=32), got '" + arg + "'");
+  if (eq == std::string::npos || eq == 0 || eq + 1 == arg.size())
+    throw Error("--set expects KEY=VALUE (e.g. array.rows=32), got '" + arg + "'");
   return {arg.substr(0, eq), arg.substr(eq + 1)};
 }
 

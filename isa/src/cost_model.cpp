@@ -13,32 +13,40 @@ namespace systole::isa {
 namespace {
 
 constexpr CostParameter kTable[] = {
-    {"energy", "mac_pj", &CostModel::mac_pj, 0.3, "pJ", "one int8 x int8 multiply-accumulate into int32 (array MACs, padding included)",
+    {"energy", "mac_pj", &CostModel::mac_pj, 0.3, "pJ",
+     "one int8 x int8 multiply-accumulate into int32 (array MACs, padding included)",
      "8-bit multiply 0.2 pJ + 32-bit add 0.1 pJ (Horowitz, ISSCC 2014, 45 nm)"},
-    {"energy", "scratchpad_read_pj_per_byte", &CostModel::scratchpad_read_pj_per_byte, 2.5, "pJ/byte", "a byte read from the scratchpad",
+    {"energy", "scratchpad_read_pj_per_byte", &CostModel::scratchpad_read_pj_per_byte, 2.5, "pJ/byte",
+     "a byte read from the scratchpad",
      "64-bit read of a 32 KB SRAM 20 pJ (Horowitz, ISSCC 2014, 45 nm; 8 KB 10 pJ, 1 MB 100 pJ): pick by bank size"},
-    {"energy", "scratchpad_write_pj_per_byte", &CostModel::scratchpad_write_pj_per_byte, 2.5, "pJ/byte", "a byte written to the scratchpad",
-     "taken equal to the read (Horowitz gives reads only)"},
-    {"energy", "accumulator_read_pj_per_byte", &CostModel::accumulator_read_pj_per_byte, 2.5, "pJ/byte", "a byte read from the accumulator",
-     "as the scratchpad (Horowitz, ISSCC 2014, 45 nm, 32 KB SRAM)"},
-    {"energy", "accumulator_write_pj_per_byte", &CostModel::accumulator_write_pj_per_byte, 2.5, "pJ/byte", "a byte written to the accumulator",
-     "taken equal to the read"},
-    {"energy", "dram_read_pj_per_byte", &CostModel::dram_read_pj_per_byte, 162.5, "pJ/byte", "a byte the DMA reads from DRAM",
-     "DRAM 1.3-2.6 nJ per 64-bit access, low end (Horowitz, ISSCC 2014, 45 nm); LPDDR4 is about 14 pJ/bit = 112 pJ/byte, HBM2 3.9 pJ/bit = 31 pJ/byte"},
-    {"energy", "dram_write_pj_per_byte", &CostModel::dram_write_pj_per_byte, 162.5, "pJ/byte", "a byte the DMA writes to DRAM",
-     "taken equal to the read"},
-    {"energy", "vector_op_pj", &CostModel::vector_op_pj, 0.1, "pJ", "one lane-element of a vector instruction (requantize, widen, add, max, ...)",
+    {"energy", "scratchpad_write_pj_per_byte", &CostModel::scratchpad_write_pj_per_byte, 2.5, "pJ/byte",
+     "a byte written to the scratchpad", "taken equal to the read (Horowitz gives reads only)"},
+    {"energy", "accumulator_read_pj_per_byte", &CostModel::accumulator_read_pj_per_byte, 2.5, "pJ/byte",
+     "a byte read from the accumulator", "as the scratchpad (Horowitz, ISSCC 2014, 45 nm, 32 KB SRAM)"},
+    {"energy", "accumulator_write_pj_per_byte", &CostModel::accumulator_write_pj_per_byte, 2.5, "pJ/byte",
+     "a byte written to the accumulator", "taken equal to the read"},
+    {"energy", "dram_read_pj_per_byte", &CostModel::dram_read_pj_per_byte, 162.5, "pJ/byte",
+     "a byte the DMA reads from DRAM",
+     "DRAM 1.3-2.6 nJ per 64-bit access, low end (Horowitz, ISSCC 2014, 45 nm); LPDDR4 is about 14 pJ/bit = 112 "
+     "pJ/byte, HBM2 3.9 pJ/bit = 31 pJ/byte"},
+    {"energy", "dram_write_pj_per_byte", &CostModel::dram_write_pj_per_byte, 162.5, "pJ/byte",
+     "a byte the DMA writes to DRAM", "taken equal to the read"},
+    {"energy", "vector_op_pj", &CostModel::vector_op_pj, 0.1, "pJ",
+     "one lane-element of a vector instruction (requantize, widen, add, max, ...)",
      "32-bit add 0.1 pJ (Horowitz, ISSCC 2014, 45 nm)"},
-    {"energy", "leakage_pj_per_cycle", &CostModel::leakage_pj_per_cycle, 8.0, "pJ/cycle", "static energy of the whole NPU per cycle it runs",
-     "an assumption, not a published figure: about 10% of a 16 x 16 array's MAC energy per cycle at full load (256 x 0.3 pJ)"},
+    {"energy", "leakage_pj_per_cycle", &CostModel::leakage_pj_per_cycle, 8.0, "pJ/cycle",
+     "static energy of the whole NPU per cycle it runs",
+     "an assumption, not a published figure: about 10% of a 16 x 16 array's MAC energy per cycle at full load (256 x "
+     "0.3 pJ)"},
     {"area", "pe_mm2", &CostModel::pe_mm2, 0.00084, "mm^2", "one processing element",
-     "8-bit multiplier 282 um^2 + 32-bit adder 137 um^2 (Horowitz, ISSCC 2014, 45 nm), doubled for its registers and wiring (an assumption)"},
+     "8-bit multiplier 282 um^2 + 32-bit adder 137 um^2 (Horowitz, ISSCC 2014, 45 nm), doubled for its registers and "
+     "wiring (an assumption)"},
     {"area", "scratchpad_mm2_per_kib", &CostModel::scratchpad_mm2_per_kib, 0.0057, "mm^2/KiB", "scratchpad capacity",
      "45 nm 6T SRAM cell 0.346 um^2 (Mistry et al., IEDM 2007) x 8192 bits at 50% array efficiency (an assumption)"},
     {"area", "accumulator_mm2_per_kib", &CostModel::accumulator_mm2_per_kib, 0.0057, "mm^2/KiB", "accumulator capacity",
      "as the scratchpad"},
-    {"area", "fixed_mm2", &CostModel::fixed_mm2, 0.1, "mm^2", "controller, instruction queues, DMA engines and vector unit",
-     "an assumption, not a published figure"},
+    {"area", "fixed_mm2", &CostModel::fixed_mm2, 0.1, "mm^2",
+     "controller, instruction queues, DMA engines and vector unit", "an assumption, not a published figure"},
 };
 
 }  // namespace
@@ -71,8 +79,8 @@ std::string formatCost(double v) {
 std::string areaSummary(const Params& p) {
   const AreaBreakdown a = areaOf(p);
   char buf[160];
-  std::snprintf(buf, sizeof buf, "area: %.2f mm^2 (array %.2f, scratchpad %.2f, accumulator %.2f, fixed %.2f)", a.total(), a.array_mm2,
-                a.scratchpad_mm2, a.accumulator_mm2, a.fixed_mm2);
+  std::snprintf(buf, sizeof buf, "area: %.2f mm^2 (array %.2f, scratchpad %.2f, accumulator %.2f, fixed %.2f)",
+                a.total(), a.array_mm2, a.scratchpad_mm2, a.accumulator_mm2, a.fixed_mm2);
   return buf;
 }
 

@@ -37,7 +37,8 @@ static std::string render(const SourceLocation& where, const std::string& messag
 }
 
 Error::Error(SourceLocation where, const std::string& message)
-    : Error(Bounded{}, SourceLocation{printable(where.file, kMaxDiagnosticText), where.line, where.col}, printable(message, kMaxDiagnosticText)) {}
+    : Error(Bounded{}, SourceLocation{printable(where.file, kMaxDiagnosticText), where.line, where.col},
+            printable(message, kMaxDiagnosticText)) {}
 
 Error::Error(Bounded, SourceLocation where, std::string message)
     : std::runtime_error(render(where, message)), where_(std::move(where)), message_(std::move(message)) {}

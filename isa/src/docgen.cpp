@@ -74,13 +74,14 @@ std::string generateIsaDoc(const IsaConfig& isa, const std::string& sourceName) 
          "[isa-semantics.md](../isa-semantics.md).\n\n";
   out << "## Parameters\n\n| name | value | | description |\n| --- | ---: | --- | --- |\n";
   for (const auto& e : parameterTable(p))
-    out << "| `" << e.name << "` | " << e.value << " | " << (e.derived ? "derived" : "") << " | " << e.description << " |\n";
+    out << "| `" << e.name << "` | " << e.value << " | " << (e.derived ? "derived" : "") << " | " << e.description
+        << " |\n";
   out << "\n## Energy and area\n\nThe config's `energy:` and `area:` sections (defaults and their sources: "
          "[isa-schema.md](../isa-schema.md#energy-and-area)); `run --stats` reports the energy per layer.\n\n"
       << "| name | value | unit | meaning | default (source) |\n| --- | ---: | --- | --- | --- |\n";
   for (const auto& c : costParameters())
-    out << "| `" << c.section << "." << c.key << "` | " << formatCost(p.cost.*c.member) << " | " << c.unit << " | " << c.meaning << " | "
-        << formatCost(c.default_value) << " (" << c.source << ") |\n";
+    out << "| `" << c.section << "." << c.key << "` | " << formatCost(p.cost.*c.member) << " | " << c.unit << " | "
+        << c.meaning << " | " << formatCost(c.default_value) << " (" << c.source << ") |\n";
   out << "\n" << areaSummary(p) << ".\n";
   out << "\n## Dependency tokens\n\nEvery instruction carries four flags after its opcode. The queues are "
          "ordered load -> compute -> store; `prev`/`next` name the neighbouring queue. `pop_*` waits for and "
@@ -108,7 +109,8 @@ std::string generateIsaDoc(const IsaConfig& isa, const std::string& sourceName) 
     if (d.cycles.isConstant()) out << " = " << d.cycles.eval();
     if (d.has_issue)
       out << "; `issue = " << d.issue.text() << "`"
-          << (d.unit == Unit::Compute ? " (the compute unit takes its next instruction then)" : " (with dma.outstanding > 1)");
+          << (d.unit == Unit::Compute ? " (the compute unit takes its next instruction then)"
+                                      : " (with dma.outstanding > 1)");
     out << "\n";
   }
   return out.str();

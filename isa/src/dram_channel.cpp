@@ -11,8 +11,9 @@ namespace systole::isa {
 uint64_t DramChannel::reserve(uint64_t at, uint64_t cycles) {
   if (cycles == 0) return at;
   // The first interval that starts after `at`; the one before it may cover `at`.
-  size_t i = static_cast<size_t>(std::upper_bound(busy_.begin(), busy_.end(), at, [](uint64_t c, const Interval& b) { return c < b.start; }) -
-                                 busy_.begin());
+  size_t i = static_cast<size_t>(
+      std::upper_bound(busy_.begin(), busy_.end(), at, [](uint64_t c, const Interval& b) { return c < b.start; }) -
+      busy_.begin());
   uint64_t cursor = at, remaining = cycles;
   if (i > 0 && busy_[i - 1].end > cursor) cursor = busy_[i - 1].end;
   while (remaining > 0) {

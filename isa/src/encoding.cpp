@@ -103,7 +103,8 @@ Instruction decode(const IsaConfig& isa, std::span<const uint8_t> bytes) {
   }
   for (int k = 0; k < 8; ++k)
     if (words.w[k] & ~used[k])
-      throw Error(d.name + ": reserved bits are not zero (byte " + std::to_string(k * 8 + std::countr_zero(words.w[k] & ~used[k]) / 8) + ")");
+      throw Error(d.name + ": reserved bits are not zero (byte " +
+                  std::to_string(k * 8 + std::countr_zero(words.w[k] & ~used[k]) / 8) + ")");
   return out;
 }
 

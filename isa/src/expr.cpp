@@ -91,9 +91,12 @@ class ExprParser {
     for (;;) {
       skipSpace();
       size_t at = pos_;
-      if (accept('+')) lhs = binary(Op::Add, std::move(lhs), parseTerm(), at);
-      else if (accept('-')) lhs = binary(Op::Sub, std::move(lhs), parseTerm(), at);
-      else return lhs;
+      if (accept('+'))
+        lhs = binary(Op::Add, std::move(lhs), parseTerm(), at);
+      else if (accept('-'))
+        lhs = binary(Op::Sub, std::move(lhs), parseTerm(), at);
+      else
+        return lhs;
     }
   }
 
@@ -102,10 +105,14 @@ class ExprParser {
     for (;;) {
       skipSpace();
       size_t at = pos_;
-      if (accept('*')) lhs = binary(Op::Mul, std::move(lhs), parseUnary(), at);
-      else if (accept('/')) lhs = binary(Op::Div, std::move(lhs), parseUnary(), at);
-      else if (accept('%')) lhs = binary(Op::Mod, std::move(lhs), parseUnary(), at);
-      else return lhs;
+      if (accept('*'))
+        lhs = binary(Op::Mul, std::move(lhs), parseUnary(), at);
+      else if (accept('/'))
+        lhs = binary(Op::Div, std::move(lhs), parseUnary(), at);
+      else if (accept('%'))
+        lhs = binary(Op::Mod, std::move(lhs), parseUnary(), at);
+      else
+        return lhs;
     }
   }
 
@@ -113,7 +120,8 @@ class ExprParser {
   struct Nest {
     ExprParser& p;
     Nest(ExprParser& parser, size_t at) : p(parser) {
-      if (++p.depth_ > kMaxNesting) p.fail(at, "expression nests too deeply (more than " + std::to_string(kMaxNesting) + " levels)");
+      if (++p.depth_ > kMaxNesting)
+        p.fail(at, "expression nests too deeply (more than " + std::to_string(kMaxNesting) + " levels)");
     }
     ~Nest() { --p.depth_; }
   };
@@ -177,8 +185,8 @@ class ExprParser {
       Op op;
       size_t arity;
     };
-    static const Fn fns[] = {{"ceil_div", Op::CeilDiv, 2}, {"min", Op::Min, 2}, {"max", Op::Max, 2},
-                             {"log2_ceil", Op::Log2Ceil, 1}};
+    static const Fn fns[] = {
+        {"ceil_div", Op::CeilDiv, 2}, {"min", Op::Min, 2}, {"max", Op::Max, 2}, {"log2_ceil", Op::Log2Ceil, 1}};
     const Fn* fn = nullptr;
     for (const auto& f : fns)
       if (name == f.name) fn = &f;
@@ -190,8 +198,8 @@ class ExprParser {
       if (!accept(')')) fail(pos_, "expected ',' or ')' in call of '" + name + "'");
     }
     if (n->kids.size() != fn->arity)
-      fail(at, "'" + name + "' takes " + std::to_string(fn->arity) + " argument(s), got " +
-                   std::to_string(n->kids.size()));
+      fail(at,
+           "'" + name + "' takes " + std::to_string(fn->arity) + " argument(s), got " + std::to_string(n->kids.size()));
     return n;
   }
 
@@ -202,8 +210,7 @@ class ExprParser {
       allConstant = allConstant && k->op == Op::Push;
     }
     // A divisor that folds to zero fails for every field value: report it now, not at evaluation.
-    if ((n.op == Op::Div || n.op == Op::Mod || n.op == Op::CeilDiv) && n.kids[1]->op == Op::Push &&
-        n.kids[1]->arg == 0)
+    if ((n.op == Op::Div || n.op == Op::Mod || n.op == Op::CeilDiv) && n.kids[1]->op == Op::Push && n.kids[1]->arg == 0)
       fail(n.pos, "division by zero");
     if (!allConstant) return;
     std::vector<int64_t> args;
@@ -224,8 +231,10 @@ class ExprParser {
   static int stackDepth(const std::vector<Expr::Step>& code) {
     int depth = 0, deepest = 0;
     for (const auto& s : code) {
-      if (s.op == Op::Push || s.op == Op::Field) ++depth;
-      else if (s.op != Op::Neg && s.op != Op::Log2Ceil) --depth;
+      if (s.op == Op::Push || s.op == Op::Field)
+        ++depth;
+      else if (s.op != Op::Neg && s.op != Op::Log2Ceil)
+        --depth;
       deepest = std::max(deepest, depth);
     }
     return deepest;

@@ -30,7 +30,8 @@ std::string readTextFile(const std::string& path) {
 }
 
 void writeFileAtomic(const std::string& path, const void* data, size_t size) {
-  writeFileAtomic(path, [&](std::ostream& out) { out.write(static_cast<const char*>(data), static_cast<std::streamsize>(size)); });
+  writeFileAtomic(
+      path, [&](std::ostream& out) { out.write(static_cast<const char*>(data), static_cast<std::streamsize>(size)); });
 }
 
 void writeFileAtomic(const std::string& path, const std::function<void(std::ostream&)>& write) {

@@ -43,7 +43,8 @@ std::string valueOf(const std::string& header, const std::string& key, const std
 
 NpyArray parseNpy(const std::vector<uint8_t>& file, const std::string& name) {
   const SourceLocation where{name, 0, 0};
-  if (file.size() < 10 || std::memcmp(file.data(), "\x93NUMPY", 6) != 0) throw Error(where, "not a .npy file (bad magic)");
+  if (file.size() < 10 || std::memcmp(file.data(), "\x93NUMPY", 6) != 0)
+    throw Error(where, "not a .npy file (bad magic)");
   const uint8_t major = file[6];
   size_t headerLen, offset;
   if (major == 1) {
@@ -66,7 +67,8 @@ NpyArray parseNpy(const std::vector<uint8_t>& file, const std::string& name) {
       a.dtype = t;
       found = true;
     }
-  if (!found) throw Error(where, "unsupported dtype " + descr + " (supported: int8, uint8, little-endian int32 and float32)");
+  if (!found)
+    throw Error(where, "unsupported dtype " + descr + " (supported: int8, uint8, little-endian int32 and float32)");
   if (valueOf(header, "fortran_order", name) != "False") throw Error(where, "Fortran-order arrays are not supported");
   const std::string shape = valueOf(header, "shape", name);
   int64_t elements = 1;
@@ -82,11 +84,13 @@ NpyArray parseNpy(const std::vector<uint8_t>& file, const std::string& name) {
     }
     if (dim < 0 || dim > (int64_t{1} << 32)) throw Error(where, "bad dimension in shape " + shape);
     a.shape.push_back(dim);
-    if (__builtin_mul_overflow(elements, dim, &elements)) throw Error(where, "shape " + shape + " has more elements than 2^63");
+    if (__builtin_mul_overflow(elements, dim, &elements))
+      throw Error(where, "shape " + shape + " has more elements than 2^63");
     i += used;
   }
   int64_t bytes = 0;
-  if (__builtin_mul_overflow(elements, int64_t{isa::dtypeBytes(a.dtype)}, &bytes)) throw Error(where, "shape " + shape + " has more bytes than 2^63");
+  if (__builtin_mul_overflow(elements, int64_t{isa::dtypeBytes(a.dtype)}, &bytes))
+    throw Error(where, "shape " + shape + " has more bytes than 2^63");
   const size_t need = static_cast<size_t>(bytes);
   const size_t data = offset + headerLen;
   if (file.size() - data != need)
@@ -100,9 +104,11 @@ NpyArray readNpy(const std::string& path) { return parseNpy(readBinaryFile(path)
 
 std::vector<uint8_t> serializeNpy(const NpyArray& a) {
   std::string shape = "(";
-  for (size_t i = 0; i < a.shape.size(); ++i) shape += std::to_string(a.shape[i]) + (a.shape.size() == 1 ? "," : i + 1 < a.shape.size() ? ", " : "");
+  for (size_t i = 0; i < a.shape.size(); ++i)
+    shape += std::to_string(a.shape[i]) + (a.shape.size() == 1 ? "," : i + 1 < a.shape.size() ? ", " : "");
   shape += ")";
-  std::string header = std::string("{'descr': '") + descrOf(a.dtype) + "', 'fortran_order': False, 'shape': " + shape + ", }";
+  std::string header =
+      std::string("{'descr': '") + descrOf(a.dtype) + "', 'fortran_order': False, 'shape': " + shape + ", }";
   // Pad with spaces so the data starts on a 64-byte boundary; the header ends with '\n'.
   const size_t total = 10 + header.size() + 1;
   header += std::string((64 - total % 64) % 64, ' ') + "\n";

@@ -26,7 +26,8 @@ class ZipReader {
     std::vector<std::pair<std::string, NpyArray>> out;
     for (uint64_t i = 0; i < count; ++i) {
       if (u32(offset) != 0x02014b50) fail("bad central directory entry");
-      const uint16_t method = u16(offset + 10), nameLen = u16(offset + 28), extraLen = u16(offset + 30), commentLen = u16(offset + 32);
+      const uint16_t method = u16(offset + 10), nameLen = u16(offset + 28), extraLen = u16(offset + 30),
+                     commentLen = u16(offset + 32);
       const uint32_t crc = u32(offset + 16);
       uint64_t packed = u32(offset + 20), size = u32(offset + 24), local = u32(offset + 42);
       const std::string member(reinterpret_cast<const char*>(bytes(offset + 46, nameLen)), nameLen);
@@ -35,7 +36,8 @@ class ZipReader {
       const uint64_t data = local + 30 + u16(local + 26) + u16(local + 28);
       std::string key = member.size() > 4 && member.ends_with(".npy") ? member.substr(0, member.size() - 4) : member;
       std::vector<uint8_t> npy = extract(member, method, data, packed, size);
-      if (::crc32(0L, npy.data(), static_cast<uInt>(npy.size())) != crc) fail("member '" + member + "' fails its CRC-32 check");
+      if (::crc32(0L, npy.data(), static_cast<uInt>(npy.size())) != crc)
+        fail("member '" + member + "' fails its CRC-32 check");
       out.emplace_back(key, parseNpy(npy, name_ + ":" + member));
       offset += 46 + uint64_t{nameLen} + extraLen + commentLen;
     }
@@ -43,7 +45,9 @@ class ZipReader {
   }
 
  private:
-  [[noreturn]] void fail(const std::string& what) const { throw Error(SourceLocation{name_}, "not a valid .npz: " + what); }
+  [[noreturn]] void fail(const std::string& what) const {
+    throw Error(SourceLocation{name_}, "not a valid .npz: " + what);
+  }
 
   const uint8_t* bytes(uint64_t at, uint64_t n) const {
     if (at > f_.size() || n > f_.size() - at) fail("truncated file");
@@ -89,7 +93,8 @@ class ZipReader {
     }
   }
 
-  std::vector<uint8_t> extract(const std::string& member, uint16_t method, uint64_t data, uint64_t packed, uint64_t size) const {
+  std::vector<uint8_t> extract(const std::string& member, uint16_t method, uint64_t data, uint64_t packed,
+                               uint64_t size) const {
     const uint8_t* src = bytes(data, packed);
     if (size > (uint64_t{1} << 34)) fail("member '" + member + "' is larger than 16 GiB");
     std::vector<uint8_t> out(static_cast<size_t>(size));
@@ -98,7 +103,8 @@ class ZipReader {
       std::memcpy(out.data(), src, out.size());
       return out;
     }
-    if (method != 8) fail("member '" + member + "' uses compression method " + std::to_string(method) + " (only stored and deflate)");
+    if (method != 8)
+      fail("member '" + member + "' uses compression method " + std::to_string(method) + " (only stored and deflate)");
     z_stream z{};
     if (inflateInit2(&z, -MAX_WBITS) != Z_OK) fail("zlib initialisation failed");
     z.next_in = const_cast<Bytef*>(src);
@@ -118,6 +124,8 @@ class ZipReader {
 
 }  // namespace
 
-std::vector<std::pair<std::string, NpyArray>> readNpz(const std::string& path) { return ZipReader(readBinaryFile(path), path).members(); }
+std::vector<std::pair<std::string, NpyArray>> readNpz(const std::string& path) {
+  return ZipReader(readBinaryFile(path), path).members();
+}
 
 }  // namespace systole

@@ -47,11 +47,13 @@ ComputeAccesses computeAccesses(const Params& p, const InstrDesc& d, const Instr
   return a;
 }
 
-uint64_t ComputeScoreboard::earliestStart(const Params& p, const InstrDesc& d, const Instruction& in, uint64_t t) const {
+uint64_t ComputeScoreboard::earliestStart(const Params& p, const InstrDesc& d, const Instruction& in,
+                                          uint64_t t) const {
   return earliestStart(d, computeAccesses(p, d, in), t);
 }
 
-void ComputeScoreboard::record(const Params& p, const InstrDesc& d, const Instruction& in, uint64_t start, uint64_t end) {
+void ComputeScoreboard::record(const Params& p, const InstrDesc& d, const Instruction& in, uint64_t start,
+                               uint64_t end) {
   record(d, computeAccesses(p, d, in), start, end);
 }
 
@@ -71,7 +73,8 @@ uint64_t ComputeScoreboard::earliestStart(const InstrDesc& d, const ComputeAcces
     const WeightSet& s = sets_[static_cast<size_t>(preloads_ % weight_buffers_)];
     t = std::max({t, s.ready, s.freed, last_preload_end_});
   }
-  if (a.reads_weights && preloads_ > 0) t = std::max(t, sets_[static_cast<size_t>((preloads_ - 1) % weight_buffers_)].ready);
+  if (a.reads_weights && preloads_ > 0)
+    t = std::max(t, sets_[static_cast<size_t>((preloads_ - 1) % weight_buffers_)].ready);
   return t;
 }
 
@@ -107,7 +110,8 @@ uint64_t ComputeTimeline::issue(const Instruction& in, uint64_t notBefore) {
   const InstrDesc& d = isa_.instr(in.desc);
   if (d.unit != Unit::Compute) return notBefore;
   const bool weightPath = onWeightPath(p, d);
-  const uint64_t start = board_.earliestStart(p, d, in, std::max(notBefore, weightPath ? order_ : std::max(next_, order_)));
+  const uint64_t start =
+      board_.earliestStart(p, d, in, std::max(notBefore, weightPath ? order_ : std::max(next_, order_)));
   const auto penalty = static_cast<uint64_t>(bankConflictCycles(p, d, in));  // as the simulator: on both
   const uint64_t finish = start + static_cast<uint64_t>(d.cycles.eval(in.fields)) + penalty;
   board_.record(p, d, in, start, finish);

@@ -14,7 +14,8 @@ RowFootprint rowFootprint(const Params& p, const InstrDesc& d, const Instruction
   const int64_t S = p.spad_row_bytes, A = p.acc_row_bytes, L = p.vector_lanes, E = p.spad_row_elems;
   auto op = [&](int k) { return in.operand(d, k); };
   RowFootprint f;
-  auto add = [&](M memory, bool write, int64_t row, int64_t rows, int64_t rowBytes, int64_t runs = 1, int64_t stride = 0) {
+  auto add = [&](M memory, bool write, int64_t row, int64_t rows, int64_t rowBytes, int64_t runs = 1,
+                 int64_t stride = 0) {
     f.accesses[static_cast<size_t>(f.count++)] = {memory, write, row, rows, runs, stride, rowBytes};
   };
   switch (d.semantics) {
@@ -36,7 +37,7 @@ RowFootprint rowFootprint(const Params& p, const InstrDesc& d, const Instruction
       const int64_t m = op(4), slices = op(5);
       add(kAcc, kWrite, op(3), m, A);
       if (op(6) != 0) add(kAcc, kRead, op(3), m, A);
-      add(kSpad, kRead, op(0), m, p.array_rows, slices, op(1));                      // activation slices
+      add(kSpad, kRead, op(0), m, p.array_rows, slices, op(1));                    // activation slices
       add(kSpad, kRead, op(2), p.array_rows, p.array_cols, slices, p.array_rows);  // weight slices
       break;
     }

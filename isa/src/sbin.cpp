@@ -85,7 +85,8 @@ size_t checksummedBody(const std::vector<uint8_t>& bytes, const std::string& nam
   const size_t body = bytes.size() - 8;
   uint64_t stored;
   std::memcpy(&stored, bytes.data() + body, 8);
-  if (stored != fnv1a64(bytes.data(), body)) throw Error(SourceLocation{name, 0, 0}, "checksum mismatch: the file is corrupted or truncated");
+  if (stored != fnv1a64(bytes.data(), body))
+    throw Error(SourceLocation{name, 0, 0}, "checksum mismatch: the file is corrupted or truncated");
   return body;
 }
 
@@ -124,8 +125,9 @@ Program deserializeSbin(const std::vector<uint8_t>& bytes, const std::string& na
   for (size_t i = 0; i < sizeof kMagic; ++i) r.u8();
   const uint32_t version = r.u32();
   if (version == kModelSbinVersion)
-    throw Error(SourceLocation{name, 0, 0}, "this .sbin holds a whole compiled model (version 2), not one program: run it with "
-                                            "'systole run' or 'systole sim'");
+    throw Error(SourceLocation{name, 0, 0},
+                "this .sbin holds a whole compiled model (version 2), not one program: run it with "
+                "'systole run' or 'systole sim'");
   if (version != kSbinVersion)
     throw Error(SourceLocation{name, 0, 0}, "unsupported container version " + std::to_string(version) +
                                                 " (this build reads version " + std::to_string(kSbinVersion) + ")");
@@ -215,21 +217,26 @@ void emitModelSbin(const std::vector<const Program*>& programs, const std::vecto
 
 }  // namespace
 
-std::vector<uint8_t> serializeModelSbin(const std::vector<const Program*>& programs, const std::vector<uint8_t>& model) {
+std::vector<uint8_t> serializeModelSbin(const std::vector<const Program*>& programs,
+                                        const std::vector<uint8_t>& model) {
   std::vector<uint8_t> out;
   emitModelSbin(programs, model, [&](const uint8_t* p, size_t n) { out.insert(out.end(), p, p + n); });
   return out;
 }
 
-void writeModelSbin(const std::string& path, const std::vector<const Program*>& programs, const std::vector<uint8_t>& model) {
+void writeModelSbin(const std::string& path, const std::vector<const Program*>& programs,
+                    const std::vector<uint8_t>& model) {
   writeFileAtomic(path, [&](std::ostream& out) {
-    emitModelSbin(programs, model, [&](const uint8_t* p, size_t n) { out.write(reinterpret_cast<const char*>(p), static_cast<std::streamsize>(n)); });
+    emitModelSbin(programs, model, [&](const uint8_t* p, size_t n) {
+      out.write(reinterpret_cast<const char*>(p), static_cast<std::streamsize>(n));
+    });
   });
 }
 
 ModelContainer deserializeModelSbin(const std::vector<uint8_t>& bytes, const std::string& name) {
   if (sbinVersion(bytes, name) != kModelSbinVersion)
-    throw Error(SourceLocation{name, 0, 0}, "not a compiled model (container version " + std::to_string(sbinVersion(bytes, name)) + ")");
+    throw Error(SourceLocation{name, 0, 0},
+                "not a compiled model (container version " + std::to_string(sbinVersion(bytes, name)) + ")");
   const size_t body = checksummedBody(bytes, name);
   Reader r(bytes, body, name);
   for (size_t i = 0; i < sizeof kMagic + 8; ++i) r.u8();

@@ -38,7 +38,9 @@ std::string shippedConfigPath(const std::string& name, const std::string& namedB
     return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
   });
   if (!plain)
-    throw Error(SourceLocation{namedBy}, "ISA name '" + name + "' is not the name of a shipped config (letters, digits, '_' and '-'); pass --isa CONFIG.yaml");
+    throw Error(SourceLocation{namedBy},
+                "ISA name '" + name +
+                    "' is not the name of a shipped config (letters, digits, '_' and '-'); pass --isa CONFIG.yaml");
   return shippedConfigDir() + "/" + name + ".yaml";
 }
 

@@ -28,8 +28,10 @@ std::string generateSvPackage(const IsaConfig& isa, const std::string& sourceNam
   out << "  localparam string ISA_NAME = \"" << p.name << "\";\n";
   out << "  localparam int DATAFLOW_OUTPUT_STATIONARY = " << (p.dataflow == Dataflow::OutputStationary) << ";\n";
   for (const auto& e : parameterTable(p))
-    if (e.value <= INT32_MAX) out << "  localparam int " << svName(e.name) << " = " << e.value << ";\n";
-    else out << "  localparam longint " << svName(e.name) << " = 64'd" << e.value << ";\n";
+    if (e.value <= INT32_MAX)
+      out << "  localparam int " << svName(e.name) << " = " << e.value << ";\n";
+    else
+      out << "  localparam longint " << svName(e.name) << " = 64'd" << e.value << ";\n";
   out << "  localparam int TOKEN_LSB = " << p.token_lsb << ";\n";
   for (const auto& d : isa.instructions()) {
     out << "  // " << d.name << " (" << semanticsInfo(d.semantics).name << ")\n";

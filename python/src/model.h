@@ -17,10 +17,10 @@ namespace systole::python {
 
 /// How the model was obtained.
 struct Origin {
-  bool from_cache = false;   // the compiled artifact was reused from the compile cache
-  std::string cache_entry;   // the cache entry read or stored (empty: none)
-  std::string path;          // the ONNX model or the .sbin
-  std::string cache_dir;     // the compile cache it went through (also keeps the JIT-compiled host code); empty: none
+  bool from_cache = false;  // the compiled artifact was reused from the compile cache
+  std::string cache_entry;  // the cache entry read or stored (empty: none)
+  std::string path;         // the ONNX model or the .sbin
+  std::string cache_dir;    // the compile cache it went through (also keeps the JIT-compiled host code); empty: none
   double compile_seconds = 0;
 };
 
@@ -28,9 +28,9 @@ struct Origin {
 struct RunOutcome {
   runtime::RunResult result;
   std::vector<runtime::TensorAccuracy> accuracy;  // empty when not measured
-  std::string accuracy_note;                     // why not, when not measured
-  isa::Params params;                            // the config's, for the statistics document
-  double run_seconds = 0;                        // wall clock of the run (simulation, host operators, check)
+  std::string accuracy_note;                      // why not, when not measured
+  isa::Params params;                             // the config's, for the statistics document
+  double run_seconds = 0;                         // wall clock of the run (simulation, host operators, check)
 };
 
 class Model {
@@ -39,7 +39,8 @@ class Model {
   static std::unique_ptr<Model> compile(const std::string& modelPath, std::shared_ptr<const isa::IsaConfig> config,
                                         const compiler::PipelineOptions& options, const std::string& cacheDir);
   /// Loads a compiled .sbin; it must have been compiled for `config`.
-  static std::unique_ptr<Model> load(const std::string& sbinPath, std::shared_ptr<const isa::IsaConfig> config, const std::string& cacheDir);
+  static std::unique_ptr<Model> load(const std::string& sbinPath, std::shared_ptr<const isa::IsaConfig> config,
+                                     const std::string& cacheDir);
 
   Model(std::shared_ptr<const isa::IsaConfig> config, compiler::Graph quantized, compiler::CompiledModel compiled,
         std::optional<compiler::Graph> floatGraph, Origin origin);

@@ -40,7 +40,8 @@ NpyArray toNpyArray(const py::handle& array) {
 compiler::HostTensor toHostTensor(const py::handle& array, const std::vector<int64_t>& shape, const std::string& name) {
   NpyArray a = toNpyArray(array);
   if (a.shape != shape)
-    throw Error("input '" + name + "' has shape " + compiler::shapeText(a.shape) + "; the model expects " + compiler::shapeText(shape));
+    throw Error("input '" + name + "' has shape " + compiler::shapeText(a.shape) + "; the model expects " +
+                compiler::shapeText(shape));
   compiler::HostTensor t(compiler::ElemType::Float32, shape);
   t.bytes = std::move(a.bytes);
   return t;

@@ -102,27 +102,35 @@ class VerilatedArray final : public sim::ArrayBackend {
   }
 
   uint64_t preload(const int8_t* rows, int64_t stride) override {
-    return run({.preload = true}, R_, [&](int64_t c) { putRow(top_->in_row_i, rows + c * stride, E_); }, nullptr, 0);
+    return run(
+        {.preload = true}, R_, [&](int64_t c) { putRow(top_->in_row_i, rows + c * stride, E_); }, nullptr, 0);
   }
 
   uint64_t matmul(const int8_t* act, int64_t actStride, int64_t m, bool accumulate, int32_t* acc,
                   int64_t accStride) override {
     if (m == 0) fail("matmul_tile with m = 0 is rejected by the RTL (see rtl/README.md)");
-    return run({.m = m, .accumulate = accumulate}, m, [&](int64_t c) {
-      putRow(top_->in_row_i, act + c * actStride, E_);
-      if (accumulate) putAcc(acc + c * accStride);
-    }, acc, accStride);
+    return run(
+        {.m = m, .accumulate = accumulate}, m,
+        [&](int64_t c) {
+          putRow(top_->in_row_i, act + c * actStride, E_);
+          if (accumulate) putAcc(acc + c * accStride);
+        },
+        acc, accStride);
   }
 
-  uint64_t stream(const int8_t* act, int64_t actStride, int64_t sliceStride, const int8_t* w, int64_t wStride, int64_t slices,
-                  int64_t m, bool accumulate, int32_t* acc, int64_t accStride) override {
-    if (m == 0 || slices == 0) fail("matmul_stream with m = 0 or k_slices = 0 is rejected by the RTL (see rtl/README.md)");
-    return run({.stream = true, .m = m, .slices = slices, .accumulate = accumulate}, slices * R_, [&](int64_t c) {
-      const int64_t s = c / R_, j = c % R_;
-      putRow(top_->in_wrow_i, w + (s * R_ + j) * wStride, N_);
-      if (j < m) putRow(top_->in_row_i, act + s * sliceStride + j * actStride, E_);
-      if (s == 0 && j < m && accumulate) putAcc(acc + j * accStride);
-    }, acc, accStride);
+  uint64_t stream(const int8_t* act, int64_t actStride, int64_t sliceStride, const int8_t* w, int64_t wStride,
+                  int64_t slices, int64_t m, bool accumulate, int32_t* acc, int64_t accStride) override {
+    if (m == 0 || slices == 0)
+      fail("matmul_stream with m = 0 or k_slices = 0 is rejected by the RTL (see rtl/README.md)");
+    return run(
+        {.stream = true, .m = m, .slices = slices, .accumulate = accumulate}, slices * R_,
+        [&](int64_t c) {
+          const int64_t s = c / R_, j = c % R_;
+          putRow(top_->in_wrow_i, w + (s * R_ + j) * wStride, N_);
+          if (j < m) putRow(top_->in_row_i, act + s * sliceStride + j * actStride, E_);
+          if (s == 0 && j < m && accumulate) putAcc(acc + j * accStride);
+        },
+        acc, accStride);
   }
 
  private:
@@ -141,9 +149,7 @@ class VerilatedArray final : public sim::ArrayBackend {
     ctx_->timeInc(1);
   }
 
-  [[noreturn]] void fail(const std::string& what) const {
-    throw sim::FaultCause{"RTL array (" + name_ + "): " + what};
-  }
+  [[noreturn]] void fail(const std::string& what) const { throw sim::FaultCause{"RTL array (" + name_ + "): " + what}; }
 
   template <typename Port>
   void putRow(Port& port, const int8_t* row, int bytes) {
@@ -177,12 +183,14 @@ class VerilatedArray final : public sim::ArrayBackend {
       top_->cmd_m_i = static_cast<std::remove_reference_t<decltype(top_->cmd_m_i)>>(c == 0 ? cmd.m : 0);
       top_->cmd_accumulate_i = cmd.accumulate;
       top_->cmd_stream_i = cmd.stream;
-      top_->cmd_k_slices_i = static_cast<std::remove_reference_t<decltype(top_->cmd_k_slices_i)>>(c == 0 ? cmd.slices : 0);
+      top_->cmd_k_slices_i =
+          static_cast<std::remove_reference_t<decltype(top_->cmd_k_slices_i)>>(c == 0 ? cmd.slices : 0);
       top_->in_valid_i = c < inputs;
       if (c < inputs) present(c);
       settle();
       if (c > 0 && top_->cmd_ready_o) {
-        if (outputs != cmd.m) fail(std::string(what) + " m=" + std::to_string(cmd.m) + " produced " + std::to_string(outputs) + " rows");
+        if (outputs != cmd.m)
+          fail(std::string(what) + " m=" + std::to_string(cmd.m) + " produced " + std::to_string(outputs) + " rows");
         return static_cast<uint64_t>(c);
       }
       if (top_->out_valid_o) {

@@ -45,7 +45,8 @@ int main(int argc, char** argv) {
       std::printf("%s: class %lld (score %.4f)\n", name.c_str(), static_cast<long long>(best), scores[best]);
     }
     std::printf("%llu cycles on '%s', %zu NPU program(s), outputs equal the reference bit for bit\n",
-                static_cast<unsigned long long>(result.sim.stats.cycles), config.params().name.c_str(), result.programs);
+                static_cast<unsigned long long>(result.sim.stats.cycles), config.params().name.c_str(),
+                result.programs);
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s\n", e.what());

@@ -1,8 +1,8 @@
 // Algorithm: both tensors are flattened and compared in double precision. SQNR is the float
 // signal's energy over the error's; an error of zero gives +inf. An output is logits-like when all
 // its dimensions but the first (the batch) and the last are 1 and the last is more than 1; an
-// image's top-1 agrees when both tensors have the maximum of its row at the same index. A quantized value's saturation counts int8 values
-// at -128 or 127 except where that is its zero point (a ReLU's floor) or its clamp bound.
+// image's top-1 agrees when both tensors have the maximum of its row at the same index. A quantized value's saturation
+// counts int8 values at -128 or 127 except where that is its zero point (a ReLU's floor) or its clamp bound.
 #include "systole/runtime/accuracy.h"
 
 #include <algorithm>
@@ -30,7 +30,8 @@ int64_t argmax(const float* x, int64_t n) { return std::max_element(x, x + n) - 
 HostTensor dequantize(const compiler::Value& v, const HostTensor& q) {
   HostTensor f(ElemType::Float32, q.shape);
   const double scale = v.quant->scale.at(0), zero = v.quant->zero_point.at(0);
-  for (int64_t i = 0; i < q.elements(); ++i) f.data<float>()[i] = static_cast<float>(scale * (q.data<int8_t>()[i] - zero));
+  for (int64_t i = 0; i < q.elements(); ++i)
+    f.data<float>()[i] = static_cast<float>(scale * (q.data<int8_t>()[i] - zero));
   return f;
 }
 
@@ -70,7 +71,8 @@ TensorAccuracy compareTensors(const std::string& name, const HostTensor& referen
   if (logitsLike(reference.shape)) {
     const int64_t classes = reference.shape.back();
     a.top1_images = reference.shape.front();
-    for (int64_t n = 0; n < a.top1_images; ++n) a.top1_agree += argmax(r + n * classes, classes) == argmax(q + n * classes, classes);
+    for (int64_t n = 0; n < a.top1_images; ++n)
+      a.top1_agree += argmax(r + n * classes, classes) == argmax(q + n * classes, classes);
   }
   return a;
 }
@@ -85,10 +87,12 @@ std::vector<TensorAccuracy> compareOutputs(const TensorMap& reference, const Ten
   return out;
 }
 
-TensorMap floatReference(const compiler::Graph& floatGraph, const TensorMap& inputs) { return compiler::interpret(floatGraph, inputs); }
+TensorMap floatReference(const compiler::Graph& floatGraph, const TensorMap& inputs) {
+  return compiler::interpret(floatGraph, inputs);
+}
 
-std::map<std::string, TensorAccuracy> valueAccuracy(const compiler::Graph& floatGraph, const compiler::Graph& quantized, const TensorMap& inputs,
-                                                    const std::vector<std::string>& values) {
+std::map<std::string, TensorAccuracy> valueAccuracy(const compiler::Graph& floatGraph, const compiler::Graph& quantized,
+                                                    const TensorMap& inputs, const std::vector<std::string>& values) {
   const TensorMap f = compiler::interpret(floatGraph, inputs, true);
   const TensorMap q = compiler::interpret(quantized, inputs, true);
   std::map<std::string, TensorAccuracy> out;
@@ -96,10 +100,13 @@ std::map<std::string, TensorAccuracy> valueAccuracy(const compiler::Graph& float
     const int id = quantized.findValue(name);
     auto qi = q.find(name);
     auto fi = f.find(name);
-    if (fi == f.end() && name.size() > 2 && name.ends_with("_q")) fi = f.find(name.substr(0, name.size() - 2));  // a graph edge's int8 twin
+    if (fi == f.end() && name.size() > 2 && name.ends_with("_q"))
+      fi = f.find(name.substr(0, name.size() - 2));          // a graph edge's int8 twin
     if (id < 0 || qi == q.end() || fi == f.end()) continue;  // no float counterpart (a value the quantizer made)
     const compiler::Value& v = quantized.values[static_cast<size_t>(id)];
-    if (v.type != ElemType::Int8 || !v.quant || fi->second.type != ElemType::Float32 || fi->second.shape != qi->second.shape) continue;
+    if (v.type != ElemType::Int8 || !v.quant || fi->second.type != ElemType::Float32 ||
+        fi->second.shape != qi->second.shape)
+      continue;
     TensorAccuracy a = compareTensors(name, fi->second, dequantize(v, qi->second));
     a.top1_images = a.top1_agree = 0;
     a.saturated = saturatedFraction(quantized, v, qi->second);

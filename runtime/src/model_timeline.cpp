@@ -18,8 +18,8 @@ std::vector<uint32_t> layerRegionStarts(const compiler::CompiledProgram& program
   return starts;
 }
 
-std::vector<LayerTiming> attributeLayers(const std::vector<compiler::LayerReport>& reports, const sim::Stats& stats, uint64_t offset,
-                                         size_t program) {
+std::vector<LayerTiming> attributeLayers(const std::vector<compiler::LayerReport>& reports, const sim::Stats& stats,
+                                         uint64_t offset, size_t program) {
   std::vector<LayerTiming> layers;
   uint64_t done = 0;
   for (size_t k = 0; k < reports.size(); ++k) {
@@ -29,7 +29,8 @@ std::vector<LayerTiming> attributeLayers(const std::vector<compiler::LayerReport
     t.program = program;
     t.counters = r.counters;
     t.simulated_cycles = r.ran() && r.last_end > r.first_start ? r.last_end - r.first_start : 0;
-    const uint64_t end = k + 1 == reports.size() ? std::max(done, stats.cycles) : std::max(done, r.ran() ? r.last_end : 0);
+    const uint64_t end =
+        k + 1 == reports.size() ? std::max(done, stats.cycles) : std::max(done, r.ran() ? r.last_end : 0);
     t.start_cycle = offset + done;
     t.attributed_cycles = end - done;
     done = end;
@@ -52,15 +53,18 @@ void ModelTimeline::host(const HostStep& step) {
 }
 
 void ModelTimeline::transfer(const std::string& what, uint64_t cycles) {
-  if (trace_ && cycles) trace_->addSpan(sim::TraceTrack::Steps, what, "transfer", now_, now_ + cycles, {{"cycles", cycles}});
+  if (trace_ && cycles)
+    trace_->addSpan(sim::TraceTrack::Steps, what, "transfer", now_, now_ + cycles, {{"cycles", cycles}});
   now_ += cycles;
 }
 
-void ModelTimeline::program(const compiler::CompiledProgram& program, const sim::SimResult& sim, std::vector<LayerTiming>& layers) {
+void ModelTimeline::program(const compiler::CompiledProgram& program, const sim::SimResult& sim,
+                            std::vector<LayerTiming>& layers) {
   auto timed = attributeLayers(program.layers, sim.stats, now_, programs_);
   if (trace_) {
-    trace_->addSpan(sim::TraceTrack::Steps, "NPU program " + std::to_string(programs_), "npu", now_, now_ + sim.stats.cycles,
-                    {{"cycles", sim.stats.cycles}, {"instructions", sim.stats.instructions}, {"layers", program.layers.size()}});
+    trace_->addSpan(
+        sim::TraceTrack::Steps, "NPU program " + std::to_string(programs_), "npu", now_, now_ + sim.stats.cycles,
+        {{"cycles", sim.stats.cycles}, {"instructions", sim.stats.instructions}, {"layers", program.layers.size()}});
     for (const auto& l : timed)
       trace_->addSpan(sim::TraceTrack::Layers, l.report.name, "npu", l.start_cycle, l.start_cycle + l.attributed_cycles,
                       {{"op", l.report.op},
@@ -68,7 +72,8 @@ void ModelTimeline::program(const compiler::CompiledProgram& program, const sim:
                        {"cycles", l.attributed_cycles},
                        {"span_cycles", l.simulated_cycles},
                        {"predicted_cycles", l.report.predicted_cycles},
-                       {"instructions", std::to_string(l.report.first_instruction) + ".." + std::to_string(l.report.end_instruction)}});
+                       {"instructions",
+                        std::to_string(l.report.first_instruction) + ".." + std::to_string(l.report.end_instruction)}});
     trace_->addProgram(now_, sim.stats.cycles, isa::decodeAll(isa_, program.program.code), sim.timeline);
   }
   layers.insert(layers.end(), std::make_move_iterator(timed.begin()), std::make_move_iterator(timed.end()));

@@ -19,8 +19,8 @@ std::vector<uint32_t> layerRegionStarts(const compiler::CompiledProgram& program
 
 /// The layers of one program as they ran, from its statistics (one region per layer,
 /// layerRegionStarts), `offset` cycles into the model's timeline.
-std::vector<LayerTiming> attributeLayers(const std::vector<compiler::LayerReport>& reports, const sim::Stats& stats, uint64_t offset,
-                                         size_t program);
+std::vector<LayerTiming> attributeLayers(const std::vector<compiler::LayerReport>& reports, const sim::Stats& stats,
+                                         uint64_t offset, size_t program);
 
 class ModelTimeline {
  public:

@@ -40,7 +40,8 @@ std::vector<uint8_t> toNhwc(const HostTensor& t) {
     for (int64_t c = 0; c < C; ++c)
       for (int64_t y = 0; y < H; ++y)
         for (int64_t x = 0; x < W; ++x)
-          out[static_cast<size_t>(nhwcOffset(t.shape, 0, n, c, y, x))] = t.bytes[static_cast<size_t>(((n * C + c) * H + y) * W + x)];
+          out[static_cast<size_t>(nhwcOffset(t.shape, 0, n, c, y, x))] =
+              t.bytes[static_cast<size_t>(((n * C + c) * H + y) * W + x)];
   return out;
 }
 
@@ -89,15 +90,18 @@ bool runHostNode(const compiler::Graph& g, int id, const hostjit::HostJit* jit, 
     inBytes.push_back(&it->second.bytes);
   }
   std::vector<HostTensor> results;
-  for (int v : n.outputs) results.emplace_back(g.values[static_cast<size_t>(v)].type, g.values[static_cast<size_t>(v)].shape);
+  for (int v : n.outputs)
+    results.emplace_back(g.values[static_cast<size_t>(v)].type, g.values[static_cast<size_t>(v)].shape);
   std::vector<HostTensor*> out;
   hostjit::Outputs outBytes;
   for (auto& r : results) {
     out.push_back(&r);
     outBytes.push_back(&r.bytes);
   }
-  if (compiled) jit->run(id, inBytes, outBytes);
-  else compiler::runKernel(g, n, in, out);
+  if (compiled)
+    jit->run(id, inBytes, outBytes);
+  else
+    compiler::runKernel(g, n, in, out);
   for (size_t i = 0; i < n.outputs.size(); ++i) env[n.outputs[i]] = std::move(results[i]);
   return compiled;
 }
@@ -118,8 +122,10 @@ std::string Mismatch::describe() const {
   out << "tensor '" << tensor << "' differs at [";
   for (size_t i = 0; i < index.size(); ++i) out << (i ? ", " : "") << index[i];
   out << "]: NPU " << npu << ", reference " << reference;
-  if (instruction >= 0) out << "; written by instruction " << instruction << " (" << disassembly << ") of layer '" << layer << "'";
-  else out << "; no store instruction wrote it";
+  if (instruction >= 0)
+    out << "; written by instruction " << instruction << " (" << disassembly << ") of layer '" << layer << "'";
+  else
+    out << "; no store instruction wrote it";
   return out.str();
 }
 
@@ -152,7 +158,9 @@ std::optional<Mismatch> compareTensor(const isa::IsaConfig& isa, const compiler:
     if (a == r) continue;
     Mismatch m{b.value, unravel(e, b.graph_shape), a, r, -1, "", ""};
     const uint64_t addr =
-        sv.info.dram_addr + static_cast<uint64_t>(b.nhwc ? nhwcOffset(b.graph_shape, b.halo, m.index[0], m.index[1], m.index[2], m.index[3]) : e);
+        sv.info.dram_addr +
+        static_cast<uint64_t>(b.nhwc ? nhwcOffset(b.graph_shape, b.halo, m.index[0], m.index[1], m.index[2], m.index[3])
+                                     : e);
     for (size_t k = code.size(); k-- > 0 && m.instruction < 0;) {
       const auto& d = isa.instr(code[k].desc);
       if (d.semantics != isa::Semantics::DmaStore) continue;
@@ -190,7 +198,8 @@ const hostjit::HostJit* Session::hostCode(const RunOptions& options, RunResult& 
     jit_ = std::make_shared<const hostjit::HostJit>(graph_, nodes, hostjit::Options{options.host_jit_cache_dir});
   } catch (const Error& e) {  // LLVM cannot compile here: the interpreter still can
     jitFailed_ = true;
-    result.host_jit = HostJitReport{0, 0, false, "", "warning: " + e.message() + "; the host operators run in the interpreter"};
+    result.host_jit =
+        HostJitReport{0, 0, false, "", "warning: " + e.message() + "; the host operators run in the interpreter"};
     return nullptr;
   }
   const hostjit::CompileReport& r = jit_->report();
@@ -201,7 +210,8 @@ const hostjit::HostJit* Session::hostCode(const RunOptions& options, RunResult& 
 namespace {
 
 /// The program's input tensors from `env` (NHWC where the program wants it); zeros when timing only.
-std::map<std::string, std::vector<uint8_t>> programInputs(const compiler::Graph& g, const compiler::CompiledProgram& program,
+std::map<std::string, std::vector<uint8_t>> programInputs(const compiler::Graph& g,
+                                                          const compiler::CompiledProgram& program,
                                                           const std::map<int, HostTensor>& env, bool timingOnly) {
   std::map<std::string, std::vector<uint8_t>> inputs;
   for (const auto& b : program.inputs) {
@@ -220,8 +230,8 @@ std::map<std::string, std::vector<uint8_t>> programInputs(const compiler::Graph&
 /// difference was found yet; intermediates first, so the first differing value is named) and puts
 /// its outputs into `env`.
 void takeProgramOutputs(const isa::IsaConfig& isa, const compiler::Graph& g, const compiler::CompiledProgram& program,
-                        const sim::SimResult& sim, const std::map<std::string, HostTensor>& reference, RunResult& result,
-                        std::map<int, HostTensor>& env) {
+                        const sim::SimResult& sim, const std::map<std::string, HostTensor>& reference,
+                        RunResult& result, std::map<int, HostTensor>& env) {
   std::map<std::string, const sim::TensorValue*> fromSim;
   for (const auto& t : sim.outputs) fromSim[t.info.name] = &t;
   if (result.checked && !result.mismatch) {
@@ -265,7 +275,8 @@ RunResult Session::run(const std::map<std::string, HostTensor>& inputs, const Ru
   ModelTimeline timeline(isa_, options.trace ? std::optional(options.trace_level) : std::nullopt);
   const auto transfers = [&](const std::vector<compiler::BoundaryTensor>& list) {
     uint64_t cycles = 0;
-    for (const auto& b : list) cycles += transferCycles(isa_.params(), g.values[static_cast<size_t>(g.findValue(b.value))].elements());
+    for (const auto& b : list)
+      cycles += transferCycles(isa_.params(), g.values[static_cast<size_t>(g.findValue(b.value))].elements());
     result.transfer_cycles += cycles;
     return cycles;
   };
@@ -277,7 +288,8 @@ RunResult Session::run(const std::map<std::string, HostTensor>& inputs, const Ru
                                 : "host " + g.nodes[static_cast<size_t>(item.host_node)].op);
     if (!item.npu) {
       const compiler::Node& n = g.nodes[static_cast<size_t>(item.host_node)];
-      HostStep step{n.name, n.op, nodeMacs(g, n), hostOperatorCycles(isa_.params(), g, n), timeline.now(), result.layers.size()};
+      HostStep step{
+          n.name, n.op, nodeMacs(g, n), hostOperatorCycles(isa_.params(), g, n), timeline.now(), result.layers.size()};
       result.host_cycles += step.cycles;
       result.host_macs += step.macs;
       ++result.host_operators;
@@ -285,15 +297,18 @@ RunResult Session::run(const std::map<std::string, HostTensor>& inputs, const Ru
       result.host_steps.push_back(std::move(step));
       if (options.timing_only) continue;
       const auto start = std::chrono::steady_clock::now();
-      if (runHostNode(g, item.host_node, jit, env)) ++result.host_jit_runs;
-      else ++result.host_interpreted_runs;
+      if (runHostNode(g, item.host_node, jit, env))
+        ++result.host_jit_runs;
+      else
+        ++result.host_interpreted_runs;
       result.host_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       continue;
     }
     const compiler::CompiledProgram& program = *item.npu;
     timeline.transfer("inputs to the NPU", transfers(program.inputs));
     simOptions.region_starts = layerRegionStarts(program);
-    sim::SimResult sim = simulator_.run(program.program, programInputs(g, program, env, options.timing_only), simOptions);
+    sim::SimResult sim =
+        simulator_.run(program.program, programInputs(g, program, env, options.timing_only), simOptions);
     ++result.programs;
     timeline.program(program, sim, result.layers);
     timeline.transfer("outputs to the host", transfers(program.outputs));

@@ -48,31 +48,41 @@ nlohmann::ordered_json toJson(const Row& r, const isa::Params& p) {
   j["predicted_cycles"] = orNull(r.predicted_cycles);
   j["start_cycle"] = orNull(r.start_cycle);
   auto& roof = j["roofline"];
-  roof = {{"compute_cycles", nullptr}, {"memory_cycles", nullptr}, {"bound_cycles", nullptr}, {"bound", nullptr}, {"cycles_per_bound", nullptr}};
+  roof = {{"compute_cycles", nullptr},
+          {"memory_cycles", nullptr},
+          {"bound_cycles", nullptr},
+          {"bound", nullptr},
+          {"cycles_per_bound", nullptr}};
   if (r.roofline) {
     roof["compute_cycles"] = r.roofline->compute_cycles;
     roof["memory_cycles"] = r.roofline->memory_cycles;
     roof["bound_cycles"] = r.bound_cycles;
     roof["bound"] = r.bound;
-    roof["cycles_per_bound"] = r.bound_cycles ? static_cast<double>(r.npu_cycles) / static_cast<double>(r.bound_cycles) : 0.0;
+    roof["cycles_per_bound"] =
+        r.bound_cycles ? static_cast<double>(r.npu_cycles) / static_cast<double>(r.bound_cycles) : 0.0;
   }
-  j["mac_utilization"] = r.npu_cycles ? static_cast<double>(r.macs) / (static_cast<double>(r.npu_cycles) * static_cast<double>(pes)) : 0.0;
+  j["mac_utilization"] =
+      r.npu_cycles ? static_cast<double>(r.macs) / (static_cast<double>(r.npu_cycles) * static_cast<double>(pes)) : 0.0;
   j["instructions"] = r.counters.instructions;
   j["stall_cycles"] = sim::stallsJson(r.counters);
-  j["dram"] = {{"bytes_read", r.counters.dram_bytes_read}, {"bytes_written", r.counters.dram_bytes_written}, {"min_bytes", orNull(r.min_dram_bytes)}};
+  j["dram"] = {{"bytes_read", r.counters.dram_bytes_read},
+               {"bytes_written", r.counters.dram_bytes_written},
+               {"min_bytes", orNull(r.min_dram_bytes)}};
   j["units"] = sim::unitsJson(r.counters, r.npu_cycles);
   j["sram"] = sim::sramJson(r.counters);
   j["energy"] = r.energy ? sim::energyJson(*r.energy) : nlohmann::ordered_json(nullptr);
   auto& acc = j["accuracy"];
   acc = {{"sqnr_db", nullptr}, {"saturated", nullptr}};
   if (r.accuracy) {
-    acc["sqnr_db"] = std::isinf(r.accuracy->sqnr_db) ? nlohmann::ordered_json("inf") : nlohmann::ordered_json(r.accuracy->sqnr_db);
+    acc["sqnr_db"] =
+        std::isinf(r.accuracy->sqnr_db) ? nlohmann::ordered_json("inf") : nlohmann::ordered_json(r.accuracy->sqnr_db);
     acc["saturated"] = orNull(r.accuracy->saturated);
   }
   return j;
 }
 
-Row npuRow(size_t index, const LayerTiming& l, const isa::Params& p, const std::map<std::string, TensorAccuracy>& values) {
+Row npuRow(size_t index, const LayerTiming& l, const isa::Params& p,
+           const std::map<std::string, TensorAccuracy>& values) {
   Row r;
   r.index = index;
   r.name = l.report.name;
@@ -146,10 +156,12 @@ void leaves(const nlohmann::ordered_json& j, const std::string& prefix, std::vec
 std::string csvCell(const nlohmann::ordered_json& v) {
   std::string text;
   if (v.is_null()) return text;
-  if (v.is_string()) text = v.get<std::string>();
+  if (v.is_string())
+    text = v.get<std::string>();
   else if (v.is_array()) {
     for (const auto& e : v) text += (text.empty() ? "" : ";") + (e.is_string() ? e.get<std::string>() : e.dump());
-  } else text = v.dump();
+  } else
+    text = v.dump();
   return csvField(text);
 }
 
@@ -165,7 +177,8 @@ const nlohmann::ordered_json* at(const nlohmann::ordered_json& j, const std::str
 
 }  // namespace
 
-nlohmann::ordered_json statsDocument(const RunResult& result, const isa::Params& p, const std::map<std::string, TensorAccuracy>& values) {
+nlohmann::ordered_json statsDocument(const RunResult& result, const isa::Params& p,
+                                     const std::map<std::string, TensorAccuracy>& values) {
   auto j = nlohmann::ordered_json::parse(result.sim.stats.toJson());
   j["clock_mhz"] = p.clock_mhz;
   j["array_pes"] = p.array_rows * p.array_cols;

@@ -26,8 +26,8 @@ HWY_INLINE int32_t activationPair(const int8_t* a, int64_t j, int64_t K) {
   return static_cast<int32_t>(static_cast<uint32_t>(lo) | (static_cast<uint32_t>(hi) << 16));
 }
 
-void MatmulRows(const ArrayWeights& w, const int8_t* a, int64_t aStride, int64_t count, uint32_t* out, int64_t outStride,
-                bool accumulate) {
+void MatmulRows(const ArrayWeights& w, const int8_t* a, int64_t aStride, int64_t count, uint32_t* out,
+                int64_t outStride, bool accumulate) {
 #if HWY_TARGET == HWY_SCALAR  // one lane: no int16 pairs to multiply-add
   return matmulRowsScalar(w, a, aStride, count, out, outStride, accumulate);
 #else
@@ -71,8 +71,11 @@ namespace systole::sim {
 HWY_EXPORT(MatmulRows);
 
 ArrayWeights::ArrayWeights(int64_t rows, int64_t cols)
-    : rows_(rows), cols_(cols), padded_((cols + kColumnAlign - 1) / kColumnAlign * kColumnAlign),
-      plain_(static_cast<size_t>(rows * cols), 0), pairs_(static_cast<size_t>(pairCount() * 2 * padded_), 0) {}
+    : rows_(rows),
+      cols_(cols),
+      padded_((cols + kColumnAlign - 1) / kColumnAlign * kColumnAlign),
+      plain_(static_cast<size_t>(rows * cols), 0),
+      pairs_(static_cast<size_t>(pairCount() * 2 * padded_), 0) {}
 
 void ArrayWeights::setRow(int64_t k, const int8_t* src) {
   std::memcpy(plain_.data() + k * cols_, src, static_cast<size_t>(cols_));
@@ -85,8 +88,8 @@ void ArrayWeights::clear() {
   std::fill(pairs_.begin(), pairs_.end(), int16_t{0});
 }
 
-void matmulRows(const ArrayWeights& w, const int8_t* a, int64_t aStride, int64_t count, uint32_t* out, int64_t outStride,
-                bool accumulate) {
+void matmulRows(const ArrayWeights& w, const int8_t* a, int64_t aStride, int64_t count, uint32_t* out,
+                int64_t outStride, bool accumulate) {
   HWY_DYNAMIC_DISPATCH(MatmulRows)(w, a, aStride, count, out, outStride, accumulate);
 }
 

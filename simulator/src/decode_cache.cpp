@@ -16,7 +16,8 @@ PreparedProgram prepareProgram(const isa::IsaConfig& isa, std::vector<isa::Instr
     p.has_finish |= isa.instr(in.desc).semantics == isa::Semantics::Finish;
     InstrTiming t;
     try {
-      t = {static_cast<uint64_t>(isa::timingCycles(isa, in)), static_cast<uint64_t>(isa::occupancyCycles(isa, in)), true};
+      t = {static_cast<uint64_t>(isa::timingCycles(isa, in)), static_cast<uint64_t>(isa::occupancyCycles(isa, in)),
+           true};
     } catch (const Error&) {
       t.known = false;
     }
@@ -27,8 +28,9 @@ PreparedProgram prepareProgram(const isa::IsaConfig& isa, std::vector<isa::Instr
 }
 
 const PreparedProgram& DecodeCache::decode(const isa::IsaConfig& isa, std::span<const uint8_t> code) {
-  auto hit = std::find_if(entries_.begin(), entries_.end(),
-                          [&](const Entry& e) { return std::equal(e.code.begin(), e.code.end(), code.begin(), code.end()); });
+  auto hit = std::find_if(entries_.begin(), entries_.end(), [&](const Entry& e) {
+    return std::equal(e.code.begin(), e.code.end(), code.begin(), code.end());
+  });
   if (hit == entries_.end()) {
     Entry fresh{std::vector<uint8_t>(code.begin(), code.end()), prepareProgram(isa, isa::decodeAll(isa, code))};
     entries_.push_front(std::move(fresh));

@@ -20,8 +20,10 @@ double times(uint64_t count, double pj) { return static_cast<double>(count) * pj
 Energy energyOf(const Counters& c, uint64_t cycles, const isa::CostModel& m) {
   Energy e;
   e.mac = times(c.macs, m.mac_pj);
-  e.scratchpad = times(c.spad_bytes_read, m.scratchpad_read_pj_per_byte) + times(c.spad_bytes_written, m.scratchpad_write_pj_per_byte);
-  e.accumulator = times(c.acc_bytes_read, m.accumulator_read_pj_per_byte) + times(c.acc_bytes_written, m.accumulator_write_pj_per_byte);
+  e.scratchpad = times(c.spad_bytes_read, m.scratchpad_read_pj_per_byte) +
+                 times(c.spad_bytes_written, m.scratchpad_write_pj_per_byte);
+  e.accumulator = times(c.acc_bytes_read, m.accumulator_read_pj_per_byte) +
+                  times(c.acc_bytes_written, m.accumulator_write_pj_per_byte);
   e.dram = times(c.dram_bytes_read, m.dram_read_pj_per_byte) + times(c.dram_bytes_written, m.dram_write_pj_per_byte);
   e.vector = times(c.vector_elements, m.vector_op_pj);
   e.leakage = times(cycles, m.leakage_pj_per_cycle);
@@ -29,8 +31,9 @@ Energy energyOf(const Counters& c, uint64_t cycles, const isa::CostModel& m) {
 }
 
 nlohmann::ordered_json energyJson(const Energy& e) {
-  return {{"total_pj", e.total()},     {"mac_pj", e.mac},       {"scratchpad_pj", e.scratchpad}, {"accumulator_pj", e.accumulator},
-          {"dram_pj", e.dram},         {"vector_pj", e.vector}, {"leakage_pj", e.leakage}};
+  return {{"total_pj", e.total()},           {"mac_pj", e.mac},   {"scratchpad_pj", e.scratchpad},
+          {"accumulator_pj", e.accumulator}, {"dram_pj", e.dram}, {"vector_pj", e.vector},
+          {"leakage_pj", e.leakage}};
 }
 
 std::string formatEnergy(double pj) {

@@ -11,8 +11,8 @@ using isa::Semantics;
 namespace arith = isa::arith;
 
 bool isDma(Semantics s) {
-  return s == Semantics::DmaLoad || s == Semantics::DmaLoad2d || s == Semantics::DmaLoadAcc || s == Semantics::DmaStore ||
-         s == Semantics::DmaStoreAcc;
+  return s == Semantics::DmaLoad || s == Semantics::DmaLoad2d || s == Semantics::DmaLoadAcc ||
+         s == Semantics::DmaStore || s == Semantics::DmaStoreAcc;
 }
 
 DmaTransfer dmaTransfer(const isa::InstrDesc& d, const isa::Instruction& in) {
@@ -37,12 +37,15 @@ void checkDma(const DmaTransfer& t, const MachineState& m, uint64_t dram_size, b
   const char* what = t.to_dram ? "source" : "destination";
   if (t.accumulator) {
     m.acc.checkRows(t.row, t.rows, what);
-    if (t.bytes % 4 != 0) throw FaultCause{"accumulator DMA of " + std::to_string(t.bytes) + " bytes per row is not whole int32 values"};
-    if (t.bytes > m.acc.lanes() * 4) throw FaultCause{"row of " + std::to_string(t.bytes) + " bytes exceeds an accumulator row"};
+    if (t.bytes % 4 != 0)
+      throw FaultCause{"accumulator DMA of " + std::to_string(t.bytes) + " bytes per row is not whole int32 values"};
+    if (t.bytes > m.acc.lanes() * 4)
+      throw FaultCause{"row of " + std::to_string(t.bytes) + " bytes exceeds an accumulator row"};
     if (poison && t.to_dram) m.acc.checkWritten(t.row, t.rows, what);
   } else {
     m.spad.checkRows(t.row, t.rows, what);
-    if (t.bytes > m.spad.lanes()) throw FaultCause{"row of " + std::to_string(t.bytes) + " bytes exceeds a scratchpad row"};
+    if (t.bytes > m.spad.lanes())
+      throw FaultCause{"row of " + std::to_string(t.bytes) + " bytes exceeds a scratchpad row"};
     if (poison && t.to_dram) m.spad.checkWritten(t.row, t.rows, what);
   }
   if (t.rows == 0) return;
@@ -59,7 +62,8 @@ void checkDma(const DmaTransfer& t, const MachineState& m, uint64_t dram_size, b
 void dmaRowIn(const DmaTransfer& t, int64_t i, const uint8_t* src, MachineState& m) {
   if (t.accumulator) {
     auto* row = reinterpret_cast<uint8_t*>(m.acc.row(t.row + i));
-    if (t.bytes > 0) std::memcpy(row, src, static_cast<size_t>(t.bytes));  // little-endian int32 on a little-endian host
+    if (t.bytes > 0)
+      std::memcpy(row, src, static_cast<size_t>(t.bytes));  // little-endian int32 on a little-endian host
     std::memset(row + t.bytes, 0, static_cast<size_t>(m.acc.lanes() * 4 - t.bytes));
     m.acc.markWritten(t.row + i, 1);
   } else {
@@ -71,7 +75,8 @@ void dmaRowIn(const DmaTransfer& t, int64_t i, const uint8_t* src, MachineState&
 }
 
 void dmaRowOut(const DmaTransfer& t, int64_t i, uint8_t* dst, const MachineState& m) {
-  const void* row = t.accumulator ? static_cast<const void*>(m.acc.row(t.row + i)) : static_cast<const void*>(m.spad.row(t.row + i));
+  const void* row =
+      t.accumulator ? static_cast<const void*>(m.acc.row(t.row + i)) : static_cast<const void*>(m.spad.row(t.row + i));
   if (t.bytes > 0) std::memcpy(dst, row, static_cast<size_t>(t.bytes));
 }
 
@@ -116,16 +121,18 @@ int64_t ComputeCall::matmulTile() {
   m.spad.checkRows(a, rows, "activation");
   m.acc.checkRows(acc, rows, "accumulator");
   if (poison) {
-    if (!m.weights_loaded) throw FaultCause{"the array's weights were never loaded: no weight_preload ran before it (poison mode)"};
+    if (!m.weights_loaded)
+      throw FaultCause{"the array's weights were never loaded: no weight_preload ran before it (poison mode)"};
     m.spad.checkWritten(a, rows, "activation");
     if (accumulate) m.acc.checkWritten(acc, rows, "accumulator");
   }
   int64_t cycles = -1;
   if (array)
-    cycles = static_cast<int64_t>(array->matmul(m.spad.row(a), m.spad.lanes(), rows, accumulate, m.acc.row(acc), m.acc.lanes()));
+    cycles = static_cast<int64_t>(
+        array->matmul(m.spad.row(a), m.spad.lanes(), rows, accumulate, m.acc.row(acc), m.acc.lanes()));
   else
-    matmulRows(m.weights, m.spad.row(a), m.spad.lanes(), rows, reinterpret_cast<uint32_t*>(m.acc.row(acc)), m.acc.lanes(),
-               accumulate);
+    matmulRows(m.weights, m.spad.row(a), m.spad.lanes(), rows, reinterpret_cast<uint32_t*>(m.acc.row(acc)),
+               m.acc.lanes(), accumulate);
   m.acc.markWritten(acc, rows);
   return cycles;
 }
@@ -148,12 +155,13 @@ int64_t ComputeCall::matmulStream() {
   int64_t cycles = -1;
   const int64_t lanes = m.spad.lanes();
   if (array) {
-    cycles = static_cast<int64_t>(array->stream(m.spad.row(a), lanes, stride * lanes, m.spad.row(w), lanes, slices, rows, accumulate,
-                                                m.acc.row(acc), m.acc.lanes()));
+    cycles = static_cast<int64_t>(array->stream(m.spad.row(a), lanes, stride * lanes, m.spad.row(w), lanes, slices,
+                                                rows, accumulate, m.acc.row(acc), m.acc.lanes()));
   } else {
     auto* out = reinterpret_cast<uint32_t*>(m.acc.row(acc));
     if (!accumulate)
-      for (int64_t i = 0; i < rows; ++i) std::memset(out + i * m.acc.lanes(), 0, static_cast<size_t>(m.acc.lanes()) * sizeof(uint32_t));
+      for (int64_t i = 0; i < rows; ++i)
+        std::memset(out + i * m.acc.lanes(), 0, static_cast<size_t>(m.acc.lanes()) * sizeof(uint32_t));
     for (int64_t s = 0; s < slices; ++s) {
       for (int64_t k = 0; k < R; ++k) m.slice.setRow(k, m.spad.row(w + s * R + k));
       matmulRows(m.slice, m.spad.row(a + s * stride), lanes, rows, out, m.acc.lanes(), true);

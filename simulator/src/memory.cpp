@@ -28,8 +28,10 @@ void PagedDram::read(uint64_t addr, uint8_t* out, uint64_t len) const {
   while (len > 0) {
     const uint64_t page = addr >> kPageBits, offset = addr & (kPageSize - 1);
     const uint64_t chunk = std::min(len, kPageSize - offset);
-    if (pages_[page]) std::memcpy(out, pages_[page]->data() + offset, chunk);
-    else std::memset(out, 0, chunk);
+    if (pages_[page])
+      std::memcpy(out, pages_[page]->data() + offset, chunk);
+    else
+      std::memset(out, 0, chunk);
     addr += chunk;
     out += chunk;
     len -= chunk;

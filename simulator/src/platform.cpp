@@ -43,8 +43,10 @@ void DramTarget::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time
   const uint64_t len = payload.get_data_length();
   if (payload.get_command() != tlm::TLM_IGNORE_COMMAND) {
     try {
-      if (payload.is_read()) ctx_.dram->read(payload.get_address(), payload.get_data_ptr(), len);
-      else ctx_.dram->write(payload.get_address(), payload.get_data_ptr(), len);
+      if (payload.is_read())
+        ctx_.dram->read(payload.get_address(), payload.get_data_ptr(), len);
+      else
+        ctx_.dram->write(payload.get_address(), payload.get_data_ptr(), len);
     } catch (const FaultCause&) {
       payload.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
       return;
@@ -54,7 +56,8 @@ void DramTarget::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time
   const auto bandwidth = static_cast<uint64_t>(ctx_.params().dram_bytes_per_cycle);
   const DmaTiming* dma = payload.get_extension<DmaTiming>();
   const uint64_t request = dma ? dma->cycle : timeToCycles(sc_core::sc_time_stamp() + delay);
-  const uint64_t occupancy = dma ? dma->rows * ((dma->row_bytes + bandwidth - 1) / bandwidth) : (len + bandwidth - 1) / bandwidth;
+  const uint64_t occupancy =
+      dma ? dma->rows * ((dma->row_bytes + bandwidth - 1) / bandwidth) : (len + bandwidth - 1) / bandwidth;
   const uint64_t done = ctx_.channel.reserve(request, occupancy);
   delay += cyclesToTime(done - request - occupancy);
   payload.set_response_status(tlm::TLM_OK_RESPONSE);
@@ -106,7 +109,9 @@ bool Controller::dispatch() {
     if (q.dispatched >= depth) {
       const uint64_t slotFree = q.start_cycles[q.dispatched - depth];
       if (slotFree > ready) {
-        region_.at(ctx_, next_).counters.stall_cycles[static_cast<size_t>(u)][static_cast<size_t>(StallCause::QueueFull)] += slotFree - ready;
+        region_.at(ctx_, next_)
+            .counters.stall_cycles[static_cast<size_t>(u)][static_cast<size_t>(StallCause::QueueFull)] +=
+            slotFree - ready;
         ready = slotFree;
       }
     }
@@ -154,7 +159,8 @@ bool QueueUnit::takeToken(int from) {
   const uint64_t stamp = fifo.cycles.front();
   fifo.cycles.pop_front();
   if (stamp > next_.start) {
-    region_->counters.stall_cycles[static_cast<size_t>(me_)][static_cast<size_t>(StallCause::Token)] += stamp - next_.start;
+    region_->counters.stall_cycles[static_cast<size_t>(me_)][static_cast<size_t>(StallCause::Token)] +=
+        stamp - next_.start;
     next_.start = stamp;
   }
   return true;
@@ -241,7 +247,8 @@ void QueueUnit::commit() {
   if (in.tokens & isa::kPushNext) ctx_.tokens[me_][me_ + 1].cycles.push_back(end);
   const uint64_t shown = unit_ == Unit::Compute ? done : end;
   if (ctx_.record_trace)
-    ctx_.trace.add({e.index, static_cast<uint8_t>(me_), start - ctx_.base_cycle, shown - ctx_.base_cycle, e.dispatch - ctx_.base_cycle});
+    ctx_.trace.add({e.index, static_cast<uint8_t>(me_), start - ctx_.base_cycle, shown - ctx_.base_cycle,
+                    e.dispatch - ctx_.base_cycle});
   region_->first_start = std::min(region_->first_start, start - ctx_.base_cycle);
   region_->last_end = std::max(region_->last_end, shown - ctx_.base_cycle);
   ++region_->counters.instructions;
@@ -280,7 +287,8 @@ QueueUnit::Timing QueueUnit::execute(const isa::InstrDesc& d, const isa::Instruc
     countSram(ctx_.params(), d, in);
     const auto occupancy = occupied + stall;
     region_->counters.stall_cycles[static_cast<size_t>(me_)][static_cast<size_t>(StallCause::DramBandwidth)] += stall;
-    region_->counters.busy_cycles[static_cast<size_t>(unit_ == Unit::Load ? Resource::LoadDma : Resource::StoreDma)] += occupancy;
+    region_->counters.busy_cycles[static_cast<size_t>(unit_ == Unit::Load ? Resource::LoadDma : Resource::StoreDma)] +=
+        occupancy;
     return {base + stall, occupancy};
   }
   const isa::Params& p = ctx_.params();
@@ -313,7 +321,8 @@ uint64_t QueueUnit::moveData(uint64_t addr, uint8_t* buffer, uint64_t len, bool 
       payload_.set_address(addr);
       payload_.set_command(toDram ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
       dmi_.init();
-      dmiValid_ = (*dram)->get_direct_mem_ptr(payload_, dmi_) && (toDram ? dmi_.is_write_allowed() : dmi_.is_read_allowed());
+      dmiValid_ =
+          (*dram)->get_direct_mem_ptr(payload_, dmi_) && (toDram ? dmi_.is_write_allowed() : dmi_.is_read_allowed());
     }
     if (!dmiValid_) {  // a memory model without DMI: move the bytes with a transaction
       sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
@@ -330,8 +339,10 @@ uint64_t QueueUnit::moveData(uint64_t addr, uint8_t* buffer, uint64_t len, bool 
     }
     const uint64_t chunk = std::min<uint64_t>(len, dmi_.get_end_address() - addr + 1);
     uint8_t* mem = dmi_.get_dmi_ptr() + (addr - dmi_.get_start_address());
-    if (toDram) std::memcpy(mem, buffer, chunk);
-    else std::memcpy(buffer, mem, chunk);
+    if (toDram)
+      std::memcpy(mem, buffer, chunk);
+    else
+      std::memcpy(buffer, mem, chunk);
     addr += chunk;
     buffer += chunk;
     len -= chunk;
@@ -371,7 +382,8 @@ uint64_t QueueUnit::executeDma(const isa::InstrDesc& d, const isa::Instruction& 
   payload_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   (*dram)->b_transport(payload_, delay);
   stall += timeToCycles(delay - issued);
-  (t.to_dram ? region_->counters.dram_bytes_written : region_->counters.dram_bytes_read) += dramRows * static_cast<uint64_t>(t.bytes);
+  (t.to_dram ? region_->counters.dram_bytes_written : region_->counters.dram_bytes_read) +=
+      dramRows * static_cast<uint64_t>(t.bytes);
   return stall;
 }
 

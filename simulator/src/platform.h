@@ -99,18 +99,18 @@ class QueueUnit : public sc_core::sc_module {
     bool pop_prev = false, pop_next = false;  // tokens still to take
     bool weight_path = false;
   } next_;
-  uint64_t local_ = 0;              // when the unit can start its next instruction
-  std::deque<uint64_t> inflight_;   // completion cycles of the instructions still in flight, in order
+  uint64_t local_ = 0;                           // when the unit can start its next instruction
+  std::deque<uint64_t> inflight_;                // completion cycles of the instructions still in flight, in order
   isa::ComputeScoreboard board_{isa::Params{}};  // the compute unit's hazards; reset per run
-  isa::ComputeAccesses accesses_;  // compute: the rows the instruction being committed reads and writes
-  uint64_t order_ = 0;  // compute: the earliest start of the next instruction in program order
+  isa::ComputeAccesses accesses_;                // compute: the rows the instruction being committed reads and writes
+  uint64_t order_ = 0;                           // compute: the earliest start of the next instruction in program order
   tlm::tlm_generic_payload payload_;
   DmaTiming* timing_;  // owned by payload_
   tlm::tlm_dmi dmi_;   // the last DMI region granted
   bool dmiValid_ = false;
   std::vector<uint8_t> rowBuffer_;
-  RunContext::RegionCursor cursor_;   // the region of the instruction being executed
-  RegionStats* region_ = nullptr;     // and its statistics
+  RunContext::RegionCursor cursor_;  // the region of the instruction being executed
+  RegionStats* region_ = nullptr;    // and its statistics
 };
 
 /// Fetches the program in order and dispatches each instruction into its unit's queue, one per

@@ -1,11 +1,10 @@
 // Algorithm: vector clocks over the three queues (a FastTrack-style check). The queues run in an
 // order the tokens allow, as close to program order as they allow: of the queues whose next
-// instruction has every token it pops, the one whose next instruction comes first. A queue's clock counts its instructions and takes the element-wise maximum
-// with the clock a popped token carries (the pusher's clock at the push). Each row remembers its
-// last write (queue and that queue's clock) and, per queue, its last read since; an access is
-// ordered after a remembered one from another queue q exactly when the accessing queue's clock has
-// seen q's clock at it. Reads are checked against the last write, writes against the last write
-// and every queue's last read.
+// instruction has every token it pops, the one whose next instruction comes first. A queue's clock counts its
+// instructions and takes the element-wise maximum with the clock a popped token carries (the pusher's clock at the
+// push). Each row remembers its last write (queue and that queue's clock) and, per queue, its last read since; an
+// access is ordered after a remembered one from another queue q exactly when the accessing queue's clock has seen q's
+// clock at it. Reads are checked against the last write, writes against the last write and every queue's last read.
 #include "systole/sim/race_check.h"
 
 #include <algorithm>
@@ -40,14 +39,18 @@ class Checker {
   std::optional<Race> access(uint32_t index, int q, const Clock& c, const isa::RowRange& range, bool write) {
     const bool accumulator = range.memory == isa::RowRange::Memory::Accumulator;
     std::vector<RowState>& rows = accumulator ? acc_ : spad_;
-    const int64_t first = std::max<int64_t>(range.lo, 0), end = std::min<int64_t>(range.hi, static_cast<int64_t>(rows.size()));
+    const int64_t first = std::max<int64_t>(range.lo, 0),
+                  end = std::min<int64_t>(range.hi, static_cast<int64_t>(rows.size()));
     for (int64_t r = first; r < end; ++r) {  // rows out of range are the simulator's to fault on
       RowState& s = rows[static_cast<size_t>(r)];
       const auto unordered = [&](int64_t other, int otherQueue, uint32_t otherClock) {
         return other >= 0 && otherQueue != q && c[static_cast<size_t>(otherQueue)] < otherClock;
       };
-      const auto race = [&](int64_t other, const char* kind) { return Race{static_cast<uint32_t>(other), index, accumulator, r, kind}; };
-      if (unordered(s.writer, s.writer_queue, s.write_clock)) return race(s.writer, write ? "write after write" : "read after write");
+      const auto race = [&](int64_t other, const char* kind) {
+        return Race{static_cast<uint32_t>(other), index, accumulator, r, kind};
+      };
+      if (unordered(s.writer, s.writer_queue, s.write_clock))
+        return race(s.writer, write ? "write after write" : "read after write");
       if (!write) {
         s.reader[static_cast<size_t>(q)] = index;
         s.read_clock[static_cast<size_t>(q)] = c[static_cast<size_t>(q)];
@@ -69,9 +72,11 @@ class Checker {
 
 std::string Race::describe(const isa::IsaConfig& isa, const std::vector<isa::Instruction>& program) const {
   const bool laterWrites = kind != "read after write";
-  const auto show = [&](uint32_t i) { return "instruction " + std::to_string(i) + " (" + isa::formatInstruction(isa, program[i]) + ")"; };
-  return show(later) + (laterWrites ? " writes " : " reads ") + (accumulator ? "accumulator" : "scratchpad") + " row " + std::to_string(row) +
-         ", which " + show(earlier) + (kind == "write after read" ? " reads" : " writes") +
+  const auto show = [&](uint32_t i) {
+    return "instruction " + std::to_string(i) + " (" + isa::formatInstruction(isa, program[i]) + ")";
+  };
+  return show(later) + (laterWrites ? " writes " : " reads ") + (accumulator ? "accumulator" : "scratchpad") + " row " +
+         std::to_string(row) + ", which " + show(earlier) + (kind == "write after read" ? " reads" : " writes") +
          ", and no dependency token orders them (" + kind + ")";
 }
 
@@ -91,18 +96,22 @@ std::optional<Race> findRace(const isa::IsaConfig& isa, const std::vector<isa::I
     const auto qs = static_cast<size_t>(q);
     if (next[qs] >= queue[qs].size()) return false;
     const uint8_t t = program[queue[qs][next[qs]]].tokens;
-    return !((t & isa::kPopPrev) && (q == 0 || tokens[qs - 1][qs].empty())) && !((t & isa::kPopNext) && (q + 1 >= kQueues || tokens[qs + 1][qs].empty()));
+    return !((t & isa::kPopPrev) && (q == 0 || tokens[qs - 1][qs].empty())) &&
+           !((t & isa::kPopNext) && (q + 1 >= kQueues || tokens[qs + 1][qs].empty()));
   };
   for (;;) {
     int q = -1;  // the ready queue whose next instruction comes first in the program: races read in program order
     for (int k = 0; k < kQueues; ++k)
-      if (ready(k) && (q < 0 || queue[static_cast<size_t>(k)][next[static_cast<size_t>(k)]] < queue[static_cast<size_t>(q)][next[static_cast<size_t>(q)]])) q = k;
+      if (ready(k) && (q < 0 || queue[static_cast<size_t>(k)][next[static_cast<size_t>(k)]] <
+                                    queue[static_cast<size_t>(q)][next[static_cast<size_t>(q)]]))
+        q = k;
     if (q < 0) break;
     const auto qs = static_cast<size_t>(q);
     const uint32_t index = queue[qs][next[qs]++];
     const isa::Instruction& in = program[index];
     Clock& c = clock[qs];
-    for (auto* fifo : {(in.tokens & isa::kPopPrev) ? &tokens[qs - 1][qs] : nullptr, (in.tokens & isa::kPopNext) ? &tokens[qs + 1][qs] : nullptr}) {
+    for (auto* fifo : {(in.tokens & isa::kPopPrev) ? &tokens[qs - 1][qs] : nullptr,
+                       (in.tokens & isa::kPopNext) ? &tokens[qs + 1][qs] : nullptr}) {
       if (!fifo) continue;
       for (size_t k = 0; k < kQueues; ++k) c[k] = std::max(c[k], fifo->front()[k]);
       fifo->pop_front();

@@ -41,7 +41,7 @@ struct InstructionQueue {
   std::deque<QueueEntry> pending;
   std::vector<uint64_t> start_cycles;  // start cycle of the k-th instruction this queue received
   uint64_t dispatched = 0;
-  bool closed = false;                 // the controller will send nothing more
+  bool closed = false;  // the controller will send nothing more
 
   void reset() {
     pending.clear();
@@ -79,7 +79,7 @@ struct RunContext {
   TokenFifo tokens[isa::kNumUnits][isa::kNumUnits];  // [from][to]
   UnitStatus status[isa::kNumUnits];
   isa::DramChannel channel;
-  Stats stats;                        // totals and by_opcode; the counters are kept per region
+  Stats stats;                          // totals and by_opcode; the counters are kept per region
   std::vector<uint32_t> region_starts;  // SimOptions::region_starts ({0} when none)
   std::vector<RegionStats> regions;
   Trace trace;

@@ -51,8 +51,9 @@ SimResult Simulator::run(const isa::Program& program, const std::map<std::string
   for (const auto& input : inputs) {
     const std::string& name = input.first;  // not a structured binding: clang 14 cannot capture one
     const std::vector<uint8_t>& bytes = input.second;
-    auto it = std::find_if(program.tensors.begin(), program.tensors.end(),
-                           [&](const isa::TensorInfo& t) { return t.name == name && t.kind == isa::TensorKind::Input; });
+    auto it = std::find_if(program.tensors.begin(), program.tensors.end(), [&](const isa::TensorInfo& t) {
+      return t.name == name && t.kind == isa::TensorKind::Input;
+    });
     if (it == program.tensors.end()) throw Error("the program has no input tensor named '" + name + "'");
     if (static_cast<int64_t>(bytes.size()) != it->bytes())
       throw Error("input '" + name + "' has " + std::to_string(bytes.size()) + " bytes, the program expects " +
@@ -96,7 +97,8 @@ void throwIfUnfinished(RunContext& ctx) {
       const UnitStatus& st = ctx.status[u];
       if (st.done || st.waiting_instruction < 0) continue;
       ctx.raise(static_cast<uint32_t>(st.waiting_instruction),
-                "deadlock: the " + std::string(isa::unitName(static_cast<isa::Unit>(u))) + " queue waits for a token from the " +
+                "deadlock: the " + std::string(isa::unitName(static_cast<isa::Unit>(u))) +
+                    " queue waits for a token from the " +
                     std::string(isa::unitName(static_cast<isa::Unit>(st.waiting_for))) + " queue that is never pushed");
       break;
     }
@@ -111,17 +113,20 @@ void throwIfUnfinished(RunContext& ctx) {
   for (int from = 0; from < isa::kNumUnits; ++from)
     for (int to = 0; to < isa::kNumUnits; ++to)
       if (const size_t left = ctx.tokens[from][to].cycles.size(); left > 0)
-        throw Fault(std::to_string(left) + " token(s) pushed by the " + std::string(isa::unitName(static_cast<isa::Unit>(from))) +
-                    " queue to the " + std::string(isa::unitName(static_cast<isa::Unit>(to))) + " queue were never popped");
+        throw Fault(std::to_string(left) + " token(s) pushed by the " +
+                    std::string(isa::unitName(static_cast<isa::Unit>(from))) + " queue to the " +
+                    std::string(isa::unitName(static_cast<isa::Unit>(to))) + " queue were never popped");
 }
 
 }  // namespace
 
-SimResult Simulator::runPrepared(const PreparedProgram& prepared, std::span<const Segment> image, const SimOptions& options) {
+SimResult Simulator::runPrepared(const PreparedProgram& prepared, std::span<const Segment> image,
+                                 const SimOptions& options) {
   const isa::Params& p = isa_.params();
   const std::vector<isa::Instruction>& program = prepared.instructions;
-  if (!prepared.has_finish) throw Fault("the program has no '" + isa_.instr(isa_.bySemantics(isa::Semantics::Finish)).name +
-                              "' instruction, so it would never end");
+  if (!prepared.has_finish)
+    throw Fault("the program has no '" + isa_.instr(isa_.bySemantics(isa::Semantics::Finish)).name +
+                "' instruction, so it would never end");
   if (prepared.after_finish >= 0)
     throw Fault("instruction " + std::to_string(prepared.after_finish) + " (" +
                 isa_.instr(program[static_cast<size_t>(prepared.after_finish)].desc).name + ") comes after '" +

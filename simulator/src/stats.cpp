@@ -72,8 +72,10 @@ nlohmann::ordered_json unitsJson(const Counters& c, uint64_t cycles) {
 }
 
 nlohmann::ordered_json sramJson(const Counters& c) {
-  return {{"scratchpad_bytes_read", c.spad_bytes_read}, {"scratchpad_bytes_written", c.spad_bytes_written},
-          {"accumulator_bytes_read", c.acc_bytes_read}, {"accumulator_bytes_written", c.acc_bytes_written},
+  return {{"scratchpad_bytes_read", c.spad_bytes_read},
+          {"scratchpad_bytes_written", c.spad_bytes_written},
+          {"accumulator_bytes_read", c.acc_bytes_read},
+          {"accumulator_bytes_written", c.acc_bytes_written},
           {"vector_elements", c.vector_elements}};
 }
 
@@ -82,7 +84,8 @@ nlohmann::ordered_json stallsJson(const Counters& c) {
   for (int q = 0; q < isa::kNumUnits; ++q) {
     nlohmann::ordered_json causes;
     for (int k = 0; k < kNumStallCauses; ++k)
-      causes[std::string(stallCauseName(static_cast<StallCause>(k)))] = c.stall_cycles[static_cast<size_t>(q)][static_cast<size_t>(k)];
+      causes[std::string(stallCauseName(static_cast<StallCause>(k)))] =
+          c.stall_cycles[static_cast<size_t>(q)][static_cast<size_t>(k)];
     stalls[std::string(isa::unitName(static_cast<isa::Unit>(q)))] = causes;
   }
   return stalls;
@@ -111,9 +114,11 @@ std::string Stats::toJson() const {
 std::string Stats::summary() const {
   std::ostringstream out;
   out << std::fixed << std::setprecision(1);
-  out << "cycles: " << cycles << " (" << (clock_mhz ? static_cast<double>(cycles) / static_cast<double>(clock_mhz) : 0.0)
-      << " us at " << clock_mhz << " MHz), instructions: " << instructions << ", MACs: " << macs << "\n";
-  out << "executed-MAC efficiency: " << 100.0 * executedMacEfficiency() << "% (array MACs executed, padding and idle lanes included, / (cycles x PEs))\n";
+  out << "cycles: " << cycles << " ("
+      << (clock_mhz ? static_cast<double>(cycles) / static_cast<double>(clock_mhz) : 0.0) << " us at " << clock_mhz
+      << " MHz), instructions: " << instructions << ", MACs: " << macs << "\n";
+  out << "executed-MAC efficiency: " << 100.0 * executedMacEfficiency()
+      << "% (array MACs executed, padding and idle lanes included, / (cycles x PEs))\n";
   out << "busy:";
   for (int r = 0; r < kNumResources; ++r)
     out << " " << resourceName(static_cast<Resource>(r)) << " " << 100.0 * utilization(static_cast<Resource>(r)) << "%";
@@ -121,7 +126,8 @@ std::string Stats::summary() const {
   for (int q = 0; q < isa::kNumUnits; ++q) {
     out << " " << isa::unitName(static_cast<isa::Unit>(q)) << "[";
     for (int c = 0; c < kNumStallCauses; ++c)
-      out << (c ? " " : "") << stallCauseName(static_cast<StallCause>(c)) << "=" << stall_cycles[static_cast<size_t>(q)][static_cast<size_t>(c)];
+      out << (c ? " " : "") << stallCauseName(static_cast<StallCause>(c)) << "="
+          << stall_cycles[static_cast<size_t>(q)][static_cast<size_t>(c)];
     out << "]";
   }
   out << "\nDRAM bytes: read " << dram_bytes_read << ", written " << dram_bytes_written << "\n";

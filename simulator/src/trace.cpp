@@ -101,8 +101,8 @@ std::string TraceWriter::ts(uint64_t cycle) const {
   return s;
 }
 
-void TraceWriter::addSpan(TraceTrack track, std::string_view name, std::string_view category, uint64_t start, uint64_t end,
-                          const nlohmann::ordered_json& args) {
+void TraceWriter::addSpan(TraceTrack track, std::string_view name, std::string_view category, uint64_t start,
+                          uint64_t end, const nlohmann::ordered_json& args) {
   beginEvent();
   out_ += "{\"name\":" + jsonString(name) + ",\"cat\":" + jsonString(category) + ",\"ph\":\"X\",\"pid\":1,\"tid\":";
   appendInt(out_, static_cast<int64_t>(track == TraceTrack::Steps ? kStepsTid : kLayersTid));
@@ -117,7 +117,8 @@ void TraceWriter::addProgram(uint64_t offset, uint64_t cycles, const std::vector
   addCounters(offset, cycles, program, timeline);
 }
 
-void TraceWriter::addInstructions(uint64_t offset, const std::vector<isa::Instruction>& program, const std::vector<TraceSlice>& timeline) {
+void TraceWriter::addInstructions(uint64_t offset, const std::vector<isa::Instruction>& program,
+                                  const std::vector<TraceSlice>& timeline) {
   std::vector<const TraceSlice*> sorted;
   sorted.reserve(timeline.size());
   for (const auto& s : timeline) sorted.push_back(&s);
@@ -161,9 +162,11 @@ void TraceWriter::addCounters(uint64_t offset, uint64_t cycles, const std::vecto
     if (!isDma(d.semantics)) continue;
     const DmaTransfer t = dmaTransfer(d, program[s.instruction]);
     const double bytes = static_cast<double>(t.totalBytes());
-    spread(t.to_dram ? written : read, width, s.start, s.end, s.end > s.start ? bytes / static_cast<double>(s.end - s.start) : bytes);
+    spread(t.to_dram ? written : read, width, s.start, s.end,
+           s.end > s.start ? bytes / static_cast<double>(s.end - s.start) : bytes);
   }
-  const auto counter = [&](std::string_view name, uint64_t at, const std::vector<std::pair<std::string_view, double>>& values) {
+  const auto counter = [&](std::string_view name, uint64_t at,
+                           const std::vector<std::pair<std::string_view, double>>& values) {
     beginEvent();
     out_ += "{\"name\":" + jsonString(name) + ",\"ph\":\"C\",\"pid\":1,\"ts\":" + ts(at) + ",\"args\":{";
     for (size_t i = 0; i < values.size(); ++i) {
@@ -177,7 +180,8 @@ void TraceWriter::addCounters(uint64_t offset, uint64_t cycles, const std::vecto
     const double w = static_cast<double>(std::max<uint64_t>(1, hi - lo));
     counter("DRAM bandwidth (bytes/cycle)", offset + lo, {{"read", read[k] / w}, {"write", written[k] / w}});
     std::vector<std::pair<std::string_view, double>> occupancy;
-    for (int u = 0; u < isa::kNumUnits; ++u) occupancy.emplace_back(isa::unitName(static_cast<isa::Unit>(u)), queued[static_cast<size_t>(u)][k] / w);
+    for (int u = 0; u < isa::kNumUnits; ++u)
+      occupancy.emplace_back(isa::unitName(static_cast<isa::Unit>(u)), queued[static_cast<size_t>(u)][k] / w);
     counter("queue occupancy (instructions)", offset + lo, occupancy);
   }
   counter("DRAM bandwidth (bytes/cycle)", offset + cycles, {{"read", 0.0}, {"write", 0.0}});

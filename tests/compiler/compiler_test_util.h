@@ -58,7 +58,8 @@ inline double maxAbsDiff(const HostTensor& a, const HostTensor& b) {
   EXPECT_EQ(a.shape, b.shape);
   if (a.shape != b.shape) return INFINITY;
   double d = 0;
-  for (int64_t i = 0; i < a.elements(); ++i) d = std::max(d, std::abs(static_cast<double>(a.data<float>()[i]) - b.data<float>()[i]));
+  for (int64_t i = 0; i < a.elements(); ++i)
+    d = std::max(d, std::abs(static_cast<double>(a.data<float>()[i]) - b.data<float>()[i]));
   return d;
 }
 
@@ -94,8 +95,8 @@ struct OneNode {
 };
 
 inline OneNode oneNodeGraph(const std::string& op, const std::vector<const HostTensor*>& inputs,
-                            std::map<std::string, AttrValue> attrs = {}, int outputs = 1, std::vector<bool> constant = {},
-                            int64_t opset = 14) {
+                            std::map<std::string, AttrValue> attrs = {}, int outputs = 1,
+                            std::vector<bool> constant = {}, int64_t opset = 14) {
   OneNode r;
   r.g.opset = opset;
   Node n;
@@ -140,15 +141,16 @@ inline std::vector<HostTensor> runOp(const std::string& op, const std::vector<co
   compiler::verifyShapes(one.g);
   const Node& n = one.g.nodes[0];
   std::vector<HostTensor> out;
-  for (int v : n.outputs) out.emplace_back(one.g.values[static_cast<size_t>(v)].type, one.g.values[static_cast<size_t>(v)].shape);
+  for (int v : n.outputs)
+    out.emplace_back(one.g.values[static_cast<size_t>(v)].type, one.g.values[static_cast<size_t>(v)].shape);
   std::vector<HostTensor*> ptrs;
   for (auto& t : out) ptrs.push_back(&t);
   compiler::runFloatKernel(one.g, n, inputs, ptrs);
   return out;
 }
 
-inline HostTensor run1(const std::string& op, const std::vector<const HostTensor*>& inputs, std::map<std::string, AttrValue> attrs = {},
-                       int64_t opset = 14) {
+inline HostTensor run1(const std::string& op, const std::vector<const HostTensor*>& inputs,
+                       std::map<std::string, AttrValue> attrs = {}, int64_t opset = 14) {
   return runOp(op, inputs, std::move(attrs), 1, opset)[0];
 }
 

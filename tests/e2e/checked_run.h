@@ -9,7 +9,8 @@
 
 namespace systole::testing {
 
-inline uint64_t simulateChecked(const isa::IsaConfig& isa, compiler::CompiledProgram compiled, const compiler::Graph& g) {
+inline uint64_t simulateChecked(const isa::IsaConfig& isa, compiler::CompiledProgram compiled,
+                                const compiler::Graph& g) {
   runtime::Session session(isa, std::move(compiled), g);
   runtime::RunOptions options;
   options.check = true;

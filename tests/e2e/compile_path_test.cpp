@@ -19,7 +19,9 @@ namespace {
 
 const std::string kModel = std::string(SYSTOLE_SOURCE_DIR) + "/tests/models/bundled/tiny_cnn.onnx";
 
-std::string configPath(const std::string& name) { return std::string(SYSTOLE_SOURCE_DIR) + "/isa/configs/" + name + ".yaml"; }
+std::string configPath(const std::string& name) {
+  return std::string(SYSTOLE_SOURCE_DIR) + "/isa/configs/" + name + ".yaml";
+}
 
 /// Runs `systole ARGS` and returns its stdout; fails the test unless it exits with 0.
 std::string systole(const std::string& args) {
@@ -52,7 +54,8 @@ TEST_P(CompilePath, ApiAndCompileWriteTheSameProgramBytes) {
   const auto api = compileWithApi(isa);
   const std::vector<uint8_t> apiBytes = compiler::serializeArtifact(isa, api.graph, *api.compiled);
 
-  const auto sbin = std::filesystem::path(::testing::TempDir()) / ("compile_path_" + GetParam() + "_" + std::to_string(getpid()) + ".sbin");
+  const auto sbin = std::filesystem::path(::testing::TempDir()) /
+                    ("compile_path_" + GetParam() + "_" + std::to_string(getpid()) + ".sbin");
   systole("compile " + commonArgs() + " -o " + sbin.string() + " > /dev/null");
   const std::vector<uint8_t> cliBytes = readBinaryFile(sbin.string());
   std::filesystem::remove(sbin);

@@ -49,7 +49,8 @@ TEST(ConfigChange, HalvingTheScratchpadMakesMoreTiles) {
   const compiler::Graph g = model();
   const std::string base = defaultConfigText();
   // A scratchpad of 1 KiB rows x 16 bytes forces chunks far below the accumulator's limit.
-  const std::string small = std::regex_replace(base, std::regex("scratchpad:  \\{size: 256KiB"), "scratchpad:  {size: 2KiB");
+  const std::string small =
+      std::regex_replace(base, std::regex("scratchpad:  \\{size: 256KiB"), "scratchpad:  {size: 2KiB");
   ASSERT_NE(small, base);
   const Outcome before = compileAndCheck(base, g), after = compileAndCheck(small, g);
   EXPECT_LT(after.chunk, before.chunk);

@@ -49,7 +49,8 @@ class FloatGraphBuilder {
   };
   int convWindow(int x, int64_t oc, const Window& w, int64_t group, bool relu) {
     const auto s = shape(x);
-    const int64_t oh = (s[2] + w.pt + w.pb - w.dh * (w.kh - 1) - 1) / w.sh + 1, ow = (s[3] + w.pl + w.pr - w.dw * (w.kw - 1) - 1) / w.sw + 1;
+    const int64_t oh = (s[2] + w.pt + w.pb - w.dh * (w.kh - 1) - 1) / w.sh + 1,
+                  ow = (s[3] + w.pl + w.pr - w.dw * (w.kw - 1) - 1) / w.sw + 1;
     compiler::Node n = convNode(x, oc, w.kh, w.kw, group, relu, {oh, ow});
     n.attrs["strides"] = std::vector<int64_t>{w.sh, w.sw};
     n.attrs["dilations"] = std::vector<int64_t>{w.dh, w.dw};
@@ -94,7 +95,8 @@ class FloatGraphBuilder {
 
   int maxPool(int x, int64_t k, int64_t stride, int64_t pad) {
     const auto s = shape(x);
-    compiler::Node n = node("MaxPool", {x}, {s[0], s[1], (s[2] + 2 * pad - k) / stride + 1, (s[3] + 2 * pad - k) / stride + 1});
+    compiler::Node n =
+        node("MaxPool", {x}, {s[0], s[1], (s[2] + 2 * pad - k) / stride + 1, (s[3] + 2 * pad - k) / stride + 1});
     n.attrs["kernel_shape"] = std::vector<int64_t>{k, k};
     n.attrs["strides"] = std::vector<int64_t>{stride, stride};
     n.attrs["pads"] = std::vector<int64_t>{pad, pad, pad, pad};
@@ -112,7 +114,8 @@ class FloatGraphBuilder {
       if (ceilMode && (o - 1) * st >= in + pBegin) --o;
       return o;
     };
-    compiler::Node n = node(op, {x}, {s[0], s[1], out(s[2], w.kh, w.sh, w.pt, w.pb), out(s[3], w.kw, w.sw, w.pl, w.pr)});
+    compiler::Node n =
+        node(op, {x}, {s[0], s[1], out(s[2], w.kh, w.sh, w.pt, w.pb), out(s[3], w.kw, w.sw, w.pl, w.pr)});
     n.attrs["kernel_shape"] = std::vector<int64_t>{w.kh, w.kw};
     n.attrs["strides"] = std::vector<int64_t>{w.sh, w.sw};
     n.attrs["pads"] = std::vector<int64_t>{w.pt, w.pl, w.pb, w.pr};
@@ -160,9 +163,11 @@ class FloatGraphBuilder {
 
  private:
   /// A Conv of kernel kh x kw with an output of `hw`; its caller sets strides, pads, dilations.
-  compiler::Node convNode(int x, int64_t oc, int64_t kh, int64_t kw, int64_t group, bool relu, std::vector<int64_t> hw) {
+  compiler::Node convNode(int x, int64_t oc, int64_t kh, int64_t kw, int64_t group, bool relu,
+                          std::vector<int64_t> hw) {
     const int64_t ic = shape(x)[1];
-    const int w = constant({oc, ic / group, kh, kw}, 1.0f / static_cast<float>(std::sqrt(static_cast<double>(ic / group * kh * kw))));
+    const int w = constant({oc, ic / group, kh, kw},
+                           1.0f / static_cast<float>(std::sqrt(static_cast<double>(ic / group * kh * kw))));
     const int b = constant({oc}, 0.1f);
     compiler::Node n = node("Conv", {x, w, b}, {shape(x)[0], oc, hw[0], hw[1]});
     n.attrs["kernel_shape"] = std::vector<int64_t>{kh, kw};

@@ -21,7 +21,8 @@ class QuantumIndependence : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(QuantumIndependence, EveryProgramOfTheModel) {
   const auto isa = isa::IsaConfig::load(std::string(SYSTOLE_SOURCE_DIR) + "/isa/configs/default.yaml");
-  const auto compiled = compiler::runPipeline(gModelsDir + "/" + GetParam() + ".onnx", isa, compiler::PipelineOptions{});
+  const auto compiled =
+      compiler::runPipeline(gModelsDir + "/" + GetParam() + ".onnx", isa, compiler::PipelineOptions{});
   ASSERT_TRUE(compiled.compiled);
   sim::Simulator simulator(isa);
   int programs = 0;

@@ -25,7 +25,8 @@ const isa::IsaConfig& config(const std::string& name) {
   static std::map<std::string, isa::IsaConfig> cache;
   auto it = cache.find(name);
   if (it == cache.end())
-    it = cache.emplace(name, isa::IsaConfig::load(std::string(SYSTOLE_SOURCE_DIR) + "/isa/configs/" + name + ".yaml")).first;
+    it = cache.emplace(name, isa::IsaConfig::load(std::string(SYSTOLE_SOURCE_DIR) + "/isa/configs/" + name + ".yaml"))
+             .first;
   return it->second;
 }
 
@@ -98,7 +99,8 @@ compiler::Graph dilatedGraph(uint64_t seed) {
   auto pick = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(b.rng()); };
   int x = b.input("image", {1, pick(1, 6), pick(9, 16), pick(7, 14)});
   for (int i = 0; i < 2; ++i) {
-    FloatGraphBuilder::Window w{pick(1, 3), pick(2, 3), 1, 1, pick(1, 3), pick(2, 3), pick(0, 2), pick(0, 2), pick(0, 2), pick(0, 2)};
+    FloatGraphBuilder::Window w{pick(1, 3), pick(2, 3), 1,          1,          pick(1, 3),
+                                pick(2, 3), pick(0, 2), pick(0, 2), pick(0, 2), pick(0, 2)};
     x = b.convWindow(x, pick(2, 20), w, 1, true);
   }
   x = b.flatten(b.globalAveragePool(x));
@@ -129,8 +131,10 @@ compiler::Graph poolingGraph(uint64_t seed) {
   int x = b.input("image", {1, pick(1, 6), pick(8, 17), pick(6, 15)});
   x = b.conv(x, pick(2, 20), 3, 1, 1, 1, true);
   const int64_t k = pick(2, 3);
-  x = b.poolWindow("MaxPool", x, {k, pick(2, 3), pick(2, 3), pick(1, 2), 1, 1, pick(0, k - 1), pick(0, 1), pick(0, k - 1), 0}, true);
-  x = b.poolWindow("AveragePool", x, {2, 2, pick(1, 2), pick(1, 2), 1, 1, pick(0, 1), pick(0, 1), pick(0, 1), pick(0, 1)}, false);
+  x = b.poolWindow("MaxPool", x,
+                   {k, pick(2, 3), pick(2, 3), pick(1, 2), 1, 1, pick(0, k - 1), pick(0, 1), pick(0, k - 1), 0}, true);
+  x = b.poolWindow("AveragePool", x,
+                   {2, 2, pick(1, 2), pick(1, 2), 1, 1, pick(0, 1), pick(0, 1), pick(0, 1), pick(0, 1)}, false);
   x = b.flatten(b.globalAveragePool(x));
   return b.finish(b.gemm(x, pick(2, 10), false));
 }
@@ -256,7 +260,8 @@ TEST(Check, ACorruptedProgramIsCaughtAtTheFirstDifferingValue) {
   ASSERT_TRUE(result.mismatch);
   EXPECT_EQ(result.mismatch->layer, firstLayer);
   EXPECT_GE(result.mismatch->instruction, 0);
-  EXPECT_NE(result.mismatch->describe().find("written by instruction"), std::string::npos) << result.mismatch->describe();
+  EXPECT_NE(result.mismatch->describe().find("written by instruction"), std::string::npos)
+      << result.mismatch->describe();
 }
 
 }  // namespace

@@ -29,7 +29,7 @@ compiler::Graph model() {
 }
 
 struct Tiled {
-  std::string loops;  // the conv layer's loop nest
+  std::string loops;                      // the conv layer's loop nest
   int64_t gathered = 0, virtualRows = 0;  // the two predictions it prints
   uint64_t simulated = 0;
 };
@@ -44,7 +44,8 @@ Tiled compileAndCheck(const std::string& yaml, const compiler::Graph& g) {
   const std::string tiles = compiled.printed.at("tiles");
   EXPECT_TRUE(std::regex_search(tiles, match, std::regex("\\(Conv\\): (Conv [^\\n]*)")));
   t.loops = match[1];
-  EXPECT_TRUE(std::regex_search(t.loops, match, std::regex("predicted cycles: gathered rows (\\d+), virtual rows (\\d+)")));
+  EXPECT_TRUE(
+      std::regex_search(t.loops, match, std::regex("predicted cycles: gathered rows (\\d+), virtual rows (\\d+)")));
   t.gathered = std::stoll(match[1]);
   t.virtualRows = std::stoll(match[2]);
   t.simulated = simulateChecked(isa, std::move(compiled), g);
@@ -64,8 +65,10 @@ TEST(StridedConv, GatheredRowsWhenDmasOverlap) {
 // rows need one per tap per output row (28 pixels here) instead of one per tap, so virtual rows
 // win on the same layer.
 TEST(StridedConv, VirtualRowsWhenEachDmaPaysTheLatency) {
-  const std::string withLoads2d = std::regex_replace(defaultConfigText(), std::regex("outstanding: 4"), "outstanding: 1");
-  const std::string serial = std::regex_replace(withLoads2d, std::regex("  - name: dma\\.load2d\n(    .*\n|      .*\n)*"), "");
+  const std::string withLoads2d =
+      std::regex_replace(defaultConfigText(), std::regex("outstanding: 4"), "outstanding: 1");
+  const std::string serial =
+      std::regex_replace(withLoads2d, std::regex("  - name: dma\\.load2d\n(    .*\n|      .*\n)*"), "");
   ASSERT_NE(serial, withLoads2d);
   ASSERT_EQ(serial.find("dma_load_2d"), std::string::npos);
   const std::string base = defaultConfigText();

@@ -16,7 +16,7 @@ constexpr size_t kMaxRoundTripData = size_t{1} << 20;
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace systole;
   static const isa::IsaConfig config = isa::IsaConfig::load(SYSTOLE_SOURCE_DIR "/isa/configs/default.yaml",
-                                                           {isa::ConfigOverride::parse("memories.dram.size=4MiB")});
+                                                            {isa::ConfigOverride::parse("memories.dram.size=4MiB")});
   isa::Program program;
   try {
     program = isa::assemble(config, fuzz::text(data, size), "fuzz.s");

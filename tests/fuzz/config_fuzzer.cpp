@@ -18,7 +18,8 @@ std::vector<systole::isa::ConfigOverride> leadingOverrides(std::string_view text
   std::vector<systole::isa::ConfigOverride> overrides;
   while (text.substr(0, prefix.size()) == prefix) {
     const size_t end = text.find('\n');
-    overrides.push_back(systole::isa::ConfigOverride::parse(std::string(text.substr(prefix.size(), end - prefix.size()))));
+    overrides.push_back(
+        systole::isa::ConfigOverride::parse(std::string(text.substr(prefix.size(), end - prefix.size()))));
     if (end == std::string_view::npos) break;
     text.remove_prefix(end + 1);
   }

@@ -16,10 +16,12 @@ std::map<std::string, systole::isa::NameBinding, std::less<>> names() {
   using systole::isa::NameBinding;
   const auto& config = *systole::fuzz::shippedConfig("default");
   std::map<std::string, NameBinding, std::less<>> m;
-  for (const auto& p : systole::isa::parameterTable(config.params())) m[p.name] = {NameBinding::Kind::Constant, p.value, 0};
+  for (const auto& p : systole::isa::parameterTable(config.params()))
+    m[p.name] = {NameBinding::Kind::Constant, p.value, 0};
   for (const auto& instr : config.instructions())
     for (const auto& f : instr.fields)
-      m.try_emplace(f.name, NameBinding{NameBinding::Kind::Field, 0, static_cast<int>(m.size() % systole::isa::kMaxFields)});
+      m.try_emplace(f.name,
+                    NameBinding{NameBinding::Kind::Field, 0, static_cast<int>(m.size() % systole::isa::kMaxFields)});
   return m;
 }
 

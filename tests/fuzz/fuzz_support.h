@@ -22,14 +22,17 @@ inline const isa::IsaConfig* shippedConfig(const std::string& name) {
   static const auto configs = [] {
     std::map<std::string, std::unique_ptr<isa::IsaConfig>> m;
     for (const char* n : {"tiny", "default", "large", "os16"})
-      m[n] = std::make_unique<isa::IsaConfig>(isa::IsaConfig::load(SYSTOLE_SOURCE_DIR "/isa/configs/" + std::string(n) + ".yaml"));
+      m[n] = std::make_unique<isa::IsaConfig>(
+          isa::IsaConfig::load(SYSTOLE_SOURCE_DIR "/isa/configs/" + std::string(n) + ".yaml"));
     return m;
   }();
   auto it = configs.find(name);
   return it == configs.end() ? nullptr : it->second.get();
 }
 
-inline std::string text(const uint8_t* data, size_t size) { return std::string(reinterpret_cast<const char*>(data), size); }
+inline std::string text(const uint8_t* data, size_t size) {
+  return std::string(reinterpret_cast<const char*>(data), size);
+}
 inline std::vector<uint8_t> bytes(const uint8_t* data, size_t size) { return std::vector<uint8_t>(data, data + size); }
 
 /// Called with the error that rejected an input: printed only with SYSTOLE_FUZZ_VERBOSE set.

@@ -46,9 +46,12 @@ struct OneNode {
     HostTensor t(type, shape);
     std::uniform_real_distribution<float> uniform(-4.f, 4.f);
     for (int64_t i = 0; i < t.elements(); ++i) {
-      if (type == ElemType::Float32) t.data<float>()[i] = uniform(rng);
-      else if (type == ElemType::Int8) t.data<int8_t>()[i] = static_cast<int8_t>(rng());
-      else if (type == ElemType::Int32) t.data<int32_t>()[i] = static_cast<int32_t>(rng() % 20001) - 10000;
+      if (type == ElemType::Float32)
+        t.data<float>()[i] = uniform(rng);
+      else if (type == ElemType::Int8)
+        t.data<int8_t>()[i] = static_cast<int8_t>(rng());
+      else if (type == ElemType::Int32)
+        t.data<int32_t>()[i] = static_cast<int32_t>(rng() % 20001) - 10000;
     }
     inputs[id] = std::move(t);
     g.inputs.push_back(id);
@@ -62,7 +65,8 @@ struct OneNode {
     std::memcpy(v.data.data(), values.data(), v.data.size());
     return id;
   }
-  int node(const std::string& op, std::vector<int> in, std::vector<int> out, std::map<std::string, compiler::AttrValue> attrs = {}) {
+  int node(const std::string& op, std::vector<int> in, std::vector<int> out,
+           std::map<std::string, compiler::AttrValue> attrs = {}) {
     Node n;
     n.name = op;
     n.op = op;
@@ -127,8 +131,8 @@ void expectBitExact(OneNode& t, int id) {
     const auto& b = r.compiled[k].bytes;
     ASSERT_EQ(a.size(), b.size());
     const auto diff = std::mismatch(a.begin(), a.end(), b.begin());
-    EXPECT_TRUE(diff.first == a.end()) << t.g.nodes[static_cast<size_t>(id)].op << " output " << k << " differs at byte "
-                                        << (diff.first - a.begin());
+    EXPECT_TRUE(diff.first == a.end()) << t.g.nodes[static_cast<size_t>(id)].op << " output " << k
+                                       << " differs at byte " << (diff.first - a.begin());
   }
 }
 
@@ -138,10 +142,21 @@ Quant perTensor(float scale, int32_t zero) { return Quant{{scale}, {zero}, -1}; 
 /// tiny magnitudes, and x = (k + 0.5) * s, whose quotient is exactly halfway when s is a power of 2.
 void addSpecialFloats(float* x, int64_t n, float s) {
   const float inf = std::numeric_limits<float>::infinity();
-  std::vector<float> special = {std::nanf(""), -std::nanf(""), inf, -inf, 0.f, -0.f, 1e30f, -1e30f, 1e-40f, -1e-40f,
-                                std::numeric_limits<float>::max(), std::numeric_limits<float>::lowest()};
+  std::vector<float> special = {std::nanf(""),
+                                -std::nanf(""),
+                                inf,
+                                -inf,
+                                0.f,
+                                -0.f,
+                                1e30f,
+                                -1e30f,
+                                1e-40f,
+                                -1e-40f,
+                                std::numeric_limits<float>::max(),
+                                std::numeric_limits<float>::lowest()};
   for (int k = -140; k <= 140; ++k) special.push_back((static_cast<float>(k) + 0.5f) * s);
-  for (size_t i = 0; i < special.size() && static_cast<int64_t>(i) < n; ++i) x[i * 3 % static_cast<size_t>(n)] = special[i];
+  for (size_t i = 0; i < special.size() && static_cast<int64_t>(i) < n; ++i)
+    x[i * 3 % static_cast<size_t>(n)] = special[i];
 }
 
 TEST(HostJit, QuantizeLinearPerTensorWithHalfwayAndSpecialValues) {
@@ -175,22 +190,27 @@ TEST(HostJit, DequantizeLinear) {
 TEST(HostJit, CopiesAndTransposes) {
   OneNode t;
   const int x = t.input(ElemType::Int8, {2, 3, 4, 5});
-  expectBitExact(t, t.node("Transpose", {x}, {t.value(ElemType::Int8, {2, 4, 5, 3})}, {{"perm", std::vector<int64_t>{0, 2, 3, 1}}}));
+  expectBitExact(t, t.node("Transpose", {x}, {t.value(ElemType::Int8, {2, 4, 5, 3})},
+                           {{"perm", std::vector<int64_t>{0, 2, 3, 1}}}));
   expectBitExact(t, t.node("Transpose", {x}, {t.value(ElemType::Int8, {5, 4, 3, 2})}));  // default: reversed
   expectBitExact(t, t.node("Reshape", {x, t.constantInts({6, 20})}, {t.value(ElemType::Int8, {6, 20})}));
   expectBitExact(t, t.node("FlattenNhwc", {x}, {t.value(ElemType::Int8, {2, 60})}));
   const int f = t.input(ElemType::Float32, {4, 16, 16});
   t.floats(f)[5] = std::nanf("");  // moved as bits
-  expectBitExact(t, t.node("Transpose", {f}, {t.value(ElemType::Float32, {16, 4, 16})}, {{"perm", std::vector<int64_t>{1, 0, 2}}}));
+  expectBitExact(t, t.node("Transpose", {f}, {t.value(ElemType::Float32, {16, 4, 16})},
+                           {{"perm", std::vector<int64_t>{1, 0, 2}}}));
   expectBitExact(t, t.node("Identity", {f}, {t.value(ElemType::Float32, {4, 16, 16})}));
 }
 
 TEST(HostJit, Slice) {
   OneNode t;
   const int x = t.input(ElemType::Int8, {16, 1, 192});
-  expectBitExact(t, t.node("Slice", {x, t.constantInts({64}), t.constantInts({128}), t.constantInts({2})}, {t.value(ElemType::Int8, {16, 1, 64})}));
+  expectBitExact(t, t.node("Slice", {x, t.constantInts({64}), t.constantInts({128}), t.constantInts({2})},
+                           {t.value(ElemType::Int8, {16, 1, 64})}));
   // Negative step over two axes: rows 14, 11, ..., 2 and columns 190, 188, ..., 0.
-  expectBitExact(t, t.node("Slice", {x, t.constantInts({14, -2}), t.constantInts({0, -200}), t.constantInts({0, 2}), t.constantInts({-3, -2})},
+  expectBitExact(t, t.node("Slice",
+                           {x, t.constantInts({14, -2}), t.constantInts({0, -200}), t.constantInts({0, 2}),
+                            t.constantInts({-3, -2})},
                            {t.value(ElemType::Int8, {5, 1, 96})}));
 }
 
@@ -199,10 +219,12 @@ TEST(HostJit, Softmax) {
   const int x = t.input(ElemType::Float32, {4, 16, 16});
   t.floats(x)[3] = -std::numeric_limits<float>::infinity();
   expectBitExact(t, t.node("Softmax", {x}, {t.value(ElemType::Float32, {4, 16, 16})}, {{"axis", int64_t{-1}}}));
-  expectBitExact(t, t.node("Softmax", {x}, {t.value(ElemType::Float32, {4, 16, 16})}, {{"axis", int64_t{1}}}));  // strided lines
+  expectBitExact(
+      t, t.node("Softmax", {x}, {t.value(ElemType::Float32, {4, 16, 16})}, {{"axis", int64_t{1}}}));  // strided lines
   OneNode legacy(11);  // before opset 13: flattened from the axis on
   const int l = legacy.input(ElemType::Float32, {2, 3, 4});
-  expectBitExact(legacy, legacy.node("Softmax", {l}, {legacy.value(ElemType::Float32, {2, 3, 4})}, {{"axis", int64_t{1}}}));
+  expectBitExact(legacy,
+                 legacy.node("Softmax", {l}, {legacy.value(ElemType::Float32, {2, 3, 4})}, {{"axis", int64_t{1}}}));
 }
 
 TEST(HostJit, LayerNormalization) {
@@ -211,9 +233,11 @@ TEST(HostJit, LayerNormalization) {
   const int scale = t.input(ElemType::Float32, {64}), bias = t.input(ElemType::Float32, {64});
   expectBitExact(t, t.node("LayerNormalization", {x, scale, bias}, {t.value(ElemType::Float32, {1, 16, 64})},
                            {{"axis", int64_t{-1}}, {"epsilon", 1e-5}}));
-  expectBitExact(t, t.node("LayerNormalization", {x, scale}, {t.value(ElemType::Float32, {1, 16, 64})}, {{"axis", int64_t{-1}}}));
+  expectBitExact(
+      t, t.node("LayerNormalization", {x, scale}, {t.value(ElemType::Float32, {1, 16, 64})}, {{"axis", int64_t{-1}}}));
   const int wide = t.input(ElemType::Float32, {16, 64});
-  expectBitExact(t, t.node("LayerNormalization", {x, wide}, {t.value(ElemType::Float32, {1, 16, 64})}, {{"axis", int64_t{1}}}));
+  expectBitExact(
+      t, t.node("LayerNormalization", {x, wide}, {t.value(ElemType::Float32, {1, 16, 64})}, {{"axis", int64_t{1}}}));
 }
 
 TEST(HostJit, FloatMatMul) {
@@ -221,7 +245,8 @@ TEST(HostJit, FloatMatMul) {
   const int a = t.input(ElemType::Float32, {4, 16, 16}), b = t.input(ElemType::Float32, {4, 16, 16});
   for (int i = 0; i < 1024; i += 7) t.floats(a)[i] = 0.f;  // skipped terms
   expectBitExact(t, t.node("MatMul", {a, b}, {t.value(ElemType::Float32, {4, 16, 16})}));
-  const int c = t.input(ElemType::Float32, {2, 1, 3, 5}), d = t.input(ElemType::Float32, {4, 5, 6});  // broadcast batches
+  const int c = t.input(ElemType::Float32, {2, 1, 3, 5}),
+            d = t.input(ElemType::Float32, {4, 5, 6});  // broadcast batches
   expectBitExact(t, t.node("MatMul", {c, d}, {t.value(ElemType::Float32, {2, 4, 3, 6})}));
 }
 
@@ -248,11 +273,14 @@ TEST(HostJit, Int8MatMulRequantizes) {
     shift.push_back(j % 5 == 0 ? 0 : 30 + j % 12);  // S = 0 too
   }
   const int y = t.value(ElemType::Int8, {16, 1, 192}, perTensor(0.014f, 2));
-  expectBitExact(t, t.node("MatMul", {a, w, bias}, {y},
-                           {{"multiplier", multiplier}, {"shift", shift}, {"act_min", int64_t{-100}}, {"act_max", int64_t{127}}}));
+  expectBitExact(
+      t, t.node("MatMul", {a, w, bias}, {y},
+                {{"multiplier", multiplier}, {"shift", shift}, {"act_min", int64_t{-100}}, {"act_max", int64_t{127}}}));
   const int y2 = t.value(ElemType::Int8, {16, 1, 192}, perTensor(0.014f, -5));
   expectBitExact(t, t.node("Gemm", {a, w}, {y2},
-                           {{"multiplier", std::vector<int64_t>{1500000000}}, {"shift", std::vector<int64_t>{38}}, {"act_min", int64_t{-128}},
+                           {{"multiplier", std::vector<int64_t>{1500000000}},
+                            {"shift", std::vector<int64_t>{38}},
+                            {"act_min", int64_t{-128}},
                             {"act_max", int64_t{127}}}));
 }
 

@@ -94,8 +94,8 @@ TEST(Arith, RoundingShiftRightNearest) {
   EXPECT_EQ(roundingShiftRight(-1, 2), 0);   // -0.25
   EXPECT_EQ(roundingShiftRight(1000, 3), 125);
   EXPECT_EQ(roundingShiftRight(-1000, 3), -125);
-  EXPECT_EQ(roundingShiftRight(1003, 3), 125);  // 125.375
-  EXPECT_EQ(roundingShiftRight(1004, 3), 126);  // 125.5
+  EXPECT_EQ(roundingShiftRight(1003, 3), 125);    // 125.375
+  EXPECT_EQ(roundingShiftRight(1004, 3), 126);    // 125.5
   EXPECT_EQ(roundingShiftRight(-1004, 3), -125);  // -125.5
   EXPECT_EQ(roundingShiftRight(-1005, 3), -126);  // -125.625
 }
@@ -106,8 +106,8 @@ TEST(Arith, RoundingShiftRightShiftZeroIsIdentity) {
 }
 
 TEST(Arith, RoundingShiftRightShift63) {
-  EXPECT_EQ(roundingShiftRight(kMax64, 63), 1);   // 0.99999... -> 1
-  EXPECT_EQ(roundingShiftRight(kMin64, 63), -1);  // exactly -1
+  EXPECT_EQ(roundingShiftRight(kMax64, 63), 1);               // 0.99999... -> 1
+  EXPECT_EQ(roundingShiftRight(kMin64, 63), -1);              // exactly -1
   EXPECT_EQ(roundingShiftRight(int64_t{1} << 62, 63), 1);     // 0.5 -> 1
   EXPECT_EQ(roundingShiftRight(-(int64_t{1} << 62), 63), 0);  // -0.5 -> 0
   EXPECT_EQ(roundingShiftRight((int64_t{1} << 62) - 1, 63), 0);
@@ -205,19 +205,34 @@ TEST(Arith, RequantizeMatchesReferenceOnRandomValues) {
     const int32_t zp = rng() % 8 == 0 ? pick32(0) : static_cast<int32_t>(static_cast<int>(rng() % 256) - 128);
     int32_t lo, hi;
     switch (rng() % 4) {
-      case 0: lo = -128; hi = 127; break;
-      case 1: lo = zp; hi = 127; break;  // ReLU
-      case 2: lo = static_cast<int32_t>(static_cast<int>(rng() % 256) - 128); hi = static_cast<int32_t>(static_cast<int>(rng() % 256) - 128); break;
-      default: lo = pick32(2); hi = pick32(2); break;
+      case 0:
+        lo = -128;
+        hi = 127;
+        break;
+      case 1:
+        lo = zp;
+        hi = 127;
+        break;  // ReLU
+      case 2:
+        lo = static_cast<int32_t>(static_cast<int>(rng() % 256) - 128);
+        hi = static_cast<int32_t>(static_cast<int>(rng() % 256) - 128);
+        break;
+      default:
+        lo = pick32(2);
+        hi = pick32(2);
+        break;
     }
     const int8_t got = requantize(acc, mult, shift, zp, lo, hi);
     ASSERT_EQ(got, refRequantize(acc, mult, shift, zp, lo, hi))
-        << "acc=" << acc << " mult=" << mult << " shift=" << shift << " zp=" << zp << " clamp=[" << lo << ", " << hi << "]";
+        << "acc=" << acc << " mult=" << mult << " shift=" << shift << " zp=" << zp << " clamp=[" << lo << ", " << hi
+        << "]";
     if (ldExact) {
       ASSERT_EQ(got, refRequantizeLd(acc, mult, shift, zp, lo, hi))
           << "acc=" << acc << " mult=" << mult << " shift=" << shift << " zp=" << zp;
     }
-    if (lo == zp && hi == 127 && zp >= -128 && zp <= 127) { ASSERT_GE(got, zp) << "ReLU output below the zero point"; }
+    if (lo == zp && hi == 127 && zp >= -128 && zp <= 127) {
+      ASSERT_GE(got, zp) << "ReLU output below the zero point";
+    }
   }
 }
 

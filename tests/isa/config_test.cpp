@@ -269,7 +269,8 @@ TEST(Config, SizeSpellings) {
 TEST(Config, ExplicitLsbPlacesFields) {
   const std::string def = configText("default");
   // An explicit lsb moves the field; the fields after it follow it.
-  const std::string text = replaceAfter(def, "name: gemm", "{name: a_row, bits: 16}", "{name: a_row, bits: 16, lsb: 64}");
+  const std::string text =
+      replaceAfter(def, "name: gemm", "{name: a_row, bits: 16}", "{name: a_row, bits: 16, lsb: 64}");
   const IsaConfig isa = IsaConfig::parse(text, kFile);
   const InstrDesc& gemm = isa.instr(isa.byName("gemm"));
   EXPECT_EQ(gemm.fields[0].lsb, 64);
@@ -317,7 +318,8 @@ TEST_F(ConfigErrors, OutstandingAndIssue) {
   // at its column.
   t = replaceAfter(tiny, "name: mm", "{cycles: \"m + array.rows + array.cols - 2\"}",
                    "{cycles: \"m + array.rows + array.cols - 2\", issue: \"m\"}");
-  EXPECT_TRUE(IsaConfig::parse(t, kFile).instr(IsaConfig::parse(t, kFile).bySemantics(Semantics::MatmulTile)).has_issue);
+  EXPECT_TRUE(
+      IsaConfig::parse(t, kFile).instr(IsaConfig::parse(t, kFile).bySemantics(Semantics::MatmulTile)).has_issue);
   t = replaceAfter(tiny, "name: mm", "{cycles: \"m + array.rows + array.cols - 2\"}",
                    "{cycles: \"m + array.rows + array.cols - 2\", issue: \"m + q\"}");
   expectError(t, plus(locate(t, "name: mm", "m + q"), 4), "q");
@@ -358,10 +360,13 @@ TEST_F(ConfigErrors, EnergyAndArea) {
   EXPECT_EQ(set.params().cost.vector_op_pj, defaultCostModel().vector_op_pj);
   auto e = catchError([&] { IsaConfig::parse(def, kFile, {{"energi.mac_pj", "1"}}); });
   ASSERT_TRUE(e);
-  EXPECT_STREQ(e->what(), "--set energi.mac_pj=1: error: unknown key 'energi' in 'config' (expected: name, description, clock_mhz, types, array, "
-                          "memories, dma, vector, queues, host, energy, area, encoding, instructions)");
+  EXPECT_STREQ(e->what(),
+               "--set energi.mac_pj=1: error: unknown key 'energi' in 'config' (expected: name, description, "
+               "clock_mhz, types, array, "
+               "memories, dma, vector, queues, host, energy, area, encoding, instructions)");
   // Only one key: the others keep their defaults.
-  const IsaConfig one = IsaConfig::parse(def.substr(0, from) + "\nenergy: {dram_read_pj_per_byte: 20}" + def.substr(to), kFile);
+  const IsaConfig one =
+      IsaConfig::parse(def.substr(0, from) + "\nenergy: {dram_read_pj_per_byte: 20}" + def.substr(to), kFile);
   EXPECT_EQ(one.params().cost.dram_read_pj_per_byte, 20);
   EXPECT_EQ(one.params().cost.mac_pj, defaultCostModel().mac_pj);
   // --set energy.mac_pj=0.25 on a shipped config.
@@ -369,15 +374,16 @@ TEST_F(ConfigErrors, EnergyAndArea) {
   // Area = PEs x pe + KiB x per-KiB + fixed.
   const IsaConfig shipped = loadConfig("default");
   const Params& p = shipped.params();
-  EXPECT_DOUBLE_EQ(areaOf(p).total(), 256 * p.cost.pe_mm2 + 256 * p.cost.scratchpad_mm2_per_kib + 64 * p.cost.accumulator_mm2_per_kib +
-                                          p.cost.fixed_mm2);
+  EXPECT_DOUBLE_EQ(areaOf(p).total(), 256 * p.cost.pe_mm2 + 256 * p.cost.scratchpad_mm2_per_kib +
+                                          64 * p.cost.accumulator_mm2_per_kib + p.cost.fixed_mm2);
 }
 
 // docs/isa-schema.md's table gives every key with the code's default.
 TEST(Config, SchemaDocListsEveryCostDefault) {
   const std::string doc = readTextFile(std::string(SYSTOLE_SOURCE_DIR) + "/docs/isa-schema.md");
   for (const auto& c : costParameters()) {
-    const std::string row = "| `" + std::string(c.section) + "." + std::string(c.key) + "` | " + formatCost(c.default_value) + " |";
+    const std::string row =
+        "| `" + std::string(c.section) + "." + std::string(c.key) + "` | " + formatCost(c.default_value) + " |";
     EXPECT_NE(doc.find(row), std::string::npos) << row;
   }
 }
@@ -386,7 +392,8 @@ TEST_F(ConfigErrors, UnknownKey) {
   std::string t = replaceFirst(def, "clock_mhz: 800\n", "clock_mhz: 800\nclock_ghz: 1\n");
   expectError(t, locate(t, "", "clock_ghz"), "unknown key 'clock_ghz' in 'config'");
   t = replaceFirst(def, "cols: 16", "colz: 16");
-  expectError(t, locate(t, "", "colz"), "unknown key 'colz' in 'array' (expected: rows, cols, dataflow, weight_buffers)");
+  expectError(t, locate(t, "", "colz"),
+              "unknown key 'colz' in 'array' (expected: rows, cols, dataflow, weight_buffers)");
   t = replaceFirst(def, "latency: 100", "latncy: 100");
   expectError(t, locate(t, "", "latncy"), "unknown key 'latncy' in 'memories.dram'");
   t = replaceAfter(def, "name: gemm", "{name: m, bits: 16}", "{name: m, bitz: 16}");
@@ -595,7 +602,8 @@ TEST_F(ConfigErrors, MalformedYaml) {
 TEST_F(ConfigErrors, WrongShapes) {
   expectError("- 1\n- 2\n", {kFile, 1, 1}, "must be a mapping");
   expectError("", {kFile, 1, 1}, "must be a mapping");
-  std::string t = replaceFirst(def, "array: {rows: 16, cols: 16, dataflow: weight_stationary, weight_buffers: 2}", "array: 16");
+  std::string t =
+      replaceFirst(def, "array: {rows: 16, cols: 16, dataflow: weight_stationary, weight_buffers: 2}", "array: 16");
   expectError(t, plus(locate(t, "", "array: 16"), 7), "'array' must be a mapping");
   t = replaceAfter(def, "name: nop", "fields: []", "fields: 3");
   expectError(t, plus(locate(t, "name: nop", "fields: 3"), 8), "'fields' must be a list");
@@ -609,7 +617,8 @@ TEST_F(ConfigErrors, WrongShapes) {
   expectError(t, locate(t, "", "my config"), "'name' must be a non-empty identifier");
   t = replaceFirst(def, "name: gemm", "name: gemm!");
   expectError(t, locate(t, "", "gemm!"), "instruction name 'gemm!' must use only letters");
-  t = replaceAfter(def, "name: requant", "{name: zero_point, bits: 8, signed: true}", "{name: zero_point, bits: 8, signed: yes}");
+  t = replaceAfter(def, "name: requant", "{name: zero_point, bits: 8, signed: true}",
+                   "{name: zero_point, bits: 8, signed: yes}");
   expectError(t, locate(t, "name: requant", "yes"), "'signed' must be true or false");
   t = replaceFirst(def, "max: scratchpad.row_bytes", "max: -1");
   expectError(t, locate(t, "", "-1}"), "'max' is below the field's smallest value");

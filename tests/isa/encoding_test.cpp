@@ -40,7 +40,9 @@ Instruction make(const IsaConfig& isa, std::string_view name,
 }
 
 bool getBit(const std::vector<uint8_t>& b, int bit) { return (b[static_cast<size_t>(bit / 8)] >> (bit % 8)) & 1; }
-void flipBit(std::vector<uint8_t>& b, int bit) { b[static_cast<size_t>(bit / 8)] ^= static_cast<uint8_t>(1u << (bit % 8)); }
+void flipBit(std::vector<uint8_t>& b, int bit) {
+  b[static_cast<size_t>(bit / 8)] ^= static_cast<uint8_t>(1u << (bit % 8));
+}
 
 uint64_t readBits(const std::vector<uint8_t>& b, int lsb, int bits) {
   uint64_t v = 0;
@@ -147,8 +149,8 @@ TEST(Encoding, KnownLimits) {
     const InstrDesc& d = isa.instr(isa.byName(instr));
     return d.fields[static_cast<size_t>(d.fieldIndex(field))].limit();
   };
-  EXPECT_EQ(limitOf(def, "dma.load", "bytes"), 16);       // scratchpad.row_bytes, below the 8-bit 255
-  EXPECT_EQ(limitOf(def, "dma.load.acc", "bytes"), 64);   // accumulator.row_bytes
+  EXPECT_EQ(limitOf(def, "dma.load", "bytes"), 16);      // scratchpad.row_bytes, below the 8-bit 255
+  EXPECT_EQ(limitOf(def, "dma.load.acc", "bytes"), 64);  // accumulator.row_bytes
   EXPECT_EQ(limitOf(def, "dma.load", "dram_addr"), 0xFFFFFFFF);
   EXPECT_EQ(limitOf(def, "gemm", "m"), 65535);
   EXPECT_EQ(limitOf(def, "gemm", "accumulate"), 1);
@@ -162,12 +164,12 @@ TEST(Encoding, KnownLimits) {
 
 TEST(Encoding, SpecificBoundariesDefault) {
   const IsaConfig isa = loadConfig("default");
-  auto ok = [&](const Instruction& in) {
-    EXPECT_EQ(dec(isa, enc(isa, in)), in) << formatInstruction(isa, in);
-  };
+  auto ok = [&](const Instruction& in) { EXPECT_EQ(dec(isa, enc(isa, in)), in) << formatInstruction(isa, in); };
   auto bad = [&](const Instruction& in, const std::string& needle) {
     auto e = catchError([&] { enc(isa, in); });
-    if (e) { EXPECT_NE(e->message().find(needle), std::string::npos) << e->message(); }
+    if (e) {
+      EXPECT_NE(e->message().find(needle), std::string::npos) << e->message();
+    }
   };
   ok(make(isa, "requant", {{"zero_point", -128}, {"clamp_min", -128}, {"clamp_max", 127}}));
   ok(make(isa, "requant", {{"zero_point", 127}}));
@@ -223,7 +225,9 @@ TEST_P(EveryConfig, EveryFieldBoundary) {
         for (int64_t raw : {f.limit() + 1, f.maxValue()}) {
           writeBits(bytes, f.lsb, f.bits, static_cast<uint64_t>(raw));
           auto e = catchError([&] { dec(isa, bytes); });
-          if (e) { EXPECT_NE(e->message().find("out of range"), std::string::npos) << e->message(); }
+          if (e) {
+            EXPECT_NE(e->message().find("out of range"), std::string::npos) << e->message();
+          }
         }
       }
     }
@@ -313,7 +317,9 @@ TEST_P(EveryConfig, EveryOpcodeDecodesOrIsRejected) {
       EXPECT_EQ(in, zero);
     } else {
       auto e = catchError([&] { dec(isa, bytes); });
-      if (e) { EXPECT_NE(e->message().find("unknown opcode " + std::to_string(op)), std::string::npos) << e->message(); }
+      if (e) {
+        EXPECT_NE(e->message().find("unknown opcode " + std::to_string(op)), std::string::npos) << e->message();
+      }
     }
   }
   EXPECT_EQ(known, static_cast<int>(isa.instructions().size()));
@@ -348,17 +354,20 @@ TEST_P(EveryConfig, ReservedBitsRejectedAndUsedBitsMatter) {
         // Encode never sets a reserved bit; decode refuses one that is set.
         EXPECT_FALSE(getBit(good, bit)) << bit;
         auto e = catchError([&] { dec(isa, bytes); });
-        if (e) { EXPECT_NE(e->message().find("reserved bits are not zero"), std::string::npos) << bit << ": " << e->message(); }
+        if (e) {
+          EXPECT_NE(e->message().find("reserved bits are not zero"), std::string::npos) << bit << ": " << e->message();
+        }
       } else {
         // Every used bit carries information: flipping it never decodes to the same instruction.
         try {
           EXPECT_NE(dec(isa, bytes), in) << "bit " << bit;
-        } catch (const Error&) {
-        }
+        } catch (const Error&) {}
       }
     }
     // Bits the header and fields leave free are reserved (nop and finish have no fields at all).
-    if (d.fields.empty()) { EXPECT_EQ(reserved, isa.params().instr_bits - isa.params().fields_lsb); }
+    if (d.fields.empty()) {
+      EXPECT_EQ(reserved, isa.params().instr_bits - isa.params().fields_lsb);
+    }
   }
 }
 
@@ -419,7 +428,8 @@ TEST_P(EveryConfig, RandomProgramDisassemblesAndReassembles) {
   std::mt19937 rng(777);
   std::vector<Instruction> stream;
   const int n = static_cast<int>(isa.instructions().size());
-  for (int k = 0; k < 2000; ++k) stream.push_back(randomInstruction(isa, static_cast<int>(rng() % static_cast<unsigned>(n)), rng));
+  for (int k = 0; k < 2000; ++k)
+    stream.push_back(randomInstruction(isa, static_cast<int>(rng() % static_cast<unsigned>(n)), rng));
   Program prog;
   prog.isa_name = isa.params().name;
   prog.isa_hash = isa.hash();

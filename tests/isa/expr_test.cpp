@@ -17,8 +17,8 @@ using test::catchError;
 // Field indices: m = 0, rows = 1, bytes = 2.
 std::optional<NameBinding> resolve(std::string_view name) {
   static const std::map<std::string, int64_t, std::less<>> constants = {
-      {"array.rows", 16}, {"array.cols", 8}, {"dram.latency", 100}, {"dram.bytes_per_cycle", 16}, {"zero", 0},
-      {"neg", -7}};
+      {"array.rows", 16},           {"array.cols", 8}, {"dram.latency", 100},
+      {"dram.bytes_per_cycle", 16}, {"zero", 0},       {"neg", -7}};
   static const std::map<std::string, int, std::less<>> fields = {{"m", 0}, {"rows", 1}, {"bytes", 2}};
   if (auto it = constants.find(name); it != constants.end())
     return NameBinding{NameBinding::Kind::Constant, it->second, 0};
@@ -28,7 +28,9 @@ std::optional<NameBinding> resolve(std::string_view name) {
 
 const SourceLocation kWhere{"cfg.yaml", 7, 20};
 
-Expr compile(std::string_view text, const SourceLocation& where = kWhere) { return Expr::compile(text, resolve, where); }
+Expr compile(std::string_view text, const SourceLocation& where = kWhere) {
+  return Expr::compile(text, resolve, where);
+}
 
 int64_t evalConst(std::string_view text) {
   Expr e = compile(text);
@@ -63,7 +65,7 @@ TEST(Expr, Precedence) {
   EXPECT_EQ(evalConst("2 * 3 + 1"), 7);
   EXPECT_EQ(evalConst("7 - 2 * 3 + 1"), 2);
   EXPECT_EQ(evalConst("1+2*3-4/2"), 5);
-  EXPECT_EQ(evalConst("2 * 3 % 4"), 2);   // (2*3)%4, not 2*(3%4)
+  EXPECT_EQ(evalConst("2 * 3 % 4"), 2);    // (2*3)%4, not 2*(3%4)
   EXPECT_EQ(evalConst("20 % 7 * 2"), 12);  // (20%7)*2
   EXPECT_EQ(evalConst("1 + 10 % 4"), 3);
 }
@@ -137,8 +139,8 @@ TEST(Expr, Log2Ceil) {
   EXPECT_EQ(evalConst("log2_ceil(16)"), 4);
   EXPECT_EQ(evalConst("log2_ceil(17)"), 5);
   EXPECT_EQ(evalConst("log2_ceil(array.rows * array.cols)"), 7);
-  EXPECT_EQ(evalConst("log2_ceil(1099511627776)"), 40);      // 2^40
-  EXPECT_EQ(evalConst("log2_ceil(1099511627777)"), 41);      // 2^40 + 1
+  EXPECT_EQ(evalConst("log2_ceil(1099511627776)"), 40);        // 2^40
+  EXPECT_EQ(evalConst("log2_ceil(1099511627777)"), 41);        // 2^40 + 1
   EXPECT_EQ(evalConst("log2_ceil(4611686018427387904)"), 62);  // 2^62
   EXPECT_EQ(evalConst("log2_ceil(4611686018427387905)"), 63);  // 2^62 + 1
   EXPECT_EQ(evalConst("log2_ceil(9223372036854775799)"), 63);

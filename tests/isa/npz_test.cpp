@@ -30,18 +30,22 @@ std::vector<uint8_t> storedZip(const std::string& name, const std::vector<uint8_
   z.insert(z.end(), npy.begin(), npy.end());
   const size_t cd = z.size();
   put(z, 0x02014b50, 4), put(z, 20, 2), put(z, 20, 2), put(z, 0, 2), put(z, 0, 2), put(z, 0, 4), put(z, crc, 4);
-  put(z, npy.size(), 4), put(z, npy.size(), 4), put(z, member.size(), 2), put(z, 0, 2), put(z, 0, 2), put(z, 0, 2), put(z, 0, 2);
+  put(z, npy.size(), 4), put(z, npy.size(), 4), put(z, member.size(), 2), put(z, 0, 2), put(z, 0, 2), put(z, 0, 2),
+      put(z, 0, 2);
   put(z, 0, 4), put(z, 0, 4);
   z.insert(z.end(), member.begin(), member.end());
   const size_t cdSize = z.size() - cd;
-  put(z, 0x06054b50, 4), put(z, 0, 2), put(z, 0, 2), put(z, 1, 2), put(z, 1, 2), put(z, cdSize, 4), put(z, cd, 4), put(z, 0, 2);
+  put(z, 0x06054b50, 4), put(z, 0, 2), put(z, 0, 2), put(z, 1, 2), put(z, 1, 2), put(z, cdSize, 4), put(z, cd, 4),
+      put(z, 0, 2);
   return z;
 }
 
 std::string writeTemp(const std::vector<uint8_t>& bytes) {
   static int n = 0;
-  const auto path = std::filesystem::temp_directory_path() / ("systole_npz_test_" + std::to_string(::getpid()) + "_" + std::to_string(n++) + ".npz");
-  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("systole_npz_test_" + std::to_string(::getpid()) + "_" + std::to_string(n++) + ".npz");
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
   return path.string();
 }
 
@@ -78,8 +82,7 @@ TEST(Npz, EveryTruncationAndCorruptionIsAnError) {
       const auto arrays = readNpz(path);  // a flipped byte in a field nothing reads may still parse
       ASSERT_EQ(arrays.size(), 1u);
       EXPECT_EQ(arrays[0].second.bytes, sample().bytes) << "corrupted at " << at;
-    } catch (const Error&) {
-    }
+    } catch (const Error&) {}
     std::filesystem::remove(path);
   }
 }
@@ -94,7 +97,8 @@ namespace {
 std::vector<uint8_t> npyClaiming(const std::string& shape) {
   std::string header = "{'descr': '|i1', 'fortran_order': False, 'shape': " + shape + ", }";
   header += std::string((64 - (10 + header.size() + 1) % 64) % 64, ' ') + "\n";
-  std::string file = std::string("\x93NUMPY\x01\x00", 8) + static_cast<char>(header.size() & 0xff) + static_cast<char>(header.size() >> 8) + header;
+  std::string file = std::string("\x93NUMPY\x01\x00", 8) + static_cast<char>(header.size() & 0xff) +
+                     static_cast<char>(header.size() >> 8) + header;
   return std::vector<uint8_t>(file.begin(), file.end());
 }
 

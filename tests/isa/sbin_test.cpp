@@ -59,8 +59,8 @@ Program sampleProgram(const IsaConfig& isa) {
   p.tensors.push_back({"x", TensorKind::Input, DType::Int8, {16, 16}, 0x0, 0.05f, -128});
   p.tensors.push_back({"bias", TensorKind::Constant, DType::Int32, {16}, 0x2000, 1.0f, 0});
   p.tensors.push_back({"logits", TensorKind::Output, DType::Float32, {1, 10}, 0x4000, -2.5f, INT32_MIN});
-  p.tensors.push_back({"act", TensorKind::Intermediate, DType::Uint8, {2, 1, 1, 1, 1, 1, 1, 3}, 0x5000, 1e-30f,
-                       INT32_MAX});
+  p.tensors.push_back(
+      {"act", TensorKind::Intermediate, DType::Uint8, {2, 1, 1, 1, 1, 1, 1, 3}, 0x5000, 1e-30f, INT32_MAX});
   p.tensors.push_back({"scalar", TensorKind::Constant, DType::Int8, {}, 0x6000, 0.5f, 7});
   return p;
 }
@@ -153,7 +153,9 @@ TEST_F(Sbin, TruncatedWithValidChecksumIsStillTruncated) {
       continue;
     }
     EXPECT_EQ(e->where().file, "cut.sbin");
-    if (len >= 8) { EXPECT_TRUE(contains(e->message(), "truncated")) << "length " << len << ": " << e->what(); }
+    if (len >= 8) {
+      EXPECT_TRUE(contains(e->message(), "truncated")) << "length " << len << ": " << e->what();
+    }
   }
   // The reader names the section it was in.
   const auto cut = sealed(std::vector<uint8_t>(bytes.begin(), bytes.begin() + static_cast<ptrdiff_t>(body - 3)));
@@ -172,8 +174,7 @@ TEST_F(Sbin, EverySingleByteCorruptionIsDetected) {
       try {
         deserializeSbin(bad, "bad.sbin");
         if (++undetected <= 5) ADD_FAILURE() << "corruption at byte " << pos << " to " << v << " not detected";
-      } catch (const Error&) {
-      }
+      } catch (const Error&) {}
     }
   }
   EXPECT_EQ(undetected, 0);
@@ -198,7 +199,9 @@ TEST_F(Sbin, BadMagic) {
   ASSERT_TRUE(e);
   EXPECT_TRUE(contains(e->message(), "bad magic")) << e->what();
   EXPECT_EQ(e->where().file, "m.sbin");
-  const std::string elf = "\x7f" "ELF\x02\x01\x01\x00 and more bytes than a header";
+  const std::string elf =
+      "\x7f"
+      "ELF\x02\x01\x01\x00 and more bytes than a header";
   e = catchError([&] { deserializeSbin(std::vector<uint8_t>(elf.begin(), elf.end()), "a.out"); });
   ASSERT_TRUE(e);
   EXPECT_TRUE(contains(e->message(), "bad magic")) << e->what();
@@ -238,7 +241,9 @@ TEST_F(Sbin, ModelContainerRoundTripsAndRejectsEveryTruncation) {
   EXPECT_EQ(back.programs[1], m.programs[1]);
   EXPECT_EQ(back.model, m.model);
   for (size_t cut = 0; cut < encoded.size(); cut += 7)
-    EXPECT_TRUE(catchError([&] { deserializeModelSbin({encoded.begin(), encoded.begin() + static_cast<std::ptrdiff_t>(cut)}, "m.sbin"); })) << cut;
+    EXPECT_TRUE(catchError([&] {
+      deserializeModelSbin({encoded.begin(), encoded.begin() + static_cast<std::ptrdiff_t>(cut)}, "m.sbin");
+    })) << cut;
 }
 
 // Offsets into the serialization of a program with no data and one rank-2 tensor named "t".
@@ -290,7 +295,8 @@ TEST(SbinStructure, ValidChecksumButBadContent) {
   EXPECT_TRUE(contains(structuralError(with(o.dtypeAt, {9})), "bad dtype 9"));
   EXPECT_TRUE(contains(structuralError(with(o.rankAt, {9, 0})), "tensor rank 9 above 8"));
   EXPECT_TRUE(contains(structuralError(with(o.rankAt, {0xFF, 0xFF})), "above 8"));
-  EXPECT_TRUE(contains(structuralError(with(o.dimAt, {0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF})), "bad dimension -1"));
+  EXPECT_TRUE(
+      contains(structuralError(with(o.dimAt, {0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF})), "bad dimension -1"));
   EXPECT_TRUE(contains(structuralError(with(o.instrBytesAt, {0, 0, 0, 0})), "bad instruction size 0"));
   EXPECT_TRUE(contains(structuralError(with(o.instrBytesAt, {65, 0, 0, 0})), "bad instruction size 65"));
   EXPECT_TRUE(contains(structuralError(with(o.instrBytesAt, {3, 0, 0, 0})), "code size is not a multiple"));
@@ -325,7 +331,9 @@ TEST_F(Sbin, RandomMutationsWithValidChecksumNeverCrash) {
       EXPECT_EQ(serializeSbin(deserializeSbin(again, "again.sbin")), again);
       bool nan = false;
       for (const auto& t : p.tensors) nan |= std::isnan(t.scale);
-      if (!nan) { EXPECT_EQ(deserializeSbin(again, "again.sbin"), p); }
+      if (!nan) {
+        EXPECT_EQ(deserializeSbin(again, "again.sbin"), p);
+      }
     } catch (const Error&) {
       ++rejected;
     }

@@ -76,8 +76,10 @@ inline std::string replaceTiming(const std::string& text, const std::string& ins
   }
   if (end == std::string::npos) end = text.size();
   std::string out = text;
-  if (entry.empty()) out.erase(lineStart, std::min(end + 1, text.size()) - lineStart);
-  else out.replace(key, end - key, entry);
+  if (entry.empty())
+    out.erase(lineStart, std::min(end + 1, text.size()) - lineStart);
+  else
+    out.replace(key, end - key, entry);
   return out;
 }
 

@@ -24,7 +24,8 @@ const isa::IsaConfig& shippedConfig(const std::string& name) {
   static std::map<std::string, isa::IsaConfig> cache;
   auto it = cache.find(name);
   if (it == cache.end())
-    it = cache.emplace(name, isa::IsaConfig::load(std::string(SYSTOLE_SOURCE_DIR) + "/isa/configs/" + name + ".yaml")).first;
+    it = cache.emplace(name, isa::IsaConfig::load(std::string(SYSTOLE_SOURCE_DIR) + "/isa/configs/" + name + ".yaml"))
+             .first;
   return it->second;
 }
 
@@ -44,8 +45,8 @@ class Counting final : public sim::ArrayBackend {
     ++matmuls;
     return inner_.matmul(act, actStride, m, accumulate, acc, accStride) + extra_;
   }
-  uint64_t stream(const int8_t* act, int64_t actStride, int64_t sliceStride, const int8_t* w, int64_t wStride, int64_t slices,
-                  int64_t m, bool accumulate, int32_t* acc, int64_t accStride) override {
+  uint64_t stream(const int8_t* act, int64_t actStride, int64_t sliceStride, const int8_t* w, int64_t wStride,
+                  int64_t slices, int64_t m, bool accumulate, int32_t* acc, int64_t accStride) override {
     ++streams;
     return inner_.stream(act, actStride, sliceStride, w, wStride, slices, m, accumulate, acc, accStride) + extra_;
   }
@@ -84,7 +85,8 @@ void expectSameWithRtl(const isa::IsaConfig& isa, const isa::Program& program,
   ASSERT_EQ(cosim.outputs.size(), model.outputs.size());
   for (size_t t = 0; t < model.outputs.size(); ++t) {
     EXPECT_EQ(cosim.outputs[t].info.name, model.outputs[t].info.name);
-    EXPECT_TRUE(cosim.outputs[t].bytes == model.outputs[t].bytes) << "output " << model.outputs[t].info.name << " differs";
+    EXPECT_TRUE(cosim.outputs[t].bytes == model.outputs[t].bytes)
+        << "output " << model.outputs[t].info.name << " differs";
   }
   EXPECT_GT(model.stats.macs, 0u);
   // The backend is reset per run: a second run gives the same again.
@@ -133,7 +135,8 @@ TEST_P(CosimOnConfig, ConvSameOutputsAndCycles) {
   }
   std::vector<uint8_t> scaleBytes(scale.size() * 4);
   for (size_t i = 0; i < scale.size(); ++i)
-    for (size_t k = 0; k < 4; ++k) scaleBytes[i * 4 + k] = static_cast<uint8_t>(static_cast<uint32_t>(scale[i]) >> (8 * k));
+    for (size_t k = 0; k < 4; ++k)
+      scaleBytes[i * 4 + k] = static_cast<uint8_t>(static_cast<uint32_t>(scale[i]) >> (8 * k));
   const uint64_t inAddr = alloc(input.size()), wAddr = alloc(weights.size()), sAddr = alloc(scaleBytes.size());
   b.addData(inAddr, bytesOf(input));
   b.addData(wAddr, bytesOf(weights));

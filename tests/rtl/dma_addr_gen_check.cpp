@@ -54,10 +54,10 @@ struct Beat {
 };
 
 std::string str(const Beat& b) {
-  return "{addr=" + std::to_string(b.addr) + " bytes=" + std::to_string(b.bytes) + " burst=" + std::to_string(b.burstAddr) +
-         "+" + std::to_string(b.burstLen) + (b.first ? " first" : "") + (b.last ? " last" : "") +
-         (b.descLast ? " desc_last" : "") + " bank=" + std::to_string(b.bank) + " bank_row=" + std::to_string(b.bankRow) +
-         " offset=" + std::to_string(b.offset) + "}";
+  return "{addr=" + std::to_string(b.addr) + " bytes=" + std::to_string(b.bytes) +
+         " burst=" + std::to_string(b.burstAddr) + "+" + std::to_string(b.burstLen) + (b.first ? " first" : "") +
+         (b.last ? " last" : "") + (b.descLast ? " desc_last" : "") + " bank=" + std::to_string(b.bank) +
+         " bank_row=" + std::to_string(b.bankRow) + " offset=" + std::to_string(b.offset) + "}";
 }
 
 /// An on-chip row a broadcast writes row 0's data to.
@@ -74,7 +74,9 @@ struct RefRun {
 
 /// dma.broadcast: a dma_load or dma_load_acc of more than one row with stride 0 reads row 0 only
 /// and then writes it to the other rows, one per cycle (dma_load_2d has no broadcast form).
-bool broadcast(const Desc& d, const isa::Params& p) { return p.dma_broadcast && d.bcastForm && d.stride == 0 && d.rows > 1; }
+bool broadcast(const Desc& d, const isa::Params& p) {
+  return p.dma_broadcast && d.bcastForm && d.stride == 0 && d.rows > 1;
+}
 
 RefRun reference(const Desc& d, const isa::Params& p) {
   RefRun out;
@@ -122,8 +124,8 @@ class DmaCheck {
  public:
   DmaCheck(const isa::IsaConfig& isa, Clocked<Tb>& sim, Report& report, std::mt19937_64& rng)
       : p_(isa.params()), sim_(sim), t_(sim.top()), r_(report), rng_(rng) {
-    for (auto s : {isa::Semantics::DmaLoad, isa::Semantics::DmaLoad2d, isa::Semantics::DmaStore, isa::Semantics::DmaLoadAcc,
-                   isa::Semantics::DmaStoreAcc}) {
+    for (auto s : {isa::Semantics::DmaLoad, isa::Semantics::DmaLoad2d, isa::Semantics::DmaStore,
+                   isa::Semantics::DmaLoadAcc, isa::Semantics::DmaStoreAcc}) {
       Timing t(isa, s);
       if (t.present()) timings_.push_back(t);
     }
@@ -179,13 +181,15 @@ class DmaCheck {
     const int64_t rowMax = std::min(lim(1), memRows - d.runs * d.rows);
     d.row = pick({0, banks - 1, rowMax - 1, rowMax}, 0, rowMax);
     const int64_t strideMax = lim(4);
-    d.stride = pick({0, 1, d.bytes - 1, d.bytes, d.bytes + 1, burst, burst * banks, 3 * bpc, 4096, strideMax}, 0, strideMax);
-    if (d.rows > 1 && (d.rows - 1) * d.stride + d.bytes > p_.dram_size) d.stride = (p_.dram_size - d.bytes) / (d.rows - 1);
+    d.stride =
+        pick({0, 1, d.bytes - 1, d.bytes, d.bytes + 1, burst, burst * banks, 3 * bpc, 4096, strideMax}, 0, strideMax);
+    if (d.rows > 1 && (d.rows - 1) * d.stride + d.bytes > p_.dram_size)
+      d.stride = (p_.dram_size - d.bytes) / (d.rows - 1);
     const int64_t runSpan = (d.rows - 1) * d.stride + d.bytes;  // DRAM bytes from a run's first row to its end
     if (twoD) {
       const int64_t runStrideMax = lim(6);
-      d.runStride = pick({0, 1, d.bytes, d.stride, d.rows * d.stride, d.rows * d.stride + 1, burst, 4096, runStrideMax}, 0,
-                         runStrideMax);
+      d.runStride = pick({0, 1, d.bytes, d.stride, d.rows * d.stride, d.rows * d.stride + 1, burst, 4096, runStrideMax},
+                         0, runStrideMax);
       if (d.runs > 1 && (d.runs - 1) * d.runStride + runSpan > p_.dram_size)
         d.runStride = (p_.dram_size - runSpan) / (d.runs - 1);
     }
@@ -272,10 +276,14 @@ class DmaCheck {
     ++descs_;
     ++byInstr_[id.name];
     beats_ += static_cast<int64_t>(ref.beats.size());
-    auto name = [&](int k) { return id.fields[static_cast<size_t>(id.operand_field[static_cast<size_t>(k)])].name.c_str(); };
-    const std::array<int64_t, 7> values = {d.addr, d.row, d.rows, d.bytes, d.stride, d.runs, d.runStride};  // semantics order
+    auto name = [&](int k) {
+      return id.fields[static_cast<size_t>(id.operand_field[static_cast<size_t>(k)])].name.c_str();
+    };
+    const std::array<int64_t, 7> values = {d.addr,   d.row,  d.rows,     d.bytes,
+                                           d.stride, d.runs, d.runStride};  // semantics order
     std::vector<std::pair<const char*, int64_t>> ops;
-    for (int k = 0; k < isa::semanticsInfo(id.semantics).operandCount(); ++k) ops.emplace_back(name(k), values[static_cast<size_t>(k)]);
+    for (int k = 0; k < isa::semanticsInfo(id.semantics).operandCount(); ++k)
+      ops.emplace_back(name(k), values[static_cast<size_t>(k)]);
     const std::string where = id.name + " " + [&] {
       std::string s;
       for (const auto& [n, v] : ops) s += std::string(s.empty() ? "" : ", ") + n + "=" + std::to_string(v);
@@ -295,8 +303,9 @@ class DmaCheck {
     }
     if (same && ref.copies != rtl.copies) {
       same = false;
-      r_.fail("BROADCAST MISMATCH " + where + ": the model writes " + std::to_string(ref.copies.size()) + " copies of row 0, the RTL " +
-              std::to_string(rtl.copies.size()) + (ref.copies.size() == rtl.copies.size() ? " (to other rows)" : ""));
+      r_.fail("BROADCAST MISMATCH " + where + ": the model writes " + std::to_string(ref.copies.size()) +
+              " copies of row 0, the RTL " + std::to_string(rtl.copies.size()) +
+              (ref.copies.size() == rtl.copies.size() ? " (to other rows)" : ""));
     }
     if (same) r_.pass();
 
@@ -309,9 +318,10 @@ class DmaCheck {
     } else {
       ++stalled_;
       const int64_t expected = d.timing->eval(ops) + rtl.stalls;
-      r_.expect(rtl.cycles == expected, "TIMING MISMATCH with back-pressure " + d.timing->describe(ops) + ": the expression + " +
-                                            std::to_string(rtl.stalls) + " stall cycles gives " + std::to_string(expected) +
-                                            ", the RTL took " + std::to_string(rtl.cycles));
+      r_.expect(rtl.cycles == expected, "TIMING MISMATCH with back-pressure " + d.timing->describe(ops) +
+                                            ": the expression + " + std::to_string(rtl.stalls) +
+                                            " stall cycles gives " + std::to_string(expected) + ", the RTL took " +
+                                            std::to_string(rtl.cycles));
     }
   }
 
@@ -364,7 +374,8 @@ class DmaCheck {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const auto opt = rtlcheck::parseOptions(argc, argv, "dma_addr_gen_check --config FILE.yaml [--seed N] [--cases N] [--inject bad-descriptor]");
+  const auto opt = rtlcheck::parseOptions(
+      argc, argv, "dma_addr_gen_check --config FILE.yaml [--seed N] [--cases N] [--inject bad-descriptor]");
   return rtlcheck::runCheck("dma_addr_gen", [&] {
     const auto isa = isa::IsaConfig::load(opt.config);
     Report report("dma_addr_gen[" + isa.params().name + "]");
@@ -387,8 +398,9 @@ int main(int argc, char** argv) {
       const bool stall = rng() % 5 == 0;
       check.check(check.randomDesc(empty), stall);
     }
-    return report.finish("seed " + std::to_string(seed) + ": " + std::to_string(check.descs()) + " descriptors (" + std::to_string(check.empties()) + " empty, " +
-                         std::to_string(check.stalled()) + " with back-pressure; " + check.byInstr() + "), " +
-                         std::to_string(check.beats()) + " beats compared");
+    return report.finish("seed " + std::to_string(seed) + ": " + std::to_string(check.descs()) + " descriptors (" +
+                         std::to_string(check.empties()) + " empty, " + std::to_string(check.stalled()) +
+                         " with back-pressure; " + check.byInstr() + "), " + std::to_string(check.beats()) +
+                         " beats compared");
   });
 }

@@ -28,16 +28,16 @@ using Tb = Vtb_requant_lane;
 
 struct Instr {
   int id = 0;
-  std::vector<int32_t> mult, shift;        // the two scale rows, per lane
-  int32_t zp = 0, lo = -128, hi = 127;     // signed 8-bit operands
-  std::vector<std::vector<int32_t>> x;     // rows x lanes
+  std::vector<int32_t> mult, shift;     // the two scale rows, per lane
+  int32_t zp = 0, lo = -128, hi = 127;  // signed 8-bit operands
+  std::vector<std::vector<int32_t>> x;  // rows x lanes
   int64_t accRow = 0, spadRow = 0, scaleRow = 0;
-  int64_t firstIn = -1;                    // cycle of the first row in
+  int64_t firstIn = -1;  // cycle of the first row in
 };
 
 int32_t pickX(std::mt19937_64& rng) {
-  static constexpr std::array<int32_t, 10> kEdges = {INT32_MIN, INT32_MAX, INT32_MIN + 1, 0, 1, -1,
-                                                     1 << 30, -(1 << 30), 65535, -65536};
+  static constexpr std::array<int32_t, 10> kEdges = {INT32_MIN, INT32_MAX, INT32_MIN + 1, 0,     1,
+                                                     -1,        1 << 30,   -(1 << 30),    65535, -65536};
   const uint64_t r = rng() % 4;
   if (r == 0) return kEdges[rng() % kEdges.size()];
   if (r == 1) return static_cast<int32_t>(uniform(rng, -100000, 100000));
@@ -45,8 +45,8 @@ int32_t pickX(std::mt19937_64& rng) {
 }
 
 int32_t pickMult(std::mt19937_64& rng) {
-  static constexpr std::array<int32_t, 9> kEdges = {INT32_MIN, INT32_MAX, 0, 1, -1, 1 << 30, (1 << 30) + 1,
-                                                    INT32_MIN + 1, 1518500250};
+  static constexpr std::array<int32_t, 9> kEdges = {INT32_MIN,     INT32_MAX,     0,         1, -1, 1 << 30,
+                                                    (1 << 30) + 1, INT32_MIN + 1, 1518500250};
   const uint64_t r = rng() % 3;
   if (r == 0) return kEdges[rng() % kEdges.size()];
   if (r == 1) return static_cast<int32_t>(uniform(rng, 1 << 29, INT32_MAX));  // a typical scale in (0.25, 1) * 2^31
@@ -55,7 +55,8 @@ int32_t pickMult(std::mt19937_64& rng) {
 
 int32_t pickShiftWord(std::mt19937_64& rng) {
   // The lane uses shift & 63: words with upper bits set must behave like their low 6 bits.
-  static constexpr std::array<int32_t, 12> kEdges = {0, 63, 1, 31, 32, 62, 64, 64 + 5, -1, INT32_MIN, INT32_MAX, 0x7fffffc1};
+  static constexpr std::array<int32_t, 12> kEdges = {0,  63,     1,  31,        32,        62,
+                                                     64, 64 + 5, -1, INT32_MIN, INT32_MAX, 0x7fffffc1};
   const uint64_t r = rng() % 4;
   if (r == 0) return kEdges[rng() % kEdges.size()];
   if (r == 3) return static_cast<int32_t>(static_cast<uint32_t>(rng()));
@@ -71,7 +72,12 @@ int32_t pickInt8(std::mt19937_64& rng) {
 class RequantCheck {
  public:
   RequantCheck(const isa::IsaConfig& isa, Clocked<Tb>& sim, Report& report, std::mt19937_64& rng)
-      : p_(isa.params()), sim_(sim), t_(sim.top()), r_(report), rng_(rng), timing_(isa, isa::Semantics::Requantize),
+      : p_(isa.params()),
+        sim_(sim),
+        t_(sim.top()),
+        r_(report),
+        rng_(rng),
+        timing_(isa, isa::Semantics::Requantize),
         L_(static_cast<int>(p_.vector_lanes)) {}
 
   bool packageMatches() {
@@ -104,11 +110,15 @@ class RequantCheck {
     }
     in.zp = pickInt8(rng_);
     switch (rng_() % 5) {
-      case 0: in.lo = -128, in.hi = 127; break;                  // no activation
-      case 1: in.lo = in.zp, in.hi = 127; break;                 // ReLU
+      case 0: in.lo = -128, in.hi = 127; break;                       // no activation
+      case 1: in.lo = in.zp, in.hi = 127; break;                      // ReLU
       case 2: in.lo = pickInt8(rng_), in.hi = pickInt8(rng_); break;  // anything, crossed pairs included
-      case 3: in.lo = static_cast<int32_t>(uniform(rng_, 0, 127)), in.hi = static_cast<int32_t>(uniform(rng_, -128, in.lo - 1)); break;  // clamp_min > clamp_max
-      default: in.lo = static_cast<int32_t>(uniform(rng_, -128, 0)), in.hi = static_cast<int32_t>(uniform(rng_, 0, 127));
+      case 3:
+        in.lo = static_cast<int32_t>(uniform(rng_, 0, 127)),
+        in.hi = static_cast<int32_t>(uniform(rng_, -128, in.lo - 1));
+        break;  // clamp_min > clamp_max
+      default:
+        in.lo = static_cast<int32_t>(uniform(rng_, -128, 0)), in.hi = static_cast<int32_t>(uniform(rng_, 0, 127));
     }
     in.x.assign(static_cast<size_t>(rows), std::vector<int32_t>(static_cast<size_t>(L_)));
     for (auto& row : in.x)
@@ -220,8 +230,8 @@ class RequantCheck {
     if (row + 1 == in.x.size()) {
       ++instrs_;
       const std::vector<std::pair<const char*, int64_t>> ops = {
-          {"acc_row", in.accRow},     {"spad_row", in.spadRow},    {"rows", static_cast<int64_t>(in.x.size())},
-          {"scale_row", in.scaleRow}, {"zero_point", in.zp},       {"clamp_min", in.lo},
+          {"acc_row", in.accRow},     {"spad_row", in.spadRow}, {"rows", static_cast<int64_t>(in.x.size())},
+          {"scale_row", in.scaleRow}, {"zero_point", in.zp},    {"clamp_min", in.lo},
           {"clamp_max", in.hi}};
       timing_.check(r_, ops, cycle - in.firstIn + 1);
     }
@@ -267,7 +277,8 @@ int main(int argc, char** argv) {
       }
       check.run(prog, gaps);
     }
-    return report.finish("seed " + std::to_string(seed) + ": " + std::to_string(check.instrs()) + " requantize instructions, " + std::to_string(check.rows()) +
-                         " rows x " + std::to_string(isa.params().vector_lanes) + " lanes compared");
+    return report.finish("seed " + std::to_string(seed) + ": " + std::to_string(check.instrs()) +
+                         " requantize instructions, " + std::to_string(check.rows()) + " rows x " +
+                         std::to_string(isa.params().vector_lanes) + " lanes compared");
   });
 }

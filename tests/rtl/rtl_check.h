@@ -27,10 +27,10 @@
 namespace systole::rtlcheck {
 
 struct Options {
-  std::string config;    // path of the YAML the model is checked against
-  uint64_t seed = 0;     // stimulus seed; 0: derived from the config file's hash (see seedFor)
-  int cases = 0;         // 0: the check's default
-  std::string inject;    // a deliberate protocol violation (tests that the assertions fire)
+  std::string config;  // path of the YAML the model is checked against
+  uint64_t seed = 0;   // stimulus seed; 0: derived from the config file's hash (see seedFor)
+  int cases = 0;       // 0: the check's default
+  std::string inject;  // a deliberate protocol violation (tests that the assertions fire)
 };
 
 inline Options parseOptions(int argc, char** argv, const char* usage) {
@@ -44,10 +44,14 @@ inline Options parseOptions(int argc, char** argv, const char* usage) {
       }
       return argv[++i];
     };
-    if (a == "--config") o.config = value();
-    else if (a == "--seed") o.seed = std::stoull(value());
-    else if (a == "--cases") o.cases = std::stoi(value());
-    else if (a == "--inject") o.inject = value();
+    if (a == "--config")
+      o.config = value();
+    else if (a == "--seed")
+      o.seed = std::stoull(value());
+    else if (a == "--cases")
+      o.cases = std::stoi(value());
+    else if (a == "--inject")
+      o.inject = value();
     else {
       std::fprintf(stderr, "%s: unknown argument '%s'\nusage: %s\n", argv[0], a.c_str(), usage);
       std::exit(2);
@@ -76,8 +80,10 @@ class Report {
   void fail(const std::string& what) {
     ++checks_;
     ++failures_;
-    if (failures_ <= kMaxPrinted) std::fprintf(stderr, "%s: %s\n", name_.c_str(), what.c_str());
-    else if (failures_ == kMaxPrinted + 1) std::fprintf(stderr, "%s: (further mismatches not printed)\n", name_.c_str());
+    if (failures_ <= kMaxPrinted)
+      std::fprintf(stderr, "%s: %s\n", name_.c_str(), what.c_str());
+    else if (failures_ == kMaxPrinted + 1)
+      std::fprintf(stderr, "%s: (further mismatches not printed)\n", name_.c_str());
   }
   bool expect(bool ok, const std::string& what) {
     ok ? pass() : fail(what);
@@ -185,7 +191,6 @@ template <typename P, typename V>
 void set(P& port, V value) {
   port = static_cast<P>(value);
 }
-
 
 template <typename P>
 inline constexpr bool kNarrowPort = std::is_integral_v<P>;

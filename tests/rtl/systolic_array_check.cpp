@@ -31,10 +31,10 @@ using Row32 = std::vector<int32_t>;
 using Operands = std::vector<std::pair<const char*, int64_t>>;
 
 struct OpResult {
-  bool ok = true;          // protocol-level problems are reported through the Report
-  int64_t cycles = 0;      // accept cycle .. the cycle before cmd_ready_o is high again
-  std::vector<Row32> rows; // output rows in the order they left
-  std::vector<int> index;  // their out_row_o
+  bool ok = true;           // protocol-level problems are reported through the Report
+  int64_t cycles = 0;       // accept cycle .. the cycle before cmd_ready_o is high again
+  std::vector<Row32> rows;  // output rows in the order they left
+  std::vector<int> index;   // their out_row_o
   std::vector<bool> last;
   int64_t lastOutputCycle = -1;  // relative to the accept cycle
 };
@@ -64,8 +64,8 @@ Pattern pickPattern(std::mt19937_64& rng) {
 
 int32_t pickAcc(std::mt19937_64& rng) {
   // Values next to the int32 limits make the 32-bit accumulation wrap.
-  static constexpr std::array<int32_t, 8> kEdges = {INT32_MIN, INT32_MAX, INT32_MAX - 100000, INT32_MIN + 100000,
-                                                    0, -1, 1, INT32_MAX - 16383};
+  static constexpr std::array<int32_t, 8> kEdges = {INT32_MIN, INT32_MAX, INT32_MAX - 100000, INT32_MIN + 100000, 0,
+                                                    -1,        1,         INT32_MAX - 16383};
   if (rng() & 1) return kEdges[rng() % kEdges.size()];
   return static_cast<int32_t>(static_cast<uint32_t>(rng()));
 }
@@ -73,10 +73,18 @@ int32_t pickAcc(std::mt19937_64& rng) {
 class ArrayCheck {
  public:
   ArrayCheck(const isa::IsaConfig& isa, Clocked<Tb>& sim, Report& report, std::mt19937_64& rng)
-      : p_(isa.params()), sim_(sim), t_(sim.top()), r_(report), rng_(rng),
-        preload_(isa, isa::Semantics::WeightPreload), matmul_(isa, isa::Semantics::MatmulTile), stream_(isa, isa::Semantics::MatmulStream),
-        R_(static_cast<int>(p_.array_rows)), N_(static_cast<int>(p_.array_cols)),
-        E_(static_cast<int>(p_.spad_row_bytes)), W_(static_cast<size_t>(R_), Row8(static_cast<size_t>(N_), 0)) {}
+      : p_(isa.params()),
+        sim_(sim),
+        t_(sim.top()),
+        r_(report),
+        rng_(rng),
+        preload_(isa, isa::Semantics::WeightPreload),
+        matmul_(isa, isa::Semantics::MatmulTile),
+        stream_(isa, isa::Semantics::MatmulStream),
+        R_(static_cast<int>(p_.array_rows)),
+        N_(static_cast<int>(p_.array_cols)),
+        E_(static_cast<int>(p_.spad_row_bytes)),
+        W_(static_cast<size_t>(R_), Row8(static_cast<size_t>(N_), 0)) {}
 
   bool packageMatches() {
     sim_.settle();
@@ -107,7 +115,8 @@ class ArrayCheck {
     const Operands ops = {{"spad_row", fieldValue(preload_, "spad_row", p_.spad_rows - p_.array_rows)}};
     preload_.check(r_, ops, res.cycles);
     for (int k = 0; k < R_; ++k)
-      for (int n = 0; n < N_; ++n) W_[static_cast<size_t>(k)][static_cast<size_t>(n)] = spadRows[static_cast<size_t>(k)][static_cast<size_t>(n)];
+      for (int n = 0; n < N_; ++n)
+        W_[static_cast<size_t>(k)][static_cast<size_t>(n)] = spadRows[static_cast<size_t>(k)][static_cast<size_t>(n)];
     ++preloads_;
   }
 
@@ -124,16 +133,19 @@ class ArrayCheck {
       for (int n = 0; n < N_; ++n) {
         int32_t v = accumulate ? acc[static_cast<size_t>(i)][static_cast<size_t>(n)] : 0;
         for (int k = 0; k < R_; ++k)
-          v = isa::arith::mac(v, act[static_cast<size_t>(i)][static_cast<size_t>(k)], W_[static_cast<size_t>(k)][static_cast<size_t>(n)]);
+          v = isa::arith::mac(v, act[static_cast<size_t>(i)][static_cast<size_t>(k)],
+                              W_[static_cast<size_t>(k)][static_cast<size_t>(n)]);
         want[static_cast<size_t>(i)][static_cast<size_t>(n)] = v;
       }
-    const bool complete = checkOutputs(res, want, "matmul_tile m=" + std::to_string(m) + " accumulate=" + std::to_string(accumulate),
-                                       [&](int i, int n) {
-                                         std::string a;
-                                         for (int k = 0; k < R_; ++k) a += (k ? "," : "") + std::to_string(act[static_cast<size_t>(i)][static_cast<size_t>(k)]);
-                                         return " (a row = [" + a + "], initial = " +
-                                                std::to_string(accumulate ? acc[static_cast<size_t>(i)][static_cast<size_t>(n)] : 0) + ")";
-                                       });
+    const bool complete = checkOutputs(
+        res, want, "matmul_tile m=" + std::to_string(m) + " accumulate=" + std::to_string(accumulate),
+        [&](int i, int n) {
+          std::string a;
+          for (int k = 0; k < R_; ++k)
+            a += (k ? "," : "") + std::to_string(act[static_cast<size_t>(i)][static_cast<size_t>(k)]);
+          return " (a row = [" + a + "], initial = " +
+                 std::to_string(accumulate ? acc[static_cast<size_t>(i)][static_cast<size_t>(n)] : 0) + ")";
+        });
     if (!complete) return;
     const Operands ops = {{"a_row", fieldValue(matmul_, "a_row", p_.spad_rows - m)},
                           {"acc_row", fieldValue(matmul_, "acc_row", p_.acc_rows - m)},
@@ -148,25 +160,28 @@ class ArrayCheck {
   bool checkOutputs(const OpResult& res, const std::vector<Row32>& want, const std::string& what,
                     const std::function<std::string(int, int)>& detail) {
     const int m = static_cast<int>(want.size());
-    if (!r_.expect(static_cast<int>(res.rows.size()) == m, what + " produced " + std::to_string(res.rows.size()) + " output rows"))
+    if (!r_.expect(static_cast<int>(res.rows.size()) == m,
+                   what + " produced " + std::to_string(res.rows.size()) + " output rows"))
       return false;
     for (int i = 0; i < m; ++i) {
       r_.expect(res.index[static_cast<size_t>(i)] == i && res.last[static_cast<size_t>(i)] == (i == m - 1),
                 "output row " + std::to_string(i) + " of " + std::to_string(m) + " came as row " +
-                    std::to_string(res.index[static_cast<size_t>(i)]) + (res.last[static_cast<size_t>(i)] ? " (last)" : ""));
+                    std::to_string(res.index[static_cast<size_t>(i)]) +
+                    (res.last[static_cast<size_t>(i)] ? " (last)" : ""));
       for (int n = 0; n < N_; ++n) {
-        const int32_t model = want[static_cast<size_t>(i)][static_cast<size_t>(n)], got = res.rows[static_cast<size_t>(i)][static_cast<size_t>(n)];
+        const int32_t model = want[static_cast<size_t>(i)][static_cast<size_t>(n)],
+                      got = res.rows[static_cast<size_t>(i)][static_cast<size_t>(n)];
         if (got != model)
-          r_.fail("DATA MISMATCH " + what + " out[" + std::to_string(i) + "][" + std::to_string(n) + "]: model " + std::to_string(model) +
-                  ", RTL " + std::to_string(got) + detail(i, n));
+          r_.fail("DATA MISMATCH " + what + " out[" + std::to_string(i) + "][" + std::to_string(n) + "]: model " +
+                  std::to_string(model) + ", RTL " + std::to_string(got) + detail(i, n));
         else
           r_.pass();
       }
     }
     valuesCompared_ += static_cast<int64_t>(m) * N_;
     r_.expect(res.lastOutputCycle == res.cycles - 1,
-              "the last output row left in cycle " + std::to_string(res.lastOutputCycle) + " of the operation, not its last cycle " +
-                  std::to_string(res.cycles - 1));
+              "the last output row left in cycle " + std::to_string(res.lastOutputCycle) +
+                  " of the operation, not its last cycle " + std::to_string(res.cycles - 1));
     return true;
   }
 
@@ -178,8 +193,8 @@ class ArrayCheck {
   }
 
   /// matmul_stream of act[s] (m rows of R) times w[s] (R rows of N) over the slices s.
-  void stream(const std::vector<std::vector<Row8>>& act, const std::vector<std::vector<Row8>>& w, const std::vector<Row32>& acc,
-              bool accumulate) {
+  void stream(const std::vector<std::vector<Row8>>& act, const std::vector<std::vector<Row8>>& w,
+              const std::vector<Row32>& acc, bool accumulate) {
     const int k = static_cast<int>(act.size()), m = static_cast<int>(act[0].size());
     OpResult res = run({.stream = true, .m = m, .k = k, .accumulate = accumulate}, k * R_, [&](int c) {
       const auto s = static_cast<size_t>(c / R_), j = static_cast<size_t>(c % R_);
@@ -199,7 +214,9 @@ class ArrayCheck {
                                 w[static_cast<size_t>(s)][static_cast<size_t>(kk)][static_cast<size_t>(n)]);
         want[static_cast<size_t>(i)][static_cast<size_t>(n)] = v;
       }
-    if (!checkOutputs(res, want, "matmul_stream m=" + std::to_string(m) + " k_slices=" + std::to_string(k) + " accumulate=" + std::to_string(accumulate),
+    if (!checkOutputs(res, want,
+                      "matmul_stream m=" + std::to_string(m) + " k_slices=" + std::to_string(k) +
+                          " accumulate=" + std::to_string(accumulate),
                       [](int, int) { return std::string(); }))
       return;
     const Operands ops = {{"a_row", fieldValue(stream_, "a_row", p_.spad_rows - m)},
@@ -308,7 +325,8 @@ class ArrayCheck {
       rtlcheck::set(t_.cmd_m_i, c == 0 ? m : static_cast<int>(rng_() & ((1u << t_.pkg_m_bits_o) - 1)));
       t_.cmd_accumulate_i = c == 0 ? cmd.accumulate : (rng_() & 1);
       t_.cmd_stream_i = c == 0 ? cmd.stream : false;
-      rtlcheck::set(t_.cmd_k_slices_i, c == 0 ? cmd.k : static_cast<int>(rng_() & ((1u << t_.pkg_k_slices_bits_o) - 1)));
+      rtlcheck::set(t_.cmd_k_slices_i,
+                    c == 0 ? cmd.k : static_cast<int>(rng_() & ((1u << t_.pkg_k_slices_bits_o) - 1)));
       t_.in_valid_i = c < inputs;
       garbageInputs();
       if (c < inputs) present(c);
@@ -319,7 +337,8 @@ class ArrayCheck {
       }
       if (t_.out_valid_o) {
         Row32 out(static_cast<size_t>(N_));
-        for (int n = 0; n < N_; ++n) out[static_cast<size_t>(n)] = static_cast<int32_t>(getBits(t_.out_data_o, 32 * n, 32));
+        for (int n = 0; n < N_; ++n)
+          out[static_cast<size_t>(n)] = static_cast<int32_t>(getBits(t_.out_data_o, 32 * n, 32));
         res.rows.push_back(std::move(out));
         res.index.push_back(static_cast<int>(t_.out_row_o));
         res.last.push_back(t_.out_last_o);
@@ -328,7 +347,9 @@ class ArrayCheck {
       sim_.tick();
       if (sim_.assertionFailed()) {
         r_.fail("ASSERTION failed in the RTL (see above) during " +
-                std::string(isPreload ? "weight_preload" : cmd.stream ? "matmul_stream" : "matmul_tile") +
+                std::string(isPreload    ? "weight_preload"
+                            : cmd.stream ? "matmul_stream"
+                                         : "matmul_tile") +
                 " m=" + std::to_string(m));
         res.ok = false;
         break;
@@ -358,7 +379,8 @@ class ArrayCheck {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const auto opt = rtlcheck::parseOptions(argc, argv, "systolic_array_check --config FILE.yaml [--seed N] [--cases N] [--inject extra-row]");
+  const auto opt = rtlcheck::parseOptions(
+      argc, argv, "systolic_array_check --config FILE.yaml [--seed N] [--cases N] [--inject extra-row]");
   return rtlcheck::runCheck("systolic_array", [&] {
     const auto isa = isa::IsaConfig::load(opt.config);
     Report report("systolic_array[" + isa.params().name + "]");
@@ -407,7 +429,8 @@ int main(int argc, char** argv) {
       for (int j = 0; j < streams; ++j) {
         const int64_t kMax = check.largestSlices(round == 0 ? 64 : 8);
         const int k = static_cast<int>(round == 0 && j == 0 ? kMax : uniform(rng, 1, kMax));
-        const int m = static_cast<int>(rng() % 3 == 0 ? std::min<int64_t>(R, mMax) : uniform(rng, 1, std::min<int64_t>(R, mMax)));
+        const int m =
+            static_cast<int>(rng() % 3 == 0 ? std::min<int64_t>(R, mMax) : uniform(rng, 1, std::min<int64_t>(R, mMax)));
         std::vector<std::vector<std::vector<int8_t>>> act, w;
         for (int s = 0; s < k; ++s) {
           act.push_back(check.randomRows(m, R));
@@ -418,8 +441,9 @@ int main(int argc, char** argv) {
         check.matmul(check.randomRows(1, R), check.randomAcc(1), true);
       }
     }
-    return report.finish("seed " + std::to_string(seed) + ": " + std::to_string(check.preloads()) + " weight_preload, " + std::to_string(check.matmuls()) +
-                         " matmul_tile, " + std::to_string(check.streamsRun()) + " matmul_stream, " +
+    return report.finish("seed " + std::to_string(seed) + ": " + std::to_string(check.preloads()) +
+                         " weight_preload, " + std::to_string(check.matmuls()) + " matmul_tile, " +
+                         std::to_string(check.streamsRun()) + " matmul_stream, " +
                          std::to_string(check.valuesCompared()) + " int32 outputs compared");
   });
 }

@@ -55,8 +55,16 @@ TEST_P(StatsReport, TotalsEqualTheSumsOverTheLayers) {
   const auto& layers = doc.at("layers");
   const auto& totals = doc.at("totals");
   ASSERT_GT(layers.size(), 2u);
-  std::vector<std::string> additive = {"macs", "cycles", "npu_cycles", "host_cycles", "instructions", "dram.bytes_read", "dram.bytes_written",
-                                     "dram.min_bytes", "predicted_cycles", "roofline.bound_cycles"};
+  std::vector<std::string> additive = {"macs",
+                                       "cycles",
+                                       "npu_cycles",
+                                       "host_cycles",
+                                       "instructions",
+                                       "dram.bytes_read",
+                                       "dram.bytes_written",
+                                       "dram.min_bytes",
+                                       "predicted_cycles",
+                                       "roofline.bound_cycles"};
   for (const auto& [queue, causes] : totals.at("stall_cycles").items())
     for (const auto& [cause, _] : causes.items()) additive.push_back("stall_cycles." + queue + "." + cause);
   for (const auto& [unit, _] : totals.at("units").items()) additive.push_back("units." + unit + ".busy_cycles");
@@ -107,7 +115,8 @@ TEST_P(StatsReport, CsvHasAHeaderARowPerLayerAndATotalRow) {
   std::vector<std::string> rows;
   for (std::string line; std::getline(lines, line);) rows.push_back(line);
   ASSERT_EQ(rows.size(), doc.at("layers").size() + 2);
-  EXPECT_EQ(rows[0].rfind("index,name,op,onnx_nodes,runs_on,program,macs,cycles,npu_cycles,host_cycles", 0), 0u) << rows[0];
+  EXPECT_EQ(rows[0].rfind("index,name,op,onnx_nodes,runs_on,program,macs,cycles,npu_cycles,host_cycles", 0), 0u)
+      << rows[0];
   EXPECT_EQ(rows.back().rfind(",total,", 0), 0u) << rows.back();
   const auto commas = [](const std::string& s) { return std::count(s.begin(), s.end(), ','); };
   for (const auto& row : rows) EXPECT_EQ(commas(row), commas(rows[0])) << row;
@@ -123,12 +132,15 @@ TEST_P(StatsReport, TraceHoldsEveryStepLayerAndInstruction) {
     if (e.at("cat") == "instruction") {
       ++instructions;
       EXPECT_TRUE(e.at("args").contains("index"));
-    } else if (e.at("tid") == 1) ++layers;
-    else if (e.at("tid") == 0) ++steps;
+    } else if (e.at("tid") == 1)
+      ++layers;
+    else if (e.at("tid") == 0)
+      ++steps;
   }
   EXPECT_EQ(instructions, number(doc, "instructions"));
   EXPECT_EQ(layers, doc.at("layers").size());
-  EXPECT_EQ(steps, result.programs + result.host_operators + 2 * result.programs);  // each program's inputs and outputs move
+  EXPECT_EQ(steps,
+            result.programs + result.host_operators + 2 * result.programs);  // each program's inputs and outputs move
   EXPECT_GT(counters, 0u);
   const auto layersOnly = run(GetParam(), true, sim::TraceLevel::Layers);
   EXPECT_LT(layersOnly.result.trace_json.size() * 4, result.trace_json.size());
@@ -138,7 +150,8 @@ TEST_P(StatsReport, TraceHoldsEveryStepLayerAndInstruction) {
 TEST_P(StatsReport, ProgressIsReportedBeforeEachStep) {
   std::vector<std::string> progress;
   run(GetParam(), false, sim::TraceLevel::Layers, &progress);
-  EXPECT_EQ(progress, (std::vector<std::string>{"0/3 host QuantizeLinear", "1/3 NPU program 0", "2/3 host DequantizeLinear"}));
+  EXPECT_EQ(progress,
+            (std::vector<std::string>{"0/3 host QuantizeLinear", "1/3 NPU program 0", "2/3 host DequantizeLinear"}));
 }
 
 INSTANTIATE_TEST_SUITE_P(Configs, StatsReport, ::testing::Values("default", "tiny"));

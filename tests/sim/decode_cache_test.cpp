@@ -19,7 +19,7 @@ TEST(DecodeCache, ServesTheSameBytesOnceDecodedAndNeverStaleOnes) {
   EXPECT_EQ(&cache.decode(isa, one), first);  // a hit: the same decoding, not decoded again
   EXPECT_EQ(cache.decode(isa, two).instructions, isa::decodeAll(isa, two));
   EXPECT_EQ(&cache.decode(isa, one), first);  // still kept beside the other program
-  const std::vector<uint8_t> copy = one;  // equal bytes in another buffer are the same program
+  const std::vector<uint8_t> copy = one;      // equal bytes in another buffer are the same program
   EXPECT_EQ(&cache.decode(isa, copy), first);
   two.back() ^= 1;  // an edited program is decoded afresh (here: it no longer decodes)
   EXPECT_THROW(cache.decode(isa, two), Error);
@@ -51,7 +51,8 @@ TEST(DecodeCache, KeepsTheMostRecentAndNoFailures) {
     cache.decode(isa, programs.back());
   }
   const auto* newest = &cache.decode(isa, programs.back());
-  EXPECT_EQ(cache.decode(isa, programs.front()).instructions, isa::decodeAll(isa, programs.front()));  // dropped, decoded again
+  EXPECT_EQ(cache.decode(isa, programs.front()).instructions,
+            isa::decodeAll(isa, programs.front()));  // dropped, decoded again
   EXPECT_EQ(&cache.decode(isa, programs.back()), newest);
   std::vector<uint8_t> broken = programs.front();
   broken.push_back(0);  // a partial instruction

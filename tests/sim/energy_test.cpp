@@ -46,7 +46,8 @@ TEST_P(EnergyOnConfig, HandMadeProgramMatchesHandComputedEnergy) {
 
   const auto d = [](int64_t v) { return static_cast<double>(v); };
   const double mac = d(m * R * C) * c.mac_pj;
-  const double spad = d(2 * m * S + R * S) * c.scratchpad_write_pj_per_byte + d(R * C + m * R + m * E) * c.scratchpad_read_pj_per_byte;
+  const double spad =
+      d(2 * m * S + R * S) * c.scratchpad_write_pj_per_byte + d(R * C + m * R + m * E) * c.scratchpad_read_pj_per_byte;
   const double acc = d(m * A) * c.accumulator_write_pj_per_byte + d((m + 2) * A) * c.accumulator_read_pj_per_byte;
   const double dram = d((R + m) * E) * c.dram_read_pj_per_byte + d(m * E) * c.dram_write_pj_per_byte;
   const double vec = d(m * L) * c.vector_op_pj;
@@ -72,10 +73,11 @@ TEST_P(EnergyOnConfig, OneYamlEnergyScalesOnlyItsComponent) {
     const char* key;
     double sim::Energy::*component;
   };
-  for (const Case& k : {Case{"mac_pj", &sim::Energy::mac}, Case{"dram_write_pj_per_byte", &sim::Energy::dram},
-                        Case{"scratchpad_read_pj_per_byte", &sim::Energy::scratchpad},
-                        Case{"accumulator_write_pj_per_byte", &sim::Energy::accumulator}, Case{"vector_op_pj", &sim::Energy::vector},
-                        Case{"leakage_pj_per_cycle", &sim::Energy::leakage}}) {
+  for (const Case& k :
+       {Case{"mac_pj", &sim::Energy::mac}, Case{"dram_write_pj_per_byte", &sim::Energy::dram},
+        Case{"scratchpad_read_pj_per_byte", &sim::Energy::scratchpad},
+        Case{"accumulator_write_pj_per_byte", &sim::Energy::accumulator}, Case{"vector_op_pj", &sim::Energy::vector},
+        Case{"leakage_pj_per_cycle", &sim::Energy::leakage}}) {
     SCOPED_TRACE(k.key);
     double before = 0;
     for (const auto& c : isa::costParameters())
@@ -83,17 +85,18 @@ TEST_P(EnergyOnConfig, OneYamlEnergyScalesOnlyItsComponent) {
     ASSERT_GT(before, 0);
     const auto changed = isa::IsaConfig::load(path, {{std::string("energy.") + k.key, isa::formatCost(before * 3)}});
     const sim::Energy e1 = sim::energyOf(s, s.cycles, changed.params().cost);
-    for (double sim::Energy::*part : {&sim::Energy::mac, &sim::Energy::scratchpad, &sim::Energy::accumulator, &sim::Energy::dram,
-                                      &sim::Energy::vector, &sim::Energy::leakage}) {
+    for (double sim::Energy::*part : {&sim::Energy::mac, &sim::Energy::scratchpad, &sim::Energy::accumulator,
+                                      &sim::Energy::dram, &sim::Energy::vector, &sim::Energy::leakage}) {
       if (part != k.component) {
         EXPECT_DOUBLE_EQ(e1.*part, e0.*part);
       }
     }
     EXPECT_GT(e1.*k.component, e0.*k.component);
     // A component with one event kind triples; dram and the SRAMs also hold the other direction.
-    const double other = k.component == &sim::Energy::dram ? static_cast<double>(s.dram_bytes_read) * base.params().cost.dram_read_pj_per_byte
-                         : k.component == &sim::Energy::scratchpad
-                             ? static_cast<double>(s.spad_bytes_written) * base.params().cost.scratchpad_write_pj_per_byte
+    const double other = k.component == &sim::Energy::dram
+                             ? static_cast<double>(s.dram_bytes_read) * base.params().cost.dram_read_pj_per_byte
+                         : k.component == &sim::Energy::scratchpad ? static_cast<double>(s.spad_bytes_written) *
+                                                                         base.params().cost.scratchpad_write_pj_per_byte
                          : k.component == &sim::Energy::accumulator
                              ? static_cast<double>(s.acc_bytes_read) * base.params().cost.accumulator_read_pj_per_byte
                              : 0.0;

@@ -17,7 +17,9 @@ namespace {
 
 using isa::Semantics;
 
-std::string rangeText(int64_t first, int64_t end) { return "[" + std::to_string(first) + ", " + std::to_string(end) + ")"; }
+std::string rangeText(int64_t first, int64_t end) {
+  return "[" + std::to_string(first) + ", " + std::to_string(end) + ")";
+}
 
 /// A fault scenario: a program, the instruction expected to fault (-1: none) and substrings its
 /// cause must contain.
@@ -42,7 +44,8 @@ std::vector<FaultCase> faultCases() {
                    1,
                    [](const isa::Params& p) {
                      return std::vector<std::string>{"destination rows " + rangeText(p.spad_rows - 1, p.spad_rows + 1) +
-                                                     " out of range: the scratchpad has " + std::to_string(p.spad_rows) + " rows"};
+                                                     " out of range: the scratchpad has " +
+                                                     std::to_string(p.spad_rows) + " rows"};
                    }});
   cases.push_back({"scratchpad rows out of range (dma_load)",
                    [](const isa::IsaConfig& isa, isa::ProgramBuilder& b) {
@@ -67,7 +70,8 @@ std::vector<FaultCase> faultCases() {
                    2,
                    [](const isa::Params& p) {
                      return std::vector<std::string>{"first source rows " + rangeText(p.acc_rows - 1, p.acc_rows + 1) +
-                                                     " out of range: the accumulator has " + std::to_string(p.acc_rows) + " rows"};
+                                                     " out of range: the accumulator has " +
+                                                     std::to_string(p.acc_rows) + " rows"};
                    }});
   cases.push_back({"accumulator rows out of range (matmul_tile)",
                    [](const isa::IsaConfig& isa, isa::ProgramBuilder& b) {
@@ -90,8 +94,9 @@ std::vector<FaultCase> faultCases() {
                    },
                    0,
                    [](const isa::Params& p) {
-                     return std::vector<std::string>{"DRAM access " + rangeText(p.dram_size, p.dram_size + p.spad_row_elems) +
-                                                     " out of range: the DRAM has " + std::to_string(p.dram_size) + " bytes"};
+                     return std::vector<std::string>{
+                         "DRAM access " + rangeText(p.dram_size, p.dram_size + p.spad_row_elems) +
+                         " out of range: the DRAM has " + std::to_string(p.dram_size) + " bytes"};
                    }});
   cases.push_back({"DRAM address out of range (dma_store after a token chain)",
                    [](const isa::IsaConfig& isa, isa::ProgramBuilder& b) {
@@ -104,7 +109,8 @@ std::vector<FaultCase> faultCases() {
                    },
                    2,
                    [](const isa::Params& p) {
-                     return std::vector<std::string>{"DRAM access " + rangeText(p.dram_size - 2, p.dram_size - 2 + p.spad_row_elems) +
+                     return std::vector<std::string>{"DRAM access " +
+                                                     rangeText(p.dram_size - 2, p.dram_size - 2 + p.spad_row_elems) +
                                                      " out of range"};
                    }});
   // --- deadlocks: a pop no instruction will ever satisfy ---
@@ -128,7 +134,8 @@ std::vector<FaultCase> faultCases() {
                    },
                    1,
                    [](const isa::Params&) {
-                     return std::vector<std::string>{"deadlock: the store queue waits for a token from the compute queue"};
+                     return std::vector<std::string>{
+                         "deadlock: the store queue waits for a token from the compute queue"};
                    }});
   cases.push_back({"deadlock: load and compute wait for each other",
                    [](const isa::IsaConfig& isa, isa::ProgramBuilder& b) {
@@ -139,7 +146,8 @@ std::vector<FaultCase> faultCases() {
                    },
                    0,
                    [](const isa::Params&) {
-                     return std::vector<std::string>{"deadlock: the load queue waits for a token from the compute queue"};
+                     return std::vector<std::string>{
+                         "deadlock: the load queue waits for a token from the compute queue"};
                    }});
   // --- poison: reads of rows never written ---
   cases.push_back({"poison: requantize of accumulator rows never written",
@@ -149,22 +157,24 @@ std::vector<FaultCase> faultCases() {
                    },
                    0,
                    [](const isa::Params&) {
-                     return std::vector<std::string>{"source reads accumulator row 0, which was never written (poison mode)"};
+                     return std::vector<std::string>{
+                         "source reads accumulator row 0, which was never written (poison mode)"};
                    },
                    true});
-  cases.push_back({"poison: weight_preload of a tile one row short",
-                   [](const isa::IsaConfig& isa, isa::ProgramBuilder& b) {
-                     const auto& p = isa.params();
-                     b.emit(Semantics::DmaLoad, {0, 0, p.array_rows - 1, p.spad_row_elems, p.spad_row_elems}, isa::kPushNext);
-                     b.emit(Semantics::WeightPreload, {0}, isa::kPopPrev);
-                     b.emit(Semantics::Finish, {});
-                   },
-                   1,
-                   [](const isa::Params& p) {
-                     return std::vector<std::string>{"weight reads scratchpad row " + std::to_string(p.array_rows - 1) +
-                                                     ", which was never written (poison mode)"};
-                   },
-                   true});
+  cases.push_back(
+      {"poison: weight_preload of a tile one row short",
+       [](const isa::IsaConfig& isa, isa::ProgramBuilder& b) {
+         const auto& p = isa.params();
+         b.emit(Semantics::DmaLoad, {0, 0, p.array_rows - 1, p.spad_row_elems, p.spad_row_elems}, isa::kPushNext);
+         b.emit(Semantics::WeightPreload, {0}, isa::kPopPrev);
+         b.emit(Semantics::Finish, {});
+       },
+       1,
+       [](const isa::Params& p) {
+         return std::vector<std::string>{"weight reads scratchpad row " + std::to_string(p.array_rows - 1) +
+                                         ", which was never written (poison mode)"};
+       },
+       true});
   cases.push_back({"poison: dma_store of scratchpad rows never written",
                    [](const isa::IsaConfig& isa, isa::ProgramBuilder& b) {
                      const int64_t E = isa.params().spad_row_elems;
@@ -191,7 +201,8 @@ std::vector<FaultCase> faultCases() {
                    },
                    7,
                    [](const isa::Params& p) {
-                     return std::vector<std::string>{"first source rows " + rangeText(p.spad_rows - 1, p.spad_rows + 1)};
+                     return std::vector<std::string>{"first source rows " +
+                                                     rangeText(p.spad_rows - 1, p.spad_rows + 1)};
                    }});
   // --- a fault while the dispatcher waits for a slot in a full compute queue ---
   cases.push_back({"fault while the dispatcher waits on a full queue",
@@ -205,7 +216,10 @@ std::vector<FaultCase> faultCases() {
                      b.emit(Semantics::Finish, {});
                    },
                    0,
-                   [](const isa::Params& p) { return std::vector<std::string>{"DRAM access " + rangeText(p.dram_size, p.dram_size + p.spad_row_elems)}; }});
+                   [](const isa::Params& p) {
+                     return std::vector<std::string>{"DRAM access " +
+                                                     rangeText(p.dram_size, p.dram_size + p.spad_row_elems)};
+                   }});
   return cases;
 }
 
@@ -260,8 +274,10 @@ TEST_P(FaultOnConfig, EachFaultNamesInstructionAndCauseAndThePlatformRecovers) {
                                  isa::formatInstruction(isa, code[static_cast<size_t>(c.instruction)]) + "): ";
       EXPECT_EQ(f.message().substr(0, prefix.size()), prefix) << f.message();
       // The disassembly starts with the config's mnemonic.
-      EXPECT_NE(f.message().find("(" + isa.instr(code[static_cast<size_t>(c.instruction)].desc).name), std::string::npos);
-      for (const auto& cause : c.causes(p)) EXPECT_NE(f.message().find(cause), std::string::npos) << f.message() << "\nwanted: " << cause;
+      EXPECT_NE(f.message().find("(" + isa.instr(code[static_cast<size_t>(c.instruction)].desc).name),
+                std::string::npos);
+      for (const auto& cause : c.causes(p))
+        EXPECT_NE(f.message().find(cause), std::string::npos) << f.message() << "\nwanted: " << cause;
       EXPECT_NE(std::string(f.what()).find(f.message()), std::string::npos);
     }
     EXPECT_TRUE(faulted) << "the program should fault";
@@ -307,8 +323,10 @@ TEST_P(FaultOnConfig, ProgramWithoutFinishIsRefused) {
   for (int viaRun = 0; viaRun < 2; ++viaRun) {
     SCOPED_TRACE(viaRun ? "run" : "runDecoded");
     try {
-      if (viaRun) simulator.run(b.build(), {});
-      else simulator.runDecoded(b.instructions(), {});
+      if (viaRun)
+        simulator.run(b.build(), {});
+      else
+        simulator.runDecoded(b.instructions(), {});
       ADD_FAILURE() << "a program without '" << finishName << "' must fault";
     } catch (const sim::Fault& f) {
       EXPECT_EQ(f.instruction(), -1);

@@ -34,10 +34,12 @@ TEST_P(GemmOnConfig, ManyTilesMatchReferenceExactly) {
   const auto want = referenceGemm(spec, A, B);
   ASSERT_EQ(got.size(), want.size());
   for (size_t i = 0; i < want.size(); ++i)
-    ASSERT_EQ(got[i], want[i]) << "C[" << i / static_cast<size_t>(spec.N) << "][" << i % static_cast<size_t>(spec.N) << "]";
+    ASSERT_EQ(got[i], want[i]) << "C[" << i / static_cast<size_t>(spec.N) << "][" << i % static_cast<size_t>(spec.N)
+                               << "]";
   const auto tiling = planGemm(isa, spec);
   EXPECT_GT(tiling.n_tiles * tiling.k_tiles * tiling.m_chunks, 4) << "the test should need many tiles";
-  EXPECT_EQ(result.stats.macs, static_cast<uint64_t>(tiling.n_tiles * tiling.k_tiles * spec.M * p.array_rows * p.array_cols));
+  EXPECT_EQ(result.stats.macs,
+            static_cast<uint64_t>(tiling.n_tiles * tiling.k_tiles * spec.M * p.array_rows * p.array_cols));
 }
 
 TEST_P(GemmOnConfig, DoubleBufferingOverlapsLoadsWithCompute) {

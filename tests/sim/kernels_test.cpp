@@ -39,13 +39,13 @@ int8_t refRequantize(int32_t x, int32_t multiplier, int32_t shiftWord, int32_t z
   if (S > 0) {
     const __int128 num = p + (static_cast<__int128>(1) << (S - 1));
     const __int128 den = static_cast<__int128>(1) << S;
-    r = num / den;                               // truncates toward zero ...
-    if (num % den != 0 && num < 0) r -= 1;       // ... so step down for negative non-multiples
+    r = num / den;                          // truncates toward zero ...
+    if (num % den != 0 && num < 0) r -= 1;  // ... so step down for negative non-multiples
   }
   __int128 y = r + zeroPoint;
-  if (y < clampMin) y = clampMin;                // min(max(y, clamp_min), clamp_max)
+  if (y < clampMin) y = clampMin;  // min(max(y, clamp_min), clamp_max)
   if (y > clampMax) y = clampMax;
-  if (y < -128) y = -128;                        // sat8
+  if (y < -128) y = -128;  // sat8
   if (y > 127) y = 127;
   return static_cast<int8_t>(y);
 }
@@ -193,7 +193,8 @@ TEST_P(KernelsOnConfig, Conv3x3ThroughStridedDmaMatchesReference) {
     for (int64_t y = 0; y < H; ++y)
       for (int64_t x = 0; x < W; ++x)
         for (int64_t c = 0; c < C; ++c)
-          input[static_cast<size_t>(((y + 1) * Wp + x + 1) * C + c)] = interior[static_cast<size_t>((y * W + x) * C + c)];
+          input[static_cast<size_t>(((y + 1) * Wp + x + 1) * C + c)] =
+              interior[static_cast<size_t>((y * W + x) * C + c)];
     // Weights w[kh][kw][c][n]; in DRAM as 9 tiles of array.rows rows of OC bytes. Rows c >= C hold
     // garbage: the window rows' zero-filled tails (bytes = C) must cancel them.
     const auto weights = randomBytes(static_cast<size_t>(9 * C * OC), 200);
@@ -229,7 +230,8 @@ TEST_P(KernelsOnConfig, Conv3x3ThroughStridedDmaMatchesReference) {
     const int64_t wRow = 0, outRow = 9 * R + 2 * OW, scaleRow = OH * OW;
     auto winRow = [&](int64_t buf) { return 9 * R + buf * OW; };
     auto& b = k.builder();
-    b.emit(Semantics::DmaLoad, {static_cast<int64_t>(staleAddr), winRow(0), 2 * OW, p.spad_row_elems, p.spad_row_elems});
+    b.emit(Semantics::DmaLoad,
+           {static_cast<int64_t>(staleAddr), winRow(0), 2 * OW, p.spad_row_elems, p.spad_row_elems});
     b.emit(Semantics::DmaLoadAcc, {static_cast<int64_t>(sAddr), scaleRow, 2, p.acc_row_bytes, p.acc_row_bytes});
     b.emit(Semantics::DmaLoad, {static_cast<int64_t>(wAddr), wRow, 9 * R, OC, OC}, isa::kPushNext);
     int64_t step = 0;
@@ -285,26 +287,33 @@ TEST_P(KernelsOnConfig, RequantizePerLaneScalesReluAndSaturation) {
   const int64_t L = p.acc_row_elems, E = p.spad_row_elems, N = 8, K = 4;
   // (multiplier, shift word): rounding ties, S = 0, the largest shifts, a shift word whose high
   // bits must be ignored, negative and extreme multipliers.
-  const std::pair<int32_t, int32_t> kScales[] = {
-      {1, 0},          {1, 1},           {3, 2},          {1 << 30, 31},  {INT32_MAX, 31},    {1518500250, 36},
-      {12345, 20},     {-(1 << 29), 30}, {1, 63},         {INT32_MAX, 63}, {1, 64 + 1},        {5, 128 + 3},
-      {INT32_MIN, 40}, {7, 5},           {1 << 20, 20},   {100, 10}};
-  struct Activation { int32_t zp, lo, hi; };
+  const std::pair<int32_t, int32_t> kScales[] = {{1, 0},          {1, 1},           {3, 2},        {1 << 30, 31},
+                                                 {INT32_MAX, 31}, {1518500250, 36}, {12345, 20},   {-(1 << 29), 30},
+                                                 {1, 63},         {INT32_MAX, 63},  {1, 64 + 1},   {5, 128 + 3},
+                                                 {INT32_MIN, 40}, {7, 5},           {1 << 20, 20}, {100, 10}};
+  struct Activation {
+    int32_t zp, lo, hi;
+  };
   const Activation kActs[] = {{-20, -20, 127}, {5, -128, 127}, {-10, -10, 50}, {0, 10, -10}};
   const int64_t V = 4;
 
   std::mt19937 rng(7);
-  const int32_t kSpecial[] = {INT32_MAX, INT32_MIN, 0, 1, -1, 3, -3, 5, -5, 1 << 20, -(1 << 20), 123456789,
-                              -987654321, 2, -2, 7, 1 << 30, -(1 << 30)};
+  const int32_t kSpecial[] = {INT32_MAX, INT32_MIN,  0,         1,          -1, 3,  -3, 5,       -5,
+                              1 << 20,   -(1 << 20), 123456789, -987654321, 2,  -2, 7,  1 << 30, -(1 << 30)};
   std::vector<int32_t> X(static_cast<size_t>(N * L));
   for (int64_t i = 0; i < N; ++i)
     for (int64_t j = 0; j < L; ++j) {
       int32_t v;
-      if (i == 0) v = kSpecial[static_cast<size_t>(j) % std::size(kSpecial)];
-      else if (i == 1) v = kSpecial[static_cast<size_t>(j + 5) % std::size(kSpecial)];
-      else if (i == 2) v = static_cast<int32_t>(2 * j - 7);       // small odd values: rounding ties
-      else if (i == 3) v = static_cast<int32_t>(2 * j - 6);       // small even values
-      else v = static_cast<int32_t>(rng()) >> (rng() % 31);       // every magnitude
+      if (i == 0)
+        v = kSpecial[static_cast<size_t>(j) % std::size(kSpecial)];
+      else if (i == 1)
+        v = kSpecial[static_cast<size_t>(j + 5) % std::size(kSpecial)];
+      else if (i == 2)
+        v = static_cast<int32_t>(2 * j - 7);  // small odd values: rounding ties
+      else if (i == 3)
+        v = static_cast<int32_t>(2 * j - 6);  // small even values
+      else
+        v = static_cast<int32_t>(rng()) >> (rng() % 31);  // every magnitude
       X[static_cast<size_t>(i * L + j)] = v;
     }
   std::vector<std::vector<int32_t>> mult(K), shift(K);
@@ -318,12 +327,14 @@ TEST_P(KernelsOnConfig, RequantizePerLaneScalesReluAndSaturation) {
   Kernel k(isa);
   const uint64_t xAddr = k.data(X);
   std::vector<uint64_t> sAddr;
-  for (int64_t s = 0; s < K; ++s) sAddr.push_back(k.data(scaleRows(mult[static_cast<size_t>(s)], shift[static_cast<size_t>(s)])));
+  for (int64_t s = 0; s < K; ++s)
+    sAddr.push_back(k.data(scaleRows(mult[static_cast<size_t>(s)], shift[static_cast<size_t>(s)])));
   const uint64_t outAddr = k.output("y", static_cast<size_t>(K * V * N * E));
   // Accumulator: [X][scale pair 0][scale pair 1]...; scratchpad: one block of N rows per (pair, activation).
   k.load(Semantics::DmaLoadAcc, {static_cast<int64_t>(xAddr), 0, N, p.acc_row_bytes, p.acc_row_bytes});
   for (int64_t s = 0; s < K; ++s)
-    k.load(Semantics::DmaLoadAcc, {static_cast<int64_t>(sAddr[static_cast<size_t>(s)]), N + 2 * s, 2, p.acc_row_bytes, p.acc_row_bytes});
+    k.load(Semantics::DmaLoadAcc,
+           {static_cast<int64_t>(sAddr[static_cast<size_t>(s)]), N + 2 * s, 2, p.acc_row_bytes, p.acc_row_bytes});
   for (int64_t s = 0; s < K; ++s)
     for (int64_t v = 0; v < V; ++v) {
       const Activation& a = kActs[static_cast<size_t>(v)];
@@ -340,12 +351,14 @@ TEST_P(KernelsOnConfig, RequantizePerLaneScalesReluAndSaturation) {
       for (int64_t i = 0; i < N; ++i)
         for (int64_t j = 0; j < E; ++j) {
           const Activation& a = kActs[static_cast<size_t>(v)];
-          const int8_t want = j < L ? refRequantize(X[static_cast<size_t>(i * L + j)], mult[static_cast<size_t>(s)][static_cast<size_t>(j)],
-                                                    shift[static_cast<size_t>(s)][static_cast<size_t>(j)], a.zp, a.lo, a.hi)
-                                    : int8_t{0};  // elements j >= L are zeroed
+          const int8_t want =
+              j < L ? refRequantize(X[static_cast<size_t>(i * L + j)],
+                                    mult[static_cast<size_t>(s)][static_cast<size_t>(j)],
+                                    shift[static_cast<size_t>(s)][static_cast<size_t>(j)], a.zp, a.lo, a.hi)
+                    : int8_t{0};  // elements j >= L are zeroed
           const int8_t have = got[static_cast<size_t>(((s * V + v) * N + i) * E + j)];
-          ASSERT_EQ(int{have}, int{want}) << "scale pair " << s << ", activation " << v << ", row " << i << ", lane " << j
-                                          << ": x=" << X[static_cast<size_t>(i * L + j)];
+          ASSERT_EQ(int{have}, int{want}) << "scale pair " << s << ", activation " << v << ", row " << i << ", lane "
+                                          << j << ": x=" << X[static_cast<size_t>(i * L + j)];
           if (v == 1) {
             saturatedLow += want == -128;
             saturatedHigh += want == 127;
@@ -434,7 +447,8 @@ TEST_P(KernelsOnConfig, AveragePoolingWithWidenAddRequantize) {
     auto input = randomBytes(static_cast<size_t>(ps.H * ps.W * ps.C), 400 + static_cast<uint32_t>(kk));
     Kernel k(isa);
     const uint64_t inAddr = k.data(input);
-    const uint64_t sAddr = k.data(scaleRows(std::vector<int32_t>(static_cast<size_t>(L), M), std::vector<int32_t>(static_cast<size_t>(L), S)));
+    const uint64_t sAddr = k.data(
+        scaleRows(std::vector<int32_t>(static_cast<size_t>(L), M), std::vector<int32_t>(static_cast<size_t>(L), S)));
     const uint64_t outAddr = k.output("y", static_cast<size_t>(n * ps.C));
     // Accumulator: [sum][term][scales]; scratchpad: [window blocks][output].
     const int64_t sum = 0, term = n, scale = 2 * n, out = N * n;
@@ -504,7 +518,8 @@ TEST_P(KernelsOnConfig, ResidualAddOfDifferentlyQuantizedTensors) {
     for (int64_t j = 0; j < L; ++j) {
       const auto at = static_cast<size_t>(i * L + j);
       const int64_t sum = (int64_t{A[at]} - zpA) * mA + (int64_t{B[at]} - zpB) * mB;
-      const int8_t want = refRequantize(static_cast<int32_t>(sum), mult[static_cast<size_t>(j)], shift[static_cast<size_t>(j)], zpOut, -128, 127);
+      const int8_t want = refRequantize(static_cast<int32_t>(sum), mult[static_cast<size_t>(j)],
+                                        shift[static_cast<size_t>(j)], zpOut, -128, 127);
       ASSERT_EQ(int{got[at]}, int{want}) << "y[" << i << "][" << j << "], a=" << int{A[at]} << ", b=" << int{B[at]};
       saturated += want == -128 || want == 127;
     }

@@ -50,7 +50,8 @@ const isa::IsaConfig& variant(const std::string& which) {
   if (it != cache.end()) return it->second;
   std::string t = defaultText();
   if (which != "on") t = replaceAll(t, ", weight_buffers: 2}", "}");
-  if (which == "preload-issue") t = replaceAll(t, "timing: {cycles: \"array.rows\"}", "timing: {cycles: \"array.rows\", issue: \"1\"}");
+  if (which == "preload-issue")
+    t = replaceAll(t, "timing: {cycles: \"array.rows\"}", "timing: {cycles: \"array.rows\", issue: \"1\"}");
   if (which == "off") {
     t = replaceAll(t, ", issue: \"m\"", "");
     t = replaceAll(t, ", issue: \"rows\"", "");
@@ -138,8 +139,9 @@ TEST(Pipeline, BackToBackMatmulsOverlapFillAndDrain) {
         }
         EXPECT_EQ(r.stats.cycles, u64(pipelined ? R + N * m + D + 1 : R + N * (m + D) + 1));
         const bool two = std::string(which) == "on";
-        EXPECT_EQ(r.stats.busy_cycles[static_cast<size_t>(Resource::Array)],
-                  u64(two ? N * m : pipelined ? R + N * m : R + N * (m + D)));
+        EXPECT_EQ(r.stats.busy_cycles[static_cast<size_t>(Resource::Array)], u64(two         ? N * m
+                                                                                 : pipelined ? R + N * m
+                                                                                             : R + N * (m + D)));
         EXPECT_EQ(stall(r.stats, StallCause::Hazard), u64(two ? R - 1 + D : pipelined ? D : 0));
         EXPECT_EQ(r.stats.macs, u64(N * m * R * 16));
       }
@@ -260,9 +262,12 @@ TEST(Pipeline, ComputeWaitsOnlyForTheResultsItNeeds) {
       isa::ProgramBuilder b(isa);
       b.emit(Semantics::WeightPreload, {0});
       b.emit(Semantics::MatmulTile, {R, 0, m, 0});
-      if (c.ops.size() == 7) b.emit(c.s, {c.ops[0], c.ops[1], c.ops[2], c.ops[3], c.ops[4], c.ops[5], c.ops[6]});
-      else if (c.ops.size() == 5) b.emit(c.s, {c.ops[0], c.ops[1], c.ops[2], c.ops[3], c.ops[4]});
-      else b.emit(c.s, {c.ops[0], c.ops[1], c.ops[2], c.ops[3]});
+      if (c.ops.size() == 7)
+        b.emit(c.s, {c.ops[0], c.ops[1], c.ops[2], c.ops[3], c.ops[4], c.ops[5], c.ops[6]});
+      else if (c.ops.size() == 5)
+        b.emit(c.s, {c.ops[0], c.ops[1], c.ops[2], c.ops[3], c.ops[4]});
+      else
+        b.emit(c.s, {c.ops[0], c.ops[1], c.ops[2], c.ops[3]});
       b.emit(Semantics::Finish, {});
       const auto r = run(isa, b);
       const bool on = std::string(which) == "on";
@@ -327,7 +332,8 @@ TEST(Pipeline, ComputeSpanMatchesTheSimulator) {
 TEST(Pipeline, DmaSpanMatchesTheSimulator) {
   for (const char* outstanding : {"outstanding: 4", "outstanding: 1"}) {
     SCOPED_TRACE(outstanding);
-    const isa::IsaConfig isa = isa::IsaConfig::parse(replaceAll(defaultText(), "outstanding: 4", outstanding), "dma.yaml");
+    const isa::IsaConfig isa =
+        isa::IsaConfig::parse(replaceAll(defaultText(), "outstanding: 4", outstanding), "dma.yaml");
     for (const int64_t rows : {int64_t{7}, int64_t{300}}) {
       isa::ProgramBuilder b(isa);
       for (int64_t k = 0; k < 12; ++k) b.emit(Semantics::DmaLoad, {4096 + k * 16 * rows, (k % 4) * rows, rows, 16, 16});
@@ -335,7 +341,8 @@ TEST(Pipeline, DmaSpanMatchesTheSimulator) {
       const int64_t span = isa::dmaSpan(isa, isa::Unit::Load, code.data(), code.data() + code.size());
       b.emit(Semantics::Finish, {});
       const auto r = run(isa, b);
-      EXPECT_EQ(u64(span), r.stats.cycles) << "rows " << rows;  // finish, on the compute queue, ends with the last transfer
+      EXPECT_EQ(u64(span), r.stats.cycles)
+          << "rows " << rows;  // finish, on the compute queue, ends with the last transfer
     }
   }
 }
@@ -351,8 +358,8 @@ namespace {
 // out of time order fills an earlier gap instead of queueing behind later traffic.
 TEST(DramChannel, FirstComeFirstServedWithGapFilling) {
   isa::DramChannel c;
-  EXPECT_EQ(c.reserve(0, 10), 10u);   // idle: no wait
-  EXPECT_EQ(c.reserve(5, 10), 20u);   // waits for the first transfer's cycles 5..9
+  EXPECT_EQ(c.reserve(0, 10), 10u);  // idle: no wait
+  EXPECT_EQ(c.reserve(5, 10), 20u);  // waits for the first transfer's cycles 5..9
   EXPECT_EQ(c.reserve(40, 5), 45u);
   EXPECT_EQ(c.reserve(22, 5), 27u);   // an earlier gap: no wait behind [40, 45)
   EXPECT_EQ(c.reserve(25, 20), 52u);  // pieces [27, 40) and [45, 52): 20 cycles end at 52

@@ -18,7 +18,8 @@ inline const isa::IsaConfig& shippedConfig(const std::string& name) {
   static std::map<std::string, isa::IsaConfig> cache;
   auto it = cache.find(name);
   if (it == cache.end())
-    it = cache.emplace(name, isa::IsaConfig::load(std::string(SYSTOLE_SOURCE_DIR) + "/isa/configs/" + name + ".yaml")).first;
+    it = cache.emplace(name, isa::IsaConfig::load(std::string(SYSTOLE_SOURCE_DIR) + "/isa/configs/" + name + ".yaml"))
+             .first;
   return it->second;
 }
 

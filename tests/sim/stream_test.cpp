@@ -50,7 +50,7 @@ TEST(MatmulStream, EqualsThePlainSumAndPreloadedMatmulTiles) {
   const auto& tile = isa.instr(isa.bySemantics(Semantics::MatmulTile));
   const auto& preload = isa.instr(isa.bySemantics(Semantics::WeightPreload));
   // Strides below m (slices share rows), 0 (one activation block for every slice), ragged m.
-  const std::vector<Case> cases = {{0, 16, 100, 0, 16, 1}, {5, 7, 300, 33, 11, 5}, {40, 3, 900, 7, 5, 9},
+  const std::vector<Case> cases = {{0, 16, 100, 0, 16, 1},    {5, 7, 300, 33, 11, 5},       {40, 3, 900, 7, 5, 9},
                                    {64, 0, 2000, 100, 16, 2}, {1000, 16, 3000, 900, 1, 40}, {17, 19, 4001, 500, 16, 0}};
   for (const Case& c : cases)
     for (int64_t accumulate : {0, 1}) {
@@ -69,21 +69,26 @@ TEST(MatmulStream, EqualsThePlainSumAndPreloadedMatmulTiles) {
           uint32_t v = accumulate ? static_cast<uint32_t>(got.acc.row(c.acc_row + i)[n]) : 0;
           for (int64_t s = 0; s < c.slices; ++s)
             for (int64_t k = 0; k < R; ++k)
-              v += static_cast<uint32_t>(int32_t{got.spad.row(c.a_row + s * c.a_stride + i)[k]} * int32_t{got.spad.row(c.w_row + s * R + k)[n]});
+              v += static_cast<uint32_t>(int32_t{got.spad.row(c.a_row + s * c.a_stride + i)[k]} *
+                                         int32_t{got.spad.row(c.w_row + s * R + k)[n]});
           want[static_cast<size_t>(i * N + n)] = v;
         }
-      sim::executeCompute(p, stream, make(isa, Semantics::MatmulStream, {c.a_row, c.a_stride, c.w_row, c.acc_row, c.m, c.slices, accumulate}),
-                          got, true);
+      sim::executeCompute(
+          p, stream,
+          make(isa, Semantics::MatmulStream, {c.a_row, c.a_stride, c.w_row, c.acc_row, c.m, c.slices, accumulate}), got,
+          true);
       for (int64_t i = 0; i < c.m; ++i)
         for (int64_t n = 0; n < N; ++n)
-          ASSERT_EQ(static_cast<uint32_t>(got.acc.row(c.acc_row + i)[n]), want[static_cast<size_t>(i * N + n)]) << "row " << i << " lane " << n;
+          ASSERT_EQ(static_cast<uint32_t>(got.acc.row(c.acc_row + i)[n]), want[static_cast<size_t>(i * N + n)])
+              << "row " << i << " lane " << n;
       EXPECT_EQ(std::vector<int8_t>(got.weights.plain(), got.weights.plain() + R * N), before);
       if (c.slices == 0) continue;
       // The same as k_slices matmul_tiles, each after a preload of its slice's weights.
       for (int64_t s = 0; s < c.slices; ++s) {
         sim::executeCompute(p, preload, make(isa, Semantics::WeightPreload, {c.w_row + s * R}), tiles, true);
-        sim::executeCompute(p, tile, make(isa, Semantics::MatmulTile, {c.a_row + s * c.a_stride, c.acc_row, c.m, s > 0 || accumulate}), tiles,
-                            true);
+        sim::executeCompute(
+            p, tile, make(isa, Semantics::MatmulTile, {c.a_row + s * c.a_stride, c.acc_row, c.m, s > 0 || accumulate}),
+            tiles, true);
       }
       for (int64_t i = 0; i < c.m; ++i)
         for (int64_t n = 0; n < N; ++n) ASSERT_EQ(got.acc.row(c.acc_row + i)[n], tiles.acc.row(c.acc_row + i)[n]);
@@ -97,11 +102,15 @@ TEST(MatmulStream, RowsOutOfRangeAreAFault) {
   sim::MachineState m(p);
   // The last slice's activation rows run past the scratchpad; slice 0's do not.
   const int64_t last = p.spad_rows - 16;
-  EXPECT_THROW(sim::executeCompute(p, stream, make(isa, Semantics::MatmulStream, {last, 8, 0, 0, 16, 2, 0}), m, false), sim::FaultCause);
-  EXPECT_THROW(sim::executeCompute(p, stream, make(isa, Semantics::MatmulStream, {0, 16, last, 0, 16, 2, 0}), m, false), sim::FaultCause);
-  EXPECT_NO_THROW(sim::executeCompute(p, stream, make(isa, Semantics::MatmulStream, {last, 8, last - 16, 0, 16, 1, 0}), m, false));
+  EXPECT_THROW(sim::executeCompute(p, stream, make(isa, Semantics::MatmulStream, {last, 8, 0, 0, 16, 2, 0}), m, false),
+               sim::FaultCause);
+  EXPECT_THROW(sim::executeCompute(p, stream, make(isa, Semantics::MatmulStream, {0, 16, last, 0, 16, 2, 0}), m, false),
+               sim::FaultCause);
+  EXPECT_NO_THROW(
+      sim::executeCompute(p, stream, make(isa, Semantics::MatmulStream, {last, 8, last - 16, 0, 16, 1, 0}), m, false));
   // Poison mode: a never-written weight row.
-  EXPECT_THROW(sim::executeCompute(p, stream, make(isa, Semantics::MatmulStream, {0, 16, 32, 0, 16, 1, 0}), m, true), sim::FaultCause);
+  EXPECT_THROW(sim::executeCompute(p, stream, make(isa, Semantics::MatmulStream, {0, 16, 32, 0, 16, 1, 0}), m, true),
+               sim::FaultCause);
 }
 
 sim::SimResult run(const isa::IsaConfig& isa, isa::ProgramBuilder& b) {
@@ -150,8 +159,10 @@ TEST(MatmulStream, BankConflictsMatchACycleByCycleCount) {
             int64_t want = 0;
             for (int64_t s = 0; s < k; ++s)
               for (int64_t j = 0; j < m; ++j)
-                if ((a + s * stride + j) % p.spad_banks == (w + s * p.array_rows + j) % p.spad_banks) want += p.spad_conflict_cycles;
-            EXPECT_EQ(isa::bankConflictCycles(p, d, make(isa, Semantics::MatmulStream, {a, stride, w, 0, m, k, 0})), want)
+                if ((a + s * stride + j) % p.spad_banks == (w + s * p.array_rows + j) % p.spad_banks)
+                  want += p.spad_conflict_cycles;
+            EXPECT_EQ(isa::bankConflictCycles(p, d, make(isa, Semantics::MatmulStream, {a, stride, w, 0, m, k, 0})),
+                      want)
                 << a << " " << stride << " " << w << " " << k << " " << m;
             conflicting += want > 0;
           }
@@ -166,7 +177,8 @@ TEST(MatmulStream, IssueOverlapsBackToBackStreams) {
   const std::string from = "timing: {cycles: \"k_slices * array.rows + m + array.cols - 2\"}";
   const auto at = text.find(from);
   ASSERT_NE(at, std::string::npos);
-  text.replace(at, from.size(), "timing: {cycles: \"k_slices * array.rows + m + array.cols - 2\", issue: \"k_slices * array.rows\"}");
+  text.replace(at, from.size(),
+               "timing: {cycles: \"k_slices * array.rows + m + array.cols - 2\", issue: \"k_slices * array.rows\"}");
   const auto isa = isa::IsaConfig::parse(text, "os16-issue.yaml");
   const auto& p = isa.params();
   const int64_t R = p.array_rows, D = 16 + p.array_cols - 2, k = 3, VL = p.vector_latency;  // m = 16

@@ -24,8 +24,9 @@
 //   nop, finish             1
 // A DMA keeps the shared DRAM channel busy for rows * ceil_div(bytes, dram.bytes_per_cycle) cycles
 // from its start, first come first served in cycle order (a DMA that finds the channel busy gets
-// the free cycles after the earlier ones and ends that much later); a two-source vector_add/mul (accumulator) or vector_max (scratchpad) whose
-// sources are congruent modulo the memory's bank count costs conflict_cycles more per row.
+// the free cycles after the earlier ones and ends that much later); a two-source vector_add/mul (accumulator) or
+// vector_max (scratchpad) whose sources are congruent modulo the memory's bank count costs conflict_cycles more per
+// row.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -55,7 +56,9 @@ int64_t log2Ceil(int64_t a) {
 int64_t dmaCycles(const isa::Params& p, int64_t rows, int64_t bytes) {
   return p.dram_latency + rows * ceilDiv(bytes, p.dram_bytes_per_cycle);
 }
-int64_t channelCycles(const isa::Params& p, int64_t rows, int64_t bytes) { return rows * ceilDiv(bytes, p.dram_bytes_per_cycle); }
+int64_t channelCycles(const isa::Params& p, int64_t rows, int64_t bytes) {
+  return rows * ceilDiv(bytes, p.dram_bytes_per_cycle);
+}
 // The cycles a DMA occupies its unit (its busy cycles): its `issue` when several may be in flight.
 int64_t dmaBusy(const isa::Params& p, int64_t rows, int64_t bytes) {
   return p.dma_outstanding > 1 ? channelCycles(p, rows, bytes) : dmaCycles(p, rows, bytes);
@@ -67,7 +70,8 @@ int64_t dmaStreamEnd(const isa::Params& p, int64_t n, int64_t rows, int64_t byte
   std::vector<int64_t> start(static_cast<size_t>(n)), end(static_cast<size_t>(n));
   for (size_t i = 0; i < start.size(); ++i) {
     start[i] = i == 0 ? first : start[i - 1] + dmaBusy(p, rows, bytes);
-    if (i >= static_cast<size_t>(p.dma_outstanding)) start[i] = std::max(start[i], end[i - static_cast<size_t>(p.dma_outstanding)]);
+    if (i >= static_cast<size_t>(p.dma_outstanding))
+      start[i] = std::max(start[i], end[i - static_cast<size_t>(p.dma_outstanding)]);
     end[i] = start[i] + dmaCycles(p, rows, bytes);
   }
   return end.back();
@@ -83,7 +87,9 @@ int64_t vectorCycles(const isa::Params& p, int64_t rows) { return p.vector_laten
 // pipeline_test.cpp). tiny and os16 give no issue: busy = cycles.
 bool pipelined(const isa::IsaConfig& isa) { return isa.instr(isa.bySemantics(Semantics::MatmulTile)).has_issue; }
 int64_t gemmBusy(const isa::IsaConfig& isa, int64_t m) { return pipelined(isa) ? m : gemmCycles(isa.params(), m); }
-int64_t vectorBusy(const isa::IsaConfig& isa, int64_t rows) { return pipelined(isa) ? rows : vectorCycles(isa.params(), rows); }
+int64_t vectorBusy(const isa::IsaConfig& isa, int64_t rows) {
+  return pipelined(isa) ? rows : vectorCycles(isa.params(), rows);
+}
 int64_t reduceCycles(const isa::Params& p, int64_t rows) { return p.vector_latency + rows + log2Ceil(p.vector_lanes); }
 
 uint64_t stall(const sim::Stats& s, isa::Unit u, StallCause c) {
@@ -199,7 +205,8 @@ TEST_P(TimingOnConfig, EachComputeInstructionTakesItsYamlCycles) {
     b.emit(Semantics::Finish, {});
     const auto stats = runProgram(isa, b);
     EXPECT_EQ(stats.cycles, u64(c.cycles + 1));
-    EXPECT_EQ(totalStall(stats, StallCause::BankConflict), u64(c.s == Semantics::VectorAdd || c.s == Semantics::VectorMul ? accPenalty : 0));
+    EXPECT_EQ(totalStall(stats, StallCause::BankConflict),
+              u64(c.s == Semantics::VectorAdd || c.s == Semantics::VectorMul ? accPenalty : 0));
   }
 }
 
@@ -213,10 +220,11 @@ TEST_P(TimingOnConfig, DmaAloneTakesLatencyPlusRowsTimesBeats) {
     Semantics s;
     int64_t rows, bytes;
   };
-  for (const Case& c : {Case{Semantics::DmaLoad, 7, E}, Case{Semantics::DmaLoad, 7, 1}, Case{Semantics::DmaStore, 5, E - 1},
-                        Case{Semantics::DmaLoadAcc, 6, accBytes}, Case{Semantics::DmaLoadAcc, 6, accBytes - 4},
-                        Case{Semantics::DmaStoreAcc, 9, accBytes - 4}}) {
-    SCOPED_TRACE(std::string(isa::semanticsInfo(c.s).name) + " rows " + std::to_string(c.rows) + " bytes " + std::to_string(c.bytes));
+  for (const Case& c : {Case{Semantics::DmaLoad, 7, E}, Case{Semantics::DmaLoad, 7, 1},
+                        Case{Semantics::DmaStore, 5, E - 1}, Case{Semantics::DmaLoadAcc, 6, accBytes},
+                        Case{Semantics::DmaLoadAcc, 6, accBytes - 4}, Case{Semantics::DmaStoreAcc, 9, accBytes - 4}}) {
+    SCOPED_TRACE(std::string(isa::semanticsInfo(c.s).name) + " rows " + std::to_string(c.rows) + " bytes " +
+                 std::to_string(c.bytes));
     isa::ProgramBuilder b(isa);
     b.emit(c.s, {0x2000, 0, c.rows, c.bytes, c.bytes});
     b.emit(Semantics::Finish, {});
@@ -254,9 +262,9 @@ TEST_P(TimingOnConfig, IndependentQueuesRunInParallel) {
   const auto& p = isa.params();
   const int64_t R = p.array_rows, E = p.spad_row_elems;
   isa::ProgramBuilder b(isa);
-  b.emit(Semantics::DmaLoad, {0, 0, 2 * R, E, E});      // load queue, starts at 0
-  b.emit(Semantics::MatmulTile, {4 * R, 0, R, 0});      // compute queue, dispatched at 1
-  b.emit(Semantics::Finish, {});                        // after the gemm
+  b.emit(Semantics::DmaLoad, {0, 0, 2 * R, E, E});  // load queue, starts at 0
+  b.emit(Semantics::MatmulTile, {4 * R, 0, R, 0});  // compute queue, dispatched at 1
+  b.emit(Semantics::Finish, {});                    // after the gemm
   const auto stats = runProgram(isa, b);
   EXPECT_EQ(stats.cycles, u64(std::max(dmaCycles(p, 2 * R, E), 1 + gemmCycles(p, R) + 1)));
   EXPECT_LT(stats.cycles, u64(dmaCycles(p, 2 * R, E) + gemmCycles(p, R)));
@@ -313,7 +321,8 @@ TEST_P(TimingOnConfig, SharedDramBandwidthDelaysConcurrentStreams) {
   ASSERT_GT(occL, occS);
   EXPECT_EQ(together.cycles - std::max(aloneL.cycles, aloneS.cycles), u64(occS));
   // Every cycle of the end is accounted for: start + YAML cycles + the DRAM stall, per stream.
-  EXPECT_EQ(together.cycles, std::max(u64(dmaCycles(p, NL, bytes)) + stallL, 1 + u64(dmaCycles(p, NS, bytes)) + stallS));
+  EXPECT_EQ(together.cycles,
+            std::max(u64(dmaCycles(p, NL, bytes)) + stallL, 1 + u64(dmaCycles(p, NS, bytes)) + stallS));
   EXPECT_EQ(busy(together, Resource::LoadDma), u64(dmaBusy(p, NL, bytes)) + stallL);
   EXPECT_EQ(busy(together, Resource::StoreDma), u64(dmaBusy(p, NS, bytes)) + stallS);
   EXPECT_EQ(together.dram_bytes_read, u64(NL * bytes));
@@ -438,7 +447,8 @@ TEST_P(TimingOnConfig, QueueFullOnTheStoreQueue) {
   b.emit(Semantics::MatmulTile, {0, 0, p.array_rows, 0}, isa::kPushNext);
   // Store k (k = 0 the blocked one) would be dispatched at cycle k + 1; store D waits for store 0
   // to start at G.
-  for (int64_t k = 0; k <= D; ++k) b.emit(Semantics::DmaStore, {0x1000 * (k + 1), 0, 1, E, E}, k == 0 ? isa::kPopPrev : 0);
+  for (int64_t k = 0; k <= D; ++k)
+    b.emit(Semantics::DmaStore, {0x1000 * (k + 1), 0, 1, E, E}, k == 0 ? isa::kPopPrev : 0);
   b.emit(Semantics::Finish, {});
   const auto stats = runProgram(isa, b);
   EXPECT_EQ(stall(stats, isa::Unit::Store, StallCause::QueueFull), u64(G - (D + 1)));
@@ -462,7 +472,8 @@ TEST_P(TimingOnConfig, QuantumDoesNotChangeCyclesOrStats) {
     SCOPED_TRACE("buffers " + std::to_string(buffers));
     GemmSpec spec{.M = 4 * p.array_rows + 3, .K = 3 * p.array_rows, .N = 3 * p.array_cols};
     spec.buffers = buffers;
-    const auto A = randomInt8(static_cast<size_t>(spec.M * spec.K), 1), B = randomInt8(static_cast<size_t>(spec.K * spec.N), 2);
+    const auto A = randomInt8(static_cast<size_t>(spec.M * spec.K), 1),
+               B = randomInt8(static_cast<size_t>(spec.K * spec.N), 2);
     const auto program = buildGemmProgram(isa, spec, B);
     sim::Simulator simulator(isa);
     auto run = [&](uint64_t quantum) {

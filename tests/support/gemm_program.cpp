@@ -49,7 +49,9 @@ GemmTiling planGemm(const isa::IsaConfig& isa, const GemmSpec& spec) {
   int64_t m = (p.acc_rows - 2) / 2;
   // Scratchpad: per buffer an A chunk and a B tile, plus two output chunks.
   m = std::min(m, (p.spad_rows - spec.buffers * R) / (spec.buffers + 2));
-  for (auto [s, k] : {std::pair{Semantics::MatmulTile, 2}, {Semantics::DmaLoad, 2}, {Semantics::DmaStore, 2},
+  for (auto [s, k] : {std::pair{Semantics::MatmulTile, 2},
+                      {Semantics::DmaLoad, 2},
+                      {Semantics::DmaStore, 2},
                       {Semantics::Requantize, 2}})
     m = std::min(m, fieldLimit(isa, s, k));
   t.m_chunk = std::min(m, spec.M);
@@ -101,7 +103,8 @@ isa::Program buildGemmProgram(const isa::IsaConfig& isa, const GemmSpec& spec, c
                isa::kPushNext);
         b.emit(Semantics::WeightPreload, {bRow(buf)}, isa::kPopPrev);
         // Release the buffer only for a load that will reuse it (a token never popped is a fault).
-        b.emit(Semantics::MatmulTile, {aRow(buf), accRow(half), rows, t > 0 ? 1 : 0}, step + nb < totalSteps ? isa::kPushPrev : 0);
+        b.emit(Semantics::MatmulTile, {aRow(buf), accRow(half), rows, t > 0 ? 1 : 0},
+               step + nb < totalSteps ? isa::kPushPrev : 0);
       }
       const int64_t out = chunk % 2;
       b.emit(Semantics::Requantize,

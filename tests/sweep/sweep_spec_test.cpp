@@ -31,13 +31,15 @@ TEST(SweepSpec, GridIsTheProductInRowMajorOrder) {
   const SweepPoint& p = s.points[4];
   EXPECT_EQ(p.id, 4u);
   EXPECT_EQ(p.values, (std::vector<std::string>{"16x16", "16"}));
-  const std::vector<std::pair<std::string, std::string>> want = {{"array.rows", "16"}, {"array.cols", "16"}, {"memories.dram.bytes_per_cycle", "16"}};
+  const std::vector<std::pair<std::string, std::string>> want = {
+      {"array.rows", "16"}, {"array.cols", "16"}, {"memories.dram.bytes_per_cycle", "16"}};
   EXPECT_EQ(p.overrides, want);
   EXPECT_EQ(s.options, (std::vector<std::string>{"--timing-only"}));
 }
 
 TEST(SweepSpec, SampleIsSeededDistinctAndInGridOrder) {
-  const std::string base = "isa: tiny\nmodels: [m.onnx]\ngrid:\n  a.b: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n  c.d: [1, 2, 3, 4, 5]\n";
+  const std::string base =
+      "isa: tiny\nmodels: [m.onnx]\ngrid:\n  a.b: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n  c.d: [1, 2, 3, 4, 5]\n";
   const SweepSpec one = parseSweepSpec(base + "sample: {count: 7, seed: 3}\n", "s.yaml");
   const SweepSpec again = parseSweepSpec(base + "sample: {count: 7, seed: 3}\n", "s.yaml");
   const SweepSpec other = parseSweepSpec(base + "sample: {count: 7, seed: 4}\n", "s.yaml");
@@ -69,13 +71,15 @@ std::string errorOf(const std::string& text) {
 }
 
 TEST(SweepSpec, ErrorsPointAtTheSpec) {
-  EXPECT_EQ(errorOf("isa: tiny\nmodels: [m.onnx]\ngrid:\n  a.b: []\n"), "s.yaml:4:8: error: grid.a.b must be a non-empty list of values");
+  EXPECT_EQ(errorOf("isa: tiny\nmodels: [m.onnx]\ngrid:\n  a.b: []\n"),
+            "s.yaml:4:8: error: grid.a.b must be a non-empty list of values");
   EXPECT_EQ(errorOf("isa: tiny\nmodels: [m.onnx]\ngird: {a: [1]}\n"),
             "s.yaml:3:1: error: unknown key 'gird' (expected: isa, models, grid, sample, options)");
   EXPECT_EQ(errorOf("isa: tiny\nmodels: [x/m.onnx, y/m.onnx]\ngrid: {a: [1]}\n"),
             "s.yaml:2:20: error: two models are called 'm' (result files are named by the model's file name)");
   EXPECT_EQ(errorOf("isa: tiny\nmodels: [m.onnx]\n"), "s.yaml:1:1: error: the spec needs a grid");
-  EXPECT_EQ(errorOf("isa: tiny\nmodels: [m.onnx]\ngrid: {a: [1]}\nsample: {count: 0}\n"), "s.yaml:4:9: error: sample needs a count of at least 1");
+  EXPECT_EQ(errorOf("isa: tiny\nmodels: [m.onnx]\ngrid: {a: [1]}\nsample: {count: 0}\n"),
+            "s.yaml:4:9: error: sample needs a count of at least 1");
   EXPECT_EQ(errorOf("isa: [tiny\n").substr(0, 14), "s.yaml:2:1: er");
 }
 

@@ -12,7 +12,8 @@ std::span<const std::string_view> backendPasses() {
   return kPasses;
 }
 
-CompiledProgram lowerSegment(const Graph& g, const isa::IsaConfig& isa, const std::vector<int>& order, const LowerOptions& options) {
+CompiledProgram lowerSegment(const Graph& g, const isa::IsaConfig& isa, const std::vector<int>& order,
+                             const LowerOptions& options) {
   std::map<std::string, std::string> printed;
   auto after = [&](std::string_view pass, const TilePlan& plan) {
     for (const auto& name : options.print_after)
@@ -65,14 +66,16 @@ CompiledProgram lowerToProgram(const Graph& g, const isa::IsaConfig& isa, const 
   std::optional<CompiledProgram> only;
   for (auto& item : model.schedule) {
     if (item.npu) {
-      if (only) throw Error("the model needs " + std::to_string(model.programCount()) +
-                            " NPU programs with host operators between them; a single program cannot hold it");
+      if (only)
+        throw Error("the model needs " + std::to_string(model.programCount()) +
+                    " NPU programs with host operators between them; a single program cannot hold it");
       only = std::move(item.npu);
       continue;
     }
     const Node& n = g.nodes[static_cast<size_t>(item.host_node)];
     if (n.op != Op::QuantizeLinear && n.op != Op::DequantizeLinear)
-      throw Error("node '" + n.name + "' (" + n.op + ") runs on the host between NPU operators: " + npuIneligibility(g, n, isa));
+      throw Error("node '" + n.name + "' (" + n.op +
+                  ") runs on the host between NPU operators: " + npuIneligibility(g, n, isa));
   }
   if (!only) throw Error("the graph has no quantized operator the NPU can run (run quantization first)");
   return std::move(*only);

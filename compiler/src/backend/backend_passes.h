@@ -11,7 +11,8 @@
 namespace systole::compiler {
 
 /// tiling.cpp: a run of NPU nodes -> buffers, on-chip layout, layers of steps (symbolic places).
-TilePlan tileSegment(const Graph& g, const isa::IsaConfig& isa, const std::vector<int>& order, const LowerOptions& options);
+TilePlan tileSegment(const Graph& g, const isa::IsaConfig& isa, const std::vector<int>& order,
+                     const LowerOptions& options);
 /// plan_memory.cpp: DRAM placement of constants and buffers; slots, halves and addresses resolved.
 void planMemory(const isa::IsaConfig& isa, TilePlan& plan);
 /// schedule.cpp: dependency tokens for double buffering, barriers between layers, the epilogue.

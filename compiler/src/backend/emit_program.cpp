@@ -3,7 +3,8 @@
 //   2. Tensor table: program inputs, outputs, then (with keep_intermediates) every other value
 //      the segment computes; 4-D tensors are NHWC with their halo.
 //   3. Code: each layer's steps (loads, computes, stores; a barrier's nops) in order, the loads of
-//      a step hoisted above the computes of the step before (program_order.cpp), then the epilogue; each instruction's operands checked against its field by the builder.
+//      a step hoisted above the computes of the step before (program_order.cpp), then the epilogue; each instruction's
+//      operands checked against its field by the builder.
 //   4. Reports: per layer its instruction range, MACs, the cost model's prediction (its steps
 //      chained as the program runs them, step_cost.cpp, plus one DRAM latency for the barrier to
 //      the next layer) and the roofline bound.
@@ -34,11 +35,12 @@ BoundaryTensor addTensor(isa::ProgramBuilder& b, const Graph& g, const TilePlan&
   const Value& val = g.values[static_cast<size_t>(t.value)];
   const ActBuffer& buf = plan.buffers.at(t.buffer);
   const bool nhwc = val.shape.size() == 4;
-  const std::vector<int64_t> shape = nhwc ? std::vector<int64_t>{buf.N, buf.paddedH(), buf.paddedW(), buf.C} : val.shape;
-  b.addTensor({val.name, t.kind, isa::DType::Int8, shape, plan.buffer_addr.at(buf.id), val.quant->scale.at(0), val.quant->zero_point.at(0)});
+  const std::vector<int64_t> shape =
+      nhwc ? std::vector<int64_t>{buf.N, buf.paddedH(), buf.paddedW(), buf.C} : val.shape;
+  b.addTensor({val.name, t.kind, isa::DType::Int8, shape, plan.buffer_addr.at(buf.id), val.quant->scale.at(0),
+               val.quant->zero_point.at(0)});
   return {val.name, val.shape, nhwc, buf.halo};
 }
-
 
 LayerReport report(const isa::IsaConfig& isa, const OnChipLayout& layout, const LayerPlan& layer) {
   const isa::Params& p = isa.params();
@@ -59,7 +61,9 @@ LayerReport report(const isa::IsaConfig& isa, const OnChipLayout& layout, const 
 
 }  // namespace
 
-int64_t Roofline::boundCycles() const { return static_cast<int64_t>(std::ceil(std::max(compute_cycles, memory_cycles))); }
+int64_t Roofline::boundCycles() const {
+  return static_cast<int64_t>(std::ceil(std::max(compute_cycles, memory_cycles)));
+}
 
 Roofline roofline(const isa::Params& p, int64_t macs, int64_t min_dram_bytes) {
   return {static_cast<double>(macs) / static_cast<double>(p.array_rows * p.array_cols),
@@ -71,17 +75,22 @@ CompiledProgram emitProgram(const Graph& g, const isa::IsaConfig& isa, TilePlan&
   CompiledProgram result;
   for (int id : plan.halo_buffers) {
     const ActBuffer& buf = plan.buffers.at(id);
-    b.addData(plan.buffer_addr.at(id), std::vector<uint8_t>(static_cast<size_t>(buf.bytes()), static_cast<uint8_t>(buf.fill)));
+    b.addData(plan.buffer_addr.at(id),
+              std::vector<uint8_t>(static_cast<size_t>(buf.bytes()), static_cast<uint8_t>(buf.fill)));
   }
-  for (size_t k = 0; k < plan.constants.size(); ++k) b.addData(plan.constant_addr[k], std::move(plan.constants[k]));  // emission is the plan's last reader
+  for (size_t k = 0; k < plan.constants.size(); ++k)
+    b.addData(plan.constant_addr[k], std::move(plan.constants[k]));  // emission is the plan's last reader
   for (const PlanTensor& t : plan.tensors) {
     BoundaryTensor bt = addTensor(b, g, plan, t);
-    (t.kind == isa::TensorKind::Input ? result.inputs : t.kind == isa::TensorKind::Output ? result.outputs : result.intermediates)
+    (t.kind == isa::TensorKind::Input    ? result.inputs
+     : t.kind == isa::TensorKind::Output ? result.outputs
+                                         : result.intermediates)
         .push_back(std::move(bt));
   }
   size_t count = b.count() + plan.epilogue.size();
   for (const LayerPlan& layer : plan.layers)
-    for (const PlanStep& step : layer.steps) count += step.sync.size() + step.loads.size() + step.computes.size() + step.stores.size();
+    for (const PlanStep& step : layer.steps)
+      count += step.sync.size() + step.loads.size() + step.computes.size() + step.stores.size();
   for (LayerPlan& layer : plan.layers) {
     layer.first_instruction = static_cast<uint32_t>(b.count());
     forEachInProgramOrder(layer.steps, static_cast<size_t>(isa.params().queue_depth[static_cast<int>(isa::Unit::Load)]),
@@ -89,7 +98,8 @@ CompiledProgram emitProgram(const Graph& g, const isa::IsaConfig& isa, TilePlan&
                           [&](const PlanInstr& in, size_t, StepPart, size_t) { emitInstr(b, in); });
     layer.end_instruction = static_cast<uint32_t>(b.count());
     if (!layer.alias) result.layers.push_back(report(isa, plan.layout, layer));
-    std::vector<PlanStep>().swap(layer.steps);  // emitted and costed: freed as the program grows (a big model's plan is ~100 MB)
+    std::vector<PlanStep>().swap(
+        layer.steps);  // emitted and costed: freed as the program grows (a big model's plan is ~100 MB)
     b.flush(count * static_cast<size_t>(isa.params().instr_bytes));  // and the layer's code kept encoded only
   }
   for (const PlanInstr& in : plan.epilogue) emitInstr(b, in);

@@ -24,7 +24,8 @@ ConvShape convShape(const TileContext& T, const Node& n) {
     s.KH = s.KH0 = w.shape[2];
     s.KW = s.KW0 = w.shape[3];
     s.group = n.getInt("group", 1);
-    const auto strides = n.getInts("strides", {1, 1}), dil = n.getInts("dilations", {1, 1}), pads = n.getInts("pads", {0, 0, 0, 0});
+    const auto strides = n.getInts("strides", {1, 1}), dil = n.getInts("dilations", {1, 1}),
+               pads = n.getInts("pads", {0, 0, 0, 0});
     s.sh = strides[0], s.sw = strides[1], s.dh = dil[0], s.dw = dil[1], s.pt = pads[0], s.pl = pads[1];
   } else {
     s.OC = w.shape[1];  // [K][N]

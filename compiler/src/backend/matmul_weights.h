@@ -11,7 +11,7 @@ namespace systole::compiler {
 
 struct ConvShape {
   bool conv = false;
-  bool packed = false;          // kw folded into the reduction (IC = KW * IC0, KW = 1)
+  bool packed = false;  // kw folded into the reduction (IC = KW * IC0, KW = 1)
   int64_t IC = 0, OC = 0, KH = 1, KW = 1, group = 1;
   int64_t IC0 = 0, KH0 = 1, KW0 = 1;  // the model's input channels and kernel, before repacking
   int64_t sh = 1, sw = 1, dh = 1, dw = 1, pt = 0, pl = 0;

@@ -23,13 +23,16 @@ std::string checkMatmul(const Graph& g, const Node& n, const std::vector<ActBuff
 }
 
 /// Max and Min: two activations of one shape (the quantizer gave them the output's scale).
-std::string checkSameShape(const Graph& g, const Node& n, const std::vector<ActBuffer>& ins, const std::vector<ActBuffer>&) {
-  if (ins.size() != 2 || valueOf(g, n.inputs[0]).shape != valueOf(g, n.inputs[1]).shape) return "broadcasting operands run on the host";
+std::string checkSameShape(const Graph& g, const Node& n, const std::vector<ActBuffer>& ins,
+                           const std::vector<ActBuffer>&) {
+  if (ins.size() != 2 || valueOf(g, n.inputs[0]).shape != valueOf(g, n.inputs[1]).shape)
+    return "broadcasting operands run on the host";
   return "";
 }
 
 std::string checkAdd(const Graph& g, const Node& n, const std::vector<ActBuffer>& ins, const std::vector<ActBuffer>&) {
-  if (ins.size() != 2 || valueOf(g, n.inputs[0]).shape != valueOf(g, n.inputs[1]).shape) return "broadcasting adds run on the host";
+  if (ins.size() != 2 || valueOf(g, n.inputs[0]).shape != valueOf(g, n.inputs[1]).shape)
+    return "broadcasting adds run on the host";
   return "";
 }
 
@@ -42,41 +45,51 @@ std::string checkMul(const Graph& g, const Node& n, const std::vector<ActBuffer>
   return "only same-shape or per-channel products run on the NPU";
 }
 
-std::string checkConcat(const Graph& g, const Node& n, const std::vector<ActBuffer>& ins, const std::vector<ActBuffer>&) {
+std::string checkConcat(const Graph& g, const Node& n, const std::vector<ActBuffer>& ins,
+                        const std::vector<ActBuffer>&) {
   if (ins.size() != n.inputs.size()) return "concatenation with a constant tensor runs on the host";
   const auto& shape = valueOf(g, n.outputs[0]).shape;
   const int64_t axis = n.getInt("axis", 1);
   const int64_t channelAxis = shape.size() == 4 ? 1 : static_cast<int64_t>(shape.size()) - 1;
-  if (axis != channelAxis && axis != channelAxis - static_cast<int64_t>(shape.size())) return "only channel concatenation runs on the NPU";
+  if (axis != channelAxis && axis != channelAxis - static_cast<int64_t>(shape.size()))
+    return "only channel concatenation runs on the NPU";
   return "";
 }
 
-std::string checkChannelSelect(const Graph& g, const Node& n, const std::vector<ActBuffer>&, const std::vector<ActBuffer>&) {
+std::string checkChannelSelect(const Graph& g, const Node& n, const std::vector<ActBuffer>&,
+                               const std::vector<ActBuffer>&) {
   return selectedChannels(g, n) ? "" : "only a constant selection of whole channels runs on the NPU";
 }
 
 std::string checkSlice(const Graph& g, const Node& n, const std::vector<ActBuffer>&, const std::vector<ActBuffer>&) {
-  return selectedChannels(g, n) || spatialMove(g, n) ? "" : "only a constant selection of channels, or of pixels keeping the batch, runs on the NPU";
+  return selectedChannels(g, n) || spatialMove(g, n)
+             ? ""
+             : "only a constant selection of channels, or of pixels keeping the batch, runs on the NPU";
 }
 
 std::string checkPad(const Graph& g, const Node& n, const std::vector<ActBuffer>&, const std::vector<ActBuffer>&) {
-  return spatialMove(g, n) ? "" : "only an edge or reflect Pad of H and W runs on the NPU (zero fills fold into the reader)";
+  return spatialMove(g, n) ? ""
+                           : "only an edge or reflect Pad of H and W runs on the NPU (zero fills fold into the reader)";
 }
 
 /// A reshape aliases its input only when every byte stays where it is. A 4-D tensor is NHWC in
 /// DRAM but NCHW to the model, so between two 4-D shapes it may only regroup pixels (the same
 /// images and channels); a 4-D tensor and a row-major matrix ([..., rows, C]) agree only when the
 /// 4-D one has a single pixel per image; two matrices agree when they have the same columns.
-std::string checkAlias(const Graph& g, const Node& n, const std::vector<ActBuffer>& ins, const std::vector<ActBuffer>& outs) {
+std::string checkAlias(const Graph& g, const Node& n, const std::vector<ActBuffer>& ins,
+                       const std::vector<ActBuffer>& outs) {
   const ActBuffer &a = ins[0], &b = outs[0];
   const bool a4 = valueOf(g, n.inputs[0]).shape.size() == 4, b4 = valueOf(g, n.outputs[0]).shape.size() == 4;
   bool same = a.C == b.C && a.N * a.H * a.W == b.N * b.H * b.W;
-  if (a4 && b4) same = same && a.N == b.N;
-  else if (a4 || b4) same = same && (a4 ? a : b).H * (a4 ? a : b).W == 1;
+  if (a4 && b4)
+    same = same && a.N == b.N;
+  else if (a4 || b4)
+    same = same && (a4 ? a : b).H * (a4 ? a : b).W == 1;
   return same ? "" : "this reshape reorders bytes in the NHWC layout";
 }
 
-std::string checkNearestResize(const Graph& g, const Node& n, const std::vector<ActBuffer>&, const std::vector<ActBuffer>&) {
+std::string checkNearestResize(const Graph& g, const Node& n, const std::vector<ActBuffer>&,
+                               const std::vector<ActBuffer>&) {
   return nearestUpsampleFactors(g, n) ? "" : "only a nearest upsampling of H and W by integer factors runs on the NPU";
 }
 
@@ -108,7 +121,8 @@ const std::vector<S> kMax = {S::DmaLoad, S::DmaStore, S::VectorMax};
 const std::vector<S> kWidenMul = {S::DmaLoad, S::DmaStore, S::Requantize, S::DmaLoadAcc, S::VectorWiden, S::VectorMul};
 const std::vector<S> kLut = {S::DmaLoad, S::DmaStore, S::VectorLut};
 // min(a, b) = a + b - max(a, b) in the accumulator (tile_extremum.cpp).
-const std::vector<S> kMin = {S::DmaLoad, S::DmaStore, S::Requantize, S::DmaLoadAcc, S::VectorWiden, S::VectorAdd, S::VectorMax};
+const std::vector<S> kMin = {S::DmaLoad,     S::DmaStore,  S::Requantize, S::DmaLoadAcc,
+                             S::VectorWiden, S::VectorAdd, S::VectorMax};
 
 NpuOperator aliasOp(Op op) { return {op, {}, {}, true, checkAlias, nullptr, false, nullptr}; }
 
@@ -150,11 +164,13 @@ std::string activationShapes(const Graph& g, const Node& n, std::vector<ActBuffe
   try {
     for (int v : n.inputs) {
       if (v < 0 || valueOf(g, v).is_constant) continue;
-      if (valueOf(g, v).type != ElemType::Int8 || !valueOf(g, v).quant) return "an input is not a quantized int8 tensor";
+      if (valueOf(g, v).type != ElemType::Int8 || !valueOf(g, v).quant)
+        return "an input is not a quantized int8 tensor";
       ins.push_back(bufferShape(valueOf(g, v)));
     }
     for (int v : n.outputs) {
-      if (valueOf(g, v).type != ElemType::Int8 || !valueOf(g, v).quant) return "its output is not a quantized int8 tensor";
+      if (valueOf(g, v).type != ElemType::Int8 || !valueOf(g, v).quant)
+        return "its output is not a quantized int8 tensor";
       outs.push_back(bufferShape(valueOf(g, v)));
     }
   } catch (const Error& e) {
@@ -215,7 +231,8 @@ std::string npuIneligibility(const Graph& g, const Node& n, const isa::IsaConfig
   const NpuOperator* entry = npuOperator(n.op.kind());
   if (!entry) return "no NPU lowering for this operator";
   for (S s : entry->semantics)
-    if (isa.bySemantics(s) < 0) return "ISA '" + isa.params().name + "' has no '" + std::string(isa::semanticsInfo(s).name) + "' instruction";
+    if (isa.bySemantics(s) < 0)
+      return "ISA '" + isa.params().name + "' has no '" + std::string(isa::semanticsInfo(s).name) + "' instruction";
   if (!entry->one_of.empty() &&
       std::none_of(entry->one_of.begin(), entry->one_of.end(), [&](const std::vector<S>& set) {
         return std::all_of(set.begin(), set.end(), [&](S s) { return isa.bySemantics(s) >= 0; });
@@ -223,7 +240,8 @@ std::string npuIneligibility(const Graph& g, const Node& n, const isa::IsaConfig
     std::string names;
     for (const auto& set : entry->one_of) {
       names += names.empty() ? "" : " or ";
-      for (size_t i = 0; i < set.size(); ++i) names += (i ? " + '" : "'") + std::string(isa::semanticsInfo(set[i]).name) + "'";
+      for (size_t i = 0; i < set.size(); ++i)
+        names += (i ? " + '" : "'") + std::string(isa::semanticsInfo(set[i]).name) + "'";
     }
     return "ISA '" + isa.params().name + "' has no " + names + " instruction";
   }
@@ -236,12 +254,11 @@ std::string npuIneligibility(const Graph& g, const Node& n, const isa::IsaConfig
   if (entry->halo && entry->halo(n, ins[0], outs[0]) > 0)
     for (S s : kRescale)
       if (isa.bySemantics(s) < 0)
-        return "ISA '" + isa.params().name + "' has no '" + std::string(isa::semanticsInfo(s).name) + "' instruction to pad its input";
+        return "ISA '" + isa.params().name + "' has no '" + std::string(isa::semanticsInfo(s).name) +
+               "' instruction to pad its input";
   return entry->check ? entry->check(g, n, ins, outs) : "";
 }
 
-int64_t npuMacs(const Graph& g, const Node& n) {
-  return npuOperator(n.op.kind()) ? operatorMacs(g, n) : 0;
-}
+int64_t npuMacs(const Graph& g, const Node& n) { return npuOperator(n.op.kind()) ? operatorMacs(g, n) : 0; }
 
 }  // namespace systole::compiler

@@ -24,7 +24,8 @@ struct NpuOperator {
   /// Shape-only: the output aliases the input's bytes (checked to keep the NHWC byte order).
   bool alias = false;
   /// Operator-specific eligibility beyond "int8 activations in, int8 out": "" or the reason.
-  std::string (*check)(const Graph& g, const Node& n, const std::vector<ActBuffer>& ins, const std::vector<ActBuffer>& outs) = nullptr;
+  std::string (*check)(const Graph& g, const Node& n, const std::vector<ActBuffer>& ins,
+                       const std::vector<ActBuffer>& outs) = nullptr;
   /// Halo pixels the first input needs on every side (padding read as the zero point).
   int64_t (*halo)(const Node& n, const ActBuffer& in, const ActBuffer& out) = nullptr;
   /// The halo only feeds max windows, so it may hold -128 instead of the zero point.
@@ -51,22 +52,22 @@ int64_t npuMacs(const Graph& g, const Node& n);
 ActBuffer bufferShape(const Value& v);
 
 // The tilers (one file each family).
-void tileMatmul(TileContext& T, const Node& n);        // Conv, Gemm, MatMul: tile_matmul.cpp
-void tileAdd(TileContext& T, const Node& n);           // tile_elementwise.cpp
-void tileRequant(TileContext& T, const Node& n);       // Requant, Relu, Clip
+void tileMatmul(TileContext& T, const Node& n);   // Conv, Gemm, MatMul: tile_matmul.cpp
+void tileAdd(TileContext& T, const Node& n);      // tile_elementwise.cpp
+void tileRequant(TileContext& T, const Node& n);  // Requant, Relu, Clip
 void tileConcat(TileContext& T, const Node& n);
 void tileMul(TileContext& T, const Node& n);
-void tileLut(TileContext& T, const Node& n);           // tile_lut.cpp
-void tileMax(TileContext& T, const Node& n);           // Max of two activations: tile_extremum.cpp
-void tileMin(TileContext& T, const Node& n);           // Min of two activations
-void tileMaxPool(TileContext& T, const Node& n);       // tile_pool.cpp
-void tileAveragePool(TileContext& T, const Node& n);   // AveragePool, GlobalAveragePool
-void tileChannelSelect(TileContext& T, const Node& n); // Slice, Gather of channels: tile_channel_select.cpp
-void tilePixelGather(TileContext& T, const Node& n);   // Pad (edge, reflect), spatial Slice: tile_pixel_gather.cpp
-void tileSlice(TileContext& T, const Node& n);         // a channel selection, else a pixel gather
-void tileDepthToSpace(TileContext& T, const Node& n);  // tile_depth_to_space.cpp
-void tileFlattenNhwc(TileContext& T, const Node& n);   // tile_flatten_nhwc.cpp
-void tileNearestResize(TileContext& T, const Node& n); // Resize, Upsample (nearest, integer factors)
+void tileLut(TileContext& T, const Node& n);            // tile_lut.cpp
+void tileMax(TileContext& T, const Node& n);            // Max of two activations: tile_extremum.cpp
+void tileMin(TileContext& T, const Node& n);            // Min of two activations
+void tileMaxPool(TileContext& T, const Node& n);        // tile_pool.cpp
+void tileAveragePool(TileContext& T, const Node& n);    // AveragePool, GlobalAveragePool
+void tileChannelSelect(TileContext& T, const Node& n);  // Slice, Gather of channels: tile_channel_select.cpp
+void tilePixelGather(TileContext& T, const Node& n);    // Pad (edge, reflect), spatial Slice: tile_pixel_gather.cpp
+void tileSlice(TileContext& T, const Node& n);          // a channel selection, else a pixel gather
+void tileDepthToSpace(TileContext& T, const Node& n);   // tile_depth_to_space.cpp
+void tileFlattenNhwc(TileContext& T, const Node& n);    // tile_flatten_nhwc.cpp
+void tileNearestResize(TileContext& T, const Node& n);  // Resize, Upsample (nearest, integer factors)
 
 /// The input channel of each output channel when `n` (Slice or Gather) selects whole channels
 /// (constant parameters, every other axis kept), else nullopt.

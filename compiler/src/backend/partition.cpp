@@ -20,8 +20,9 @@ std::vector<std::vector<int>> partition(const Graph& g, const isa::IsaConfig& is
   }
   std::vector<std::vector<int>> kept;
   for (auto& seg : segments) {
-    const int64_t macs = std::accumulate(seg.begin(), seg.end(), int64_t{0},
-                                         [&](int64_t sum, int id) { return sum + npuMacs(g, g.nodes[static_cast<size_t>(id)]); });
+    const int64_t macs = std::accumulate(seg.begin(), seg.end(), int64_t{0}, [&](int64_t sum, int id) {
+      return sum + npuMacs(g, g.nodes[static_cast<size_t>(id)]);
+    });
     if (macs >= options.min_npu_macs) kept.push_back(std::move(seg));
   }
   return kept;

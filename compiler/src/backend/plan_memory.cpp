@@ -31,7 +31,9 @@ void placeConstants(const isa::Params& p, TilePlan& plan) {
 
 void placeBuffers(const isa::Params& p, TilePlan& plan) {
   DramAllocator acts(plan.activation_base, static_cast<uint64_t>(p.dram_size));
-  auto place = [&](int id) { plan.buffer_addr[id] = acts.allocate(static_cast<uint64_t>(plan.buffers.at(id).bytes())); };
+  auto place = [&](int id) {
+    plan.buffer_addr[id] = acts.allocate(static_cast<uint64_t>(plan.buffers.at(id).bytes()));
+  };
   for (int id : plan.halo_buffers) place(id);
   for (int id : plan.input_buffers) place(id);
   for (size_t i = 0; i < plan.layers.size(); ++i) {
@@ -72,7 +74,9 @@ class SlotResolver {
       case Space::OutSlot: o.resolve(l.outSlot(static_cast<int>(outputs_ % 2)) + o.offset); return;
       case Space::AccTile: o.resolve(l.accRow(static_cast<int>((accTiles_ + o.id) % 2)) + o.offset); return;
       case Space::Buffer: o.resolve(static_cast<int64_t>(plan_.buffer_addr.at(o.id)) + o.offset); return;
-      case Space::Constant: o.resolve(static_cast<int64_t>(plan_.constant_addr.at(static_cast<size_t>(o.id))) + o.offset); return;
+      case Space::Constant:
+        o.resolve(static_cast<int64_t>(plan_.constant_addr.at(static_cast<size_t>(o.id))) + o.offset);
+        return;
     }
   }
 

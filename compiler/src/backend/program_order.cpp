@@ -14,7 +14,8 @@
 
 namespace systole::compiler {
 
-void forEachInProgramOrder(const std::vector<PlanStep>& steps, size_t loadQueue, size_t computeQueue, const ProgramOrderVisitor& visit) {
+void forEachInProgramOrder(const std::vector<PlanStep>& steps, size_t loadQueue, size_t computeQueue,
+                           const ProgramOrderVisitor& visit) {
   auto list = [&](size_t i, StepPart part, const std::vector<PlanInstr>& in, size_t from = 0, size_t to = SIZE_MAX) {
     for (size_t k = from; k < std::min(to, in.size()); ++k) visit(in[k], i, part, k);
   };

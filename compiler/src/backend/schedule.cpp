@@ -37,10 +37,13 @@ class TokenScheduler {
       const int pops = s.loadsAccumulator() ? std::max(0, loadSlotsHeld_ - 1) : loadSlotsHeld_ == loadSlots_ ? 1 : 0;
       // The loads into the accumulator go last, so that the pops ride on the loads before them;
       // where there are too few, on empty transfers (rows = 0: only the DMA latency).
-      const auto firstAcc = std::stable_partition(s.loads.begin(), s.loads.end(), [](const PlanInstr& in) { return in.semantics != Semantics::DmaLoadAcc; });
+      const auto firstAcc = std::stable_partition(
+          s.loads.begin(), s.loads.end(), [](const PlanInstr& in) { return in.semantics != Semantics::DmaLoadAcc; });
       const int before = static_cast<int>(firstAcc - s.loads.begin()) + 1;
-      for (int k = before; k < pops; ++k) s.loads.insert(s.loads.begin(), PlanInstr{Semantics::DmaLoad, {0, 0, 0, 0, 0}, 0});
-      for (int k = 0; k < pops; ++k) s.loads[static_cast<size_t>(k)].tokens |= isa::kPopNext;  // wait until the compute queue released the slot
+      for (int k = before; k < pops; ++k)
+        s.loads.insert(s.loads.begin(), PlanInstr{Semantics::DmaLoad, {0, 0, 0, 0, 0}, 0});
+      for (int k = 0; k < pops; ++k)
+        s.loads[static_cast<size_t>(k)].tokens |= isa::kPopNext;  // wait until the compute queue released the slot
       loadSlotsHeld_ -= pops;
       s.loads.back().tokens |= isa::kPushNext;
     }
@@ -77,7 +80,8 @@ class TokenScheduler {
 
   /// The slot releases no load has consumed push nothing (a token never popped is a fault).
   void withholdUnconsumedReleases() {
-    for (int k = 0; k < loadSlotsHeld_; ++k) releases_[releases_.size() - 1 - static_cast<size_t>(k)]->tokens &= ~isa::kPushPrev;
+    for (int k = 0; k < loadSlotsHeld_; ++k)
+      releases_[releases_.size() - 1 - static_cast<size_t>(k)]->tokens &= ~isa::kPushPrev;
   }
 
   void drainStores(std::vector<PlanInstr>& out) {
@@ -86,8 +90,8 @@ class TokenScheduler {
 
  private:
   int loadSlots_;
-  int loadSlotsHeld_ = 0;     // load slots whose release the load queue has not consumed
-  int outSlotsHeld_ = 0;      // output slots whose release the compute queue has not consumed
+  int loadSlotsHeld_ = 0;             // load slots whose release the load queue has not consumed
+  int outSlotsHeld_ = 0;              // output slots whose release the compute queue has not consumed
   std::vector<PlanInstr*> releases_;  // instructions that push compute->load tokens, newest last
 };
 

@@ -23,7 +23,8 @@ namespace {
 class Dispatcher {
  public:
   explicit Dispatcher(const isa::Params& p) {
-    for (int u = 0; u < isa::kNumUnits; ++u) started_[u].assign(static_cast<size_t>(std::max<int64_t>(1, p.queue_depth[u])), 0);
+    for (int u = 0; u < isa::kNumUnits; ++u)
+      started_[u].assign(static_cast<size_t>(std::max<int64_t>(1, p.queue_depth[u])), 0);
   }
   uint64_t dispatch(isa::Unit unit) {
     auto& ring = started_[static_cast<int>(unit)];
@@ -68,37 +69,42 @@ int64_t predictStepCycles(const isa::IsaConfig& isa, const OnChipLayout& layout,
   forEachInProgramOrder(plan, static_cast<size_t>(p.queue_depth[static_cast<int>(isa::Unit::Load)]),
                         static_cast<size_t>(p.queue_depth[static_cast<int>(isa::Unit::Compute)]),
                         [&](const PlanInstr& planned, size_t i, StepPart part, size_t k) {
-    const PlanStep& step = plan[i];
-    if (part == StepPart::Sync) {  // a barrier: later loads wait for every earlier store
-      afterBarrier = store.end();
-      return;
-    }
-    const isa::Instruction in = toRun(planned);
-    if (in.desc < 0) return;
-    const isa::Unit unit = isa.instr(in.desc).unit;
-    uint64_t notBefore = dispatcher.dispatch(unit);
-    const bool last = k + 1 == (part == StepPart::Load ? step.loads : part == StepPart::Compute ? step.computes : step.stores).size();
-    uint64_t start = 0;
-    if (part == StepPart::Load) {
-      if (k == 0) {
-        const auto n = static_cast<size_t>(loadIndex[i]);
-        const size_t freedBy = step.loadsAccumulator() ? 2 : K;  // the step whose computes free the slot
-        notBefore = std::max({notBefore, afterBarrier, n >= freedBy ? released[n - freedBy] : 0});
-      }
-      start = load.issue(in, notBefore);
-      if (last) loaded[i] = load.done();  // the "slot full" token
-    } else if (part == StepPart::Compute) {
-      if (k == 0 && !step.loads.empty()) notBefore = std::max(notBefore, loaded[i]);
-      if (k == 0 && step.writes_output && outputFreed.size() >= 2) notBefore = std::max(notBefore, outputFreed[outputFreed.size() - 2]);
-      start = compute.issue(in, notBefore);
-      if (last && !step.loads.empty()) released.push_back(compute.done());
-      if (last) computed[i] = compute.done();
-    } else {
-      start = store.issue(in, k == 0 ? std::max(notBefore, computed[i]) : notBefore);
-      if (last) outputFreed.push_back(store.done());
-    }
-    dispatcher.started(unit, start);
-  });
+                          const PlanStep& step = plan[i];
+                          if (part == StepPart::Sync) {  // a barrier: later loads wait for every earlier store
+                            afterBarrier = store.end();
+                            return;
+                          }
+                          const isa::Instruction in = toRun(planned);
+                          if (in.desc < 0) return;
+                          const isa::Unit unit = isa.instr(in.desc).unit;
+                          uint64_t notBefore = dispatcher.dispatch(unit);
+                          const bool last = k + 1 == (part == StepPart::Load      ? step.loads
+                                                      : part == StepPart::Compute ? step.computes
+                                                                                  : step.stores)
+                                                         .size();
+                          uint64_t start = 0;
+                          if (part == StepPart::Load) {
+                            if (k == 0) {
+                              const auto n = static_cast<size_t>(loadIndex[i]);
+                              const size_t freedBy =
+                                  step.loadsAccumulator() ? 2 : K;  // the step whose computes free the slot
+                              notBefore = std::max({notBefore, afterBarrier, n >= freedBy ? released[n - freedBy] : 0});
+                            }
+                            start = load.issue(in, notBefore);
+                            if (last) loaded[i] = load.done();  // the "slot full" token
+                          } else if (part == StepPart::Compute) {
+                            if (k == 0 && !step.loads.empty()) notBefore = std::max(notBefore, loaded[i]);
+                            if (k == 0 && step.writes_output && outputFreed.size() >= 2)
+                              notBefore = std::max(notBefore, outputFreed[outputFreed.size() - 2]);
+                            start = compute.issue(in, notBefore);
+                            if (last && !step.loads.empty()) released.push_back(compute.done());
+                            if (last) computed[i] = compute.done();
+                          } else {
+                            start = store.issue(in, k == 0 ? std::max(notBefore, computed[i]) : notBefore);
+                            if (last) outputFreed.push_back(store.done());
+                          }
+                          dispatcher.started(unit, start);
+                        });
   return static_cast<int64_t>(std::max({compute.end(), load.end(), store.end()}));
 }
 

@@ -23,7 +23,8 @@ std::optional<std::vector<int64_t>> selectedChannels(const Graph& g, const Node&
   try {
     const auto operands = ops::graphOperands(g, n);
     if (n.op == Op::Gather) {
-      if (static_cast<int64_t>(ops::normAxis(n.getInt("axis", 0), shape.size())) != axis || !operands.at(1).data) return std::nullopt;
+      if (static_cast<int64_t>(ops::normAxis(n.getInt("axis", 0), shape.size())) != axis || !operands.at(1).data)
+        return std::nullopt;
       if (operands[1].shape.size() != 1) return std::nullopt;  // a scalar index drops the axis
       picked = ops::readInts(operands[1].type, operands[1].data, operands[1].elements());
       for (int64_t& c : picked) {
@@ -33,7 +34,8 @@ std::optional<std::vector<int64_t>> selectedChannels(const Graph& g, const Node&
     } else if (n.op == Op::Slice) {
       const auto axes = ops::sliceParams(n, g.opset, operands);
       for (size_t d = 0; d < shape.size(); ++d)
-        if (static_cast<int64_t>(d) != axis && (axes[d].start != 0 || axes[d].step != 1 || axes[d].count != shape[d])) return std::nullopt;
+        if (static_cast<int64_t>(d) != axis && (axes[d].start != 0 || axes[d].step != 1 || axes[d].count != shape[d]))
+          return std::nullopt;
       const ops::SliceAxis& a = axes[static_cast<size_t>(axis)];
       for (int64_t i = 0; i < a.count; ++i) picked.push_back(a.start + i * a.step);
     } else {
@@ -53,7 +55,8 @@ void tileChannelSelect(TileContext& T, const Node& n) {
   const std::vector<ChannelRun> runs = channelRuns(*picked);
   const int32_t z = T.zeroPoint(n.inputs[0]);
   T.layer().loops = std::to_string(runs.size()) + " channel runs x c / lanes x pixel chunks: copy";
-  emitRescale(T, T.buffer(n.inputs[0]), T.buffer(n.outputs[0]), runs, z, 1 << 30, 30, T.zeroPoint(n.outputs[0]), -128, 127);
+  emitRescale(T, T.buffer(n.inputs[0]), T.buffer(n.outputs[0]), runs, z, 1 << 30, 30, T.zeroPoint(n.outputs[0]), -128,
+              127);
 }
 
 }  // namespace systole::compiler

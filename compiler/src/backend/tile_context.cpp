@@ -18,7 +18,9 @@ int32_t TileContext::zeroPoint(int value) const { return g.values[static_cast<si
 
 int64_t TileContext::limit(Semantics s, int operand) const {
   const int index = isa.bySemantics(s);
-  if (index < 0) throw Error("code generation: ISA '" + p.name + "' has no '" + std::string(isa::semanticsInfo(s).name) + "' instruction");
+  if (index < 0)
+    throw Error("code generation: ISA '" + p.name + "' has no '" + std::string(isa::semanticsInfo(s).name) +
+                "' instruction");
   const auto& d = isa.instr(index);
   return d.fields[static_cast<size_t>(d.operand_field[static_cast<size_t>(operand)])].limit();
 }
@@ -43,7 +45,8 @@ void TileContext::transfer(std::vector<PlanInstr>& to, Semantics s, std::initial
 
 void TileContext::endStep(std::string loop) {
   if (step_.computes.empty()) throw Error("code generation: a step without compute instructions");
-  if (step_.writes_output == step_.stores.empty()) throw Error("code generation: a step's output slot and its stores disagree");
+  if (step_.writes_output == step_.stores.empty())
+    throw Error("code generation: a step's output slot and its stores disagree");
   step_.loop = std::move(loop);
   layer().steps.push_back(std::move(step_));
   step_ = PlanStep{};
@@ -58,7 +61,8 @@ void TileContext::barrier() {
 Operand TileContext::addConstant(std::vector<uint8_t> bytes, const std::string& what) {
   if (replaying_) {
     const Operand made = made_.at(replayed_++);
-    if (plan.constants.at(static_cast<size_t>(made.id)) != bytes) throw Error("code generation: images of one layer need different constants");
+    if (plan.constants.at(static_cast<size_t>(made.id)) != bytes)
+      throw Error("code generation: images of one layer need different constants");
     return made;
   }
   plan.constants.push_back(std::move(bytes));
@@ -123,14 +127,15 @@ namespace {
 /// The chunk's pixel runs as DMA transfers: in a buffer without a halo, a run that ends its image
 /// row continues in the next row's first pixel, so consecutive runs merge into one transfer (up
 /// to the instruction's row limit); runs placed with a pixel stride do not merge.
-std::vector<PixelRun> transfers(const TileContext& T, Semantics s, const std::vector<PixelRun>& chunk, const ActBuffer& b,
-                                const PixelPlacement& at = {}) {
+std::vector<PixelRun> transfers(const TileContext& T, Semantics s, const std::vector<PixelRun>& chunk,
+                                const ActBuffer& b, const PixelPlacement& at = {}) {
   const int64_t maxRows = T.limit(s, 2);
   std::vector<PixelRun> out;
   for (const PixelRun& run : chunk) {
     if (!out.empty() && b.halo == 0 && at.identity()) {
       PixelRun& last = out.back();
-      const bool adjacent = (last.y * b.W + last.x0 + last.count == run.y * b.W + run.x0) && last.offset + last.count == run.offset;
+      const bool adjacent =
+          (last.y * b.W + last.x0 + last.count == run.y * b.W + run.x0) && last.offset + last.count == run.offset;
       if (adjacent && last.count + run.count <= maxRows) {
         last.count += run.count;
         continue;
@@ -143,13 +148,14 @@ std::vector<PixelRun> transfers(const TileContext& T, Semantics s, const std::ve
 
 }  // namespace
 
-void loadRuns(TileContext& T, const std::vector<PixelRun>& chunk, const ActBuffer& in, int64_t c0, int64_t nc, Operand toRow) {
+void loadRuns(TileContext& T, const std::vector<PixelRun>& chunk, const ActBuffer& in, int64_t c0, int64_t nc,
+              Operand toRow) {
   for (const PixelRun& run : transfers(T, Semantics::DmaLoad, chunk, in))
     T.load(Semantics::DmaLoad, {in.interior(run.y, run.x0) + c0, toRow + run.offset, run.count, nc, in.pixelBytes()});
 }
 
-void loadWindowRuns(TileContext& T, const std::vector<PixelRun>& chunk, const ActBuffer& in, int64_t sh, int64_t sw, int64_t dy, int64_t dx,
-                    int64_t c0, int64_t nc, Operand toRow) {
+void loadWindowRuns(TileContext& T, const std::vector<PixelRun>& chunk, const ActBuffer& in, int64_t sh, int64_t sw,
+                    int64_t dy, int64_t dx, int64_t c0, int64_t nc, Operand toRow) {
   const int64_t stride = sw * in.pixelBytes(), runStride = sh * in.paddedW() * in.pixelBytes();
   const bool twoD = T.isa.bySemantics(Semantics::DmaLoad2d) >= 0;
   const int64_t maxRuns = twoD ? T.limit(Semantics::DmaLoad2d, 5) : 1;
@@ -162,17 +168,21 @@ void loadWindowRuns(TileContext& T, const std::vector<PixelRun>& chunk, const Ac
     const PixelRun& first = chunk[i];
     size_t e = i + 1;
     while (e < chunk.size() && static_cast<int64_t>(e - i) < maxRuns && fits(first) && chunk[e].count == first.count &&
-           chunk[e].x0 == first.x0 && chunk[e].y == chunk[e - 1].y + 1 && chunk[e].offset == chunk[e - 1].offset + first.count)
+           chunk[e].x0 == first.x0 && chunk[e].y == chunk[e - 1].y + 1 &&
+           chunk[e].offset == chunk[e - 1].offset + first.count)
       ++e;
     const Operand from = in.padded(first.y * sh + dy, first.x0 * sw + dx) + c0;
-    if (e - i > 1) T.load(Semantics::DmaLoad2d, {from, toRow + first.offset, first.count, nc, stride, static_cast<int64_t>(e - i), runStride});
-    else T.load(Semantics::DmaLoad, {from, toRow + first.offset, first.count, nc, stride});
+    if (e - i > 1)
+      T.load(Semantics::DmaLoad2d,
+             {from, toRow + first.offset, first.count, nc, stride, static_cast<int64_t>(e - i), runStride});
+    else
+      T.load(Semantics::DmaLoad, {from, toRow + first.offset, first.count, nc, stride});
     i = e;
   }
 }
 
-void gatherRuns(TileContext& T, const std::vector<PixelRun>& chunk, const ActBuffer& in, const PixelGather& from, int64_t c0, int64_t nc,
-                Operand toRow) {
+void gatherRuns(TileContext& T, const std::vector<PixelRun>& chunk, const ActBuffer& in, const PixelGather& from,
+                int64_t c0, int64_t nc, Operand toRow) {
   const int64_t maxRows = T.limit(Semantics::DmaLoad, 2), maxStride = T.limit(Semantics::DmaLoad, 4);
   for (const PixelRun& run : chunk) {
     const int64_t y = from.rows.at(static_cast<size_t>(run.y));
@@ -189,26 +199,28 @@ void gatherRuns(TileContext& T, const std::vector<PixelRun>& chunk, const ActBuf
   }
 }
 
-void storeRuns(TileContext& T, const std::vector<PixelRun>& chunk, const ActBuffer& out, int64_t c0, int64_t nc, Operand fromRow,
-               const PixelPlacement& at) {
+void storeRuns(TileContext& T, const std::vector<PixelRun>& chunk, const ActBuffer& out, int64_t c0, int64_t nc,
+               Operand fromRow, const PixelPlacement& at) {
   for (const PixelRun& run : transfers(T, Semantics::DmaStore, chunk, out, at))
-    T.store(Semantics::DmaStore, {out.interior(at.sy * run.y + at.oy, at.sx * run.x0 + at.ox) + c0, fromRow + run.offset, run.count, nc,
-                                  at.sx * out.pixelBytes()});
+    T.store(Semantics::DmaStore, {out.interior(at.sy * run.y + at.oy, at.sx * run.x0 + at.ox) + c0,
+                                  fromRow + run.offset, run.count, nc, at.sx * out.pixelBytes()});
 }
 
 std::vector<ChannelRun> channelRuns(const std::vector<int64_t>& from, const PixelPlacement& at) {
   std::vector<ChannelRun> runs;
   for (int64_t o = 0; o < static_cast<int64_t>(from.size()); ++o) {
     const int64_t c = from[static_cast<size_t>(o)];
-    if (!runs.empty() && runs.back().from + runs.back().count == c && runs.back().to + runs.back().count == o) ++runs.back().count;
-    else runs.push_back({c, o, 1, {at}});
+    if (!runs.empty() && runs.back().from + runs.back().count == c && runs.back().to + runs.back().count == o)
+      ++runs.back().count;
+    else
+      runs.push_back({c, o, 1, {at}});
   }
   return runs;
 }
 
-void emitRescale(TileContext& T, const ActBuffer& in, const ActBuffer& out, const std::vector<ChannelRun>& runs, int32_t zIn,
-                 const std::vector<int32_t>& M, const std::vector<int32_t>& S, int32_t zOut, int32_t lo, int32_t hi,
-                 const PixelGather* from) {
+void emitRescale(TileContext& T, const ActBuffer& in, const ActBuffer& out, const std::vector<ChannelRun>& runs,
+                 int32_t zIn, const std::vector<int32_t>& M, const std::vector<int32_t>& S, int32_t zOut, int32_t lo,
+                 int32_t hi, const PixelGather* from) {
   const OnChipLayout& l = T.layout();
   const ActBuffer& chunked = from ? out : in;
   const int64_t lanes = T.p.acc_row_elems;
@@ -238,8 +250,10 @@ void emitRescale(TileContext& T, const ActBuffer& in, const ActBuffer& out, cons
           loadScales(T, at(M), at(S), scaleRow);
         }
         tileStart = false;
-        if (from) gatherRuns(T, chunk, in, *from, run.from + c0, nc, T.loadSlot());
-        else loadRuns(T, chunk, in, run.from + c0, nc, T.loadSlot());
+        if (from)
+          gatherRuns(T, chunk, in, *from, run.from + c0, nc, T.loadSlot());
+        else
+          loadRuns(T, chunk, in, run.from + c0, nc, T.loadSlot());
         T.compute(Semantics::VectorWiden, {T.loadSlot(), acc, rows, zIn, 1});
         T.compute(Semantics::Requantize, {acc, T.outSlot(), rows, scaleRow, zOut, lo, hi});
         T.writesOutput();
@@ -250,12 +264,13 @@ void emitRescale(TileContext& T, const ActBuffer& in, const ActBuffer& out, cons
 }
 
 std::string chunkLabel(int64_t c0, int64_t nc, const std::vector<PixelRun>& chunk) {
-  return "c [" + std::to_string(c0) + ", " + std::to_string(c0 + nc) + "), px " + std::to_string(chunk.front().y) + ":" +
-         std::to_string(chunk.front().x0) + " +" + std::to_string(chunkPixels(chunk));
+  return "c [" + std::to_string(c0) + ", " + std::to_string(c0 + nc) + "), px " + std::to_string(chunk.front().y) +
+         ":" + std::to_string(chunk.front().x0) + " +" + std::to_string(chunkPixels(chunk));
 }
 
 std::vector<std::vector<PixelRun>> pixelChunks(int64_t H, int64_t W, int64_t maxPixels) {
-  if (maxPixels < 1) throw Error("code generation: chunks of " + std::to_string(maxPixels) + " pixels");  // would never end
+  if (maxPixels < 1)
+    throw Error("code generation: chunks of " + std::to_string(maxPixels) + " pixels");  // would never end
   std::vector<std::vector<PixelRun>> chunks(1);
   int64_t used = 0;
   for (int64_t y = 0; y < H; ++y)

@@ -66,8 +66,8 @@ class TileContext {
   void transfer(std::vector<PlanInstr>& to, isa::Semantics s, std::initializer_list<Operand> operands) const;
 
   PlanStep step_;
-  bool replaying_ = false;               // an image after the first: constants come from `made_`
-  std::vector<Operand> made_;            // the constants the first image made, in order
+  bool replaying_ = false;     // an image after the first: constants come from `made_`
+  std::vector<Operand> made_;  // the constants the first image made, in order
   size_t replayed_ = 0;
   int64_t image_ = 0;
 };
@@ -75,13 +75,14 @@ class TileContext {
 /// Loads one pair of scale rows (multiplier, shift per lane) into the accumulator at `row`.
 void loadScales(TileContext& T, std::vector<int32_t> multipliers, std::vector<int32_t> shifts, int64_t row);
 /// Loads the chunk's pixel runs of channels [c0, c0 + nc) of `in` into rows from `toRow`.
-void loadRuns(TileContext& T, const std::vector<PixelRun>& chunk, const ActBuffer& in, int64_t c0, int64_t nc, Operand toRow);
+void loadRuns(TileContext& T, const std::vector<PixelRun>& chunk, const ActBuffer& in, int64_t c0, int64_t nc,
+              Operand toRow);
 /// Loads the chunk's output pixel runs of one window offset: run (y, x0) reads input pixels
 /// (y * sh + dy, (x0 + i) * sw + dx) of the padded buffer `in`, channels [c0, c0 + nc), into rows
 /// from toRow + run.offset: one strided DMA per run, or, with the ISA's dma_load_2d, one per
 /// stretch of consecutive whole runs of one length (its runs, one input row step apart).
-void loadWindowRuns(TileContext& T, const std::vector<PixelRun>& chunk, const ActBuffer& in, int64_t sh, int64_t sw, int64_t dy, int64_t dx,
-                    int64_t c0, int64_t nc, Operand toRow);
+void loadWindowRuns(TileContext& T, const std::vector<PixelRun>& chunk, const ActBuffer& in, int64_t sh, int64_t sw,
+                    int64_t dy, int64_t dx, int64_t c0, int64_t nc, Operand toRow);
 /// Where a stored pixel lands: pixel (y, x) of the chunk's image goes to pixel
 /// (sy * y + oy, sx * x + ox) of the output, so a run of pixels is one DMA at a pixel stride of
 /// `sx` output pixels. The identity, or one phase of an upsampling (DepthToSpace, Resize).
@@ -91,8 +92,8 @@ struct PixelPlacement {
 };
 /// Stores the chunk's pixel runs from scratchpad rows starting at `fromRow` into channels
 /// [c0, c0 + nc) of `out` at pixels placed by `at`, one strided DMA per run.
-void storeRuns(TileContext& T, const std::vector<PixelRun>& chunk, const ActBuffer& out, int64_t c0, int64_t nc, Operand fromRow,
-               const PixelPlacement& at = {});
+void storeRuns(TileContext& T, const std::vector<PixelRun>& chunk, const ActBuffer& out, int64_t c0, int64_t nc,
+               Operand fromRow, const PixelPlacement& at = {});
 /// Channels [from, from + count) of one tensor going to channels [to, to + count) of another,
 /// stored at every placement of `at` (one copy each).
 struct ChannelRun {
@@ -108,8 +109,8 @@ struct PixelGather {
 /// Loads the chunk's pixel runs (output pixels) of channels [c0, c0 + nc) from the input pixels
 /// `from` names into rows from `toRow`: one strided DMA per stretch of output pixels whose
 /// sources step by a constant number of pixels (0 repeats an edge pixel).
-void gatherRuns(TileContext& T, const std::vector<PixelRun>& chunk, const ActBuffer& in, const PixelGather& from, int64_t c0, int64_t nc,
-                Operand toRow);
+void gatherRuns(TileContext& T, const std::vector<PixelRun>& chunk, const ActBuffer& in, const PixelGather& from,
+                int64_t c0, int64_t nc, Operand toRow);
 
 /// Groups an output-channel -> input-channel map (`from[o]` feeds output channel o) into runs of
 /// consecutive input channels, each stored at `at`.
@@ -121,16 +122,17 @@ std::vector<ChannelRun> channelRuns(const std::vector<int64_t>& from, const Pixe
 /// output channel (then each channel tile loads its own scale rows). With `from`, the chunks are
 /// of output pixels, loaded from the input pixels it names (the runs' placements are then the
 /// identity).
-void emitRescale(TileContext& T, const ActBuffer& in, const ActBuffer& out, const std::vector<ChannelRun>& runs, int32_t zIn,
-                 const std::vector<int32_t>& M, const std::vector<int32_t>& S, int32_t zOut, int32_t lo, int32_t hi,
-                 const PixelGather* from = nullptr);
-inline void emitRescale(TileContext& T, const ActBuffer& in, const ActBuffer& out, const std::vector<ChannelRun>& runs, int32_t zIn,
-                        int32_t M, int32_t S, int32_t zOut, int32_t lo, int32_t hi, const PixelGather* from = nullptr) {
+void emitRescale(TileContext& T, const ActBuffer& in, const ActBuffer& out, const std::vector<ChannelRun>& runs,
+                 int32_t zIn, const std::vector<int32_t>& M, const std::vector<int32_t>& S, int32_t zOut, int32_t lo,
+                 int32_t hi, const PixelGather* from = nullptr);
+inline void emitRescale(TileContext& T, const ActBuffer& in, const ActBuffer& out, const std::vector<ChannelRun>& runs,
+                        int32_t zIn, int32_t M, int32_t S, int32_t zOut, int32_t lo, int32_t hi,
+                        const PixelGather* from = nullptr) {
   emitRescale(T, in, out, runs, zIn, std::vector<int32_t>{M}, std::vector<int32_t>{S}, zOut, lo, hi, from);
 }
 /// The same for one run: channels [inC0, inC0 + C) of `in` to channels [outC0, ...) of `out`.
-inline void emitRescale(TileContext& T, const ActBuffer& in, int64_t inC0, const ActBuffer& out, int64_t outC0, int64_t C,
-                        int32_t zIn, int32_t M, int32_t S, int32_t zOut, int32_t lo, int32_t hi) {
+inline void emitRescale(TileContext& T, const ActBuffer& in, int64_t inC0, const ActBuffer& out, int64_t outC0,
+                        int64_t C, int32_t zIn, int32_t M, int32_t S, int32_t zOut, int32_t lo, int32_t hi) {
   emitRescale(T, in, out, {{inC0, outC0, C}}, zIn, M, S, zOut, lo, hi);
 }
 /// "c [c0, c0 + nc), px y:x +n": the loop indices of a step over a channel tile and a pixel chunk.

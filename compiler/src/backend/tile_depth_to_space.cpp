@@ -17,8 +17,8 @@ const Value& valueOf(const Graph& g, int v) { return g.values[static_cast<size_t
 
 void copy(TileContext& T, const Node& n, const std::vector<ChannelRun>& runs, const std::string& what) {
   T.layer().loops = std::to_string(runs.size()) + " channel runs x c / lanes x pixel chunks: " + what;
-  emitRescale(T, T.buffer(n.inputs[0]), T.buffer(n.outputs[0]), runs, T.zeroPoint(n.inputs[0]), 1 << 30, 30, T.zeroPoint(n.outputs[0]), -128,
-              127);
+  emitRescale(T, T.buffer(n.inputs[0]), T.buffer(n.outputs[0]), runs, T.zeroPoint(n.inputs[0]), 1 << 30, 30,
+              T.zeroPoint(n.outputs[0]), -128, 127);
 }
 
 }  // namespace
@@ -26,7 +26,8 @@ void copy(TileContext& T, const Node& n, const std::vector<ChannelRun>& runs, co
 std::optional<std::pair<int64_t, int64_t>> nearestUpsampleFactors(const Graph& g, const Node& n) {
   const auto& x = valueOf(g, n.inputs.at(0)).shape;
   const auto& y = valueOf(g, n.outputs.at(0)).shape;
-  if (x.size() != 4 || y.size() != 4 || x[0] != y[0] || x[1] != y[1] || y[2] % x[2] != 0 || y[3] % x[3] != 0) return std::nullopt;
+  if (x.size() != 4 || y.size() != 4 || x[0] != y[0] || x[1] != y[1] || y[2] % x[2] != 0 || y[3] % x[3] != 0)
+    return std::nullopt;
   try {
     const auto p = ops::resizeParams(n, g.opset, ops::graphOperands(g, n), y);
     if (p.mode != "nearest") return std::nullopt;

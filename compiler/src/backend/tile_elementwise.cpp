@@ -53,7 +53,8 @@ void tileTwoInputs(TileContext& T, const Node& n, Semantics combine, int64_t ma,
   const OnChipLayout& l = T.layout();
   const bool broadcast = b.H * b.W == 1 && a.H * a.W > 1;
   const int32_t za = T.zeroPoint(n.inputs[0]), zb = T.zeroPoint(n.inputs[1]), zy = T.zeroPoint(n.outputs[0]);
-  const int32_t lo = static_cast<int32_t>(n.getInt("act_min", -128)), hi = static_cast<int32_t>(n.getInt("act_max", 127));
+  const int32_t lo = static_cast<int32_t>(n.getInt("act_min", -128)),
+                hi = static_cast<int32_t>(n.getInt("act_max", 127));
   const int64_t lanes = T.p.acc_row_elems;
   // Two input blocks per load slot and per accumulator half.
   const int64_t rows = std::min({l.chunk, l.slot_rows / 2, (l.acc_half - 1) / 2});
@@ -71,8 +72,10 @@ void tileTwoInputs(TileContext& T, const Node& n, Semantics combine, int64_t ma,
       if (first) loadScales(T, int32s(n, "multiplier"), int32s(n, "shift"), scaleRow);
       first = false;
       loadRuns(T, chunk, a, c0, nc, slot);
-      if (broadcast) T.load(Semantics::DmaLoad, {b.interior(0, 0) + c0, slot + spadGap, m, nc, 0});
-      else loadRuns(T, chunk, b, c0, nc, slot + spadGap);
+      if (broadcast)
+        T.load(Semantics::DmaLoad, {b.interior(0, 0) + c0, slot + spadGap, m, nc, 0});
+      else
+        loadRuns(T, chunk, b, c0, nc, slot + spadGap);
       T.compute(Semantics::VectorWiden, {slot, acc, m, za, ma});
       T.compute(Semantics::VectorWiden, {slot + spadGap, acc + accGap, m, zb, mb});
       T.compute(combine, {acc, acc, acc + accGap, m});

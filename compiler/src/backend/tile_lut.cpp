@@ -21,7 +21,8 @@ void tileLut(TileContext& T, const Node& n) {
   if (rows < 1) throw Error("node '" + n.name + "' (Lut): the table does not fit the scratchpad");
   std::vector<uint8_t> table;
   for (int64_t v : n.getInts("table")) table.push_back(static_cast<uint8_t>(static_cast<int8_t>(v)));
-  if (table.size() != 256) throw Error("node '" + n.name + "' (Lut): the table has " + std::to_string(table.size()) + " entries, not 256");
+  if (table.size() != 256)
+    throw Error("node '" + n.name + "' (Lut): the table has " + std::to_string(table.size()) + " entries, not 256");
   const Operand tableAt = T.addConstant(std::move(table), "table");
   T.layer().loops = "c / " + std::to_string(width) + " x pixel chunks of <= " + std::to_string(rows) + ": table lookup";
   for (int64_t c0 = 0; c0 < y.C; c0 += width) {

@@ -58,12 +58,12 @@ struct Group {
 struct MatmulTiling {
   ConvShape s;
   const ActBuffer* x = nullptr;
-  int64_t VW = 0;             // virtual row width
-  bool virtualRows = false;   // one stride for rows and columns
-  bool shiftedTaps = false;   // stride 1: the taps of a kernel row share one block
+  int64_t VW = 0;            // virtual row width
+  bool virtualRows = false;  // one stride for rows and columns
+  bool shiftedTaps = false;  // stride 1: the taps of a kernel row share one block
   int64_t rowsPerChunk = 0;
-  int64_t ocBlock = 1;        // output-channel tiles per accumulation tile
-  bool stream = false;        // the config has a matmul_stream: each group's slices stream through one (emitStreamGroup)
+  int64_t ocBlock = 1;  // output-channel tiles per accumulation tile
+  bool stream = false;  // the config has a matmul_stream: each group's slices stream through one (emitStreamGroup)
   // A strided convolution: the cost model's predicted cycles of both forms (0: not compared).
   int64_t virtualCycles = 0, gatheredCycles = 0;
 };
@@ -99,11 +99,14 @@ int64_t activationRows(const MatmulTiling& m, int64_t a, int64_t b, int64_t rows
 
 /// Weight tiles (array.rows rows each) one dma_load moves: its `rows` field's limit (at least
 /// one: TileContext splits a DMA into pieces the field holds).
-int64_t weightTilesPerDma(const TileContext& T) { return std::max<int64_t>(1, T.limit(Semantics::DmaLoad, 2) / T.p.array_rows); }
+int64_t weightTilesPerDma(const TileContext& T) {
+  return std::max<int64_t>(1, T.limit(Semantics::DmaLoad, 2) / T.p.array_rows);
+}
 
 /// Splits each input tile's work on a chunk into groups that fit one load slot, for output
 /// tiles [j0, j0 + J) (which have the same input tiles).
-std::vector<Group> groupsFor(const TileContext& T, const MatmulTiling& m, const MatmulConstants& k, int64_t j0, int64_t J, int64_t rows) {
+std::vector<Group> groupsFor(const TileContext& T, const MatmulTiling& m, const MatmulConstants& k, int64_t j0,
+                             int64_t J, int64_t rows) {
   const int64_t R = T.p.array_rows, slot = T.layout().slot_rows;
   const int64_t maxTiles = weightTilesPerDma(T);
   const auto& tiles = k.tiles[static_cast<size_t>(j0)];
@@ -163,8 +166,8 @@ int64_t streamPad(const TileContext& T) { return T.p.spad_banks > 1 && T.p.array
 /// slot and one matmul_stream (its k_slices field, the weight DMA's rows): whole input tiles with
 /// all their taps where one tile's taps fit, else each tile's taps split evenly; groups of about
 /// equal size. A matrix product's single activation row is one DMA over consecutive tiles.
-std::vector<Group> streamGroupsFor(const TileContext& T, const MatmulTiling& m, const MatmulConstants& k, int64_t j0, int64_t J,
-                                   int64_t rows) {
+std::vector<Group> streamGroupsFor(const TileContext& T, const MatmulTiling& m, const MatmulConstants& k, int64_t j0,
+                                   int64_t J, int64_t rows) {
   const int64_t R = T.p.array_rows, taps = m.s.KH * m.s.KW;
   const int64_t maxSlices = std::min({(T.layout().slot_rows - streamPad(T)) / (J * R + streamStride(T, m, rows)),
                                       T.limit(Semantics::MatmulStream, 5), weightTilesPerDma(T)});
@@ -199,11 +202,13 @@ std::vector<Group> streamGroupsFor(const TileContext& T, const MatmulTiling& m, 
 /// in the weight constant: tiles of one output tile in input-tile order, taps in order), the
 /// slices' activations at streamStride rows apart, and per output tile and array.rows output
 /// pixels one matmul_stream over every slice into rows [jj * rows, ...) of `acc`.
-void emitStreamGroup(TileContext& T, const MatmulTiling& m, const Group& g, const Chunk& chunk, Operand weights, Operand acc) {
+void emitStreamGroup(TileContext& T, const MatmulTiling& m, const Group& g, const Chunk& chunk, Operand weights,
+                     Operand acc) {
   const int64_t R = T.p.array_rows, Cc = T.p.array_cols, rows = chunk.rows, J = static_cast<int64_t>(g.offsets.size());
   const int64_t taps = g.b - g.a, slices = g.span * taps, stride = streamStride(T, m, rows);
   for (int64_t jj = 0; jj < J; ++jj)
-    T.load(Semantics::DmaLoad, {weights + (g.offsets[static_cast<size_t>(jj)] + g.a * R * Cc), T.loadSlot(jj * slices * R), slices * R, Cc, Cc});
+    T.load(Semantics::DmaLoad, {weights + (g.offsets[static_cast<size_t>(jj)] + g.a * R * Cc),
+                                T.loadSlot(jj * slices * R), slices * R, Cc, Cc});
   const Operand act = T.loadSlot(J * slices * R + streamPad(T));
   if (m.s.conv) {
     for (int64_t i = 0; i < g.span; ++i) {
@@ -213,7 +218,8 @@ void emitStreamGroup(TileContext& T, const MatmulTiling& m, const Group& g, cons
     }
   } else {
     const Operand base = m.x->at(chunk.first * m.x->C);
-    if (rows == 1) T.load(Semantics::DmaLoad, {base + g.t * R, act, g.span, R, R});
+    if (rows == 1)
+      T.load(Semantics::DmaLoad, {base + g.t * R, act, g.span, R, R});
     else
       for (int64_t i = 0; i < g.span; ++i) {
         const int64_t t = g.inputTiles[static_cast<size_t>(i)];
@@ -223,7 +229,8 @@ void emitStreamGroup(TileContext& T, const MatmulTiling& m, const Group& g, cons
   const int64_t tile = std::min(R, T.limit(Semantics::MatmulStream, 4));  // output rows one instruction holds
   for (int64_t jj = 0; jj < J; ++jj)
     for (int64_t p0 = 0; p0 < rows; p0 += tile)
-      T.compute(Semantics::MatmulStream, {act + p0, stride, T.loadSlot(jj * slices * R), acc + (jj * rows + p0), std::min(tile, rows - p0), slices, 1});
+      T.compute(Semantics::MatmulStream, {act + p0, stride, T.loadSlot(jj * slices * R), acc + (jj * rows + p0),
+                                          std::min(tile, rows - p0), slices, 1});
 }
 
 // ---- preloaded weight tiles (weight_preload + matmul_tile) --------------------------------------
@@ -231,16 +238,21 @@ void emitStreamGroup(TileContext& T, const MatmulTiling& m, const Group& g, cons
 /// Input tiles t .. t + n - 1 of a matrix product: one weight DMA per output tile; with a single
 /// activation row, one DMA lays it out as n rows of R bytes (the last tile's extra bytes meet
 /// zero weight rows). Output tile jj accumulates into rows [jj * rows, ...) of `acc`.
-void emitMatrixGroup(TileContext& T, const MatmulTiling& m, const Group& g, const Chunk& chunk, Operand weights, Operand acc) {
-  const int64_t R = T.p.array_rows, Cc = T.p.array_cols, rows = chunk.rows, n = g.span, J = static_cast<int64_t>(g.offsets.size());
+void emitMatrixGroup(TileContext& T, const MatmulTiling& m, const Group& g, const Chunk& chunk, Operand weights,
+                     Operand acc) {
+  const int64_t R = T.p.array_rows, Cc = T.p.array_cols, rows = chunk.rows, n = g.span,
+                J = static_cast<int64_t>(g.offsets.size());
   const ActBuffer& x = *m.x;
   const Operand act = T.loadSlot(J * n * R);
   const Operand base = x.at(chunk.first * x.C);
-  for (int64_t jj = 0; jj < J; ++jj) T.load(Semantics::DmaLoad, {weights + g.offsets[static_cast<size_t>(jj)], T.loadSlot(jj * n * R), n * R, Cc, Cc});
-  if (rows == 1) T.load(Semantics::DmaLoad, {base + g.t * R, act, n, R, R});
+  for (int64_t jj = 0; jj < J; ++jj)
+    T.load(Semantics::DmaLoad, {weights + g.offsets[static_cast<size_t>(jj)], T.loadSlot(jj * n * R), n * R, Cc, Cc});
+  if (rows == 1)
+    T.load(Semantics::DmaLoad, {base + g.t * R, act, n, R, R});
   else
     for (int64_t i = 0; i < n; ++i)
-      T.load(Semantics::DmaLoad, {base + (g.t + i) * R, act + i * rows, rows, std::min(R, m.s.IC - (g.t + i) * R), x.C});
+      T.load(Semantics::DmaLoad,
+             {base + (g.t + i) * R, act + i * rows, rows, std::min(R, m.s.IC - (g.t + i) * R), x.C});
   for (int64_t jj = 0; jj < J; ++jj)
     for (int64_t i = 0; i < n; ++i) {
       T.compute(Semantics::WeightPreload, {T.loadSlot((jj * n + i) * R)});
@@ -259,18 +271,21 @@ std::vector<Operand> loadTaps(TileContext& T, const MatmulTiling& m, const Group
     forKernelRows(s, g.a, g.b, [&](int64_t kh, int64_t kw0, int64_t kw1) {
       const int64_t start = chunk.first + (kh * s.dh - s.pt + x.halo) * m.VW + kw0 * s.dw - s.pl + x.halo;
       T.load(Semantics::DmaLoad, {x.at(start * x.C + g.t * R), block, rows + (kw1 - kw0) * s.dw, kc, x.C});
-      for (int64_t kw = kw0; kw <= kw1; ++kw) tapRow[static_cast<size_t>(kh * s.KW + kw - g.a)] = block + (kw - kw0) * s.dw;
+      for (int64_t kw = kw0; kw <= kw1; ++kw)
+        tapRow[static_cast<size_t>(kh * s.KW + kw - g.a)] = block + (kw - kw0) * s.dw;
       block = block + (rows + (kw1 - kw0) * s.dw);
     });
   } else if (m.virtualRows) {
     for (int64_t tap = g.a; tap < g.b; ++tap, block = block + stride) {
-      const int64_t start = s.sw * chunk.first + ((tap / s.KW) * s.dh - s.pt + x.halo) * m.VW + (tap % s.KW) * s.dw - s.pl + x.halo;
+      const int64_t start =
+          s.sw * chunk.first + ((tap / s.KW) * s.dh - s.pt + x.halo) * m.VW + (tap % s.KW) * s.dw - s.pl + x.halo;
       T.load(Semantics::DmaLoad, {x.at(start * x.C + g.t * R), block, rows, kc, s.sw * x.C});
       tapRow[static_cast<size_t>(tap - g.a)] = block;
     }
   } else {
     for (int64_t tap = g.a; tap < g.b; ++tap, block = block + stride) {
-      loadWindowRuns(T, chunk.runs, x, s.sh, s.sw, (tap / s.KW) * s.dh - s.pt + x.halo, (tap % s.KW) * s.dw - s.pl + x.halo, g.t * R, kc, block);
+      loadWindowRuns(T, chunk.runs, x, s.sh, s.sw, (tap / s.KW) * s.dh - s.pt + x.halo,
+                     (tap % s.KW) * s.dw - s.pl + x.halo, g.t * R, kc, block);
       tapRow[static_cast<size_t>(tap - g.a)] = block;
     }
   }
@@ -279,10 +294,12 @@ std::vector<Operand> loadTaps(TileContext& T, const MatmulTiling& m, const Group
 
 /// Taps [a, b) of input tile t of a convolution: one weight DMA per output tile, the taps'
 /// activations, and per output tile jj a preload + gemm per tap into rows [jj * rows, ...) of `acc`.
-void emitConvGroup(TileContext& T, const MatmulTiling& m, const Group& g, const Chunk& chunk, Operand weights, Operand acc) {
+void emitConvGroup(TileContext& T, const MatmulTiling& m, const Group& g, const Chunk& chunk, Operand weights,
+                   Operand acc) {
   const int64_t R = T.p.array_rows, Cc = T.p.array_cols, taps = g.b - g.a, J = static_cast<int64_t>(g.offsets.size());
   for (int64_t jj = 0; jj < J; ++jj)
-    T.load(Semantics::DmaLoad, {weights + (g.offsets[static_cast<size_t>(jj)] + g.a * R * Cc), T.loadSlot(jj * taps * R), taps * R, Cc, Cc});
+    T.load(Semantics::DmaLoad, {weights + (g.offsets[static_cast<size_t>(jj)] + g.a * R * Cc),
+                                T.loadSlot(jj * taps * R), taps * R, Cc, Cc});
   const auto tapRow = loadTaps(T, m, g, chunk, T.loadSlot(J * taps * R), chunk.rows);
   for (int64_t jj = 0; jj < J; ++jj)
     for (int64_t tap = g.a; tap < g.b; ++tap) {
@@ -307,9 +324,12 @@ MatmulTiling tilingOf(const TileContext& T, const Node& n, const ConvShape& s, b
   m.shiftedTaps = m.virtualRows && m.s.sw == 1 && !m.stream;
   m.VW = m.virtualRows ? m.x->paddedW() : m.s.OW;
   const int64_t span = m.shiftedTaps ? (m.s.KW - 1) * m.s.dw  // extra rows a kernel row's block needs
-                       : m.stream ? streamPad(T) + T.p.spad_banks - 1 : 0;  // a streamed slice's padding
+                       : m.stream    ? streamPad(T) + T.p.spad_banks - 1
+                                     : 0;  // a streamed slice's padding
   m.rowsPerChunk = std::min(T.layout().chunk, T.layout().slot_rows - T.p.array_rows - span);
-  if (m.stream) m.rowsPerChunk = std::min(m.rowsPerChunk, T.limit(Semantics::MatmulStream, 1) - (T.p.spad_banks - 1));  // a_stride's reach
+  if (m.stream)
+    m.rowsPerChunk =
+        std::min(m.rowsPerChunk, T.limit(Semantics::MatmulStream, 1) - (T.p.spad_banks - 1));  // a_stride's reach
   if (m.rowsPerChunk < 1) throw Error("node '" + n.name + "' (" + n.op + "): the kernel does not fit the scratchpad");
   m.rowsPerChunk = balancedChunk((m.s.OH - 1) * m.VW + m.s.OW, m.rowsPerChunk);
   return m;
@@ -317,23 +337,27 @@ MatmulTiling tilingOf(const TileContext& T, const Node& n, const ConvShape& s, b
 
 std::string loopsText(const MatmulTiling& m, const Node& n, int64_t nOc, size_t chunks) {
   const ConvShape& s = m.s;
-  return n.op + " " + std::to_string(s.OH) + "x" + std::to_string(s.OW) + "x" + std::to_string(s.OC) + " <- " + std::to_string(s.IC) +
-         " ch, " + std::to_string(s.KH) + "x" + std::to_string(s.KW) +
+  return n.op + " " + std::to_string(s.OH) + "x" + std::to_string(s.OW) + "x" + std::to_string(s.OC) + " <- " +
+         std::to_string(s.IC) + " ch, " + std::to_string(s.KH) + "x" + std::to_string(s.KW) +
          (m.virtualRows ? " (virtual rows of " + std::to_string(m.VW) + ")" : "") +
          (!m.virtualRows && s.conv ? " (gathered rows, DMA stride " + std::to_string(s.sw) + " px)" : "") +
-         (m.gatheredCycles > 0 ? " (predicted cycles: gathered rows " + std::to_string(m.gatheredCycles) + ", virtual rows " +
-                                     std::to_string(m.virtualCycles) + ")"
+         (m.gatheredCycles > 0 ? " (predicted cycles: gathered rows " + std::to_string(m.gatheredCycles) +
+                                     ", virtual rows " + std::to_string(m.virtualCycles) + ")"
                                : "") +
          (s.packed ? " (kw packed into channels)" : "") + ": " + std::to_string(nOc) + " output-channel tiles" +
-         (m.ocBlock > 1 ? " in blocks of " + std::to_string(m.ocBlock) : "") + " x " + std::to_string(chunks) + " chunks of <= " + std::to_string(m.rowsPerChunk) +
-         " rows x " + (m.stream ? "streamed " : "") + "(input tile, tap) groups";
+         (m.ocBlock > 1 ? " in blocks of " + std::to_string(m.ocBlock) : "") + " x " + std::to_string(chunks) +
+         " chunks of <= " + std::to_string(m.rowsPerChunk) + " rows x " + (m.stream ? "streamed " : "") +
+         "(input tile, tap) groups";
 }
 
 std::string groupLabel(int64_t j0, int64_t J, const Chunk& chunk, const std::vector<Group>& groups, size_t g) {
-  std::string label = (J > 1 ? "oc [" + std::to_string(j0) + ", " + std::to_string(j0 + J) + ")" : "oc " + std::to_string(j0)) + ", px [" + std::to_string(chunk.first) + ", " + std::to_string(chunk.first + chunk.rows) + ")";
+  std::string label =
+      (J > 1 ? "oc [" + std::to_string(j0) + ", " + std::to_string(j0 + J) + ")" : "oc " + std::to_string(j0)) +
+      ", px [" + std::to_string(chunk.first) + ", " + std::to_string(chunk.first + chunk.rows) + ")";
   if (groups.empty()) return label;
   const Group& gr = groups[g];
-  label += gr.span > 1 ? ", ic [" + std::to_string(gr.t) + ", " + std::to_string(gr.t + gr.span) + ")" : ", ic " + std::to_string(gr.t);
+  label += gr.span > 1 ? ", ic [" + std::to_string(gr.t) + ", " + std::to_string(gr.t + gr.span) + ")"
+                       : ", ic " + std::to_string(gr.t);
   if (gr.b - gr.a > 1 || gr.a > 0) label += ", taps [" + std::to_string(gr.a) + ", " + std::to_string(gr.b) + ")";
   return label;
 }
@@ -342,7 +366,8 @@ std::string groupLabel(int64_t j0, int64_t J, const Chunk& chunk, const std::vec
 bool sameInputTiles(const MatmulConstants& k, int64_t j0, int64_t J) {
   for (int64_t jj = 1; jj < J; ++jj) {
     const auto &a = k.tiles[static_cast<size_t>(j0)], &b = k.tiles[static_cast<size_t>(j0 + jj)];
-    if (a.size() != b.size() || !std::equal(a.begin(), a.end(), b.begin(), [](const WeightTile& x, const WeightTile& y) { return x.t == y.t; }))
+    if (a.size() != b.size() ||
+        !std::equal(a.begin(), a.end(), b.begin(), [](const WeightTile& x, const WeightTile& y) { return x.t == y.t; }))
       return false;
   }
   return true;
@@ -353,7 +378,8 @@ void emitSteps(TileContext& T, const Node& n, const MatmulTiling& m, const Matmu
   const ActBuffer& y = T.buffer(n.outputs[0]);
   const int64_t Cc = T.p.array_cols, nOc = (m.s.OC + Cc - 1) / Cc;
   const int32_t zy = T.zeroPoint(n.outputs[0]);
-  const int32_t lo = static_cast<int32_t>(n.getInt("act_min", -128)), hi = static_cast<int32_t>(n.getInt("act_max", 127));
+  const int32_t lo = static_cast<int32_t>(n.getInt("act_min", -128)),
+                hi = static_cast<int32_t>(n.getInt("act_max", 127));
   const auto chunks = outputChunks(m);
   const auto blockWidth = [&](int64_t j0) {
     const int64_t J = std::min(m.ocBlock, nOc - j0);
@@ -371,7 +397,8 @@ void emitSteps(TileContext& T, const Node& n, const MatmulTiling& m, const Matmu
     const auto channels = [&](int64_t jj) { return std::min(Cc, m.s.OC - (j0 + jj) * Cc); };
     for (const Chunk& chunk : chunks) {
       const Operand acc = T.newAccTile();
-      const auto groups = m.stream ? streamGroupsFor(T, m, k, j0, J, chunk.rows) : groupsFor(T, m, k, j0, J, chunk.rows);
+      const auto groups =
+          m.stream ? streamGroupsFor(T, m, k, j0, J, chunk.rows) : groupsFor(T, m, k, j0, J, chunk.rows);
       const size_t count = std::max<size_t>(groups.size(), 1);
       for (size_t g = 0; g < count; ++g) {
         for (int64_t jj = 0; jj < J && g == 0; ++jj) {
@@ -379,16 +406,22 @@ void emitSteps(TileContext& T, const Node& n, const MatmulTiling& m, const Matmu
           if (&chunk == &chunks.front())
             loadScales(T, {k.multipliers.begin() + c0, k.multipliers.begin() + c0 + channels(jj)},
                        {k.shifts.begin() + c0, k.shifts.begin() + c0 + channels(jj)}, scaleRow + 2 * jj);
-          T.load(Semantics::DmaLoadAcc, {k.bias + (j0 + jj) * T.p.acc_row_bytes, acc + jj * chunk.rows, chunk.rows, T.p.acc_row_bytes, 0});
+          T.load(Semantics::DmaLoadAcc,
+                 {k.bias + (j0 + jj) * T.p.acc_row_bytes, acc + jj * chunk.rows, chunk.rows, T.p.acc_row_bytes, 0});
         }
-        if (!groups.empty() && m.stream) emitStreamGroup(T, m, groups[g], chunk, k.weights, acc);
-        else if (!groups.empty() && groups[g].span > 1) emitMatrixGroup(T, m, groups[g], chunk, k.weights, acc);
-        else if (!groups.empty()) emitConvGroup(T, m, groups[g], chunk, k.weights, acc);
+        if (!groups.empty() && m.stream)
+          emitStreamGroup(T, m, groups[g], chunk, k.weights, acc);
+        else if (!groups.empty() && groups[g].span > 1)
+          emitMatrixGroup(T, m, groups[g], chunk, k.weights, acc);
+        else if (!groups.empty())
+          emitConvGroup(T, m, groups[g], chunk, k.weights, acc);
         if (g + 1 == count) {
           for (int64_t jj = 0; jj < J; ++jj)
-            T.compute(Semantics::Requantize, {acc + jj * chunk.rows, T.outSlot(jj * chunk.rows), chunk.rows, scaleRow + 2 * jj, zy, lo, hi});
+            T.compute(Semantics::Requantize,
+                      {acc + jj * chunk.rows, T.outSlot(jj * chunk.rows), chunk.rows, scaleRow + 2 * jj, zy, lo, hi});
           T.writesOutput();
-          for (int64_t jj = 0; jj < J; ++jj) storeRuns(T, chunk.runs, y, (j0 + jj) * Cc, channels(jj), T.outSlot(jj * chunk.rows));
+          for (int64_t jj = 0; jj < J; ++jj)
+            storeRuns(T, chunk.runs, y, (j0 + jj) * Cc, channels(jj), T.outSlot(jj * chunk.rows));
         }
         T.endStep(groupLabel(j0, J, chunk, groups, g));
       }
@@ -418,15 +451,16 @@ int64_t predictedCycles(const TileContext& T, const Node& n, const MatmulTiling&
 /// Of `candidates` (at least two), the first the cost model predicts fastest, and its cycles. The
 /// predictions are independent (each in its own scratch plan), so they run on every core; the
 /// choice does not depend on the thread count.
-std::pair<MatmulTiling, int64_t> fastestOf(const TileContext& T, const Node& n, const std::vector<MatmulTiling>& candidates,
-                                           const MatmulConstants& k) {
+std::pair<MatmulTiling, int64_t> fastestOf(const TileContext& T, const Node& n,
+                                           const std::vector<MatmulTiling>& candidates, const MatmulConstants& k) {
   std::vector<int64_t> cycles(candidates.size());
   parallelFor(candidates.size(), 0, [&](size_t i) { cycles[i] = predictedCycles(T, n, candidates[i], k); });
   const size_t best = static_cast<size_t>(std::min_element(cycles.begin(), cycles.end()) - cycles.begin());
   return {candidates[best], cycles[best]};
 }
 
-std::pair<MatmulTiling, int64_t> fastestOcBlocking(const TileContext& T, const Node& n, const MatmulTiling& m, const MatmulConstants& k) {
+std::pair<MatmulTiling, int64_t> fastestOcBlocking(const TileContext& T, const Node& n, const MatmulTiling& m,
+                                                   const MatmulConstants& k) {
   const OnChipLayout& l = T.layout();
   const int64_t nOc = (m.s.OC + T.p.array_cols - 1) / T.p.array_cols, total = (m.s.OH - 1) * m.VW + m.s.OW;
   const int64_t span = m.shiftedTaps ? (m.s.KW - 1) * m.s.dw : 0;
@@ -450,9 +484,11 @@ std::pair<MatmulTiling, int64_t> fastestOcBlocking(const TileContext& T, const N
 /// more often; a bigger block loads the activations once for more output tiles. Chunks are whole
 /// multiples of array.rows where they can be, so no matmul_stream streams a partial tile but
 /// the last.
-std::pair<MatmulTiling, int64_t> fastestStreamTiling(const TileContext& T, const Node& n, const MatmulTiling& m, const MatmulConstants& k) {
+std::pair<MatmulTiling, int64_t> fastestStreamTiling(const TileContext& T, const Node& n, const MatmulTiling& m,
+                                                     const MatmulConstants& k) {
   const OnChipLayout& l = T.layout();
-  const int64_t R = T.p.array_rows, nOc = (m.s.OC + T.p.array_cols - 1) / T.p.array_cols, total = (m.s.OH - 1) * m.VW + m.s.OW;
+  const int64_t R = T.p.array_rows, nOc = (m.s.OC + T.p.array_cols - 1) / T.p.array_cols,
+                total = (m.s.OH - 1) * m.VW + m.s.OW;
   std::vector<int64_t> limits;
   for (int64_t c = R; c < m.rowsPerChunk; c *= 2) limits.push_back(c);
   limits.push_back(m.rowsPerChunk);
@@ -464,9 +500,11 @@ std::pair<MatmulTiling, int64_t> fastestStreamTiling(const TileContext& T, const
       const int64_t most = std::min({limit, m.rowsPerChunk, l.acc_half / J, l.chunk / J});
       if (most < 1) continue;
       b.rowsPerChunk = std::min(most, (balancedChunk(total, most) + R - 1) / R * R);
-      if (J * R + streamStride(T, b, b.rowsPerChunk) > l.slot_rows - streamPad(T)) continue;  // one slice of the block must fit a load slot
+      if (J * R + streamStride(T, b, b.rowsPerChunk) > l.slot_rows - streamPad(T))
+        continue;  // one slice of the block must fit a load slot
       // Limits often give the same chunk.
-      if (std::none_of(candidates.begin(), candidates.end(), [&](const MatmulTiling& c) { return c.ocBlock == J && c.rowsPerChunk == b.rowsPerChunk; }))
+      if (std::none_of(candidates.begin(), candidates.end(),
+                       [&](const MatmulTiling& c) { return c.ocBlock == J && c.rowsPerChunk == b.rowsPerChunk; }))
         candidates.push_back(b);
     }
   if (candidates.empty()) return {m, 0};
@@ -497,7 +535,8 @@ void tileMatmul(TileContext& T, const Node& n) {
   }
   emitSteps(T, n, m, k);
   const ActBuffer& y = T.buffer(n.outputs[0]);
-  T.layer().min_dram_bytes = T.g.values[static_cast<size_t>(n.inputs[1])].elements() + m.x->H * m.x->W * m.x->C + y.H * y.W * y.C + 4 * m.s.OC;
+  T.layer().min_dram_bytes =
+      T.g.values[static_cast<size_t>(n.inputs[1])].elements() + m.x->H * m.x->W * m.x->C + y.H * y.W * y.C + 4 * m.s.OC;
 }
 
 }  // namespace systole::compiler

@@ -30,7 +30,7 @@ std::optional<SpatialMove> sliceMove(const Graph& g, const Node& n, const std::v
 std::optional<SpatialMove> padMove(const Graph& g, const Node& n, const std::vector<int64_t>& x) {
   const auto p = ops::padParams(n, g.opset, ops::graphOperands(g, n));
   if (p.mode == "constant") return std::nullopt;  // a fill is not a copy (fold-pad folds zero fills into their reader)
-  const auto& pads = p.pads;  // [n, c, h, w] begins, then ends
+  const auto& pads = p.pads;                      // [n, c, h, w] begins, then ends
   if (pads[0] != 0 || pads[1] != 0 || pads[4] != 0 || pads[5] != 0) return std::nullopt;
   SpatialMove m;
   for (int64_t c = 0; c < x[1]; ++c) m.channels.push_back(c);
@@ -49,7 +49,9 @@ std::optional<SpatialMove> spatialMove(const Graph& g, const Node& n) {
   const auto& x = valueOf(g, n.inputs.at(0)).shape;
   if (x.size() != 4 || std::any_of(x.begin(), x.end(), [](int64_t d) { return d < 1; })) return std::nullopt;
   try {
-    std::optional<SpatialMove> m = n.op == Op::Slice ? sliceMove(g, n, x) : n.op == Op::Pad ? padMove(g, n, x) : std::nullopt;
+    std::optional<SpatialMove> m = n.op == Op::Slice ? sliceMove(g, n, x)
+                                   : n.op == Op::Pad ? padMove(g, n, x)
+                                                     : std::nullopt;
     if (!m) return std::nullopt;
     for (const auto* list : {&m->pixels.rows, &m->pixels.cols})
       if (list->empty()) return std::nullopt;
@@ -69,13 +71,15 @@ void tilePixelGather(TileContext& T, const Node& n) {
   if (!m) throw Error("code generation: node '" + n.name + "' is not a spatial layout move");
   const std::vector<ChannelRun> runs = channelRuns(m->channels);
   T.layer().loops = std::to_string(runs.size()) + " channel runs x c / lanes x output pixel chunks: gather copy";
-  emitRescale(T, T.buffer(n.inputs[0]), T.buffer(n.outputs[0]), runs, T.zeroPoint(n.inputs[0]), 1 << 30, 30, T.zeroPoint(n.outputs[0]),
-              -128, 127, &m->pixels);
+  emitRescale(T, T.buffer(n.inputs[0]), T.buffer(n.outputs[0]), runs, T.zeroPoint(n.inputs[0]), 1 << 30, 30,
+              T.zeroPoint(n.outputs[0]), -128, 127, &m->pixels);
 }
 
 void tileSlice(TileContext& T, const Node& n) {
-  if (selectedChannels(T.g, n)) tileChannelSelect(T, n);
-  else tilePixelGather(T, n);
+  if (selectedChannels(T.g, n))
+    tileChannelSelect(T, n);
+  else
+    tilePixelGather(T, n);
 }
 
 }  // namespace systole::compiler

@@ -67,13 +67,14 @@ struct PlanInstr {
   uint8_t tokens = 0;             // set by scheduling
 };
 
-/// One step (the unit of multi-buffering: the steps that load take the load slots in turn), or a barrier (every earlier store completes before any later load).
+/// One step (the unit of multi-buffering: the steps that load take the load slots in turn), or a barrier (every earlier
+/// store completes before any later load).
 struct PlanStep {
-  std::string loop;               // the loop indices this step covers, e.g. "oc 0, px [0, 510), ic 0, taps [0, 3)"
+  std::string loop;  // the loop indices this step covers, e.g. "oc 0, px [0, 510), ic 0, taps [0, 3)"
   std::vector<PlanInstr> loads, computes, stores;
-  bool writes_output = false;     // the computes write an output slot that the stores read
+  bool writes_output = false;  // the computes write an output slot that the stores read
   bool barrier = false;
-  std::vector<PlanInstr> sync;    // a barrier's token-carrying nops, set by scheduling
+  std::vector<PlanInstr> sync;  // a barrier's token-carrying nops, set by scheduling
   /// Its loads write the accumulator (bias, scale rows): scheduling orders them after the
   /// computes of the step two before (accumulation tiles alternate between two halves).
   bool loadsAccumulator() const {
@@ -94,7 +95,7 @@ struct ActBuffer {
   int64_t halo = 0;
   int8_t fill = 0;
   int64_t base = 0;
-  int64_t pitch = 0;     // bytes from one pixel to the next; 0: C (the buffer is the value's own)
+  int64_t pitch = 0;  // bytes from one pixel to the next; 0: C (the buffer is the value's own)
   int64_t channel0 = 0;
 
   int64_t pixelBytes() const { return pitch > 0 ? pitch : C; }
@@ -135,34 +136,34 @@ struct OnChipLayout {
 
 struct LayerPlan {
   std::string name, op;
-  std::string output;             // the graph value it computes
-  bool alias = false;             // a shape-only operator: no steps, its output shares its input's buffer
-  std::vector<int> reads;         // buffer ids read (for liveness)
-  int writes = -1;                // buffer id written
-  std::string loops;              // the loop nest, one line
-  std::vector<PlanStep> steps;    // ends with a barrier
-  int acc_tiles = 0;              // accumulation tiles the steps use
+  std::string output;           // the graph value it computes
+  bool alias = false;           // a shape-only operator: no steps, its output shares its input's buffer
+  std::vector<int> reads;       // buffer ids read (for liveness)
+  int writes = -1;              // buffer id written
+  std::string loops;            // the loop nest, one line
+  std::vector<PlanStep> steps;  // ends with a barrier
+  int acc_tiles = 0;            // accumulation tiles the steps use
   int64_t macs = 0, min_dram_bytes = 0;
   uint32_t first_instruction = 0, end_instruction = 0;  // set by emission
 };
 
 /// A program tensor: a graph value at the segment's boundary (or kept for --check-intermediates).
 struct PlanTensor {
-  int value = -1;         // graph value id
-  int buffer = -1;        // the buffer holding it (key of TilePlan::buffers)
+  int value = -1;   // graph value id
+  int buffer = -1;  // the buffer holding it (key of TilePlan::buffers)
   isa::TensorKind kind = isa::TensorKind::Input;
 };
 
 struct TilePlan {
   OnChipLayout layout;
-  std::map<int, ActBuffer> buffers;        // by buffer id: graph value ids, and -2 - v for an unpadded program input v
-  std::vector<int> halo_buffers;           // buffers whose halo the program's data initialises, in placement order
-  std::vector<int> input_buffers;          // the program inputs' buffers, in placement order
-  std::vector<PlanTensor> tensors;         // tensor table: inputs, outputs, intermediates
+  std::map<int, ActBuffer> buffers;  // by buffer id: graph value ids, and -2 - v for an unpadded program input v
+  std::vector<int> halo_buffers;     // buffers whose halo the program's data initialises, in placement order
+  std::vector<int> input_buffers;    // the program inputs' buffers, in placement order
+  std::vector<PlanTensor> tensors;   // tensor table: inputs, outputs, intermediates
   std::vector<std::vector<uint8_t>> constants;
   std::vector<std::string> constant_names;  // what each constant holds
-  std::vector<LayerPlan> layers;           // in execution order, aliases included
-  std::map<int, int> live_until;           // buffer id -> index of the last layer reading it (absent: lives to the end)
+  std::vector<LayerPlan> layers;            // in execution order, aliases included
+  std::map<int, int> live_until;  // buffer id -> index of the last layer reading it (absent: lives to the end)
   // Set by memory planning.
   std::map<int, uint64_t> buffer_addr;
   std::vector<uint64_t> constant_addr;
@@ -177,7 +178,8 @@ using ProgramOrderVisitor = std::function<void(const PlanInstr& in, size_t step,
 /// Visits a layer's instructions in the order emission writes them (program_order.cpp): step
 /// i + 1's first `loadQueue` loads before step i's computes, its other loads spread among those beyond
 /// the first `computeQueue` (or after step i's stores).
-void forEachInProgramOrder(const std::vector<PlanStep>& steps, size_t loadQueue, size_t computeQueue, const ProgramOrderVisitor& visit);
+void forEachInProgramOrder(const std::vector<PlanStep>& steps, size_t loadQueue, size_t computeQueue,
+                           const ProgramOrderVisitor& visit);
 
 /// Sum of the step's timing expressions per unit (load, compute, store).
 struct StepCycles {

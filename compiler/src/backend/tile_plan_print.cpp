@@ -15,7 +15,8 @@ isa::Instruction toInstruction(const isa::IsaConfig& isa, const PlanInstr& in) {
   out.tokens = in.tokens;
   if (out.desc < 0) return out;
   const auto& d = isa.instr(out.desc);
-  for (size_t k = 0; k < in.operands.size(); ++k) out.fields[static_cast<size_t>(d.operand_field[k])] = in.operands[k].value();
+  for (size_t k = 0; k < in.operands.size(); ++k)
+    out.fields[static_cast<size_t>(d.operand_field[k])] = in.operands[k].value();
   return out;
 }
 
@@ -72,18 +73,21 @@ class Printer {
       return;
     }
     const StepCycles c = stepCycles(isa_, s);
-    out_ << "  step " << index << " [" << s.loop << "]: cycles load " << c.unit[0] << ", compute " << c.unit[1] << ", store " << c.unit[2] << "\n";
+    out_ << "  step " << index << " [" << s.loop << "]: cycles load " << c.unit[0] << ", compute " << c.unit[1]
+         << ", store " << c.unit[2] << "\n";
     for (const auto* list : {&s.loads, &s.computes, &s.stores})
       for (const PlanInstr& in : *list) instr(in);
   }
 
   void header() {
     const OnChipLayout& l = plan_.layout;
-    out_ << "on-chip: chunk " << l.chunk << " rows, load slots " << l.load_slots << " x " << l.slot_rows << " rows, output slots " << l.chunk
-         << " rows, accumulator halves " << l.acc_half << " rows, scale rows " << l.scale_rows << "\n";
+    out_ << "on-chip: chunk " << l.chunk << " rows, load slots " << l.load_slots << " x " << l.slot_rows
+         << " rows, output slots " << l.chunk << " rows, accumulator halves " << l.acc_half << " rows, scale rows "
+         << l.scale_rows << "\n";
     for (const auto& [id, b] : plan_.buffers) {
       if (b.id != id) continue;  // an alias: printed with its layer
-      out_ << "buffer " << bufferName(id) << ": " << (b.N > 1 ? std::to_string(b.N) + "x" : "") << b.H << "x" << b.W << "x" << b.C << " NHWC";
+      out_ << "buffer " << bufferName(id) << ": " << (b.N > 1 ? std::to_string(b.N) + "x" : "") << b.H << "x" << b.W
+           << "x" << b.C << " NHWC";
       if (b.halo) out_ << ", halo " << b.halo << " filled with " << int{b.fill};
       if (plan_.buffer_addr.count(id)) out_ << " @ " << plan_.buffer_addr.at(id);
       out_ << "\n";
@@ -119,6 +123,8 @@ class Printer {
 
 }  // namespace
 
-std::string printPlan(const isa::IsaConfig& isa, const Graph& g, const TilePlan& plan) { return Printer(isa, g, plan).print(); }
+std::string printPlan(const isa::IsaConfig& isa, const Graph& g, const TilePlan& plan) {
+  return Printer(isa, g, plan).print();
+}
 
 }  // namespace systole::compiler

@@ -34,8 +34,8 @@ Window windowOf(const Node& n) {
 
 /// Loads, for each window offset, the input pixels that offset contributes to each output pixel
 /// of the chunk, into consecutive row blocks of the load slot; returns the blocks' first rows.
-std::vector<Operand> loadWindows(TileContext& T, const std::vector<PixelRun>& chunk, const ActBuffer& in, const Window& w, int64_t c0,
-                                 int64_t nc, int64_t gap, int64_t shift = 0) {
+std::vector<Operand> loadWindows(TileContext& T, const std::vector<PixelRun>& chunk, const ActBuffer& in,
+                                 const Window& w, int64_t c0, int64_t nc, int64_t gap, int64_t shift = 0) {
   std::vector<Operand> blocks;
   for (int64_t kh = 0; kh < w.KH; ++kh)
     for (int64_t kw = 0; kw < w.KW; ++kw) {
@@ -57,7 +57,8 @@ void reduceRows(TileContext& T, Operand base, int64_t n) {
 }
 
 std::string windowText(const Window& w) {
-  return std::to_string(w.KH) + "x" + std::to_string(w.KW) + " window, stride " + std::to_string(w.sh) + "x" + std::to_string(w.sw);
+  return std::to_string(w.KH) + "x" + std::to_string(w.KW) + " window, stride " + std::to_string(w.sh) + "x" +
+         std::to_string(w.sw);
 }
 
 void tileGlobalAveragePool(TileContext& T, const Node& n) {
@@ -68,7 +69,8 @@ void tileGlobalAveragePool(TileContext& T, const Node& n) {
   const int64_t lanes = T.p.acc_row_elems;
   const int64_t rows = std::min({l.slot_rows, l.acc_half - 1, l.chunk});
   const int64_t acc = l.accRow(0);  // a fixed accumulator region: the sum lives across steps
-  T.layer().loops = "c / lanes x input chunks of <= " + std::to_string(rows) + ": widen, tree sum, accumulate; requantize the last";
+  T.layer().loops =
+      "c / lanes x input chunks of <= " + std::to_string(rows) + ": widen, tree sum, accumulate; requantize the last";
   bool first = true;
   const int64_t scaleRow = T.imageScaleRow();
   for (int64_t c0 = 0; c0 < in.C; c0 += lanes) {
@@ -108,14 +110,16 @@ void tileMaxPool(TileContext& T, const Node& n) {
   const int64_t rows = std::min(T.layout().chunk, (T.layout().slot_rows - 1) / taps / banks * banks);
   if (rows < 1) throw Error("node '" + n.name + "' (MaxPool): the window does not fit the scratchpad");
   const int64_t gap = (rows + banks - 1) / banks * banks, shift = banks > 1 ? 1 : 0;
-  T.layer().loops = "c / " + std::to_string(width) + " x pixel chunks of <= " + std::to_string(rows) + ": " + windowText(w) + ", vector_max chain";
+  T.layer().loops = "c / " + std::to_string(width) + " x pixel chunks of <= " + std::to_string(rows) + ": " +
+                    windowText(w) + ", vector_max chain";
   for (int64_t c0 = 0; c0 < y.C; c0 += width) {
     const int64_t nc = std::min(width, y.C - c0);
     for (const auto& chunk : pixelChunks(y.H, y.W, rows)) {
       const int64_t m = chunkPixels(chunk);
       const auto blocks = loadWindows(T, chunk, in, w, c0, nc, gap, shift);
       const Operand dst = T.outSlot();
-      for (size_t k = 1; k + 1 < blocks.size(); ++k) T.compute(Semantics::VectorMax, {blocks[0], blocks[0], blocks[k], m});
+      for (size_t k = 1; k + 1 < blocks.size(); ++k)
+        T.compute(Semantics::VectorMax, {blocks[0], blocks[0], blocks[k], m});
       T.compute(Semantics::VectorMax, {dst, blocks[0], blocks.back(), m});
       T.writesOutput();
       storeRuns(T, chunk, y, c0, nc, dst);
@@ -136,7 +140,8 @@ void tileAveragePool(TileContext& T, const Node& n) {
   const int64_t rows = std::min({l.chunk, l.slot_rows / (w.KH * w.KW) - 1, (l.acc_half - 1) / 2});
   if (rows < 1) throw Error("node '" + n.name + "' (AveragePool): the window does not fit the scratchpad");
   const int64_t gap = conflictFreeStride(rows, T.p.spad_banks), accGap = conflictFreeStride(rows, T.p.acc_banks);
-  T.layer().loops = "c / lanes x pixel chunks of <= " + std::to_string(rows) + ": " + windowText(w) + ", widen and add, requantize";
+  T.layer().loops =
+      "c / lanes x pixel chunks of <= " + std::to_string(rows) + ": " + windowText(w) + ", widen and add, requantize";
   bool first = true;
   const int64_t scaleRow = T.imageScaleRow();
   for (int64_t c0 = 0; c0 < y.C; c0 += lanes) {

@@ -40,7 +40,8 @@ Boundary segmentBoundary(const Graph& g, const std::vector<int>& order) {
     for (int v : g.nodes[static_cast<size_t>(id)].inputs) {
       if (v < 0 || valueOf(g, v).is_constant) continue;
       const int producer = valueOf(g, v).producer;
-      if ((producer < 0 || !inside[static_cast<size_t>(producer)]) && std::find(b.inputs.begin(), b.inputs.end(), v) == b.inputs.end())
+      if ((producer < 0 || !inside[static_cast<size_t>(producer)]) &&
+          std::find(b.inputs.begin(), b.inputs.end(), v) == b.inputs.end())
         b.inputs.push_back(v);
     }
   for (int id : order)
@@ -75,7 +76,9 @@ std::set<int> elideConcats(const Graph& g, const std::vector<int>& order, const 
   std::set<int> inside(order.begin(), order.end()), elided;
   const auto member = [&](int v, int concat) {
     const int p = valueOf(g, v).producer;
-    if (p < 0 || !inside.count(p) || std::find(boundary.outputs.begin(), boundary.outputs.end(), v) != boundary.outputs.end()) return false;
+    if (p < 0 || !inside.count(p) ||
+        std::find(boundary.outputs.begin(), boundary.outputs.end(), v) != boundary.outputs.end())
+      return false;
     const Node& producer = g.nodes[static_cast<size_t>(p)];
     const NpuOperator& op = *npuOperator(producer.op.kind());
     if (op.alias || op.images_as_rows || plan.buffers.at(v).id != v) return false;
@@ -129,7 +132,8 @@ void checkMaxOverZeroPointHalo(const Graph& g, int v, int32_t z) {
   for (int u : users[static_cast<size_t>(v)]) {
     const Node& c = g.nodes[static_cast<size_t>(u)];
     if (c.op == Op::MaxPool && (!producer || producer->getInt("act_min", -128) < z))
-      throw Error("node '" + c.name + "' (" + c.op + ") cannot run on the NPU: its padded input is also read by a convolution and is not ReLU-bounded");
+      throw Error("node '" + c.name + "' (" + c.op +
+                  ") cannot run on the NPU: its padded input is also read by a convolution and is not ReLU-bounded");
   }
 }
 
@@ -157,9 +161,11 @@ int64_t reachableRows(const TileContext& T, isa::RowSpace space, int64_t rows) {
 /// " (its row fields reach N of the M scratchpad rows)" where narrow fields shrank a memory.
 std::string narrowFieldsNote(int64_t spadRows, int64_t accRows, const isa::Params& p) {
   std::string note;
-  if (spadRows < p.spad_rows) note += std::to_string(spadRows) + " of the " + std::to_string(p.spad_rows) + " scratchpad rows";
+  if (spadRows < p.spad_rows)
+    note += std::to_string(spadRows) + " of the " + std::to_string(p.spad_rows) + " scratchpad rows";
   if (accRows < p.acc_rows)
-    note += (note.empty() ? "" : " and ") + std::to_string(accRows) + " of the " + std::to_string(p.acc_rows) + " accumulator rows";
+    note += (note.empty() ? "" : " and ") + std::to_string(accRows) + " of the " + std::to_string(p.acc_rows) +
+            " accumulator rows";
   return note.empty() ? "" : " (its row fields reach " + note + ")";
 }
 
@@ -177,14 +183,22 @@ OnChipLayout chooseOnChipLayout(const TileContext& T) {
   int64_t chunk = std::min(l.acc_half, (spadRows - 2 * p.array_rows) / 4);
   // A config with matmul_stream runs its matrix products on it (tile_matmul.cpp), whose `m` limits
   // one instruction's output tile, not the chunk (a chunk is several of them).
-  const Semantics product = T.isa.bySemantics(Semantics::MatmulStream) >= 0 ? Semantics::MatmulStream : Semantics::MatmulTile;
+  const Semantics product =
+      T.isa.bySemantics(Semantics::MatmulStream) >= 0 ? Semantics::MatmulStream : Semantics::MatmulTile;
   if (product == Semantics::MatmulTile && T.isa.bySemantics(product) >= 0) chunk = std::min(chunk, T.limit(product, 2));
-  for (auto [s, k] : {std::pair{Semantics::DmaLoad, 2}, {Semantics::DmaStore, 2}, {Semantics::DmaLoadAcc, 2},
-                      {Semantics::Requantize, 2}, {Semantics::VectorWiden, 2}, {Semantics::VectorAdd, 3}, {Semantics::VectorMax, 3},
-                      {Semantics::VectorMul, 3}, {Semantics::VectorLut, 2}})
+  for (auto [s, k] : {std::pair{Semantics::DmaLoad, 2},
+                      {Semantics::DmaStore, 2},
+                      {Semantics::DmaLoadAcc, 2},
+                      {Semantics::Requantize, 2},
+                      {Semantics::VectorWiden, 2},
+                      {Semantics::VectorAdd, 3},
+                      {Semantics::VectorMax, 3},
+                      {Semantics::VectorMul, 3},
+                      {Semantics::VectorLut, 2}})
     if (T.isa.bySemantics(s) >= 0) chunk = std::min(chunk, T.limit(s, k));  // operators without it run on the host
   if (chunk < 1 || l.acc_half < 2)
-    throw Error("ISA '" + p.name + "' has too little on-chip memory for this model" + narrowFieldsNote(spadRows, accRows, p));
+    throw Error("ISA '" + p.name + "' has too little on-chip memory for this model" +
+                narrowFieldsNote(spadRows, accRows, p));
   l.chunk = chunk;
   // Four load slots keep four steps' loads in flight (DRAM latency hidden behind three steps of
   // compute; more gained nothing on the model suite), where each still holds a weight tile or a
@@ -197,7 +211,8 @@ OnChipLayout chooseOnChipLayout(const TileContext& T) {
     if (l.load_slots == 2 || l.slot_rows >= std::max(p.array_rows, p.lut_rows) + chunk) break;
   }
   if (l.slot_rows < p.array_rows + chunk)
-    throw Error("ISA '" + p.name + "': the scratchpad is too small for one weight tile and chunk" + narrowFieldsNote(spadRows, accRows, p));
+    throw Error("ISA '" + p.name + "': the scratchpad is too small for one weight tile and chunk" +
+                narrowFieldsNote(spadRows, accRows, p));
   return l;
 }
 
@@ -270,7 +285,8 @@ void planLiveness(const Boundary& boundary, bool keepAll, TilePlan& plan) {
 
 }  // namespace
 
-TilePlan tileSegment(const Graph& g, const isa::IsaConfig& isa, const std::vector<int>& order, const LowerOptions& options) {
+TilePlan tileSegment(const Graph& g, const isa::IsaConfig& isa, const std::vector<int>& order,
+                     const LowerOptions& options) {
   TilePlan plan;
   TileContext T(g, isa, plan);
   const Boundary boundary = segmentBoundary(g, order);

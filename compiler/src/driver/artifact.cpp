@@ -41,7 +41,8 @@ std::vector<int> readIds(ByteReader& r, size_t values, bool optional) {
   std::vector<int> ids;
   for (uint64_t n = r.count(1 << 16), i = 0; i < n; ++i) {
     ids.push_back(r.i32());
-    if (ids.back() < (optional ? -1 : 0) || ids.back() >= static_cast<int>(values)) r.fail("value id " + std::to_string(ids.back()) + " out of range");
+    if (ids.back() < (optional ? -1 : 0) || ids.back() >= static_cast<int>(values))
+      r.fail("value id " + std::to_string(ids.back()) + " out of range");
   }
   return ids;
 }
@@ -79,15 +80,19 @@ Value readValue(ByteReader& r) {
   }
   v.is_constant = r.u8() != 0;
   v.data = r.bytes();
-  if (v.is_constant && v.data.size() != static_cast<size_t>(v.elements() * elemTypeBytes(v.type))) r.fail("constant '" + v.name + "' has the wrong size");
+  if (v.is_constant && v.data.size() != static_cast<size_t>(v.elements() * elemTypeBytes(v.type)))
+    r.fail("constant '" + v.name + "' has the wrong size");
   return v;
 }
 
 void writeAttr(ByteWriter& w, const AttrValue& a) {
   w.u8(static_cast<uint8_t>(a.index()));
-  if (auto* i = std::get_if<int64_t>(&a)) w.i64(*i);
-  else if (auto* d = std::get_if<double>(&a)) w.f64(*d);
-  else if (auto* s = std::get_if<std::string>(&a)) w.str(*s);
+  if (auto* i = std::get_if<int64_t>(&a))
+    w.i64(*i);
+  else if (auto* d = std::get_if<double>(&a))
+    w.f64(*d);
+  else if (auto* s = std::get_if<std::string>(&a))
+    w.str(*s);
   else if (auto* is = std::get_if<std::vector<int64_t>>(&a)) {
     w.u32(static_cast<uint32_t>(is->size()));
     for (int64_t x : *is) w.i64(x);
@@ -176,7 +181,8 @@ std::vector<BoundaryTensor> readBoundary(ByteReader& r, const Graph& g) {
     t.nhwc = r.u8() != 0;
     t.halo = r.i64();
     const int v = g.findValue(t.value);
-    if (v < 0 || g.values[static_cast<size_t>(v)].shape != t.graph_shape || (t.nhwc && t.graph_shape.size() != 4) || t.halo < 0 || t.halo > 1 << 16)
+    if (v < 0 || g.values[static_cast<size_t>(v)].shape != t.graph_shape || (t.nhwc && t.graph_shape.size() != 4) ||
+        t.halo < 0 || t.halo > 1 << 16)
       r.fail("program tensor '" + t.value + "' does not match the graph");
     out.push_back(std::move(t));
   }
@@ -193,7 +199,8 @@ void writeProgramInfo(ByteWriter& w, const CompiledProgram& p) {
   writeBoundary(w, p.inputs);
   writeBoundary(w, p.outputs);
   writeBoundary(w, p.intermediates);
-  for (int64_t v : {p.dram_constant_bytes, p.dram_activation_bytes, p.spad_rows_used, p.acc_rows_used, p.chunk_rows}) w.i64(v);
+  for (int64_t v : {p.dram_constant_bytes, p.dram_activation_bytes, p.spad_rows_used, p.acc_rows_used, p.chunk_rows})
+    w.i64(v);
 }
 
 void readProgramInfo(ByteReader& r, const Graph& g, CompiledProgram& p) {
@@ -202,14 +209,17 @@ void readProgramInfo(ByteReader& r, const Graph& g, CompiledProgram& p) {
     LayerReport l;
     l.name = r.str(), l.op = r.str(), l.output = r.str();
     l.first_instruction = r.u32(), l.end_instruction = r.u32();
-    if (l.first_instruction > l.end_instruction || l.end_instruction > instructions) r.fail("layer '" + l.name + "' has a bad instruction range");
+    if (l.first_instruction > l.end_instruction || l.end_instruction > instructions)
+      r.fail("layer '" + l.name + "' has a bad instruction range");
     l.macs = r.i64(), l.min_dram_bytes = r.i64(), l.predicted_cycles = r.i64(), l.roofline_cycles = r.i64();
     p.layers.push_back(std::move(l));
   }
   p.inputs = readBoundary(r, g);
   p.outputs = readBoundary(r, g);
   p.intermediates = readBoundary(r, g);
-  for (int64_t* v : {&p.dram_constant_bytes, &p.dram_activation_bytes, &p.spad_rows_used, &p.acc_rows_used, &p.chunk_rows}) *v = r.i64();
+  for (int64_t* v :
+       {&p.dram_constant_bytes, &p.dram_activation_bytes, &p.spad_rows_used, &p.acc_rows_used, &p.chunk_rows})
+    *v = r.i64();
 }
 
 }  // namespace
@@ -263,11 +273,13 @@ Artifact deserializeArtifact(const std::vector<uint8_t>& bytes, const std::strin
     ScheduleItem item;
     if (r.u8() == 0) {
       item.host_node = r.i32();
-      if (item.host_node < 0 || item.host_node >= static_cast<int>(a.graph.nodes.size())) r.fail("host step names no node");
+      if (item.host_node < 0 || item.host_node >= static_cast<int>(a.graph.nodes.size()))
+        r.fail("host step names no node");
       item.host_reason = r.str();
     } else {
       const uint32_t k = r.u32();
-      if (k >= c.programs.size()) r.fail("NPU step names program " + std::to_string(k) + " of " + std::to_string(c.programs.size()));
+      if (k >= c.programs.size())
+        r.fail("NPU step names program " + std::to_string(k) + " of " + std::to_string(c.programs.size()));
       CompiledProgram p;
       p.program = c.programs[k];
       readProgramInfo(r, a.graph, p);
@@ -277,19 +289,22 @@ Artifact deserializeArtifact(const std::vector<uint8_t>& bytes, const std::strin
   }
   if (r.pos() != c.model.size()) r.fail("unexpected bytes after the schedule");
   for (const auto& p : c.programs)
-    if (p.isa_name != a.isa_name || p.isa_hash != a.isa_hash) throw Error(SourceLocation{name}, "a program was built for another config than the model");
+    if (p.isa_name != a.isa_name || p.isa_hash != a.isa_hash)
+      throw Error(SourceLocation{name}, "a program was built for another config than the model");
   return a;
 }
 
 void checkArtifactMatches(const Artifact& artifact, const isa::IsaConfig& isa, const std::string& name) {
   if (artifact.isa_name != isa.params().name || artifact.isa_hash != isa.hash())
-    throw Error(SourceLocation{name}, "compiled for ISA '" + artifact.isa_name + "', not for the config '" + isa.params().name +
+    throw Error(SourceLocation{name}, "compiled for ISA '" + artifact.isa_name + "', not for the config '" +
+                                          isa.params().name +
                                           "' given (or that config changed since): recompile the model");
   for (const auto& item : artifact.model.schedule)
     if (item.npu) isa::checkProgramMatches(item.npu->program, isa, name);
 }
 
-void writeArtifact(const std::string& path, const isa::IsaConfig& isa, const Graph& quantized, const CompiledModel& model) {
+void writeArtifact(const std::string& path, const isa::IsaConfig& isa, const Graph& quantized,
+                   const CompiledModel& model) {
   std::vector<const isa::Program*> programs;
   const std::vector<uint8_t> description = describeModel(isa, quantized, model, programs);
   isa::writeModelSbin(path, programs, description);

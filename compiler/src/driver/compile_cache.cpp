@@ -53,7 +53,8 @@ class KeyHash {
 /// object that does (the Python module, whose process's executable is the Python interpreter).
 void addCompilerIdentity(KeyHash& h) {
   Dl_info info{};
-  const bool found = ::dladdr(reinterpret_cast<void*>(&defaultCacheDir), &info) != 0 && info.dli_fname && *info.dli_fname;
+  const bool found =
+      ::dladdr(reinterpret_cast<void*>(&defaultCacheDir), &info) != 0 && info.dli_fname && *info.dli_fname;
   struct stat st {};
   if (::stat(found ? info.dli_fname : "/proc/self/exe", &st) != 0) return;
   h.number(static_cast<uint64_t>(st.st_size));
@@ -118,7 +119,8 @@ std::string compileCacheKey(const std::string& modelPath, const isa::IsaConfig& 
   return key;
 }
 
-std::optional<Artifact> CompileCache::load(const std::string& key, const isa::IsaConfig& isa, std::string& warning) const {
+std::optional<Artifact> CompileCache::load(const std::string& key, const isa::IsaConfig& isa,
+                                           std::string& warning) const {
   const std::string path = entryPath(key);
   if (!fs::exists(path)) return std::nullopt;
   try {
@@ -133,7 +135,8 @@ std::optional<Artifact> CompileCache::load(const std::string& key, const isa::Is
   }
 }
 
-std::string CompileCache::store(const std::string& key, const isa::IsaConfig& isa, const Graph& quantized, const CompiledModel& model) const {
+std::string CompileCache::store(const std::string& key, const isa::IsaConfig& isa, const Graph& quantized,
+                                const CompiledModel& model) const {
   std::error_code ec;
   fs::create_directories(dir_, ec);
   if (ec) throw Error(SourceLocation{dir_, 0, 0}, "cannot create the compile cache directory: " + ec.message());

@@ -14,7 +14,9 @@ namespace {
 
 // ---- What each stage runs ----------------------------------------------------------------------
 
-void runImport(PipelineResult& r, const isa::IsaConfig&, const PipelineOptions& options) { r.graph = importOnnx(r.model_path, options.import); }
+void runImport(PipelineResult& r, const isa::IsaConfig&, const PipelineOptions& options) {
+  r.graph = importOnnx(r.model_path, options.import);
+}
 
 void runOptimize(PipelineResult& r, const isa::IsaConfig&, const PipelineOptions& options) {
   PassOptions passOptions;
@@ -56,7 +58,8 @@ void runLower(PipelineResult& r, const isa::IsaConfig& isa, const PipelineOption
 std::string printGraph(const PipelineResult& r, const isa::IsaConfig&) { return r.graph.print(); }
 
 /// Each NPU program's text in order, under `header K` when there is more than one program.
-std::string eachProgram(const PipelineResult& r, const std::string& header, const std::function<std::string(const CompiledProgram&)>& text) {
+std::string eachProgram(const PipelineResult& r, const std::string& header,
+                        const std::function<std::string(const CompiledProgram&)>& text) {
   std::ostringstream out;
   const bool several = r.compiled->programCount() > 1;
   size_t k = 0;
@@ -76,8 +79,9 @@ std::string printPlan(const PipelineResult& r, std::string_view pass) {
     auto plan = c.printed.find(std::string(pass));
     if (plan != c.printed.end()) out << plan->second;
     for (const auto& l : c.layers)
-      out << "report " << l.name << " (" << l.op << "): instructions [" << l.first_instruction << ", " << l.end_instruction << "), "
-          << l.macs << " MACs, predicted " << l.predicted_cycles << " cycles, roofline " << l.roofline_cycles << "\n";
+      out << "report " << l.name << " (" << l.op << "): instructions [" << l.first_instruction << ", "
+          << l.end_instruction << "), " << l.macs << " MACs, predicted " << l.predicted_cycles << " cycles, roofline "
+          << l.roofline_cycles << "\n";
     return out.str();
   });
 }
@@ -97,13 +101,15 @@ std::string printAsm(const PipelineResult& r, const isa::IsaConfig& isa) {
 
 const std::vector<StageInfo>& stages() {
   static const std::vector<StageInfo> table = {
-    {"graph", "the graph IR as imported from ONNX", "import", runImport, printGraph},
-    {"opt", "the graph after the optimization passes", "optimization (total)", runOptimize, printGraph},
-    {"quant", "the int8 graph after calibration and quantization", "calibration and quantization", runQuantize, printGraph},
-    {"tiles", "the tile plan after tiling (loop nests, steps, symbolic buffers and slots, cycles per step)", "lowering", runLower, printTiles},
-    {"memory", "the tile plan after memory planning (DRAM addresses, slot rows)", "", nullptr, printMemory},
-    {"schedule", "the tile plan after scheduling (dependency tokens, barriers)", "", nullptr, printSchedule},
-    {"asm", "the NPU program as assembly", "", nullptr, printAsm},
+      {"graph", "the graph IR as imported from ONNX", "import", runImport, printGraph},
+      {"opt", "the graph after the optimization passes", "optimization (total)", runOptimize, printGraph},
+      {"quant", "the int8 graph after calibration and quantization", "calibration and quantization", runQuantize,
+       printGraph},
+      {"tiles", "the tile plan after tiling (loop nests, steps, symbolic buffers and slots, cycles per step)",
+       "lowering", runLower, printTiles},
+      {"memory", "the tile plan after memory planning (DRAM addresses, slot rows)", "", nullptr, printMemory},
+      {"schedule", "the tile plan after scheduling (dependency tokens, barriers)", "", nullptr, printSchedule},
+      {"asm", "the NPU program as assembly", "", nullptr, printAsm},
   };
   return table;
 }
@@ -148,7 +154,8 @@ double PipelineResult::totalSeconds() const {
   return total;
 }
 
-PipelineResult runPipeline(const std::string& modelPath, const isa::IsaConfig& isa, const PipelineOptions& options, std::string_view last) {
+PipelineResult runPipeline(const std::string& modelPath, const isa::IsaConfig& isa, const PipelineOptions& options,
+                           std::string_view last) {
   if (!last.empty() && !findStage(last)) throw Error("unknown compiler stage '" + std::string(last) + "'");
   PipelineResult r;
   r.model_path = modelPath;
@@ -166,7 +173,8 @@ std::string stageText(const PipelineResult& result, const isa::IsaConfig& isa) {
   return stage->text(result, isa);
 }
 
-const CompiledProgram& singleProgram(const PipelineResult& result, const isa::IsaConfig& isa, const PipelineOptions& options) {
+const CompiledProgram& singleProgram(const PipelineResult& result, const isa::IsaConfig& isa,
+                                     const PipelineOptions& options) {
   if (!result.compiled) throw Error("the model has not been lowered (run the pipeline through 'tiles')");
   const CompiledProgram* only = nullptr;
   bool single = true;

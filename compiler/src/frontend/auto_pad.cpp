@@ -11,8 +11,9 @@
 
 namespace systole::compiler {
 
-std::vector<int64_t> autoPads(const std::string& mode, const std::vector<int64_t>& in, const std::vector<int64_t>& kernel,
-                              const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations) {
+std::vector<int64_t> autoPads(const std::string& mode, const std::vector<int64_t>& in,
+                              const std::vector<int64_t>& kernel, const std::vector<int64_t>& strides,
+                              const std::vector<int64_t>& dilations) {
   const size_t sp = in.size();
   if (mode != "SAME_UPPER" && mode != "SAME_LOWER" && mode != "VALID")
     throw Error("auto_pad '" + mode + "' is not one of NOTSET, SAME_UPPER, SAME_LOWER, VALID");
@@ -21,7 +22,8 @@ std::vector<int64_t> autoPads(const std::string& mode, const std::vector<int64_t
   std::vector<int64_t> out(2 * sp, 0);
   if (mode == "VALID") return out;
   for (size_t i = 0; i < sp; ++i) {
-    if (strides[i] <= 0 || dilations[i] <= 0 || kernel[i] <= 0) throw Error("kernel, strides and dilations must be positive");
+    if (strides[i] <= 0 || dilations[i] <= 0 || kernel[i] <= 0)
+      throw Error("kernel, strides and dilations must be positive");
     const int64_t outSize = (in[i] + strides[i] - 1) / strides[i];
     const int64_t total = std::max<int64_t>(0, (outSize - 1) * strides[i] + (kernel[i] - 1) * dilations[i] + 1 - in[i]);
     const int64_t begin = mode == "SAME_UPPER" ? total / 2 : total - total / 2;
@@ -34,7 +36,8 @@ std::vector<int64_t> autoPads(const std::string& mode, const std::vector<int64_t
 namespace {
 
 std::vector<int64_t> kernelOf(const Graph& g, const Node& n) {
-  if (n.has("kernel_shape") || n.op != Op::Conv || n.inputs.size() < 2 || n.inputs[1] < 0) return n.getInts("kernel_shape");
+  if (n.has("kernel_shape") || n.op != Op::Conv || n.inputs.size() < 2 || n.inputs[1] < 0)
+    return n.getInts("kernel_shape");
   const std::vector<int64_t>& w = g.values[static_cast<size_t>(n.inputs[1])].shape;
   return w.size() > 2 ? std::vector<int64_t>(w.begin() + 2, w.end()) : std::vector<int64_t>{};
 }
@@ -45,7 +48,8 @@ void resolve(const Graph& g, Node& n) {
   n.attrs.erase("auto_pad");
   if (mode == "NOTSET") return;
   if (n.op == Op::ConvTranspose) {
-    if (mode != "VALID") throw Error("auto_pad " + mode + " on ConvTranspose is not supported (give pads and output_padding)");
+    if (mode != "VALID")
+      throw Error("auto_pad " + mode + " on ConvTranspose is not supported (give pads and output_padding)");
     n.attrs.erase("pads");
     return;
   }

@@ -94,8 +94,7 @@ std::string describeCheckerError(const std::string& what) {
   const std::string msg = oneLine(what);
   static const std::regex ctxRe(R"((.*) ==> Context: Bad node spec for node\. Name: (.*) OpType: (\S+)$)");
   std::smatch m;
-  if (std::regex_match(msg, m, ctxRe))
-    return "node " + quote(m[2].str()) + " (" + m[3].str() + "): " + m[1].str();
+  if (std::regex_match(msg, m, ctxRe)) return "node " + quote(m[2].str()) + " (" + m[3].str() + "): " + m[1].str();
   return "invalid ONNX model: " + msg;
 }
 
@@ -130,7 +129,9 @@ int typedDataSize(const onnx::TensorProto& t, ElemType type) {
 /// the data its dimensions need. Returns the element type.
 ElemType checkTensor(const onnx::TensorProto& t, const std::string& who) {
   auto type = elemTypeOf(t.data_type());
-  if (!type) throw Error(who + ": tensor " + quote(t.name()) + " has element type " + onnxTypeName(t.data_type()) + ", which is not supported");
+  if (!type)
+    throw Error(who + ": tensor " + quote(t.name()) + " has element type " + onnxTypeName(t.data_type()) +
+                ", which is not supported");
   if (t.data_location() == onnx::TensorProto::EXTERNAL)
     throw Error(who + ": tensor " + quote(t.name()) + " keeps its data in an external file, which is not supported");
   const std::vector<int64_t> dims(t.dims().begin(), t.dims().end());
@@ -142,8 +143,8 @@ ElemType checkTensor(const onnx::TensorProto& t, const std::string& who) {
                 " bytes of raw data, not a whole number of " + std::string(elemTypeName(*type)) + " elements");
   const size_t have = t.has_raw_data() ? t.raw_data().size() / elemBytes : static_cast<size_t>(typedDataSize(t, *type));
   if (have != static_cast<size_t>(n))
-    throw Error(who + ": tensor " + quote(t.name()) + " holds " + std::to_string(have) + " elements' worth of data, its shape " +
-                shapeText(dims) + " needs " + std::to_string(n));
+    throw Error(who + ": tensor " + quote(t.name()) + " holds " + std::to_string(have) +
+                " elements' worth of data, its shape " + shapeText(dims) + " needs " + std::to_string(n));
   return *type;
 }
 
@@ -156,7 +157,8 @@ void checkAttributeData(const onnx::AttributeProto& a, const std::string& who) {
   for (const auto& t : a.tensors()) checkTensor(t, who + ": attribute " + quote(a.name()));
   if (a.has_sparse_tensor() || a.sparse_tensors_size() > 0)
     throw Error(who + ": attribute " + quote(a.name()) + " holds a sparse tensor, which is not supported");
-  if (a.has_g() || a.graphs_size() > 0) throw Error(who + ": attribute " + quote(a.name()) + " holds a graph, which is not supported");
+  if (a.has_g() || a.graphs_size() > 0)
+    throw Error(who + ": attribute " + quote(a.name()) + " holds a graph, which is not supported");
 }
 
 /// Converts an initializer or a Constant node's tensor (checked by checkTensor) into a constant value.
@@ -201,8 +203,10 @@ void checkWindowAttributes(const onnx::NodeProto& n, const std::string& who) {
     if (!positive && a.name() != "pads" && a.name() != "output_padding") continue;
     const bool scalar = a.name() == "group";
     if (a.type() != (scalar ? onnx::AttributeProto::INT : onnx::AttributeProto::INTS))
-      throw Error(who + ": attribute " + quote(a.name()) + " must be " + (scalar ? "an integer" : "a list of integers"));
-    const std::vector<int64_t> values = scalar ? std::vector<int64_t>{a.i()} : std::vector<int64_t>(a.ints().begin(), a.ints().end());
+      throw Error(who + ": attribute " + quote(a.name()) + " must be " +
+                  (scalar ? "an integer" : "a list of integers"));
+    const std::vector<int64_t> values =
+        scalar ? std::vector<int64_t>{a.i()} : std::vector<int64_t>(a.ints().begin(), a.ints().end());
     const int64_t lo = positive ? 1 : 0;
     for (int64_t v : values)
       if (v < lo || v > kMaxTensorElements)
@@ -283,8 +287,7 @@ class Importer {
 
  private:
   void checkHeader(const onnx::ModelProto& model) {
-    if (model.ir_version() <= 0 || !model.has_graph())
-      throw Error("not an ONNX model (no IR version or no graph)");
+    if (model.ir_version() <= 0 || !model.has_graph()) throw Error("not an ONNX model (no IR version or no graph)");
     bool found = false;
     for (const auto& imp : model.opset_import()) {
       if (imp.domain() != "" && imp.domain() != "ai.onnx") continue;
@@ -293,8 +296,8 @@ class Importer {
     }
     if (!found) throw Error("the model imports no opset of the default ONNX domain");
     if (opset_ < kMinOpset || opset_ > kMaxOpset)
-      throw Error("opset " + std::to_string(opset_) + " is not supported (supported: " + std::to_string(kMinOpset) + " to " +
-                  std::to_string(kMaxOpset) + ")");
+      throw Error("opset " + std::to_string(opset_) + " is not supported (supported: " + std::to_string(kMinOpset) +
+                  " to " + std::to_string(kMaxOpset) + ")");
   }
 
   /// Unsupported operators and undefined inputs, named by node, before ONNX's checker words them.
@@ -306,10 +309,11 @@ class Importer {
       const auto& n = g.node(i);
       const bool defaultDomain = n.domain().empty() || n.domain() == "ai.onnx";
       if (!defaultDomain || !isSupportedOp(n.op_type()))
-        throw Error(nodeLabel(n, i) + ": unsupported operator" + (defaultDomain ? "" : " (domain " + quote(n.domain()) + ")"));
+        throw Error(nodeLabel(n, i) + ": unsupported operator" +
+                    (defaultDomain ? "" : " (domain " + quote(n.domain()) + ")"));
       if (const int since = opDef(opFromName(n.op_type())).since_opset; opset_ < since)
-        throw Error(nodeLabel(n, i) + ": unsupported operator at opset " + std::to_string(opset_) + " (it is defined from opset " +
-                    std::to_string(since) + ")");
+        throw Error(nodeLabel(n, i) + ": unsupported operator at opset " + std::to_string(opset_) +
+                    " (it is defined from opset " + std::to_string(since) + ")");
       for (const auto& in : n.input())
         if (!in.empty() && !defined.count(in))
           throw Error(nodeLabel(n, i) + ": input " + quote(in) +
@@ -328,7 +332,8 @@ class Importer {
     for (const auto* list : {&g.input(), &g.value_info(), &g.output()})
       for (const auto& vi : *list) declared.emplace(vi.name(), &vi);
     if (g.sparse_initializer_size() > 0)
-      throw Error("initializer " + quote(g.sparse_initializer(0).values().name()) + " is a sparse tensor, which is not supported");
+      throw Error("initializer " + quote(g.sparse_initializer(0).values().name()) +
+                  " is a sparse tensor, which is not supported");
     for (const auto& t : g.initializer()) {
       const std::string who = "initializer " + quote(t.name());
       checkTensor(t, who);
@@ -338,8 +343,9 @@ class Importer {
       bool agrees = shape.dim_size() == t.dims_size();
       for (int k = 0; agrees && k < shape.dim_size(); ++k)
         agrees = !shape.dim(k).has_dim_value() || shape.dim(k).dim_value() == t.dims(k);
-      if (!agrees) throw Error(who + " has the shape " + shapeText({t.dims().begin(), t.dims().end()}) + ", but the graph declares " +
-                               shapeText(shapeOf(it->second->type())));
+      if (!agrees)
+        throw Error(who + " has the shape " + shapeText({t.dims().begin(), t.dims().end()}) +
+                    ", but the graph declares " + shapeText(shapeOf(it->second->type())));
     }
     for (int i = 0; i < g.node_size(); ++i) {
       const auto& n = g.node(i);
@@ -472,8 +478,8 @@ class Importer {
             auto et = elemTypeOf(type->tensor_type().elem_type());
             if (!et && !used.count(n.output(k))) et = ElemType::Float32;
             if (!et)
-              throw Error(who + ": output " + quote(v.name) + " has element type " + onnxTypeName(type->tensor_type().elem_type()) +
-                          ", which is not supported");
+              throw Error(who + ": output " + quote(v.name) + " has element type " +
+                          onnxTypeName(type->tensor_type().elem_type()) + ", which is not supported");
             v.type = *et;
           }
           v.shape = shapeOf(*type);
@@ -494,7 +500,9 @@ class Importer {
       case onnx::AttributeProto::INT: node.attrs[a.name()] = static_cast<int64_t>(a.i()); break;
       case onnx::AttributeProto::FLOAT: node.attrs[a.name()] = static_cast<double>(a.f()); break;
       case onnx::AttributeProto::STRING: node.attrs[a.name()] = a.s(); break;
-      case onnx::AttributeProto::INTS: node.attrs[a.name()] = std::vector<int64_t>(a.ints().begin(), a.ints().end()); break;
+      case onnx::AttributeProto::INTS:
+        node.attrs[a.name()] = std::vector<int64_t>(a.ints().begin(), a.ints().end());
+        break;
       case onnx::AttributeProto::FLOATS: {
         std::vector<double> f(a.floats().begin(), a.floats().end());
         node.attrs[a.name()] = std::move(f);
@@ -509,8 +517,7 @@ class Importer {
         node.attrs[a.name() + "_type"] = static_cast<int64_t>(a.t().data_type());
         break;
       }
-      default:
-        throw Error(who + ": attribute " + quote(a.name()) + " has a type the compiler does not support");
+      default: throw Error(who + ": attribute " + quote(a.name()) + " has a type the compiler does not support");
     }
   }
 
@@ -528,7 +535,8 @@ std::vector<int64_t> parseShape(const std::string& text) {
   while (pos <= text.size()) {
     const size_t x = std::min(text.find('x', pos), text.size());
     const std::string part = text.substr(pos, x - pos);
-    if (part.empty() || part.size() > 12 || part.find_first_not_of("0123456789") != std::string::npos || std::stoll(part) < 1)
+    if (part.empty() || part.size() > 12 || part.find_first_not_of("0123456789") != std::string::npos ||
+        std::stoll(part) < 1)
       throw Error("shape '" + text + "': expected dimensions >= 1 separated by 'x', e.g. 1x3x224x224");
     shape.push_back(std::stoll(part));
     pos = x + 1;
@@ -539,7 +547,8 @@ std::vector<int64_t> parseShape(const std::string& text) {
 Graph importOnnxBytes(const std::string& bytes, const std::string& name, const ImportOptions& options) {
   onnx::ModelProto model;
   if (!model.ParseFromString(bytes))
-    throw Error(SourceLocation{name}, "not an ONNX model: the protobuf does not parse (truncated file or another format)");
+    throw Error(SourceLocation{name},
+                "not an ONNX model: the protobuf does not parse (truncated file or another format)");
   return Importer(name, options).run(model);
 }
 
@@ -552,11 +561,13 @@ Graph importOnnx(const std::string& path, const ImportOptions& options) {
     const auto size = static_cast<size_t>(in.tellg());
     in.seekg(0);
     if (size > static_cast<size_t>(std::numeric_limits<int>::max()))
-      throw Error(SourceLocation{path}, "the model is larger than 2 GiB, protobuf's limit (external data is not supported)");
+      throw Error(SourceLocation{path},
+                  "the model is larger than 2 GiB, protobuf's limit (external data is not supported)");
     // Parsed from the stream, not from a copy of the file: peak memory is the parsed model plus
     // the graph it becomes (each initializer's bytes are freed as they move into the graph).
     if (!model.ParseFromIstream(&in))
-      throw Error(SourceLocation{path}, "not an ONNX model: the protobuf does not parse (truncated file or another format)");
+      throw Error(SourceLocation{path},
+                  "not an ONNX model: the protobuf does not parse (truncated file or another format)");
   }
   return Importer(path, options).run(model);
 }

@@ -41,7 +41,8 @@ std::string shapeText(const std::vector<int64_t>& shape) {
 int64_t shapeElements(const std::vector<int64_t>& shape) {
   int64_t n = 1;
   for (int64_t d : shape)
-    if (__builtin_mul_overflow(n, d, &n)) throw Error("the shape " + shapeText(shape) + " has more elements than int64 counts");
+    if (__builtin_mul_overflow(n, d, &n))
+      throw Error("the shape " + shapeText(shape) + " has more elements than int64 counts");
   return n;
 }
 
@@ -52,8 +53,8 @@ void checkTensorSize(const std::vector<int64_t>& shape, const std::string& what)
   int64_t n = 1;
   for (int64_t d : shape)
     if (__builtin_mul_overflow(n, d, &n) || n > kMaxTensorElements)
-      throw Error(what + " has the shape " + shapeText(shape) + ", more than the limit of " + std::to_string(kMaxTensorElements) +
-                  " elements per tensor");
+      throw Error(what + " has the shape " + shapeText(shape) + ", more than the limit of " +
+                  std::to_string(kMaxTensorElements) + " elements per tensor");
 }
 
 int64_t Value::elements() const { return shapeElements(shape); }
@@ -160,7 +161,7 @@ void Graph::compact() {
     int& m = valueMap[static_cast<size_t>(v)];
     if (m < 0) {
       Value moved = std::move(values[static_cast<size_t>(v)]);  // each value is kept once: moving, not copying, keeps
-      moved.producer = -1;                                       // a big model's constants from being held twice
+      moved.producer = -1;                                      // a big model's constants from being held twice
       m = out.addValue(std::move(moved));
     }
     return m;
@@ -189,8 +190,10 @@ void Graph::verify() const {
     check(!node.has("auto_pad"), "node '" + node.name + "' has auto_pad (resolveAutoPad makes it explicit pads)");
     for (int o : node.outputs) {
       check(o >= 0 && o < nv, "node '" + node.name + "' writes a value id out of range");
-      check(producers[static_cast<size_t>(o)] < 0, "value '" + values[static_cast<size_t>(o)].name + "' has two producers");
-      check(!values[static_cast<size_t>(o)].is_constant, "node '" + node.name + "' writes constant '" + values[static_cast<size_t>(o)].name + "'");
+      check(producers[static_cast<size_t>(o)] < 0,
+            "value '" + values[static_cast<size_t>(o)].name + "' has two producers");
+      check(!values[static_cast<size_t>(o)].is_constant,
+            "node '" + node.name + "' writes constant '" + values[static_cast<size_t>(o)].name + "'");
       producers[static_cast<size_t>(o)] = static_cast<int>(n);
     }
   }
@@ -201,7 +204,8 @@ void Graph::verify() const {
     check(v >= 0 && v < nv, "graph output id out of range");
     const Value& val = values[static_cast<size_t>(v)];
     const bool isInput = std::find(inputs.begin(), inputs.end(), v) != inputs.end();
-    check(val.is_constant || isInput || producers[static_cast<size_t>(v)] >= 0, "graph output '" + val.name + "' is never computed");
+    check(val.is_constant || isInput || producers[static_cast<size_t>(v)] >= 0,
+          "graph output '" + val.name + "' is never computed");
   }
   for (size_t n = 0; n < nodes.size(); ++n) {
     if (nodes[n].dead) continue;
@@ -225,8 +229,10 @@ std::string describe(const Value& v) {
   if (v.quant) {
     const Quant& q = *v.quant;
     out << " q(";
-    if (q.axis >= 0) out << "axis=" << q.axis << ", " << q.scale.size() << " scales";
-    else out << "s=" << std::setprecision(6) << q.scale.at(0) << ", z=" << q.zero_point.at(0);
+    if (q.axis >= 0)
+      out << "axis=" << q.axis << ", " << q.scale.size() << " scales";
+    else
+      out << "s=" << std::setprecision(6) << q.scale.at(0) << ", z=" << q.zero_point.at(0);
     out << ")";
   }
   return out.str();
@@ -238,8 +244,10 @@ std::string attrText(const AttrValue& a) {
   std::visit(
       [&](const auto& v) {
         using T = std::decay_t<decltype(v)>;
-        if constexpr (std::is_same_v<T, std::string>) out << '"' << v << '"';
-        else if constexpr (std::is_same_v<T, int64_t> || std::is_same_v<T, double>) out << v;
+        if constexpr (std::is_same_v<T, std::string>)
+          out << '"' << v << '"';
+        else if constexpr (std::is_same_v<T, int64_t> || std::is_same_v<T, double>)
+          out << v;
         else {
           out << "[";
           const size_t shown = std::min<size_t>(v.size(), 8);
@@ -280,7 +288,8 @@ std::string Graph::print() const {
       out << "}";
     }
     out << " : ";
-    for (size_t i = 0; i < node.outputs.size(); ++i) out << (i ? ", " : "") << describe(values[static_cast<size_t>(node.outputs[i])]);
+    for (size_t i = 0; i < node.outputs.size(); ++i)
+      out << (i ? ", " : "") << describe(values[static_cast<size_t>(node.outputs[i])]);
     out << "\n";
   }
   for (int v : outputs) out << "  output " << name(v) << "\n";

@@ -31,7 +31,8 @@ void binaryTyped(const Ctx& c, Op op) {
     for (int64_t i = 0; i < n; ++i) py[i] = op(pa[i], s);
     return;
   }
-  forEachBroadcast(y.shape, {a.shape, b.shape}, [&](int64_t o, const std::vector<int64_t>& off) { py[o] = op(pa[off[0]], pb[off[1]]); });
+  forEachBroadcast(y.shape, {a.shape, b.shape},
+                   [&](int64_t o, const std::vector<int64_t>& off) { py[o] = op(pa[off[0]], pb[off[1]]); });
 }
 
 template <typename Op>
@@ -78,7 +79,8 @@ void compare(const Ctx& c, Op op) {
   if (a.type != b.type) throw Error("operands have different element types");
   uint8_t* y = c.output().data<uint8_t>();
   auto run = [&](auto* pa, auto* pb) {
-    forEachBroadcast(c.output().shape, {a.shape, b.shape}, [&](int64_t o, const std::vector<int64_t>& off) { y[o] = op(pa[off[0]], pb[off[1]]); });
+    forEachBroadcast(c.output().shape, {a.shape, b.shape},
+                     [&](int64_t o, const std::vector<int64_t>& off) { y[o] = op(pa[off[0]], pb[off[1]]); });
   };
   switch (a.type) {
     case ElemType::Float32: run(a.data<float>(), b.data<float>()); break;
@@ -111,11 +113,13 @@ void where(const Ctx& c) {
   const auto& X = c.input(1);
   const auto& Y = c.input(2);
   auto& out = c.output();
-  if (cond.type != ElemType::Bool || X.type != Y.type || out.type != X.type) throw Error("Where takes a bool condition and two tensors of one type");
+  if (cond.type != ElemType::Bool || X.type != Y.type || out.type != X.type)
+    throw Error("Where takes a bool condition and two tensors of one type");
   const size_t eb = static_cast<size_t>(elemTypeBytes(X.type));
   forEachBroadcast(out.shape, {cond.shape, X.shape, Y.shape}, [&](int64_t o, const std::vector<int64_t>& off) {
     const bool pick = cond.data<uint8_t>()[off[0]] != 0;
-    const uint8_t* src = pick ? X.bytes.data() + static_cast<size_t>(off[1]) * eb : Y.bytes.data() + static_cast<size_t>(off[2]) * eb;
+    const uint8_t* src =
+        pick ? X.bytes.data() + static_cast<size_t>(off[1]) * eb : Y.bytes.data() + static_cast<size_t>(off[2]) * eb;
     std::memcpy(out.bytes.data() + static_cast<size_t>(o) * eb, src, eb);
   });
 }
@@ -193,26 +197,34 @@ void definePredicateOps(OpTable& t) {
       {Op::Where, where},
   });
   t.shapes({
-      {Op::Equal, predicateShape}, {Op::Less, predicateShape}, {Op::LessOrEqual, predicateShape},
-      {Op::Greater, predicateShape}, {Op::GreaterOrEqual, predicateShape}, {Op::And, predicateShape},
-      {Op::Or, predicateShape}, {Op::Xor, predicateShape}, {Op::Not, notShape}, {Op::Where, whereShape},
+      {Op::Equal, predicateShape},
+      {Op::Less, predicateShape},
+      {Op::LessOrEqual, predicateShape},
+      {Op::Greater, predicateShape},
+      {Op::GreaterOrEqual, predicateShape},
+      {Op::And, predicateShape},
+      {Op::Or, predicateShape},
+      {Op::Xor, predicateShape},
+      {Op::Not, notShape},
+      {Op::Where, whereShape},
   });
   t.flag(kImported, {Op::And, Op::Equal, Op::Greater, Op::GreaterOrEqual, Op::Less, Op::LessOrEqual, Op::Not, Op::Or,
                      Op::Where, Op::Xor});
 }
 
-}  // namespace
-
-void defineElementwiseOps(OpTable& t) {
+/// Add, Sub, Mul, Div, Pow (two inputs, broadcasting), Max and Min (one or more).
+void defineArithmeticOps(OpTable& t) {
   using namespace float_kernels;
   t.floatKernels({
-      {Op::Add, [](const Ctx& c) {
+      {Op::Add,
+       [](const Ctx& c) {
          binary(c, [](auto a, auto b) { return a + b; });
          if (c.output().type == ElemType::Float32) applyActivation(c.n, c.fo(), c.output().elements());
        }},
       {Op::Sub, [](const Ctx& c) { binary(c, [](auto a, auto b) { return a - b; }); }},
       {Op::Mul, [](const Ctx& c) { binary(c, [](auto a, auto b) { return a * b; }); }},
-      {Op::Div, [](const Ctx& c) {
+      {Op::Div,
+       [](const Ctx& c) {
          binary(c, [](auto a, auto b) {
            if constexpr (std::is_integral_v<decltype(a)>) {
              if (b == 0) throw Error("integer division by zero");
@@ -220,62 +232,93 @@ void defineElementwiseOps(OpTable& t) {
            return a / b;
          });
        }},
-      {Op::Pow, [](const Ctx& c) {
+      {Op::Pow,
+       [](const Ctx& c) {
          if (c.input(1).type != ElemType::Float32) throw Error("Pow exponent must be float32");
          binary(c, [](auto a, auto b) { return static_cast<decltype(a)>(std::pow(a, b)); });
        }},
       {Op::Max, [](const Ctx& c) { variadic(c, [](float a, float b) { return std::max(a, b); }); }},
       {Op::Min, [](const Ctx& c) { variadic(c, [](float a, float b) { return std::min(a, b); }); }},
+  });
+  t.shapes({
+      {Op::Add, binaryShape},
+      {Op::Sub, binaryShape},
+      {Op::Mul, binaryShape},
+      {Op::Div, binaryShape},
+      {Op::Pow, binaryShape},
+      {Op::Max, broadcastShape},
+      {Op::Min, broadcastShape},
+  });
+  t.flag(kImported, {Op::Add, Op::Sub, Op::Mul, Op::Div, Op::Pow, Op::Max, Op::Min});
+}
+
+/// Functions of one input (and PRelu's slope): Relu, Clip and the ones that become a Lut on int8.
+void defineActivationOps(OpTable& t) {
+  using namespace float_kernels;
+  t.floatKernels({
       {Op::Relu, [](const Ctx& c) { unary(c, [](float x) { return std::max(x, 0.f); }); }},
-      {Op::Clip, [](const Ctx& c) {
+      {Op::Clip,
+       [](const Ctx& c) {
          const auto [lo, hi] = ops::clipBounds(c.n, c.g.opset, c.operands);
          unary(c, [lo = lo, hi = hi](float x) { return std::min(std::max(x, lo), hi); });
        }},
-      {Op::PRelu, [](const Ctx& c) {  // the slope broadcasts to X (unidirectionally), so Y has X's shape
+      {Op::PRelu,
+       [](const Ctx& c) {  // the slope broadcasts to X (unidirectionally), so Y has X's shape
          if (c.input(0).type != ElemType::Float32) throw Error("PRelu takes float32");
          binary(c, [](auto x, auto slope) { return x >= 0 ? x : slope * x; });
        }},
-      {Op::LeakyRelu, [](const Ctx& c) {
+      {Op::LeakyRelu,
+       [](const Ctx& c) {
          const float alpha = static_cast<float>(c.n.getFloat("alpha", 0.01));
          unary(c, [alpha](float x) { return x >= 0.f ? x : alpha * x; });
        }},
-      {Op::HardSigmoid, [](const Ctx& c) {
-         const float alpha = static_cast<float>(c.n.getFloat("alpha", 0.2)), beta = static_cast<float>(c.n.getFloat("beta", 0.5));
+      {Op::HardSigmoid,
+       [](const Ctx& c) {
+         const float alpha = static_cast<float>(c.n.getFloat("alpha", 0.2)),
+                     beta = static_cast<float>(c.n.getFloat("beta", 0.5));
          unary(c, [alpha, beta](float x) { return std::max(0.f, std::min(1.f, alpha * x + beta)); });
        }},
-      {Op::HardSwish, [](const Ctx& c) { unary(c, [](float x) { return x * std::max(0.f, std::min(1.f, x / 6.f + 0.5f)); }); }},
+      {Op::HardSwish,
+       [](const Ctx& c) { unary(c, [](float x) { return x * std::max(0.f, std::min(1.f, x / 6.f + 0.5f)); }); }},
       {Op::Sigmoid, [](const Ctx& c) { unary(c, [](float x) { return 1.f / (1.f + std::exp(-x)); }); }},
       {Op::Tanh, [](const Ctx& c) { unary(c, [](float x) { return std::tanh(x); }); }},
       {Op::Sqrt, [](const Ctx& c) { unary(c, [](float x) { return std::sqrt(x); }); }},
       {Op::Erf, [](const Ctx& c) { unary(c, [](float x) { return std::erf(x); }); }},
       {Op::Exp, [](const Ctx& c) { unary(c, [](float x) { return std::exp(x); }); }},
-      {Op::Neg, [](const Ctx& c) {
+      {Op::Neg,
+       [](const Ctx& c) {
          if (c.input(0).type == ElemType::Int64) {
-           for (int64_t i = 0; i < c.output().elements(); ++i) c.output().data<int64_t>()[i] = -c.input(0).data<int64_t>()[i];
+           for (int64_t i = 0; i < c.output().elements(); ++i)
+             c.output().data<int64_t>()[i] = -c.input(0).data<int64_t>()[i];
          } else {
            unary(c, [](float x) { return -x; });
          }
        }},
-      {Op::Gelu, [](const Ctx& c) {
+      {Op::Gelu,
+       [](const Ctx& c) {
          const std::string approx = c.n.getString("approximate", "none");
-         if (approx == "tanh") unary(c, tanhGelu);
-         else if (approx == "none") unary(c, erfGelu);
-         else throw Error("Gelu approximate='" + approx + "' is not supported");
+         if (approx == "tanh")
+           unary(c, tanhGelu);
+         else if (approx == "none")
+           unary(c, erfGelu);
+         else
+           throw Error("Gelu approximate='" + approx + "' is not supported");
        }},
   });
-  t.shapes({
-      {Op::Relu, sameShape}, {Op::Sigmoid, sameShape}, {Op::Tanh, sameShape}, {Op::Sqrt, sameShape},
-      {Op::Erf, sameShape}, {Op::Exp, sameShape}, {Op::Neg, sameShape}, {Op::LeakyRelu, sameShape},
-      {Op::HardSigmoid, sameShape}, {Op::HardSwish, sameShape}, {Op::Clip, sameShape}, {Op::Gelu, sameShape},
-      {Op::PRelu, sameShape},
-      {Op::Add, binaryShape}, {Op::Sub, binaryShape}, {Op::Mul, binaryShape}, {Op::Div, binaryShape},
-      {Op::Pow, binaryShape}, {Op::Max, broadcastShape}, {Op::Min, broadcastShape},
-  });
-  t.flag(kLutable, {Op::Sigmoid, Op::HardSigmoid, Op::HardSwish, Op::Tanh, Op::Gelu, Op::LeakyRelu, Op::Erf, Op::Exp,
-                     Op::Neg});
-  t.flag(kImported, {Op::Add, Op::Clip, Op::Div, Op::Erf, Op::Exp, Op::HardSigmoid, Op::HardSwish, Op::LeakyRelu,
-                     Op::Max, Op::Min, Op::Mul, Op::Neg, Op::Pow, Op::PRelu, Op::Relu, Op::Sigmoid, Op::Sqrt,
-                     Op::Sub, Op::Tanh});
+  for (Op op : {Op::Relu, Op::Clip, Op::PRelu, Op::LeakyRelu, Op::HardSigmoid, Op::HardSwish, Op::Sigmoid, Op::Tanh,
+                Op::Sqrt, Op::Erf, Op::Exp, Op::Neg, Op::Gelu})
+    t[op].shape = sameShape;
+  t.flag(kLutable,
+         {Op::Sigmoid, Op::HardSigmoid, Op::HardSwish, Op::Tanh, Op::Gelu, Op::LeakyRelu, Op::Erf, Op::Exp, Op::Neg});
+  t.flag(kImported, {Op::Clip, Op::Erf, Op::Exp, Op::HardSigmoid, Op::HardSwish, Op::LeakyRelu, Op::Neg, Op::PRelu,
+                     Op::Relu, Op::Sigmoid, Op::Sqrt, Op::Tanh});
+}
+
+}  // namespace
+
+void defineElementwiseOps(OpTable& t) {
+  defineArithmeticOps(t);
+  defineActivationOps(t);
   definePredicateOps(t);
 }
 

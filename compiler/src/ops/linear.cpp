@@ -53,8 +53,10 @@ void gemm(const Ctx& c) {
   }
   float* y = c.fo();
   std::fill(y, y + M * N, 0.f);
-  if (tb) matmulTransposedB(a, b, y, M, K, N);
-  else matmulRowMajor(a, b, y, M, K, N);
+  if (tb)
+    matmulTransposedB(a, b, y, M, K, N);
+  else
+    matmulRowMajor(a, b, y, M, K, N);
   if (alpha != 1.f)
     for (int64_t i = 0; i < M * N; ++i) y[i] *= alpha;
   if (c.has(2) && beta != 0.f) addBroadcast(y, Y.shape, c.input(2), beta);
@@ -93,10 +95,10 @@ struct Geometry2D {
 };
 
 Geometry2D geometry2D(const ops::Windows& w, const Shape& x, const Shape& y) {
-  if (x.size() == 3)
-    return {1, x[2], 1, y[2], 1, w.kernel[0], 1, w.strides[0], 1, w.dilations[0], 0, w.padBegin[0]};
+  if (x.size() == 3) return {1, x[2], 1, y[2], 1, w.kernel[0], 1, w.strides[0], 1, w.dilations[0], 0, w.padBegin[0]};
   if (x.size() == 4)
-    return {x[2], x[3], y[2], y[3], w.kernel[0], w.kernel[1], w.strides[0], w.strides[1], w.dilations[0], w.dilations[1], w.padBegin[0], w.padBegin[1]};
+    return {x[2],         x[3],         y[2],           y[3],           w.kernel[0],   w.kernel[1],
+            w.strides[0], w.strides[1], w.dilations[0], w.dilations[1], w.padBegin[0], w.padBegin[1]};
   throw Error("only 1-D and 2-D windows are supported");
 }
 
@@ -239,7 +241,8 @@ void pool(const Ctx& c, bool isMax) {
             ++valid;
           }
         }
-        if (isMax) yp[oh * g.OW + ow] = best;
+        if (isMax)
+          yp[oh * g.OW + ow] = best;
         else {
           const int64_t count = includePad ? padded : valid;
           yp[oh * g.OW + ow] = count ? static_cast<float>(sum / static_cast<double>(count)) : 0.f;
@@ -276,15 +279,18 @@ std::vector<OutputInfo> convShape(const ShapeCtx& c) {
   const auto& x = c.x();
   const ops::Operand& w = c.in[1];
   const size_t rank = c.rank();
-  if (rank < 3 || w.shape.size() != rank) throw Error("Conv input " + ops::shapeText(x.shape) + " and weight " + ops::shapeText(w.shape) + " do not match");
+  if (rank < 3 || w.shape.size() != rank)
+    throw Error("Conv input " + ops::shapeText(x.shape) + " and weight " + ops::shapeText(w.shape) + " do not match");
   const int64_t group = c.n.getInt("group", 1);
   if (group <= 0 || x.shape[1] != w.shape[1] * group || w.shape[0] % group != 0)
     throw Error("Conv input has " + std::to_string(x.shape[1]) + " channels; the weight " + ops::shapeText(w.shape) +
                 " with group " + std::to_string(group) + " expects " + std::to_string(w.shape[1] * group));
   std::vector<int64_t> kernel(w.shape.begin() + 2, w.shape.end());
-  if (c.n.has("kernel_shape") && c.n.getInts("kernel_shape") != kernel) throw Error("Conv kernel_shape does not match the weight");
+  if (c.n.has("kernel_shape") && c.n.getInts("kernel_shape") != kernel)
+    throw Error("Conv kernel_shape does not match the weight");
   if (ops::present(c.in, 2) && c.in[2].elements() != w.shape[0])
-    throw Error("Conv bias has " + std::to_string(c.in[2].elements()) + " values for " + std::to_string(w.shape[0]) + " output channels");
+    throw Error("Conv bias has " + std::to_string(c.in[2].elements()) + " values for " + std::to_string(w.shape[0]) +
+                " output channels");
   const auto win = ops::windows(c.n, x.shape, kernel, false);
   std::vector<int64_t> shape = {x.shape[0], w.shape[0]};
   shape.insert(shape.end(), win.out.begin(), win.out.end());
@@ -298,13 +304,14 @@ std::vector<OutputInfo> convTransposeShape(const ShapeCtx& c) {
   const size_t rank = c.rank();
   const int64_t group = c.n.getInt("group", 1);
   if (rank < 3 || w.shape.size() != rank || group <= 0 || x.shape[1] != w.shape[0] || w.shape[0] % group != 0)
-    throw Error("ConvTranspose input " + ops::shapeText(x.shape) + " and weight " + ops::shapeText(w.shape) + " with group " +
-                std::to_string(group) + " do not match");
+    throw Error("ConvTranspose input " + ops::shapeText(x.shape) + " and weight " + ops::shapeText(w.shape) +
+                " with group " + std::to_string(group) + " do not match");
   std::vector<int64_t> kernel(w.shape.begin() + 2, w.shape.end());
-  if (c.n.has("kernel_shape") && c.n.getInts("kernel_shape") != kernel) throw Error("ConvTranspose kernel_shape does not match the weight");
+  if (c.n.has("kernel_shape") && c.n.getInts("kernel_shape") != kernel)
+    throw Error("ConvTranspose kernel_shape does not match the weight");
   if (ops::present(c.in, 2) && c.in[2].elements() != w.shape[1] * group)
-    throw Error("ConvTranspose bias has " + std::to_string(c.in[2].elements()) + " values for " + std::to_string(w.shape[1] * group) +
-                " output channels");
+    throw Error("ConvTranspose bias has " + std::to_string(c.in[2].elements()) + " values for " +
+                std::to_string(w.shape[1] * group) + " output channels");
   const auto win = ops::transposedWindows(c.n, x.shape, kernel);
   std::vector<int64_t> shape = {x.shape[0], w.shape[1] * group};
   shape.insert(shape.end(), win.out.begin(), win.out.end());
@@ -399,7 +406,8 @@ void defineLinearOps(OpTable& t) {
       {Op::ConvTranspose, convTranspose},
       {Op::Gemm, gemm},
       {Op::MatMul, matmul},
-      {Op::MaxPool, [](const Ctx& c) {
+      {Op::MaxPool,
+       [](const Ctx& c) {
          if (c.out.size() > 1 && c.out[1]) throw Error("MaxPool's Indices output is not supported");
          pool(c, true);
        }},
@@ -407,15 +415,19 @@ void defineLinearOps(OpTable& t) {
       {Op::GlobalAveragePool, globalAveragePool},
   });
   t.shapes({
-      {Op::Conv, convShape}, {Op::ConvTranspose, convTransposeShape}, {Op::Gemm, gemmShape},
-      {Op::MatMul, matmulShape}, {Op::MaxPool, poolShape}, {Op::AveragePool, poolShape},
+      {Op::Conv, convShape},
+      {Op::ConvTranspose, convTransposeShape},
+      {Op::Gemm, gemmShape},
+      {Op::MatMul, matmulShape},
+      {Op::MaxPool, poolShape},
+      {Op::AveragePool, poolShape},
       {Op::GlobalAveragePool, globalAveragePoolShape},
   });
   t[Op::Conv].macs = convMacs;
   t[Op::Gemm].macs = matmulMacs;
   t[Op::MatMul].macs = matmulMacs;
-  t.flag(kImported, {Op::AveragePool, Op::Conv, Op::ConvTranspose, Op::Gemm, Op::GlobalAveragePool, Op::MatMul,
-                     Op::MaxPool});
+  t.flag(kImported,
+         {Op::AveragePool, Op::Conv, Op::ConvTranspose, Op::Gemm, Op::GlobalAveragePool, Op::MatMul, Op::MaxPool});
 }
 
 }  // namespace systole::compiler

@@ -41,7 +41,8 @@ void flattenNhwc(const Ctx& c) {
   for (int64_t n = 0; n < N; ++n)
     for (int64_t ch = 0; ch < C; ++ch)
       for (int64_t s = 0; s < HW; ++s)
-        std::memcpy(Y.bytes.data() + static_cast<size_t>((n * HW + s) * C + ch) * eb, X.bytes.data() + static_cast<size_t>((n * C + ch) * HW + s) * eb, eb);
+        std::memcpy(Y.bytes.data() + static_cast<size_t>((n * HW + s) * C + ch) * eb,
+                    X.bytes.data() + static_cast<size_t>((n * C + ch) * HW + s) * eb, eb);
 }
 
 void copyBytes(const Ctx& c) {
@@ -95,7 +96,8 @@ void concat(const Ctx& c) {
     const size_t chunk = static_cast<size_t>(ops::product(X.shape, axis)) * eb;
     if (chunk == 0) continue;
     for (int64_t o = 0; o < outer; ++o)
-      std::memcpy(Y.bytes.data() + static_cast<size_t>(o) * outChunk + offset, X.bytes.data() + static_cast<size_t>(o) * chunk, chunk);
+      std::memcpy(Y.bytes.data() + static_cast<size_t>(o) * outChunk + offset,
+                  X.bytes.data() + static_cast<size_t>(o) * chunk, chunk);
     offset += chunk;
   }
 }
@@ -113,7 +115,8 @@ void split(const Ctx& c) {
     if (c.out[k] && chunk > 0) {
       HostTensor& Y = c.output(k);
       for (int64_t o = 0; o < outer; ++o)
-        std::memcpy(Y.bytes.data() + static_cast<size_t>(o) * chunk, X.bytes.data() + static_cast<size_t>(o) * inChunk + offset, chunk);
+        std::memcpy(Y.bytes.data() + static_cast<size_t>(o) * chunk,
+                    X.bytes.data() + static_cast<size_t>(o) * inChunk + offset, chunk);
     }
     offset += chunk;
   }
@@ -142,7 +145,8 @@ void gatherAxes(const HostTensor& X, HostTensor& Y, MapAxis map, const uint8_t* 
       }
       off += i * inStride[d];
     }
-    std::memcpy(Y.bytes.data() + static_cast<size_t>(o) * eb, inside ? X.bytes.data() + static_cast<size_t>(off) * eb : fill, eb);
+    std::memcpy(Y.bytes.data() + static_cast<size_t>(o) * eb,
+                inside ? X.bytes.data() + static_cast<size_t>(off) * eb : fill, eb);
     for (size_t d = rank; d-- > 0;) {
       if (++idx[d] < Y.shape[d]) break;
       idx[d] = 0;
@@ -152,7 +156,8 @@ void gatherAxes(const HostTensor& X, HostTensor& Y, MapAxis map, const uint8_t* 
 
 void slice(const Ctx& c) {
   const auto axes = ops::sliceParams(c.n, c.g.opset, c.operands);
-  gatherAxes(c.input(0), c.output(), [&](size_t d, int64_t i) { return axes[d].start + i * axes[d].step; }, nullptr);
+  gatherAxes(
+      c.input(0), c.output(), [&](size_t d, int64_t i) { return axes[d].start + i * axes[d].step; }, nullptr);
 }
 
 void pad(const Ctx& c) {
@@ -160,7 +165,9 @@ void pad(const Ctx& c) {
   const auto p = ops::padParams(c.n, c.g.opset, c.operands);
   HostTensor fill(X.type, {});
   storeElement(fill, 0, p.value);
-  gatherAxes(X, c.output(), [&](size_t d, int64_t o) { return ops::padSource(p.mode, o, p.pads[d], X.shape[d]); }, fill.bytes.data());
+  gatherAxes(
+      X, c.output(), [&](size_t d, int64_t o) { return ops::padSource(p.mode, o, p.pads[d], X.shape[d]); },
+      fill.bytes.data());
 }
 
 void gather(const Ctx& c) {
@@ -177,7 +184,8 @@ void gather(const Ctx& c) {
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t j : indices) {
       if (j < 0) j += dim;
-      if (j < 0 || j >= dim) throw Error("Gather index " + std::to_string(j) + " is out of range for dimension " + std::to_string(dim));
+      if (j < 0 || j >= dim)
+        throw Error("Gather index " + std::to_string(j) + " is out of range for dimension " + std::to_string(dim));
       std::memcpy(Y.bytes.data() + dst, X.bytes.data() + static_cast<size_t>((o * dim + j) * inner) * eb, chunk);
       dst += chunk;
     }
@@ -193,7 +201,8 @@ void resizeLinear(const Ctx& c, const ops::ResizeParams& p) {
   std::vector<size_t> resized;
   for (size_t d = 0; d < rank; ++d) {
     taps[d] = ops::resizeLinearTaps(p, p.scales[d], X.shape[d], Y.shape[d]);
-    if (X.shape[d] != Y.shape[d] || std::any_of(taps[d].begin(), taps[d].end(), [](const ops::LinearTap& t) { return t.w != 0; }))
+    if (X.shape[d] != Y.shape[d] ||
+        std::any_of(taps[d].begin(), taps[d].end(), [](const ops::LinearTap& t) { return t.w != 0; }))
       resized.push_back(d);
   }
   std::vector<int64_t> inStride(rank);
@@ -235,7 +244,8 @@ void resize(const Ctx& c) {
   const auto p = ops::resizeParams(c.n, c.g.opset, c.operands, Y.shape);
   if (p.mode == "linear") return resizeLinear(c, p);
   const auto maps = ops::resizeNearestMaps(p, X.shape, Y.shape);
-  gatherAxes(X, Y, [&](size_t d, int64_t o) { return maps[d][static_cast<size_t>(o)]; }, nullptr);
+  gatherAxes(
+      X, Y, [&](size_t d, int64_t o) { return maps[d][static_cast<size_t>(o)]; }, nullptr);
 }
 
 /// Works on bytes: output pixel (h * b + i, w * b + j) of channel c is input pixel (h, w) of the
@@ -253,7 +263,8 @@ void depthToSpace(const Ctx& c) {
           const int64_t ic = d.inputChannel(ch, oh % b, ow % b, C);
           const int64_t src = ((n * X.shape[1] + ic) * H + oh / b) * W + ow / b;
           const int64_t dst = ((n * C + ch) * H * b + oh) * W * b + ow;
-          std::memcpy(Y.bytes.data() + static_cast<size_t>(dst) * eb, X.bytes.data() + static_cast<size_t>(src) * eb, eb);
+          std::memcpy(Y.bytes.data() + static_cast<size_t>(dst) * eb, X.bytes.data() + static_cast<size_t>(src) * eb,
+                      eb);
         }
 }
 
@@ -289,7 +300,8 @@ void cast(const Ctx& c) {
 void constantOfShape(const Ctx& c) {
   const auto& S = c.input(0);
   auto& Y = c.output();
-  if (ops::readInts(S.type, S.bytes.data(), S.elements()) != Y.shape || Y.bytes.size() != static_cast<size_t>(Y.elements() * elemTypeBytes(Y.type)))
+  if (ops::readInts(S.type, S.bytes.data(), S.elements()) != Y.shape ||
+      Y.bytes.size() != static_cast<size_t>(Y.elements() * elemTypeBytes(Y.type)))
     throw Error("ConstantOfShape: the output does not have the requested shape");
   const double v = c.n.getFloat("value", 0.0);
   for (int64_t i = 0; i < Y.elements(); ++i) storeElement(Y, i, v);
@@ -297,8 +309,10 @@ void constantOfShape(const Ctx& c) {
 
 void constant(const Ctx& c) {
   auto& Y = c.output();
-  if (c.n.has("value_float")) Y.data<float>()[0] = static_cast<float>(c.n.getFloat("value_float", 0));
-  else if (c.n.has("value_int")) Y.data<int64_t>()[0] = c.n.getInt("value_int", 0);
+  if (c.n.has("value_float"))
+    Y.data<float>()[0] = static_cast<float>(c.n.getFloat("value_float", 0));
+  else if (c.n.has("value_int"))
+    Y.data<int64_t>()[0] = c.n.getInt("value_int", 0);
   else if (c.n.has("value_floats")) {
     const auto v = c.n.getFloats("value_floats");
     for (size_t i = 0; i < v.size(); ++i) Y.data<float>()[i] = static_cast<float>(v[i]);
@@ -339,7 +353,9 @@ std::vector<OutputInfo> dropoutShape(const ShapeCtx& c) {
   return out;
 }
 
-std::vector<OutputInfo> castShape(const ShapeCtx& c) { return {OutputInfo{castTarget(c.n.getInt("to", 1)), c.x().shape}}; }
+std::vector<OutputInfo> castShape(const ShapeCtx& c) {
+  return {OutputInfo{castTarget(c.n.getInt("to", 1)), c.x().shape}};
+}
 
 std::vector<OutputInfo> constantOfShapeShape(const ShapeCtx& c) {
   auto shape = ops::intsInput(c.in, 0);
@@ -384,7 +400,8 @@ std::vector<OutputInfo> concatShape(const ShapeCtx& c) {
     if (s.size() != rank) throw Error("Concat inputs have different ranks");
     for (size_t i = 0; i < rank; ++i)
       if (i != axis && s[i] != shape[i])
-        throw Error("Concat inputs " + ops::shapeText(x.shape) + " and " + ops::shapeText(s) + " differ outside axis " + std::to_string(axis));
+        throw Error("Concat inputs " + ops::shapeText(x.shape) + " and " + ops::shapeText(s) + " differ outside axis " +
+                    std::to_string(axis));
     shape[axis] = ops::checkedSum({shape[axis], s[axis]});
   }
   return c.same(shape);
@@ -492,7 +509,8 @@ std::vector<OutputInfo> constantShape(const ShapeCtx& c) {
   const Node& n = c.n;
   if (n.has("value_float")) return {OutputInfo{ElemType::Float32, {}}};
   if (n.has("value_int")) return {OutputInfo{ElemType::Int64, {}}};
-  if (n.has("value_floats")) return {OutputInfo{ElemType::Float32, {static_cast<int64_t>(n.getFloats("value_floats").size())}}};
+  if (n.has("value_floats"))
+    return {OutputInfo{ElemType::Float32, {static_cast<int64_t>(n.getFloats("value_floats").size())}}};
   if (n.has("value_ints")) return {OutputInfo{ElemType::Int64, {static_cast<int64_t>(n.getInts("value_ints").size())}}};
   throw Error("Constant without a value attribute");
 }
@@ -524,12 +542,25 @@ void defineMovementOps(OpTable& t) {
       {Op::ConstantOfShape, constantOfShape},
   });
   t.shapes({
-      {Op::Identity, sameShape}, {Op::Dropout, dropoutShape}, {Op::Cast, castShape},
-      {Op::ConstantOfShape, constantOfShapeShape}, {Op::Flatten, flattenShape}, {Op::FlattenNhwc, flattenNhwcShape},
-      {Op::Reshape, reshapeShape}, {Op::Transpose, transposeShape}, {Op::Concat, concatShape},
-      {Op::Split, splitShape}, {Op::Slice, sliceShape}, {Op::Pad, padShape}, {Op::Resize, resizeShape},
-      {Op::Upsample, resizeShape}, {Op::DepthToSpace, depthToSpaceShape}, {Op::Shape, shapeShape},
-      {Op::Gather, gatherShape}, {Op::Unsqueeze, unsqueezeShape}, {Op::Squeeze, squeezeShape},
+      {Op::Identity, sameShape},
+      {Op::Dropout, dropoutShape},
+      {Op::Cast, castShape},
+      {Op::ConstantOfShape, constantOfShapeShape},
+      {Op::Flatten, flattenShape},
+      {Op::FlattenNhwc, flattenNhwcShape},
+      {Op::Reshape, reshapeShape},
+      {Op::Transpose, transposeShape},
+      {Op::Concat, concatShape},
+      {Op::Split, splitShape},
+      {Op::Slice, sliceShape},
+      {Op::Pad, padShape},
+      {Op::Resize, resizeShape},
+      {Op::Upsample, resizeShape},
+      {Op::DepthToSpace, depthToSpaceShape},
+      {Op::Shape, shapeShape},
+      {Op::Gather, gatherShape},
+      {Op::Unsqueeze, unsqueezeShape},
+      {Op::Squeeze, squeezeShape},
       {Op::Constant, constantShape},
   });
   t[Op::Constant].min_inputs = 0;

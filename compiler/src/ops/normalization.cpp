@@ -36,7 +36,8 @@ void layerNorm(const Ctx& c) {
   std::vector<float> scale(static_cast<size_t>(inner), 1.f), bias(static_cast<size_t>(inner), 0.f);
   auto expand = [&](size_t k, std::vector<float>& dst) {
     const float* p = c.f(k);
-    forEachBroadcast(normShape, {c.input(k).shape}, [&](int64_t o, const std::vector<int64_t>& off) { dst[static_cast<size_t>(o)] = p[off[0]]; });
+    forEachBroadcast(normShape, {c.input(k).shape},
+                     [&](int64_t o, const std::vector<int64_t>& off) { dst[static_cast<size_t>(o)] = p[off[0]]; });
   };
   expand(1, scale);
   if (c.has(2)) expand(2, bias);
@@ -102,7 +103,8 @@ void reduce(const Ctx& c) {
   std::vector<double> acc(static_cast<size_t>(ops::product(kept)), 0.0);
   const float* x = c.f(0);
   // Walk the input; each element adds into its output position (`kept` broadcast over the input).
-  forEachBroadcast(X.shape, {X.shape, kept}, [&](int64_t, const std::vector<int64_t>& off) { acc[static_cast<size_t>(off[1])] += x[off[0]]; });
+  forEachBroadcast(X.shape, {X.shape, kept},
+                   [&](int64_t, const std::vector<int64_t>& off) { acc[static_cast<size_t>(off[1])] += x[off[0]]; });
   float* y = c.fo();
   const double divisor = c.n.op == Op::ReduceMean ? static_cast<double>(count) : 1.0;
   for (size_t i = 0; i < acc.size(); ++i) y[i] = static_cast<float>(acc[i] / divisor);
@@ -139,7 +141,8 @@ std::vector<OutputInfo> layerNormShape(const ShapeCtx& c) {
   const size_t rank = c.rank();
   const size_t axis = ops::normAxis(c.n.getInt("axis", -1), rank);
   std::vector<int64_t> normShape(x.shape.begin() + static_cast<long>(axis), x.shape.end());
-  if (ops::broadcast(c.in[1].shape, normShape) != normShape) throw Error("LayerNormalization scale does not match the normalized dimensions");
+  if (ops::broadcast(c.in[1].shape, normShape) != normShape)
+    throw Error("LayerNormalization scale does not match the normalized dimensions");
   if (ops::present(c.in, 2) && ops::broadcast(c.in[2].shape, normShape) != normShape)
     throw Error("LayerNormalization bias does not match the normalized dimensions");
   auto out = c.same(x.shape);
@@ -159,8 +162,10 @@ std::vector<OutputInfo> reduceShape(const ShapeCtx& c) {
   std::vector<int64_t> shape;
   for (size_t i = 0; i < rank; ++i) {
     const bool reduced = std::find(axes.begin(), axes.end(), i) != axes.end();
-    if (!reduced) shape.push_back(c.x().shape[i]);
-    else if (keep) shape.push_back(1);
+    if (!reduced)
+      shape.push_back(c.x().shape[i]);
+    else if (keep)
+      shape.push_back(1);
   }
   return c.same(shape);
 }
@@ -177,8 +182,11 @@ void defineNormalizationOps(OpTable& t) {
       {Op::ReduceSum, reduce},
   });
   t.shapes({
-      {Op::BatchNormalization, batchNormShape}, {Op::LayerNormalization, layerNormShape},
-      {Op::Softmax, softmaxShape}, {Op::ReduceMean, reduceShape}, {Op::ReduceSum, reduceShape},
+      {Op::BatchNormalization, batchNormShape},
+      {Op::LayerNormalization, layerNormShape},
+      {Op::Softmax, softmaxShape},
+      {Op::ReduceMean, reduceShape},
+      {Op::ReduceSum, reduceShape},
   });
   t.flag(kImported, {Op::BatchNormalization, Op::LayerNormalization, Op::ReduceMean, Op::ReduceSum, Op::Softmax});
   t[Op::LayerNormalization].since_opset = 17;

@@ -9,10 +9,9 @@ namespace systole::compiler {
 
 namespace {
 
-constexpr std::string_view kNames[] = {
-    "",
+constexpr std::string_view kNames[] = {"",
 #define SYSTOLE_OP_NAME(name) #name,
-    SYSTOLE_OPERATORS(SYSTOLE_OP_NAME)
+                                       SYSTOLE_OPERATORS(SYSTOLE_OP_NAME)
 #undef SYSTOLE_OP_NAME
 };
 

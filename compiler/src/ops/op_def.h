@@ -37,20 +37,20 @@ using ShapeFn = std::vector<OutputInfo> (*)(const ShapeCtx&);
 using MacsFn = int64_t (*)(const Graph& g, const Node& n);
 
 enum OpFlag : uint32_t {
-  kImported = 1u << 0,  // an ONNX operator the importer accepts (else a Systole operator, or one not supported)
-  kByteCopy = 1u << 1,  // the output holds the input's bytes in the same order (Reshape, Flatten...)
+  kImported = 1u << 0,         // an ONNX operator the importer accepts (else a Systole operator, or one not supported)
+  kByteCopy = 1u << 1,         // the output holds the input's bytes in the same order (Reshape, Flatten...)
   kTypeGenericMove = 1u << 2,  // pure data movement: the float kernel moves bytes of any element type
-  kLutable = 1u << 3,   // an element-wise function of one input: on int8, a 256-entry table (a Lut)
+  kLutable = 1u << 3,          // an element-wise function of one input: on int8, a 256-entry table (a Lut)
 };
 
 struct OpDef {
   Op op = Op::Unknown;
   uint32_t flags = 0;
-  int since_opset = 0;     // the first ONNX opset defining the operator as imported (0: any the importer takes)
-  size_t min_inputs = 1;   // inputs that must be present before its shape function runs
+  int since_opset = 0;    // the first ONNX opset defining the operator as imported (0: any the importer takes)
+  size_t min_inputs = 1;  // inputs that must be present before its shape function runs
   ShapeFn shape = nullptr;
   float_kernels::Kernel float_kernel = nullptr;
-  MacsFn macs = nullptr;   // multiply-accumulates of the float operator (nullptr: none)
+  MacsFn macs = nullptr;  // multiply-accumulates of the float operator (nullptr: none)
 
   bool has(OpFlag f) const { return (flags & f) != 0; }
 };
@@ -75,9 +75,9 @@ class OpTable {
 };
 
 // The family files.
-void defineElementwiseOps(OpTable& t);     // elementwise.cpp
-void defineLinearOps(OpTable& t);          // linear.cpp
-void defineNormalizationOps(OpTable& t);   // normalization.cpp
-void defineMovementOps(OpTable& t);        // movement.cpp
+void defineElementwiseOps(OpTable& t);    // elementwise.cpp
+void defineLinearOps(OpTable& t);         // linear.cpp
+void defineNormalizationOps(OpTable& t);  // normalization.cpp
+void defineMovementOps(OpTable& t);       // movement.cpp
 
 }  // namespace systole::compiler

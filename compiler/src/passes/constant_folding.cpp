@@ -38,7 +38,8 @@ void foldConstants(Graph& g) {
     for (int o : n.outputs) {
       const Value& v = passes::val(g, o);
       outBytes += static_cast<size_t>(v.elements()) * static_cast<size_t>(elemTypeBytes(v.type));
-      outputUsedAsGraphInput = outputUsedAsGraphInput || std::find(g.inputs.begin(), g.inputs.end(), o) != g.inputs.end();
+      outputUsedAsGraphInput =
+          outputUsedAsGraphInput || std::find(g.inputs.begin(), g.inputs.end(), o) != g.inputs.end();
     }
     if (outputUsedAsGraphInput || (outBytes > kMaxGrowthBytes && outBytes > 2 * inBytes)) continue;
 

@@ -20,10 +20,10 @@ namespace {
 
 /// The decomposition along one spatial axis.
 struct AxisPlan {
-  int64_t M = 0, b = 0, T = 0;        // kernel taps per phase, pb mod s, Conv taps
-  int64_t padBegin = 0, padEnd = 0;   // the Conv's pads
-  int64_t cropBegin = 0, rows = 0;    // the Slice: [cropBegin, cropBegin + OUT) of s * rows
-  int64_t out = 0;                    // OUT
+  int64_t M = 0, b = 0, T = 0;       // kernel taps per phase, pb mod s, Conv taps
+  int64_t padBegin = 0, padEnd = 0;  // the Conv's pads
+  int64_t cropBegin = 0, rows = 0;   // the Slice: [cropBegin, cropBegin + OUT) of s * rows
+  int64_t out = 0;                   // OUT
 
   /// The ConvTranspose tap feeding Conv tap t of output phase rho, or -1.
   int64_t tap(int64_t rho, int64_t t, int64_t s, int64_t K) const {
@@ -54,8 +54,8 @@ bool needsCrop(const AxisPlan& a, int64_t s) { return a.cropBegin != 0 || s * a.
 
 void decompose(Graph& g, int id) {
   const Node ct = g.nodes[static_cast<size_t>(id)];
-  const std::vector<int64_t> x = passes::val(g, ct.inputs[0]).shape;        // copies: g.values grows below
-  const std::vector<int64_t> wShape = passes::val(g, ct.inputs[1]).shape;   // [C_in, C_out, KH, KW]
+  const std::vector<int64_t> x = passes::val(g, ct.inputs[0]).shape;       // copies: g.values grows below
+  const std::vector<int64_t> wShape = passes::val(g, ct.inputs[1]).shape;  // [C_in, C_out, KH, KW]
   const int64_t Cin = wShape[0], Cout = wShape[1], KH = wShape[2], KW = wShape[3];
   const auto win = ops::transposedWindows(ct, x, {KH, KW});
   const int64_t s = win.strides[0];
@@ -75,7 +75,8 @@ void decompose(Graph& g, int id) {
               const int64_t kh = ph.tap(rh, th, s, KH), kw = pw.tap(rw, tw, s, KW);
               if (kh < 0 || kw < 0) continue;
               const int64_t m = (rh * s + rw) * Cout + co;
-              v[static_cast<size_t>(((m * Cin + ci) * ph.T + th) * pw.T + tw)] = w[static_cast<size_t>(((ci * Cout + co) * KH + kh) * KW + kw)];
+              v[static_cast<size_t>(((m * Cin + ci) * ph.T + th) * pw.T + tw)] =
+                  w[static_cast<size_t>(((ci * Cout + co) * KH + kh) * KW + kw)];
             }
   const int weight = passes::addFloatConstant(g, ct.name + ".phase_weight", {M, Cin, ph.T, pw.T}, v);
   int bias = -1;
@@ -87,15 +88,19 @@ void decompose(Graph& g, int id) {
   }
   const int out = ct.outputs[0];
   const bool crop = needsCrop(ph, s) || needsCrop(pw, s);
-  const int spaced = crop ? passes::addActivation(g, passes::val(g, out).name + "_uncropped", {x[0], Cout, s * ph.rows, s * pw.rows}) : out;
-  const int phased = s == 1 ? spaced : passes::addActivation(g, passes::val(g, out).name + "_phases", {x[0], M, ph.rows, pw.rows});
+  const int spaced =
+      crop ? passes::addActivation(g, passes::val(g, out).name + "_uncropped", {x[0], Cout, s * ph.rows, s * pw.rows})
+           : out;
+  const int phased =
+      s == 1 ? spaced : passes::addActivation(g, passes::val(g, out).name + "_phases", {x[0], M, ph.rows, pw.rows});
 
   Node& conv = g.nodes[static_cast<size_t>(id)];
   conv.op = Op::Conv;
   conv.inputs = {ct.inputs[0], weight};
   if (bias >= 0) conv.inputs.push_back(bias);
   conv.outputs = {phased};
-  conv.attrs = {{"kernel_shape", std::vector<int64_t>{ph.T, pw.T}}, {"pads", std::vector<int64_t>{ph.padBegin, pw.padBegin, ph.padEnd, pw.padEnd}}};
+  conv.attrs = {{"kernel_shape", std::vector<int64_t>{ph.T, pw.T}},
+                {"pads", std::vector<int64_t>{ph.padBegin, pw.padBegin, ph.padEnd, pw.padEnd}}};
   passes::val(g, phased).producer = id;
 
   if (s > 1) {
@@ -112,12 +117,14 @@ void decompose(Graph& g, int id) {
   Node slice;
   slice.name = passes::nameLike(ct.name, "Slice");
   slice.op = Op::Slice;
-  const std::vector<int64_t> starts = {ph.cropBegin, pw.cropBegin}, ends = {ph.cropBegin + ph.out, pw.cropBegin + pw.out}, axes = {2, 3};
+  const std::vector<int64_t> starts = {ph.cropBegin, pw.cropBegin},
+                             ends = {ph.cropBegin + ph.out, pw.cropBegin + pw.out}, axes = {2, 3};
   if (g.opset < 10) {
     slice.inputs = {spaced};
     slice.attrs = {{"starts", starts}, {"ends", ends}, {"axes", axes}};
   } else {
-    slice.inputs = {spaced, passes::addInt64Constant(g, ct.name + ".crop_starts", starts), passes::addInt64Constant(g, ct.name + ".crop_ends", ends),
+    slice.inputs = {spaced, passes::addInt64Constant(g, ct.name + ".crop_starts", starts),
+                    passes::addInt64Constant(g, ct.name + ".crop_ends", ends),
                     passes::addInt64Constant(g, ct.name + ".crop_axes", axes)};
   }
   slice.outputs = {out};
@@ -127,7 +134,8 @@ void decompose(Graph& g, int id) {
 /// Why the ConvTranspose `n` is not decomposed (it then runs on the host), or "".
 std::string subPixelIneligibility(const Graph& g, const Node& n) {
   if (n.inputs.size() < 2 || !passes::isFloatConst(g, n.inputs[1])) return "its weights are not constant";
-  if (n.inputs.size() > 2 && n.inputs[2] >= 0 && !passes::isFloatConst(g, n.inputs[2])) return "its bias is not constant";
+  if (n.inputs.size() > 2 && n.inputs[2] >= 0 && !passes::isFloatConst(g, n.inputs[2]))
+    return "its bias is not constant";
   const auto& x = passes::val(g, n.inputs[0]).shape;
   const auto& w = passes::val(g, n.inputs[1]).shape;
   if (x.size() != 4 || w.size() != 4 || std::any_of(x.begin(), x.end(), [](int64_t d) { return d < 1; }))

@@ -1,6 +1,6 @@
 // Algorithm: two hash-consing sweeps. Constants first: constants with the same type, shape and
-// bytes (keyed by type, shape and their first and last bytes, then compared) are merged into the first, so repeated scalars (0.5, 1.0, the
-// Shape-chain leftovers) and shared biases become one value. Then nodes in topological order: a
+// bytes (keyed by type, shape and their first and last bytes, then compared) are merged into the first, so repeated
+// scalars (0.5, 1.0, the Shape-chain leftovers) and shared biases become one value. Then nodes in topological order: a
 // node whose op, inputs and attributes equal an earlier live node's is removed and its readers read
 // the earlier node's outputs (inputs are already merged, so one walk finds chains of duplicates).
 // Nodes that write a graph output are kept, so output names never change.
@@ -34,9 +34,12 @@ std::string attrKey(const AttrValue& a) {
   std::visit(
       [&](const auto& v) {
         using T = std::decay_t<decltype(v)>;
-        if constexpr (std::is_same_v<T, std::string>) out << "s" << v.size() << ":" << v;
-        else if constexpr (std::is_same_v<T, int64_t>) out << "i" << v;
-        else if constexpr (std::is_same_v<T, double>) out << "f" << v;
+        if constexpr (std::is_same_v<T, std::string>)
+          out << "s" << v.size() << ":" << v;
+        else if constexpr (std::is_same_v<T, int64_t>)
+          out << "i" << v;
+        else if constexpr (std::is_same_v<T, double>)
+          out << "f" << v;
         else {
           out << "[";
           for (const auto& x : v) out << x << ",";
@@ -73,8 +76,10 @@ void mergeConstants(Graph& g) {
         break;
       }
     }
-    if (same < 0) bucket.push_back(id);
-    else passes::replaceUses(g, id, same);
+    if (same < 0)
+      bucket.push_back(id);
+    else
+      passes::replaceUses(g, id, same);
   }
 }
 

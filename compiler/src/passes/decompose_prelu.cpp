@@ -23,8 +23,9 @@ void decomposePRelu(Graph& g) {
       leaky.attrs = {{"alpha", static_cast<double>(slope[0])}};
       continue;
     }
-    const bool perChannel = x.size() == 4 && static_cast<int64_t>(slope.size()) == x[1] &&
-                            (slopeShape == std::vector<int64_t>{x[1], 1, 1} || slopeShape == std::vector<int64_t>{1, x[1], 1, 1});
+    const bool perChannel =
+        x.size() == 4 && static_cast<int64_t>(slope.size()) == x[1] &&
+        (slopeShape == std::vector<int64_t>{x[1], 1, 1} || slopeShape == std::vector<int64_t>{1, x[1], 1, 1});
     const bool positive = std::all_of(slope.begin(), slope.end(), [](float s) { return s > 0; });
     const bool negative = std::all_of(slope.begin(), slope.end(), [](float s) { return s < 0; });
     if (!perChannel || !(positive || negative)) continue;
@@ -37,7 +38,8 @@ void decomposePRelu(Graph& g) {
     const int negPart = passes::addNode(g, passes::nameLike(base, "Relu_neg"), Op::Relu, {neg}, x);
     const int scale = passes::addFloatConstant(g, base + ".slope_magnitude", slopeShape, magnitude);
     const int scaled = passes::addNode(g, passes::nameLike(base, "Mul"), Op::Mul, {negPart, scale}, x);
-    passes::addNode(g, passes::nameLike(base, positive ? "Sub" : "Add"), positive ? Op::Sub : Op::Add, {pos, scaled}, x, {}, n.outputs[0]);
+    passes::addNode(g, passes::nameLike(base, positive ? "Sub" : "Add"), positive ? Op::Sub : Op::Add, {pos, scaled}, x,
+                    {}, n.outputs[0]);
   }
 }
 

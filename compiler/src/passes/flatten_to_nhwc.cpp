@@ -14,7 +14,8 @@ namespace {
 /// The weights' input position and whether K runs along their columns, for a product reading the
 /// flattened value as its first operand; nullopt for any other reader.
 std::optional<std::pair<int, bool>> productWeights(const Graph& g, const Node& n, int v, int64_t K) {
-  if (n.inputs.size() < 2 || n.inputs[0] != v || n.inputs[1] == v || !passes::isFloatConst(g, n.inputs[1])) return std::nullopt;
+  if (n.inputs.size() < 2 || n.inputs[0] != v || n.inputs[1] == v || !passes::isFloatConst(g, n.inputs[1]))
+    return std::nullopt;
   const auto& w = passes::val(g, n.inputs[1]).shape;
   if (w.size() != 2) return std::nullopt;
   if (n.op == Op::Gemm && n.getInt("transA", 0) == 0) {
@@ -61,8 +62,10 @@ void flattenToNhwc(Graph& g) {
         for (int64_t s = 0; s < HW; ++s) {
           const int64_t from = c * HW + s, to = s * C + c;
           for (int64_t m = 0; m < M; ++m) {
-            if (transB) p[m * K + to] = w[m * K + from];
-            else p[to * M + m] = w[from * M + m];
+            if (transB)
+              p[m * K + to] = w[m * K + from];
+            else
+              p[to * M + m] = w[from * M + m];
           }
         }
       const int permuted = g.addValue(std::move(permutedValue));

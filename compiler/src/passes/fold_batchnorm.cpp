@@ -61,7 +61,8 @@ bool foldIntoGemm(Graph& g, int gemmId, int bnId, const passes::BnParams& p) {
   }
   std::vector<float> weights = passes::floats(g, bIn);
   for (int64_t k = 0; k < K; ++k)
-    for (int64_t n = 0; n < N; ++n) weights[static_cast<size_t>(transB ? n * K + k : k * N + n)] *= p.s[static_cast<size_t>(n)];
+    for (int64_t n = 0; n < N; ++n)
+      weights[static_cast<size_t>(transB ? n * K + k : k * N + n)] *= p.s[static_cast<size_t>(n)];
   for (size_t n = 0; n < c.size(); ++n) c[n] = (c[n] - p.mean[n]) * p.s[n] + p.beta[n];
   const std::vector<int64_t> bShape = bv.shape;
   const std::string base = bv.name;

@@ -2,8 +2,8 @@
 // axes only is
 //   * removed when every pad is 0 (torch exports one before some AveragePools), or
 //   * folded into the `pads` of its only reader when that reader pads with zeros itself: a Conv
-//     (the importer has made every auto_pad explicit), or an AveragePool that counts padding in its divisor (count_include_pad = 1,
-//     or no padding of its own, when it becomes 1).
+//     (the importer has made every auto_pad explicit), or an AveragePool that counts padding in its divisor
+//     (count_include_pad = 1, or no padding of its own, when it becomes 1).
 // So the padding reaches the NPU as halo rows of the reader instead of a host operator between
 // two NPU programs. Other Pads (edge/reflect, a non-zero fill, padding N or C) are left alone.
 #include "passes/pass_util.h"
@@ -61,7 +61,9 @@ void foldPads(Graph& g) {
     const int out = n.outputs[0], in = n.inputs[0];
     const bool none = *pads == std::vector<int64_t>(8, 0);
     const int reader = uses.single(out);
-    if (!none && (reader < 0 || g.nodes[static_cast<size_t>(reader)].inputs.at(0) != out || passes::val(g, in).is_constant || !foldInto(g.nodes[static_cast<size_t>(reader)], *pads))) continue;
+    if (!none && (reader < 0 || g.nodes[static_cast<size_t>(reader)].inputs.at(0) != out ||
+                  passes::val(g, in).is_constant || !foldInto(g.nodes[static_cast<size_t>(reader)], *pads)))
+      continue;
     if (!none) {
       passes::replaceUses(g, out, in);
       g.nodes[static_cast<size_t>(id)].dead = true;

@@ -67,7 +67,8 @@ bool fuse(Graph& g, int producer, int addId, int bias) {
     gemm.inputs[2] = nb;
     gemm.attrs["beta"] = 1.0;
   } else {  // MatMul
-    if (p.inputs.size() > 2 || !passes::isFloatConst(g, p.inputs[1]) || passes::val(g, p.inputs[1]).shape.size() != 2) return false;
+    if (p.inputs.size() > 2 || !passes::isFloatConst(g, p.inputs[1]) || passes::val(g, p.inputs[1]).shape.size() != 2)
+      return false;
     const int64_t N = out.shape.back();
     auto b = biasValues(g, bias, rank - 1, rank, N);
     if (!b) return false;

@@ -18,7 +18,8 @@ std::string uniqueName(const Graph& g, const std::string& base) {
   }
 }
 
-int addFloatConstant(Graph& g, const std::string& baseName, std::vector<int64_t> shape, const std::vector<float>& data) {
+int addFloatConstant(Graph& g, const std::string& baseName, std::vector<int64_t> shape,
+                     const std::vector<float>& data) {
   Value v;
   v.name = uniqueName(g, baseName);
   v.type = ElemType::Float32;
@@ -128,6 +129,5 @@ std::optional<BnParams> batchNormParams(const Graph& g, const Node& bn) {
     p.s.push_back(static_cast<float>(p.gamma[c] / std::sqrt(static_cast<double>(var[c]) + eps)));
   return p;
 }
-
 
 }  // namespace systole::compiler::passes

@@ -28,7 +28,8 @@ Shuffle channelShuffle(const Graph& g, const passes::Uses& uses, const Node& las
   const auto& split = passes::val(g, transpose.inputs[0]).shape;
   const auto& y = passes::val(g, last.outputs.at(0)).shape;
   if (x.size() != 4 || x != y || split.size() != 5) return {};
-  if (split[0] != x[0] || split[1] * split[2] != x[1] || split[3] != x[2] || split[4] != x[3] || split[1] < 2) return {};
+  if (split[0] != x[0] || split[1] * split[2] != x[1] || split[3] != x[2] || split[4] != x[3] || split[1] < 2)
+    return {};
   return {input, split[1]};
 }
 

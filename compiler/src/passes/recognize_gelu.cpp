@@ -26,9 +26,12 @@ bool matchAt(Graph& g, const passes::Uses& uses, int erfId) {
   if (scaleId < 0 || uses.single(t) != erfId) return false;
   const Node& scale = g.nodes[static_cast<size_t>(scaleId)];
   int x = -1;
-  if (scale.op == Op::Div && passes::near(passes::scalar(g, scale.inputs[1]), std::numbers::sqrt2)) x = scale.inputs[0];
-  else if (scale.op == Op::Mul && passes::near(passes::scalar(g, scale.inputs[1]), 1.0 / std::numbers::sqrt2)) x = scale.inputs[0];
-  else if (scale.op == Op::Mul && passes::near(passes::scalar(g, scale.inputs[0]), 1.0 / std::numbers::sqrt2)) x = scale.inputs[1];
+  if (scale.op == Op::Div && passes::near(passes::scalar(g, scale.inputs[1]), std::numbers::sqrt2))
+    x = scale.inputs[0];
+  else if (scale.op == Op::Mul && passes::near(passes::scalar(g, scale.inputs[1]), 1.0 / std::numbers::sqrt2))
+    x = scale.inputs[0];
+  else if (scale.op == Op::Mul && passes::near(passes::scalar(g, scale.inputs[0]), 1.0 / std::numbers::sqrt2))
+    x = scale.inputs[1];
   if (x < 0) return false;
   const int addId = uses.single(erf.outputs[0]);
   if (addId < 0 || g.nodes[static_cast<size_t>(addId)].op != Op::Add) return false;
@@ -44,16 +47,19 @@ bool matchAt(Graph& g, const passes::Uses& uses, int erfId) {
   auto isHalf = [&](int v) { return passes::near(passes::scalar(g, v), 0.5); };
   if (o == x) {  // Mul(Mul(x, a), 0.5)
     const int m2Id = uses.single(m1.outputs[0]);
-    if (m2Id < 0 || g.nodes[static_cast<size_t>(m2Id)].op != Op::Mul || !isHalf(other(g.nodes[static_cast<size_t>(m2Id)], m1.outputs[0])))
+    if (m2Id < 0 || g.nodes[static_cast<size_t>(m2Id)].op != Op::Mul ||
+        !isHalf(other(g.nodes[static_cast<size_t>(m2Id)], m1.outputs[0])))
       return false;
     chain.push_back(m2Id);
     last = m2Id;
-  } else if (const int hId = passes::producerOp(g, o, Op::Mul); hId >= 0 && other(g.nodes[static_cast<size_t>(hId)], x) >= 0 &&
-                                                               isHalf(other(g.nodes[static_cast<size_t>(hId)], x)) && uses.single(o) == m1Id) {
+  } else if (const int hId = passes::producerOp(g, o, Op::Mul);
+             hId >= 0 && other(g.nodes[static_cast<size_t>(hId)], x) >= 0 &&
+             isHalf(other(g.nodes[static_cast<size_t>(hId)], x)) && uses.single(o) == m1Id) {
     chain.push_back(hId);  // Mul(Mul(x, 0.5), a)
   } else if (isHalf(o)) {  // Mul(Mul(a, 0.5), x)
     const int m2Id = uses.single(m1.outputs[0]);
-    if (m2Id < 0 || g.nodes[static_cast<size_t>(m2Id)].op != Op::Mul || other(g.nodes[static_cast<size_t>(m2Id)], m1.outputs[0]) != x)
+    if (m2Id < 0 || g.nodes[static_cast<size_t>(m2Id)].op != Op::Mul ||
+        other(g.nodes[static_cast<size_t>(m2Id)], m1.outputs[0]) != x)
       return false;
     chain.push_back(m2Id);
     last = m2Id;

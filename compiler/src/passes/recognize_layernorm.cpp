@@ -86,8 +86,10 @@ std::optional<NormChain> matchNormalization(const Graph& g, const passes::Uses& 
   int powId = -1, divId = -1;
   for (int u : dUsers) {
     const OpType& op = g.nodes[static_cast<size_t>(u)].op;
-    if (op == Op::Pow) powId = u;
-    else if (op == Op::Div) divId = u;
+    if (op == Op::Pow)
+      powId = u;
+    else if (op == Op::Div)
+      divId = u;
   }
   if (powId < 0 || divId < 0) return std::nullopt;
   const Node& pw = g.nodes[static_cast<size_t>(powId)];
@@ -107,7 +109,8 @@ std::optional<NormChain> matchNormalization(const Graph& g, const passes::Uses& 
   if (uses.single(sq.outputs[0]) != divId) return std::nullopt;
   const Node& div = g.nodes[static_cast<size_t>(divId)];
   if (div.inputs[0] != d || div.inputs[1] != sq.outputs[0]) return std::nullopt;
-  return NormChain{x, *k, static_cast<double>(*eps), {rm1Id, subId, powId, rm2Id, addId, sqrtId, divId}, div.outputs[0]};
+  return NormChain{
+      x, *k, static_cast<double>(*eps), {rm1Id, subId, powId, rm2Id, addId, sqrtId, divId}, div.outputs[0]};
 }
 
 /// The optional Mul by gamma and, after it, Add of beta (constants shaped like the normalized

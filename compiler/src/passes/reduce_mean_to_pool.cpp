@@ -27,7 +27,8 @@ void reduceMeanToPool(Graph& g) {
   const size_t count = g.nodes.size();
   for (size_t id = 0; id < count; ++id) {
     const Node n = g.nodes[id];
-    if (n.dead || (n.op != Op::ReduceMean && n.op != Op::ReduceSum) || n.inputs.empty() || n.outputs.size() != 1) continue;
+    if (n.dead || (n.op != Op::ReduceMean && n.op != Op::ReduceSum) || n.inputs.empty() || n.outputs.size() != 1)
+      continue;
     const auto shape = passes::val(g, n.inputs[0]).shape;
     if (shape.size() != 4 || shape[2] < 1 || shape[3] < 1 || !reducesSpatialAxes(g, n)) continue;
     const bool keep = n.getInt("keepdims", 1) != 0, sum = n.op == Op::ReduceSum;
@@ -49,7 +50,8 @@ void reduceMeanToPool(Graph& g) {
       const int pixels = passes::addFloatConstant(g, n.name + ".pixels", {}, {static_cast<float>(shape[2] * shape[3])});
       v = passes::addNode(g, passes::nameLike(n.name, "Mul"), Op::Mul, {v, pixels}, pooledShape, {}, keep ? out : -1);
     }
-    if (!keep) passes::addNode(g, passes::nameLike(n.name, "Flatten"), Op::Flatten, {v}, {}, {{"axis", int64_t{1}}}, out);
+    if (!keep)
+      passes::addNode(g, passes::nameLike(n.name, "Flatten"), Op::Flatten, {v}, {}, {{"axis", int64_t{1}}}, out);
   }
 }
 

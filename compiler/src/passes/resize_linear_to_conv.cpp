@@ -72,7 +72,8 @@ std::optional<AxisPhases> planAxis(const ops::ResizeParams& p, double scale, int
       const int64_t shift = t.lo - i;
       if (shift != -1 && shift != 0) continue;
       bool all = true;
-      for (int64_t j = 0; j < n && all; ++j) all = sameBlend(actual(a.factor * j + r), blend(j + shift, j + shift + 1, t.w, n));
+      for (int64_t j = 0; j < n && all; ++j)
+        all = sameBlend(actual(a.factor * j + r), blend(j + shift, j + shift + 1, t.w, n));
       if (all) found = std::pair{shift, t.w};
     }
     if (!found) return std::nullopt;
@@ -87,7 +88,8 @@ std::optional<std::pair<AxisPhases, AxisPhases>> plan(const Graph& g, const Node
   if ((n.op != Op::Resize && n.op != Op::Upsample) || n.outputs.size() != 1 || n.inputs.empty()) return std::nullopt;
   const auto& x = passes::val(g, n.inputs[0]).shape;
   const auto& y = passes::val(g, n.outputs[0]).shape;
-  if (x.size() != 4 || y.size() != 4 || std::any_of(x.begin(), x.end(), [](int64_t d) { return d < 1; })) return std::nullopt;
+  if (x.size() != 4 || y.size() != 4 || std::any_of(x.begin(), x.end(), [](int64_t d) { return d < 1; }))
+    return std::nullopt;
   if (passes::val(g, n.inputs[0]).type != ElemType::Float32 || x[0] != y[0] || x[1] != y[1]) return std::nullopt;
   try {
     const auto p = ops::resizeParams(n, g.opset, ops::graphOperands(g, n), y);

@@ -1,7 +1,8 @@
 // Algorithm: ONNX's shape inference already ran at import (with data propagation), so most values
 // arrive with static shapes. This pass walks the nodes in topological order and recomputes each
 // node's output types and shapes from its inputs with each operator's shape function (its definition
-// in src/ops/, on the same geometry the float kernels use, src/float_ops.h). Where ONNX left a dimension or the rank unknown
+// in src/ops/, on the same geometry the float kernels use, src/float_ops.h). Where ONNX left a dimension or the rank
+// unknown
 // (-1), the computed shape fills it in; where both are known and disagree, the model is
 // inconsistent and the pass fails naming the node. Nodes whose shape depends on a value that is not
 // constant yet (a Reshape fed by a Shape/Gather/Concat chain) are left for fold-constants, which
@@ -38,7 +39,8 @@ std::optional<std::vector<OutputInfo>> computeOutputs(const Graph& g, const Node
     if (v >= 0 && !hasStaticShape(g.values[static_cast<size_t>(v)])) return std::nullopt;
   try {
     auto out = infer(n, g.opset, ops::graphOperands(g, n));
-    if (out.size() != n.outputs.size()) throw Error("has " + std::to_string(n.outputs.size()) + " outputs, expected " + std::to_string(out.size()));
+    if (out.size() != n.outputs.size())
+      throw Error("has " + std::to_string(n.outputs.size()) + " outputs, expected " + std::to_string(out.size()));
     return out;
   } catch (const ops::NeedsData&) {
     return std::nullopt;
@@ -66,8 +68,8 @@ bool updateShapes(Graph& g, int id) {
       for (size_t i = 0; i < computed.size(); ++i) agrees = agrees && (v.shape[i] < 0 || v.shape[i] == computed[i]);
     }
     if (!agrees)
-      throw Error("node '" + n.name + "' (" + n.op + "): inconsistent shapes: the model gives '" + v.name + "' the shape " +
-                  ops::shapeText(v.shape) + ", its inputs make it " + ops::shapeText(computed));
+      throw Error("node '" + n.name + "' (" + n.op + "): inconsistent shapes: the model gives '" + v.name +
+                  "' the shape " + ops::shapeText(v.shape) + ", its inputs make it " + ops::shapeText(computed));
     v.shape = computed;
     v.type = (*out)[k].type;
   }

@@ -36,10 +36,13 @@ void splitToSlice(Graph& g) {
       slice.outputs = {n.outputs[k]};
       if (g.opset < 10) {
         slice.inputs = {n.inputs[0]};
-        slice.attrs = {{"starts", std::vector<int64_t>{begin}}, {"ends", std::vector<int64_t>{end}}, {"axes", std::vector<int64_t>{axis}}};
+        slice.attrs = {{"starts", std::vector<int64_t>{begin}},
+                       {"ends", std::vector<int64_t>{end}},
+                       {"axes", std::vector<int64_t>{axis}}};
       } else {
         const std::string base = n.name + ".part" + std::to_string(k);
-        slice.inputs = {n.inputs[0], passes::addInt64Constant(g, base + "_start", {begin}), passes::addInt64Constant(g, base + "_end", {end}),
+        slice.inputs = {n.inputs[0], passes::addInt64Constant(g, base + "_start", {begin}),
+                        passes::addInt64Constant(g, base + "_end", {end}),
                         passes::addInt64Constant(g, base + "_axis", {axis})};
       }
       g.addNode(std::move(slice));

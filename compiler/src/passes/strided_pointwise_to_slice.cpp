@@ -13,19 +13,23 @@ void stridedPointwiseToSlice(Graph& g) {
   for (size_t id = 0; id < count; ++id) {
     const Node n = g.nodes[id];
     if (n.dead || n.op != Op::Conv || n.inputs.size() < 2) continue;
-    const std::vector<int64_t> x = passes::val(g, n.inputs[0]).shape, w = passes::val(g, n.inputs[1]).shape;  // copies: values get added
+    const std::vector<int64_t> x = passes::val(g, n.inputs[0]).shape,
+                               w = passes::val(g, n.inputs[1]).shape;  // copies: values get added
     if (x.size() != 4 || w.size() != 4 || w[2] != 1 || w[3] != 1) continue;
     if (std::any_of(x.begin(), x.end(), [](int64_t d) { return d < 1; })) continue;
     const auto strides = n.getInts("strides", {1, 1});
     const auto pads = n.getInts("pads", {0, 0, 0, 0});
     const std::string autoPad = n.has("auto_pad") ? std::get<std::string>(n.attrs.at("auto_pad")) : "NOTSET";
     if (strides.size() != 2 || (strides[0] == 1 && strides[1] == 1) || strides[0] < 1 || strides[1] < 1) continue;
-    if (std::any_of(pads.begin(), pads.end(), [](int64_t p) { return p != 0; }) || (autoPad != "NOTSET" && autoPad != "VALID")) continue;
+    if (std::any_of(pads.begin(), pads.end(), [](int64_t p) { return p != 0; }) ||
+        (autoPad != "NOTSET" && autoPad != "VALID"))
+      continue;
     const std::string base = n.name + ".subsample";
     const int sliced = passes::addNode(
         g, passes::nameLike(n.name, "Slice"), Op::Slice,
-        {n.inputs[0], passes::addInt64Constant(g, base + "_start", {0, 0}), passes::addInt64Constant(g, base + "_end", {x[2], x[3]}),
-         passes::addInt64Constant(g, base + "_axis", {2, 3}), passes::addInt64Constant(g, base + "_step", strides)},
+        {n.inputs[0], passes::addInt64Constant(g, base + "_start", {0, 0}),
+         passes::addInt64Constant(g, base + "_end", {x[2], x[3]}), passes::addInt64Constant(g, base + "_axis", {2, 3}),
+         passes::addInt64Constant(g, base + "_step", strides)},
         {x[0], x[1], (x[2] + strides[0] - 1) / strides[0], (x[3] + strides[1] - 1) / strides[1]});
     Node& conv = g.nodes[id];
     conv.inputs[0] = sliced;

@@ -60,7 +60,8 @@ int binOf(double v, double lo, double hi, int bins) {
   return static_cast<int>(std::clamp(b, 0.0, static_cast<double>(bins - 1)));
 }
 
-void addToHistogram(const float* data, int64_t count, double lo, double hi, bool absolute, std::vector<uint64_t>& hist) {
+void addToHistogram(const float* data, int64_t count, double lo, double hi, bool absolute,
+                    std::vector<uint64_t>& hist) {
   const int bins = static_cast<int>(hist.size());
   if (hi <= lo) {
     for (int64_t i = 0; i < count; ++i) hist[0] += finite(data[i]);
@@ -196,7 +197,8 @@ TensorRange percentileFromTails(double lo, double hi, int bins, const Tails& tai
   if (tails.count() == 0 || hi <= lo) return {lo, hi};
   const uint64_t tail = percentileTail(tails.count(), p);
   if (tail >= tails.k()) throw std::logic_error("percentileFromTails: the tails are too short for this percentile");
-  return keptBins(lo, hi, bins, binOf(tails.largest(tail + 1), lo, hi, bins), binOf(tails.smallest(tail + 1), lo, hi, bins));
+  return keptBins(lo, hi, bins, binOf(tails.largest(tail + 1), lo, hi, bins),
+                  binOf(tails.smallest(tail + 1), lo, hi, bins));
 }
 
 }  // namespace systole::compiler

@@ -109,8 +109,8 @@ std::vector<int32_t> quantizeBias(const std::vector<float>& b, float s_x, const 
     const double scale = static_cast<double>(s_x) * static_cast<double>(s_w[c]);
     const double v = roundHalfToEven(static_cast<double>(b[c]) / scale);
     if (std::isnan(v)) throw Error("bias quantization: a bias is not finite");
-    q[c] = static_cast<int32_t>(std::clamp(v, double{std::numeric_limits<int32_t>::min()},
-                                           double{std::numeric_limits<int32_t>::max()}));
+    q[c] = static_cast<int32_t>(
+        std::clamp(v, double{std::numeric_limits<int32_t>::min()}, double{std::numeric_limits<int32_t>::max()}));
   }
   return q;
 }
@@ -153,7 +153,8 @@ Window2d windowOf(const Node& n, const std::vector<int64_t>& in, const std::vect
   const std::vector<int64_t> dils = spatial("dilations", 1);
   const std::vector<int64_t> pads = n.getInts("pads", std::vector<int64_t>(2 * sp, 0));
   if (pads.size() != 2 * sp) throw Error("attribute 'pads' has the wrong length");
-  std::vector<int64_t> begin(pads.begin(), pads.begin() + static_cast<ptrdiff_t>(sp)), end(pads.begin() + static_cast<ptrdiff_t>(sp), pads.end());
+  std::vector<int64_t> begin(pads.begin(), pads.begin() + static_cast<ptrdiff_t>(sp)),
+      end(pads.begin() + static_cast<ptrdiff_t>(sp), pads.end());
   for (size_t d = 0; d < sp; ++d)
     if (begin[d] < 0 || end[d] < 0) throw Error("negative pads are not supported");
   Window2d w;

@@ -3,14 +3,14 @@
 //     right operand, same-shape Add or Sub (an Add whose b multiplier is negative), a product with (or
 //     quotient by) positive constants, a scalar (an Identity under a scaled Quant) or one per channel (a
 //     per-channel Requant), Mul of two activations (same shape or per channel), pools,
-//     Relu/Clip, data movement, Concat, Max/Min of two activations, one-input functions that become a Lut table), checking the
-//     conditions of docs/quantized-ops.md; anything else stays float.
+//     Relu/Clip, data movement, Concat, Max/Min of two activations, one-input functions that become a Lut table),
+//     checking the conditions of docs/quantized-ops.md; anything else stays float.
 //  2. Decide which eligible nodes become int8. Compute operators (Conv, Gemm, MatMul, Add, Mul,
 //     AveragePool, GlobalAveragePool) always do. Operators that keep their input's scale (MaxPool,
-//     Relu, Clip, data movement), Lut functions, Concat, Max and Min follow their input: they become int8 when an input is
-//     produced by an int8 node; single-input data movement also becomes int8 when it feeds an int8
-//     node (quantizing before or after moving data is the same). So no QuantizeLinear /
-//     DequantizeLinear pair is inserted around an operator that gains nothing from int8.
+//     Relu, Clip, data movement), Lut functions, Concat, Max and Min follow their input: they become int8 when an input
+//     is produced by an int8 node; single-input data movement also becomes int8 when it feeds an int8 node (quantizing
+//     before or after moving data is the same). So no QuantizeLinear / DequantizeLinear pair is inserted around an
+//     operator that gains nothing from int8.
 //  3. Walk the nodes in topological order. An int8 node gets int8 versions of its inputs (a
 //     QuantizeLinear for a float tensor, a quantized copy of a constant, a Requant where Concat,
 //     Max or Min needs another scale), per-channel int8 weights and int32 biases, its output retyped to int8
@@ -124,7 +124,9 @@ class Rewriter {
 
   // -- values --
 
-  bool isInt8(int v) const { return v >= 0 && static_cast<size_t>(v) < originalValues_ && int8_[static_cast<size_t>(v)]; }
+  bool isInt8(int v) const {
+    return v >= 0 && static_cast<size_t>(v) < originalValues_ && int8_[static_cast<size_t>(v)];
+  }
 
   /// The quantization every input of `n` already has, if they are all int8 and agree.
   std::optional<Quant> sharedInputQuant(const Node& n) const {
@@ -224,8 +226,9 @@ class Rewriter {
       if (c.value == v && c.quant == target) return c.id;
     const std::string name = g_.values[static_cast<size_t>(v)].name;
     const std::vector<int64_t> shape = g_.values[static_cast<size_t>(v)].shape;
-    const FixedMultiplier m = quantizeMultiplier(static_cast<double>(g_.values[static_cast<size_t>(v)].quant->scale.at(0)) /
-                                                 static_cast<double>(target.scale.at(0)));
+    const FixedMultiplier m =
+        quantizeMultiplier(static_cast<double>(g_.values[static_cast<size_t>(v)].quant->scale.at(0)) /
+                           static_cast<double>(target.scale.at(0)));
     const int id = newValue(name + "_rq", ElemType::Int8, shape, target);
     newNode(name + "_requant", Op::Requant, {v}, id,
             {{"multiplier", std::vector<int64_t>{m.multiplier}}, {"shift", std::vector<int64_t>{m.shift}}});
@@ -286,21 +289,20 @@ class Rewriter {
   }
 
   /// Conv / Gemm / MatMul: x int8, weights per channel, bias int32, per-channel requantize.
-  void rewriteMatrix(Node& n, const QuantizedWeights& qw, const std::vector<int64_t>& wShape, int axis, std::string wName,
-                     std::optional<std::vector<float>> bias) {
+  void rewriteMatrix(Node& n, const QuantizedWeights& qw, const std::vector<int64_t>& wShape, int axis,
+                     std::string wName, std::optional<std::vector<float>> bias) {
     n.inputs[0] = int8Input(n.inputs[0]);
     const float sx = g_.values[static_cast<size_t>(n.inputs[0])].quant->scale.at(0);
     const int y = n.outputs[0];
     const Quant qy = calibrated(y);
     const size_t channels = qw.scale.size();
     n.inputs[1] = newConstant(wName + "_q", ElemType::Int8, wShape,
-                              Quant{qw.scale, std::vector<int32_t>(channels, 0), axis},
-                              bytesOf(qw.data));
+                              Quant{qw.scale, std::vector<int32_t>(channels, 0), axis}, bytesOf(qw.data));
     if (bias) {
       std::vector<float> biasScale(channels);
       for (size_t c = 0; c < channels; ++c) biasScale[c] = sx * qw.scale[c];
-      const std::string bName = n.inputs.size() > 2 && n.inputs[2] >= 0 ? g_.values[static_cast<size_t>(n.inputs[2])].name
-                                                                        : n.name + "_bias";
+      const std::string bName =
+          n.inputs.size() > 2 && n.inputs[2] >= 0 ? g_.values[static_cast<size_t>(n.inputs[2])].name : n.name + "_bias";
       const int b = newConstant(bName + "_q", ElemType::Int32, {static_cast<int64_t>(channels)},
                                 Quant{biasScale, std::vector<int32_t>(channels, 0), 0},
                                 bytesOf(quantizeBias(*bias, sx, qw.scale)));
@@ -327,42 +329,24 @@ class Rewriter {
     Node n = g_.nodes[static_cast<size_t>(id)];  // a copy: adding nodes moves g_.nodes
     const int y = n.outputs[0];
     switch (kind) {
-      case Kind::Conv:
-        rewriteConv(n);
-        break;
+      case Kind::Conv: rewriteConv(n); break;
       case Kind::Gemm:
-      case Kind::MatMul:
-        rewriteMatrixProduct(n, kind);
-        break;
-      case Kind::Add:
-        rewriteAdd(n, y);
-        break;
+      case Kind::MatMul: rewriteMatrixProduct(n, kind); break;
+      case Kind::Add: rewriteAdd(n, y); break;
       case Kind::AveragePool:
-      case Kind::GlobalAveragePool:
-        rewriteAveragePool(n, y, kind);
-        break;
+      case Kind::GlobalAveragePool: rewriteAveragePool(n, y, kind); break;
       case Kind::MaxPool:
       case Kind::Move:
         n.inputs[0] = int8Input(n.inputs[0]);
         retypeOutput(y, *g_.values[static_cast<size_t>(n.inputs[0])].quant);
         break;
-      case Kind::Mul:
-        rewriteMul(n, y);
-        break;
-      case Kind::Scale:
-        rewriteScale(n, y);
-        break;
-      case Kind::Lut:
-        rewriteLut(n, y);
-        break;
+      case Kind::Mul: rewriteMul(n, y); break;
+      case Kind::Scale: rewriteScale(n, y); break;
+      case Kind::Lut: rewriteLut(n, y); break;
       case Kind::Relu:
-      case Kind::Clip:
-        rewriteClamp(n, y, kind);
-        break;
+      case Kind::Clip: rewriteClamp(n, y, kind); break;
       case Kind::Concat:
-      case Kind::Extremum:
-        rewriteSharedScale(n, y);
-        break;
+      case Kind::Extremum: rewriteSharedScale(n, y); break;
       case Kind::Float: throw Error("quantize: internal error: float node '" + n.name + "' marked int8");
     }
     g_.nodes[static_cast<size_t>(id)] = std::move(n);
@@ -390,7 +374,8 @@ class Rewriter {
       qw.scale = std::move(rows.scale);
       qw.data.resize(rows.data.size());
       for (int64_t j = 0; j < N; ++j)
-        for (int64_t k = 0; k < K; ++k) qw.data[static_cast<size_t>(k * N + j)] = rows.data[static_cast<size_t>(j * K + k)];
+        for (int64_t k = 0; k < K; ++k)
+          qw.data[static_cast<size_t>(k * N + j)] = rows.data[static_cast<size_t>(j * K + k)];
     } else {
       qw = quantizeWeightsPerChannel(floatData(w), {K, N}, 1);
     }
@@ -428,14 +413,15 @@ class Rewriter {
     else
       for (size_t d = 2; d < x.shape.size(); ++d) window *= x.shape[d];
     const Quant qy = calibrated(y);
-    setRequantize(n, {quantizeMultiplier(double{x.quant->scale.at(0)} /
-                                         (double{qy.scale[0]} * static_cast<double>(window)))});
+    setRequantize(
+        n, {quantizeMultiplier(double{x.quant->scale.at(0)} / (double{qy.scale[0]} * static_cast<double>(window)))});
     retypeOutput(y, qy);
   }
 
   void rewriteMul(Node& n, int y) {
     // The per-channel operand goes second (the kernel and the tiler broadcast that one).
-    if (g_.values[static_cast<size_t>(n.inputs[0])].shape != g_.values[static_cast<size_t>(y)].shape) std::swap(n.inputs[0], n.inputs[1]);
+    if (g_.values[static_cast<size_t>(n.inputs[0])].shape != g_.values[static_cast<size_t>(y)].shape)
+      std::swap(n.inputs[0], n.inputs[1]);
     n.inputs[0] = int8Input(n.inputs[0]);
     n.inputs[1] = int8Input(n.inputs[1]);
     const double sa = g_.values[static_cast<size_t>(n.inputs[0])].quant->scale.at(0);
@@ -460,7 +446,9 @@ class Rewriter {
       // Per channel: a Requant whose multiplier for channel c encodes f_c s_x / s_y.
       qy = calibrated(y);
       std::vector<FixedMultiplier> m;
-      for (double f : factors) m.push_back(quantizeMultiplier(f * double{g_.values[static_cast<size_t>(n.inputs[0])].quant->scale.at(0)} / double{qy.scale[0]}));
+      for (double f : factors)
+        m.push_back(quantizeMultiplier(f * double{g_.values[static_cast<size_t>(n.inputs[0])].quant->scale.at(0)} /
+                                       double{qy.scale[0]}));
       n.op = Op::Requant;
       setRequantize(n, m);
     }
@@ -539,7 +527,8 @@ std::map<std::string, TensorRange> shareConcatRanges(const Graph& g, std::map<st
       if (op == Op::Conv || op == Op::Gemm || op == Op::MatMul || op == Op::Add) group.push_back(val.name);
     }
     TensorRange all = ranges.at(group[0]);
-    for (const auto& name : group) all.lo = std::min(all.lo, ranges.at(name).lo), all.hi = std::max(all.hi, ranges.at(name).hi);
+    for (const auto& name : group)
+      all.lo = std::min(all.lo, ranges.at(name).lo), all.hi = std::max(all.hi, ranges.at(name).hi);
     for (const auto& name : group) ranges[name] = all;
   }
   return ranges;

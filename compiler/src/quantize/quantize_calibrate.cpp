@@ -6,11 +6,10 @@
 // (the bins holding the few most extreme elements are dropped from both ends), but the first pass
 // keeps each tensor's most extreme elements, as many as may be dropped plus one, and the bins to
 // drop follow from those alone (calibration_stats.h), so it needs no second pass; only where that
-// tail is long (a low percentile of a big tensor) does a second pass fill the histogram. Entropy is TensorRT's KL-divergence
-// threshold search (the reference distribution with the clipped tail folded into its last bin,
-// against its requantization to the int8 levels available on that side; both smoothed as MXNet
-// does, the zero bin's spike flattened as pytorch-quantization does), intersected with
-// [min, max]. Non-finite elements are ignored.
+// tail is long (a low percentile of a big tensor) does a second pass fill the histogram. Entropy is TensorRT's
+// KL-divergence threshold search (the reference distribution with the clipped tail folded into its last bin, against
+// its requantization to the int8 levels available on that side; both smoothed as MXNet does, the zero bin's spike
+// flattened as pytorch-quantization does), intersected with [min, max]. Non-finite elements are ignored.
 //
 // Random calibration inputs come from a SplitMix64 stream (fully specified, so the same seed gives
 // the same tensors with every standard library); normals use Box-Muller.
@@ -69,11 +68,11 @@ constexpr int kEntropyBins = 2048;
 constexpr size_t kMaxTail = 4096;
 
 struct Stats {
-  FiniteRange range;           // first pass
-  bool observed = false;       // a float32 tensor was seen (perhaps with no finite element)
-  Tails tails;                 // first pass, Percentile
+  FiniteRange range;             // first pass
+  bool observed = false;         // a float32 tensor was seen (perhaps with no finite element)
+  Tails tails;                   // first pass, Percentile
   bool needs_histogram = false;  // Entropy, or a Percentile tail longer than kMaxTail
-  std::vector<uint64_t> hist;  // second pass
+  std::vector<uint64_t> hist;    // second pass
   double lo() const { return range.lo; }
   double hi() const { return range.hi; }
   bool seen() const { return range.seen(); }
@@ -210,7 +209,8 @@ namespace {
 std::vector<std::filesystem::path> sortedEntries(const std::filesystem::path& dir, bool directories) {
   std::vector<std::filesystem::path> out;
   for (const auto& e : std::filesystem::directory_iterator(dir))
-    if (directories ? e.is_directory() : (e.is_regular_file() && e.path().extension() == ".npy")) out.push_back(e.path());
+    if (directories ? e.is_directory() : (e.is_regular_file() && e.path().extension() == ".npy"))
+      out.push_back(e.path());
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -228,7 +228,8 @@ std::vector<HostTensor> samplesOf(NpyArray a, const std::string& where, const Va
   const bool stacked = allowStack && !v.shape.empty() && v.shape[0] == 1 && a.shape.size() == v.shape.size() &&
                        std::equal(a.shape.begin() + 1, a.shape.end(), v.shape.begin() + 1);
   if (!stacked)
-    throw Error(SourceLocation{where}, "shape " + shapeText(a.shape) + " does not match input '" + v.name + "' " + shapeText(v.shape));
+    throw Error(SourceLocation{where},
+                "shape " + shapeText(a.shape) + " does not match input '" + v.name + "' " + shapeText(v.shape));
   std::vector<HostTensor> out;
   const size_t bytes = a.bytes.size() / static_cast<size_t>(std::max<int64_t>(a.shape[0], 1));
   for (int64_t k = 0; k < a.shape[0]; ++k) {
@@ -245,12 +246,14 @@ std::vector<HostTensor> samplesOf(const std::filesystem::path& file, const Value
 
 }  // namespace
 
-std::vector<TensorMap> calibrationSamples(const Graph& g, std::vector<std::pair<std::string, NpyArray>> arrays, const std::string& path) {
+std::vector<TensorMap> calibrationSamples(const Graph& g, std::vector<std::pair<std::string, NpyArray>> arrays,
+                                          const std::string& path) {
   std::vector<TensorMap> samples;
   if (g.inputs.size() == 1) {
     const Value& in = g.values[static_cast<size_t>(g.inputs[0])];
     for (auto& [name, a] : arrays)
-      for (HostTensor& t : samplesOf(std::move(a), path + ":" + name, in, true)) samples.push_back({{in.name, std::move(t)}});
+      for (HostTensor& t : samplesOf(std::move(a), path + ":" + name, in, true))
+        samples.push_back({{in.name, std::move(t)}});
     return samples;
   }
   for (int id : g.inputs) {
@@ -259,7 +262,8 @@ std::vector<TensorMap> calibrationSamples(const Graph& g, std::vector<std::pair<
     if (it == arrays.end()) throw Error(SourceLocation{path}, "no array named '" + in.name + "' for that model input");
     auto stack = samplesOf(std::move(it->second), path + ":" + in.name, in, true);
     if (samples.empty()) samples.resize(stack.size());
-    if (stack.size() != samples.size()) throw Error(SourceLocation{path}, "the inputs' arrays hold different numbers of samples");
+    if (stack.size() != samples.size())
+      throw Error(SourceLocation{path}, "the inputs' arrays hold different numbers of samples");
     for (size_t k = 0; k < stack.size(); ++k) samples[k].emplace(in.name, std::move(stack[k]));
   }
   return samples;
@@ -273,7 +277,8 @@ std::vector<TensorMap> loadCalibrationDir(const Graph& g, const std::string& dir
     if (samples.empty()) throw Error(SourceLocation{dir}, "no calibration samples in the archive");
     return samples;
   }
-  if (!fs::is_directory(dir, ec)) throw Error(SourceLocation{dir}, "not a directory of calibration .npy files nor a .npz archive");
+  if (!fs::is_directory(dir, ec))
+    throw Error(SourceLocation{dir}, "not a directory of calibration .npy files nor a .npz archive");
   std::vector<TensorMap> samples;
   const auto files = sortedEntries(dir, false);
   if (!files.empty()) {
@@ -289,7 +294,8 @@ std::vector<TensorMap> loadCalibrationDir(const Graph& g, const std::string& dir
       for (int id : g.inputs) {
         const Value& in = g.values[static_cast<size_t>(id)];
         const fs::path f = sub / (in.name + ".npy");
-        if (!fs::exists(f)) throw Error(SourceLocation{f.string()}, "missing calibration data for input '" + in.name + "'");
+        if (!fs::exists(f))
+          throw Error(SourceLocation{f.string()}, "missing calibration data for input '" + in.name + "'");
         sample.emplace(in.name, std::move(samplesOf(f, in, false).front()));
       }
       samples.push_back(std::move(sample));
@@ -301,8 +307,32 @@ std::vector<TensorMap> loadCalibrationDir(const Graph& g, const std::string& dir
 
 namespace {
 
-std::map<std::string, TensorRange> calibrateWith(const Interpreter& interpreter, const Graph& g, const std::vector<TensorMap>& calibration,
-                                                 const QuantOptions& opts) {
+/// Each observed value's range by the calibration method, from its statistics.
+std::map<std::string, TensorRange> rangesOf(const Graph& g, const std::vector<Stats>& stats, const QuantOptions& opts) {
+  std::map<std::string, TensorRange> ranges;
+  for (size_t v = 0; v < stats.size(); ++v) {
+    const Stats& s = stats[v];
+    if (!s.observed) continue;
+    const std::string& name = g.values[v].name;
+    if (!s.seen()) {
+      ranges[name] = {0, 0};  // nothing finite was observed
+      continue;
+    }
+    switch (opts.method) {
+      case CalibrationMethod::MinMax: ranges[name] = {s.lo(), s.hi()}; break;
+      case CalibrationMethod::Percentile:
+        ranges[name] = s.needs_histogram
+                           ? percentileFromHistogram(s.lo(), s.hi(), s.hist, opts.percentile)
+                           : percentileFromTails(s.lo(), s.hi(), kPercentileBins, s.tails, opts.percentile);
+        break;
+      case CalibrationMethod::Entropy: ranges[name] = entropyRange(s); break;
+    }
+  }
+  return ranges;
+}
+
+std::map<std::string, TensorRange> calibrateWith(const Interpreter& interpreter, const Graph& g,
+                                                 const std::vector<TensorMap>& calibration, const QuantOptions& opts) {
   size_t n = calibration.size();
   if (opts.num_samples > 0) n = std::min(n, static_cast<size_t>(opts.num_samples));
   if (n == 0) throw Error("quantization needs at least one calibration input");
@@ -315,7 +345,8 @@ std::map<std::string, TensorRange> calibrateWith(const Interpreter& interpreter,
   // those of a serial run.
   std::vector<Stats> stats(g.values.size());
   std::vector<std::mutex> locks(g.values.size());
-  const bool percentile = opts.method == CalibrationMethod::Percentile, entropy = opts.method == CalibrationMethod::Entropy;
+  const bool percentile = opts.method == CalibrationMethod::Percentile,
+             entropy = opts.method == CalibrationMethod::Entropy;
   std::mutex progressLock;
   size_t done = 0, passes = entropy ? 2 : 1;
   auto runPass = [&](const ValueObserver& observe) {
@@ -338,8 +369,10 @@ std::map<std::string, TensorRange> calibrateWith(const Interpreter& interpreter,
     if (!s.observed) s.tails = Tails(local.k());
     s.observed = true;
     s.range.merge(r);
-    if (entropy || (percentile && (local.k() == 0 || local.k() != s.tails.k()))) s.needs_histogram = true;
-    else if (percentile) s.tails.merge(local);
+    if (entropy || (percentile && (local.k() == 0 || local.k() != s.tails.k())))
+      s.needs_histogram = true;
+    else if (percentile)
+      s.tails.merge(local);
   });
 
   if (std::any_of(stats.begin(), stats.end(), [](const Stats& s) { return s.needs_histogram && s.seen(); })) {
@@ -361,35 +394,19 @@ std::map<std::string, TensorRange> calibrateWith(const Interpreter& interpreter,
     });
   }
 
-  std::map<std::string, TensorRange> ranges;
-  for (size_t v = 0; v < stats.size(); ++v) {
-    const Stats& s = stats[v];
-    if (!s.observed) continue;
-    const std::string& name = g.values[v].name;
-    if (!s.seen()) {
-      ranges[name] = {0, 0};  // nothing finite was observed
-      continue;
-    }
-    switch (opts.method) {
-      case CalibrationMethod::MinMax: ranges[name] = {s.lo(), s.hi()}; break;
-      case CalibrationMethod::Percentile:
-        ranges[name] = s.needs_histogram ? percentileFromHistogram(s.lo(), s.hi(), s.hist, opts.percentile)
-                                         : percentileFromTails(s.lo(), s.hi(), kPercentileBins, s.tails, opts.percentile);
-        break;
-      case CalibrationMethod::Entropy: ranges[name] = entropyRange(s); break;
-    }
-  }
-  return ranges;
+  return rangesOf(g, stats, opts);
 }
 
 }  // namespace
 
-std::map<std::string, TensorRange> calibrate(const Graph& g, const std::vector<TensorMap>& calibration, const QuantOptions& opts) {
+std::map<std::string, TensorRange> calibrate(const Graph& g, const std::vector<TensorMap>& calibration,
+                                             const QuantOptions& opts) {
   const Interpreter interpreter(g);
   return calibrateWith(interpreter, g, calibration, opts);
 }
 
-std::map<std::string, TensorRange> calibrate(Graph& g, const std::vector<TensorMap>& calibration, const QuantOptions& opts) {
+std::map<std::string, TensorRange> calibrate(Graph& g, const std::vector<TensorMap>& calibration,
+                                             const QuantOptions& opts) {
   const Interpreter interpreter(g, Interpreter::TakeConstants{});
   return calibrateWith(interpreter, g, calibration, opts);
 }

@@ -12,12 +12,13 @@
 namespace systole::compiler::quant {
 
 bool isCompute(Kind k) {
-  return k == Kind::Conv || k == Kind::Gemm || k == Kind::MatMul || k == Kind::Add || k == Kind::Mul || k == Kind::AveragePool ||
-         k == Kind::GlobalAveragePool;
+  return k == Kind::Conv || k == Kind::Gemm || k == Kind::MatMul || k == Kind::Add || k == Kind::Mul ||
+         k == Kind::AveragePool || k == Kind::GlobalAveragePool;
 }
 
 const float* floatData(const Value& v) {
-  if (v.data.size() != static_cast<size_t>(v.elements()) * sizeof(float)) throw Error("constant '" + v.name + "' has the wrong size");
+  if (v.data.size() != static_cast<size_t>(v.elements()) * sizeof(float))
+    throw Error("constant '" + v.name + "' has the wrong size");
   return v.as<float>();
 }
 
@@ -36,8 +37,9 @@ std::optional<ConstantFactor> constantFactor(const Graph& g, const Node& n) {
     const auto& x = g.values[static_cast<size_t>(n.inputs[a])].shape;
     if (!k.is_constant || k.type != ElemType::Float32) continue;
     const bool scalar = k.elements() == 1;
-    const bool perChannel = x.size() == 4 && k.elements() == x[1] &&
-                            (k.shape == std::vector<int64_t>{x[1], 1, 1} || k.shape == std::vector<int64_t>{1, x[1], 1, 1});
+    const bool perChannel =
+        x.size() == 4 && k.elements() == x[1] &&
+        (k.shape == std::vector<int64_t>{x[1], 1, 1} || k.shape == std::vector<int64_t>{1, x[1], 1, 1});
     if (!scalar && !perChannel) continue;
     ConstantFactor f{{}, a};
     for (float v : floatsOf(k)) f.factors.push_back(n.op == Op::Div ? 1.0 / double{v} : double{v});
@@ -62,15 +64,16 @@ class Classifier {
     if (op == Op::MaxPool) return pool(n, true) ? Kind::MaxPool : Kind::Float;
     if (op == Op::AveragePool) return pool(n, false) ? Kind::AveragePool : Kind::Float;
     if (op == Op::GlobalAveragePool)
-      return n.inputs.size() == 1 && isActivation(n.inputs[0]) && shape(n.inputs[0]).size() >= 3 ? Kind::GlobalAveragePool
-                                                                                                : Kind::Float;
+      return n.inputs.size() == 1 && isActivation(n.inputs[0]) && shape(n.inputs[0]).size() >= 3
+                 ? Kind::GlobalAveragePool
+                 : Kind::Float;
     if (op == Op::Relu) return n.inputs.size() == 1 && isActivation(n.inputs[0]) ? Kind::Relu : Kind::Float;
     if (op == Op::Clip) return clip(n) ? Kind::Clip : Kind::Float;
     if (opDef(n).has(kTypeGenericMove)) {
       // Only a nearest resize and an edge or reflect pad copy int8 elements as they are.
       const bool copies = op == Op::Resize || op == Op::Upsample ? n.getString("mode", "nearest") == "nearest"
-                          : op == Op::Pad                       ? n.getString("mode", "constant") != "constant"
-                                                                : true;
+                          : op == Op::Pad                        ? n.getString("mode", "constant") != "constant"
+                                                                 : true;
       return copies && !n.inputs.empty() && isActivation(n.inputs[0]) ? Kind::Move : Kind::Float;
     }
     if (op == Op::Concat) return concat(n) ? Kind::Concat : Kind::Float;

@@ -13,7 +13,21 @@ namespace systole::compiler::quant {
 
 /// A node's NPU-eligible form; Float is none (it stays float).
 enum class Kind : uint8_t {
-  Float, Conv, Gemm, MatMul, Add, Mul, AveragePool, GlobalAveragePool, MaxPool, Relu, Clip, Move, Concat, Lut, Scale,
+  Float,
+  Conv,
+  Gemm,
+  MatMul,
+  Add,
+  Mul,
+  AveragePool,
+  GlobalAveragePool,
+  MaxPool,
+  Relu,
+  Clip,
+  Move,
+  Concat,
+  Lut,
+  Scale,
   Extremum  // Max or Min of two activations of one shape
 };
 

@@ -60,8 +60,10 @@ HWY_INLINE void tile(const float* A, int64_t lda, const float* B, int64_t ldb, f
   }
   for (int i = 0; i < MR; ++i)
     for (int j = 0; j < NV; ++j) {
-      if (tail) hn::BlendedStore(acc[i][j], mask, d, Y + i * ldy + j * L);
-      else hn::StoreU(acc[i][j], d, Y + i * ldy + j * L);
+      if (tail)
+        hn::BlendedStore(acc[i][j], mask, d, Y + i * ldy + j * L);
+      else
+        hn::StoreU(acc[i][j], d, Y + i * ldy + j * L);
     }
 }
 
@@ -86,11 +88,11 @@ void rowStrip(const float* A, int64_t lda, const float* B, int64_t ldb, float* Y
 #endif
 }
 
-void GemmAccumulate(const float* A, int64_t lda, const float* B, int64_t ldb, float* Y, int64_t ldy, int64_t M, int64_t K,
-                    int64_t N) {
+void GemmAccumulate(const float* A, int64_t lda, const float* B, int64_t ldb, float* Y, int64_t ldy, int64_t M,
+                    int64_t K, int64_t N) {
   const int64_t tileColumns = kVectors * static_cast<int64_t>(hn::Lanes(D()));
-  const int64_t panelColumns = std::max<int64_t>(
-      tileColumns, kPanelBytes / static_cast<int64_t>(sizeof(float)) / std::max<int64_t>(K, 1) / tileColumns * tileColumns);
+  const int64_t panelColumns = std::max<int64_t>(tileColumns, kPanelBytes / static_cast<int64_t>(sizeof(float)) /
+                                                                  std::max<int64_t>(K, 1) / tileColumns * tileColumns);
   for (int64_t n0 = 0; n0 < N; n0 += panelColumns) {
     const int64_t n1 = std::min(N, n0 + panelColumns);
     int64_t m = 0;
@@ -107,8 +109,8 @@ namespace systole::compiler {
 
 HWY_EXPORT(GemmAccumulate);
 
-void gemmAccumulate(const float* A, int64_t lda, const float* B, int64_t ldb, float* Y, int64_t ldy, int64_t M, int64_t K,
-                    int64_t N) {
+void gemmAccumulate(const float* A, int64_t lda, const float* B, int64_t ldb, float* Y, int64_t ldy, int64_t M,
+                    int64_t K, int64_t N) {
   HWY_DYNAMIC_DISPATCH(GemmAccumulate)(A, lda, B, ldb, Y, ldy, M, K, N);
 }
 

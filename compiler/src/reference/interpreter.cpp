@@ -13,7 +13,12 @@ Interpreter::Interpreter(const Graph& g) : Interpreter(g, nullptr) {}
 Interpreter::Interpreter(Graph& g, TakeConstants) : Interpreter(g, &g) {}
 
 Interpreter::Interpreter(const Graph& g, Graph* lender)
-    : g_(g), lender_(lender), constants_(g.values.size()), order_(g.topoOrder()), readers_(g.values.size()), isOutput_(g.values.size(), false) {
+    : g_(g),
+      lender_(lender),
+      constants_(g.values.size()),
+      order_(g.topoOrder()),
+      readers_(g.values.size()),
+      isOutput_(g.values.size(), false) {
   for (size_t v = 0; v < g.values.size(); ++v)
     if (g.values[v].is_constant) {
       HostTensor t;
@@ -62,11 +67,13 @@ std::map<std::string, HostTensor> Interpreter::run(const std::map<std::string, H
       }
       const HostTensor* t = valueOf(static_cast<size_t>(v));
       if (!t)
-        throw Error("node '" + n.name + "' (" + n.op + "): input '" + g.values[static_cast<size_t>(v)].name + "' has no value");
+        throw Error("node '" + n.name + "' (" + n.op + "): input '" + g.values[static_cast<size_t>(v)].name +
+                    "' has no value");
       in.push_back(t);
     }
     std::vector<HostTensor> results;
-    for (int v : n.outputs) results.emplace_back(g.values[static_cast<size_t>(v)].type, g.values[static_cast<size_t>(v)].shape);
+    for (int v : n.outputs)
+      results.emplace_back(g.values[static_cast<size_t>(v)].type, g.values[static_cast<size_t>(v)].shape);
     std::vector<HostTensor*> out;
     for (auto& r : results) out.push_back(&r);
     runKernel(g, n, in, out);

@@ -12,7 +12,8 @@
 
 namespace systole::compiler {
 
-void runFloatKernel(const Graph& g, const Node& n, const std::vector<const HostTensor*>& in, std::vector<HostTensor*>& out) {
+void runFloatKernel(const Graph& g, const Node& n, const std::vector<const HostTensor*>& in,
+                    std::vector<HostTensor*>& out) {
   const float_kernels::Kernel kernel = opDef(n).float_kernel;
   if (!kernel) throw Error("no float kernel for operator '" + n.op + "'");
   float_kernels::Ctx c{g, n, in, out, {}};

@@ -39,8 +39,7 @@ PerTensor perTensorQuant(const Graph& g, int id) {
 void expectType(const HostTensor* t, ElemType type, const std::string& what) {
   if (t == nullptr) throw Error(what + " is missing");
   if (t->type != type)
-    throw Error(what + " must be " + std::string(elemTypeName(type)) + ", not " +
-                std::string(elemTypeName(t->type)));
+    throw Error(what + " must be " + std::string(elemTypeName(type)) + ", not " + std::string(elemTypeName(t->type)));
 }
 
 /// An integer attribute given as one int or as a list.
@@ -157,7 +156,8 @@ void conv(const Graph& g, const Node& n, const std::vector<const HostTensor*>& i
   std::vector<int32_t> acc(static_cast<size_t>(outPlane));
   std::vector<int32_t> centred(static_cast<size_t>(inC * inPlane));  // x - z_x of one batch item
   for (int64_t bn = 0; bn < batch; ++bn) {
-    for (int64_t i = 0; i < inC * inPlane; ++i) centred[static_cast<size_t>(i)] = arith::widen(xd[bn * inC * inPlane + i], zx, 1);
+    for (int64_t i = 0; i < inC * inPlane; ++i)
+      centred[static_cast<size_t>(i)] = arith::widen(xd[bn * inC * inPlane + i], zx, 1);
     for (int64_t oc = 0; oc < outC; ++oc) {
       std::fill(acc.begin(), acc.end(), b ? b->data<int32_t>()[oc] : 0);
       const int64_t group = oc / ocg;
@@ -175,7 +175,8 @@ void conv(const Graph& g, const Node& n, const std::vector<const HostTensor*>& i
               const int64_t base = (oh * win.stride_h + offH) * win.in_w + offW;  // input index of ow = 0
               int32_t* accRow = acc.data() + oh * win.out_w;
               if (win.stride_w == 1)
-                for (int64_t ow = owLo; ow < owHi; ++ow) accRow[ow] = arith::add(accRow[ow], arith::mul(plane[base + ow], wv));
+                for (int64_t ow = owLo; ow < owHi; ++ow)
+                  accRow[ow] = arith::add(accRow[ow], arith::mul(plane[base + ow], wv));
               else
                 for (int64_t ow = owLo; ow < owHi; ++ow)
                   accRow[ow] = arith::add(accRow[ow], arith::mul(plane[base + ow * win.stride_w], wv));
@@ -217,7 +218,8 @@ void matmul(const Graph& g, const Node& n, const std::vector<const HostTensor*>&
       const int32_t av = arith::widen(ad[m * K + k], za, 1);
       if (av == 0) continue;
       const int8_t* wRow = wd + k * N;
-      for (int64_t j = 0; j < N; ++j) acc[static_cast<size_t>(j)] = arith::add(acc[static_cast<size_t>(j)], arith::mul(av, wRow[j]));
+      for (int64_t j = 0; j < N; ++j)
+        acc[static_cast<size_t>(j)] = arith::add(acc[static_cast<size_t>(j)], arith::mul(av, wRow[j]));
     }
     for (int64_t j = 0; j < N; ++j) yd[m * N + j] = rq(acc[static_cast<size_t>(j)], j);
   }
@@ -235,7 +237,8 @@ void add(const Graph& g, const Node& n, const std::vector<const HostTensor*>& in
   const int8_t* a = in[0]->data<int8_t>();
   const int8_t* b = in[1]->data<int8_t>();
   int8_t* out = y.data<int8_t>();
-  for (int64_t i = 0; i < y.elements(); ++i) out[i] = rq(arith::add(arith::widen(a[i], za, ma), arith::widen(b[i], zb, mb)), 0);
+  for (int64_t i = 0; i < y.elements(); ++i)
+    out[i] = rq(arith::add(arith::widen(a[i], za, ma), arith::widen(b[i], zb, mb)), 0);
 }
 
 void clamp(const Node& n, const std::vector<const HostTensor*>& in, HostTensor& y, int32_t lo, int32_t hi) {
@@ -304,7 +307,8 @@ void pool(const Graph& g, const Node& n, const std::vector<const HostTensor*>& i
     for (int64_t oh = 0; oh < w.out_h; ++oh)
       for (int64_t ow = 0; ow < w.out_w; ++ow) {
         int32_t acc = 0;
-        forWindow(w, oh, ow, [&](int64_t i) { acc = arith::add(acc, arith::widen(xd[p * w.in_h * w.in_w + i], zx, 1)); });
+        forWindow(w, oh, ow,
+                  [&](int64_t i) { acc = arith::add(acc, arith::widen(xd[p * w.in_h * w.in_w + i], zx, 1)); });
         yd[(p * w.out_h + oh) * w.out_w + ow] = rq(acc, 0);
       }
 }
@@ -337,7 +341,8 @@ void extremum(const Graph& g, const Node& n, const std::vector<const HostTensor*
   if (in[0]->shape != y.shape || in[1]->shape != y.shape) throw Error("int8 inputs must have the output's shape");
   const std::optional<Quant>& qy = g.values[static_cast<size_t>(n.outputs.at(0))].quant;
   for (int v : n.inputs)
-    if (!qy || g.values[static_cast<size_t>(v)].quant != qy) throw Error("int8 inputs must have the output's quantization");
+    if (!qy || g.values[static_cast<size_t>(v)].quant != qy)
+      throw Error("int8 inputs must have the output's quantization");
   const int8_t *a = in[0]->data<int8_t>(), *b = in[1]->data<int8_t>();
   int8_t* out = y.data<int8_t>();
   for (int64_t i = 0; i < y.elements(); ++i) out[i] = isMax ? std::max(a[i], b[i]) : std::min(a[i], b[i]);
@@ -358,7 +363,8 @@ void concat(const Node& n, const std::vector<const HostTensor*>& in, HostTensor&
     expectType(t, ElemType::Int8, "Concat input");
     if (static_cast<int64_t>(t->shape.size()) != rank) throw Error("Concat inputs must have the output's rank");
     const int64_t rowIn = t->shape[static_cast<size_t>(axis)] * inner;
-    if (offset + rowIn > rowOut || t->elements() != outer * rowIn) throw Error("Concat input shapes do not fit the output");
+    if (offset + rowIn > rowOut || t->elements() != outer * rowIn)
+      throw Error("Concat input shapes do not fit the output");
     for (int64_t o = 0; o < outer; ++o)
       std::memcpy(y.data<int8_t>() + o * rowOut + offset, t->data<int8_t>() + o * rowIn, static_cast<size_t>(rowIn));
     offset += rowIn;
@@ -392,7 +398,8 @@ void mul(const Graph& g, const Node& n, const std::vector<const HostTensor*>& in
   const int8_t* a = in[0]->data<int8_t>();
   const int8_t* b = in[1]->data<int8_t>();
   int8_t* out = y.data<int8_t>();
-  for (int64_t i = 0; i < y.elements(); ++i) out[i] = rq(arith::mul(arith::widen(a[i], za, 1), arith::widen(b[i / pixels], zb, 1)), 0);
+  for (int64_t i = 0; i < y.elements(); ++i)
+    out[i] = rq(arith::mul(arith::widen(a[i], za, 1), arith::widen(b[i / pixels], zb, 1)), 0);
 }
 
 bool isQuantizedNode(const Graph& g, const Node& n) {
@@ -411,24 +418,39 @@ bool runQuantizedKernel(const Graph& g, const Node& n, const std::vector<const H
   const ElemType want = n.op == Op::DequantizeLinear ? ElemType::Float32 : ElemType::Int8;
   if (y.type != want) throw Error("output must be " + std::string(elemTypeName(want)));
   const OpType& op = n.op;
-  if (op == Op::QuantizeLinear) quantizeLinear(g, n, in, y);
-  else if (op == Op::DequantizeLinear) dequantizeLinear(g, n, in, y);
-  else if (op == Op::Requant) requant(g, n, in, y);
-  else if (op == Op::Conv) conv(g, n, in, y);
-  else if (op == Op::Gemm || op == Op::MatMul) matmul(g, n, in, y);
-  else if (op == Op::Add) add(g, n, in, y);
-  else if (op == Op::Mul) mul(g, n, in, y);
-  else if (op == Op::Lut) lut(n, in, y);
-  else if (op == Op::MaxPool) pool(g, n, in, y, true);
-  else if (op == Op::AveragePool) pool(g, n, in, y, false);
-  else if (op == Op::GlobalAveragePool) globalAveragePool(g, n, in, y);
+  if (op == Op::QuantizeLinear)
+    quantizeLinear(g, n, in, y);
+  else if (op == Op::DequantizeLinear)
+    dequantizeLinear(g, n, in, y);
+  else if (op == Op::Requant)
+    requant(g, n, in, y);
+  else if (op == Op::Conv)
+    conv(g, n, in, y);
+  else if (op == Op::Gemm || op == Op::MatMul)
+    matmul(g, n, in, y);
+  else if (op == Op::Add)
+    add(g, n, in, y);
+  else if (op == Op::Mul)
+    mul(g, n, in, y);
+  else if (op == Op::Lut)
+    lut(n, in, y);
+  else if (op == Op::MaxPool)
+    pool(g, n, in, y, true);
+  else if (op == Op::AveragePool)
+    pool(g, n, in, y, false);
+  else if (op == Op::GlobalAveragePool)
+    globalAveragePool(g, n, in, y);
   else if (op == Op::Relu) {
     const int32_t z = perTensorQuant(g, n.inputs[0]).zero_point;
     clamp(n, in, y, n.has("act_min") ? intAttr(n, "act_min") : z, n.has("act_max") ? intAttr(n, "act_max") : 127);
-  } else if (op == Op::Clip) clamp(n, in, y, intAttr(n, "act_min"), intAttr(n, "act_max"));
-  else if (op == Op::Concat) concat(n, in, y);
-  else if (op == Op::Max || op == Op::Min) extremum(g, n, in, y, op == Op::Max);
-  else throw Error("no quantized kernel for an int8 '" + op + "'");
+  } else if (op == Op::Clip)
+    clamp(n, in, y, intAttr(n, "act_min"), intAttr(n, "act_max"));
+  else if (op == Op::Concat)
+    concat(n, in, y);
+  else if (op == Op::Max || op == Op::Min)
+    extremum(g, n, in, y, op == Op::Max);
+  else
+    throw Error("no quantized kernel for an int8 '" + op + "'");
   return true;
 }
 

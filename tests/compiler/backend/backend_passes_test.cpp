@@ -17,7 +17,6 @@ int64_t resolvedRow(const Operand& o) {
   return o.row;
 }
 
-
 using isa::Semantics;
 
 const isa::IsaConfig& tinyConfig() {
@@ -29,13 +28,13 @@ TEST(DramAllocator, FirstFitAlignedWithReuseAndPeak) {
   DramAllocator a(1024, 1024 + 512);
   const uint64_t x = a.allocate(10), y = a.allocate(100), z = a.allocate(64);
   EXPECT_EQ(x, 1024u);
-  EXPECT_EQ(y, 1024u + 64);   // 64-byte aligned sizes
+  EXPECT_EQ(y, 1024u + 64);  // 64-byte aligned sizes
   EXPECT_EQ(z, 1024u + 192);
   a.release(y);
   EXPECT_EQ(a.allocate(64), 1024u + 64);  // first fit into the freed region
   a.release(x);
   a.release(1024 + 64);
-  EXPECT_EQ(a.allocate(192), 1024u);      // freed neighbours coalesce
+  EXPECT_EQ(a.allocate(192), 1024u);  // freed neighbours coalesce
   EXPECT_EQ(a.peak(), 256u);
   EXPECT_THROW(a.allocate(1024), Error);
 }
@@ -71,8 +70,8 @@ TilePlan twoLayerPlan() {
   a.name = a.op = "A";
   a.writes = 8;
   a.reads = {7};
-  a.steps = {step(true, Operand(Space::AccTile, 0, 0)), step(true, Operand(Space::AccTile, 1, 0)), step(true, Operand(Space::AccTile, 0, 2)),
-             barrier()};
+  a.steps = {step(true, Operand(Space::AccTile, 0, 0)), step(true, Operand(Space::AccTile, 1, 0)),
+             step(true, Operand(Space::AccTile, 0, 2)), barrier()};
   a.acc_tiles = 2;
   LayerPlan b;
   b.name = b.op = "B";
@@ -94,14 +93,14 @@ TEST(PlanMemory, AlternatesSlotsAndTilesAndResolvesAddresses) {
   EXPECT_EQ(plan.buffer_addr.at(8), base + 64);
   const auto& s = plan.layers[0].steps;
   EXPECT_EQ(resolvedRow(s[0].loads[0].operands[0]), static_cast<int64_t>(base) + 16);
-  EXPECT_EQ(resolvedRow(s[0].loads[0].operands[1]), 3);        // load slot 0
-  EXPECT_EQ(resolvedRow(s[1].loads[0].operands[1]), 40 + 3);   // load slot 1
+  EXPECT_EQ(resolvedRow(s[0].loads[0].operands[1]), 3);       // load slot 0
+  EXPECT_EQ(resolvedRow(s[1].loads[0].operands[1]), 40 + 3);  // load slot 1
   EXPECT_EQ(resolvedRow(s[2].loads[0].operands[1]), 3);
-  EXPECT_EQ(resolvedRow(s[0].stores[0].operands[1]), 80);      // output slot 0: after both load slots
-  EXPECT_EQ(resolvedRow(s[1].stores[0].operands[1]), 90);      // output slot 1
-  EXPECT_EQ(resolvedRow(s[0].computes[0].operands[1]), 0);     // tile 0: half 0
-  EXPECT_EQ(resolvedRow(s[1].computes[0].operands[1]), 20);    // tile 1: half 1
-  EXPECT_EQ(resolvedRow(s[2].computes[0].operands[1]), 2);     // tile 0 again, row 2
+  EXPECT_EQ(resolvedRow(s[0].stores[0].operands[1]), 80);    // output slot 0: after both load slots
+  EXPECT_EQ(resolvedRow(s[1].stores[0].operands[1]), 90);    // output slot 1
+  EXPECT_EQ(resolvedRow(s[0].computes[0].operands[1]), 0);   // tile 0: half 0
+  EXPECT_EQ(resolvedRow(s[1].computes[0].operands[1]), 20);  // tile 1: half 1
+  EXPECT_EQ(resolvedRow(s[2].computes[0].operands[1]), 2);   // tile 0 again, row 2
   // Layer B's tile 0 is the program's third tile: half 0.
   EXPECT_EQ(resolvedRow(plan.layers[1].steps[0].computes[0].operands[1]), 0);
 }
@@ -160,7 +159,9 @@ TilePlan fourSlotPlan(int n, const std::vector<int>& acc) {
   for (int i = 0; i < n; ++i) {
     steps.push_back(step(true, Operand(Space::AccTile, i % 2, 0)));
     if (std::find(acc.begin(), acc.end(), i) != acc.end())
-      steps.back().loads.insert(steps.back().loads.begin(), PlanInstr{Semantics::DmaLoadAcc, {Operand(Space::Constant, 0, 0), Operand(Space::AccTile, i % 2, 0), 1, 16, 0}});
+      steps.back().loads.insert(steps.back().loads.begin(), PlanInstr{Semantics::DmaLoadAcc,
+                                                                      {Operand(Space::Constant, 0, 0),
+                                                                       Operand(Space::AccTile, i % 2, 0), 1, 16, 0}});
   }
   steps.push_back(barrier());
   return plan;
@@ -170,7 +171,8 @@ TEST(PlanMemory, StepsTakeTheLoadSlotsInTurn) {
   TilePlan plan = fourSlotPlan(5, {});
   planMemory(tinyConfig(), plan);
   const auto& s = plan.layers[0].steps;
-  for (int i = 0; i < 5; ++i) EXPECT_EQ(resolvedRow(s[static_cast<size_t>(i)].loads[0].operands[1]), 40 * (i % 4) + 3) << "step " << i;
+  for (int i = 0; i < 5; ++i)
+    EXPECT_EQ(resolvedRow(s[static_cast<size_t>(i)].loads[0].operands[1]), 40 * (i % 4) + 3) << "step " << i;
   EXPECT_EQ(resolvedRow(s[0].stores[0].operands[1]), 160);  // output slot 0: after the four load slots
 }
 
@@ -235,8 +237,10 @@ TEST(Schedule, EveryStoreTokenIsConsumed) {
   schedulePlan(plan);
   int computeToStore = 0, storeToCompute = 0;
   auto count = [&](const PlanInstr& in, bool storeQueue) {
-    if (storeQueue) computeToStore -= (in.tokens & isa::kPopPrev) != 0, storeToCompute += (in.tokens & isa::kPushPrev) != 0;
-    else computeToStore += (in.tokens & isa::kPushNext) != 0, storeToCompute -= (in.tokens & isa::kPopNext) != 0;
+    if (storeQueue)
+      computeToStore -= (in.tokens & isa::kPopPrev) != 0, storeToCompute += (in.tokens & isa::kPushPrev) != 0;
+    else
+      computeToStore += (in.tokens & isa::kPushNext) != 0, storeToCompute -= (in.tokens & isa::kPopNext) != 0;
   };
   for (const auto& layer : plan.layers)
     for (const auto& s : layer.steps) {

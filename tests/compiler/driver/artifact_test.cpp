@@ -11,7 +11,8 @@ namespace {
 
 struct Compiled {
   isa::IsaConfig isa = isa::IsaConfig::load(std::string(SYSTOLE_SOURCE_DIR) + "/isa/configs/tiny.yaml");
-  PipelineResult result = runPipeline(std::string(SYSTOLE_SOURCE_DIR) + "/tests/models/bundled/tiny_cnn.onnx", isa, PipelineOptions{});
+  PipelineResult result =
+      runPipeline(std::string(SYSTOLE_SOURCE_DIR) + "/tests/models/bundled/tiny_cnn.onnx", isa, PipelineOptions{});
 };
 
 const Compiled& compiled() {
@@ -39,7 +40,8 @@ TEST(Artifact, RoundTrips) {
 
 TEST(Artifact, EveryTruncatedOrCorruptedDescriptionIsAnError) {
   const auto& c = compiled();
-  const isa::ModelContainer good = isa::deserializeModelSbin(serializeArtifact(c.isa, c.result.graph, *c.result.compiled), "m.sbin");
+  const isa::ModelContainer good =
+      isa::deserializeModelSbin(serializeArtifact(c.isa, c.result.graph, *c.result.compiled), "m.sbin");
   const size_t size = good.model.size();
   for (size_t cut = 0; cut < size; cut += std::max<size_t>(1, size / 300)) {
     isa::ModelContainer bad = good;
@@ -50,9 +52,9 @@ TEST(Artifact, EveryTruncatedOrCorruptedDescriptionIsAnError) {
     isa::ModelContainer bad = good;
     bad.model[at] ^= 0xa5;
     try {
-      (void)deserializeArtifact(isa::serializeModelSbin(bad), "m.sbin");  // a byte of a name or a weight may still parse
-    } catch (const Error&) {
-    }
+      (void)deserializeArtifact(isa::serializeModelSbin(bad),
+                                "m.sbin");  // a byte of a name or a weight may still parse
+    } catch (const Error&) {}
   }
 }
 

@@ -31,7 +31,8 @@ TEST_F(CacheTest, HitEqualsAFreshCompile) {
   const CachedCompile hit = runPipelineCached(kModel, isa, PipelineOptions{}, cache);
   EXPECT_TRUE(hit.reused);
   EXPECT_EQ(hit.entry, miss.entry);
-  EXPECT_EQ(serializeArtifact(isa, hit.result.graph, *hit.result.compiled), serializeArtifact(isa, fresh.graph, *fresh.compiled));
+  EXPECT_EQ(serializeArtifact(isa, hit.result.graph, *hit.result.compiled),
+            serializeArtifact(isa, fresh.graph, *fresh.compiled));
   EXPECT_EQ(hit.result.float_graph.print(), fresh.float_graph.print());
 }
 
@@ -47,7 +48,8 @@ TEST_F(CacheTest, EveryProgramOptionIsInTheKey) {
   changed[5].lower.min_npu_macs = 10;
   changed[6].lower.keep_intermediates = true;
   changed[7].import.input_shapes["input"] = {1, 3, 16, 16};
-  for (size_t i = 0; i < changed.size(); ++i) EXPECT_NE(compileCacheKey(kModel, isa, changed[i]), base) << "option " << i;
+  for (size_t i = 0; i < changed.size(); ++i)
+    EXPECT_NE(compileCacheKey(kModel, isa, changed[i]), base) << "option " << i;
   PipelineOptions jobs;  // threads do not change the program
   jobs.quant.jobs = 3;
   EXPECT_EQ(compileCacheKey(kModel, isa, jobs), base);

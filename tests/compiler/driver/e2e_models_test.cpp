@@ -51,8 +51,8 @@ void checkModel(const std::string& dir, const std::string& name) {
     const double diff = maxAbsDiff(out.at(outName), expected);
     std::printf("%s (%s): max |ours - PyTorch| = %.3g, max |PyTorch| = %.4g, ratio %.2g\n", name.c_str(),
                 g == &minimal ? "unoptimized" : "optimized", diff, scale, diff / scale);
-    EXPECT_LE(diff, 1e-4 * scale) << name << (g == &minimal ? " (unoptimized)" : " (optimized)") << ": max |diff| " << diff
-                                  << ", max |y| " << scale;
+    EXPECT_LE(diff, 1e-4 * scale) << name << (g == &minimal ? " (unoptimized)" : " (optimized)") << ": max |diff| "
+                                  << diff << ", max |y| " << scale;
   }
 }
 
@@ -61,12 +61,14 @@ class ExportedModel : public ::testing::TestWithParam<std::string> {};
 TEST_P(ExportedModel, FloatInterpreterMatchesPyTorch) { checkModel(SYSTOLE_MODELS_DIR, GetParam()); }
 
 INSTANTIATE_TEST_SUITE_P(Models, ExportedModel,
-                         ::testing::Values("mlp", "squeezenet1_1", "resnet18", "mobilenet_v2", "resnet50", "transformer",
-                                           "tiny_cnn_opset9", "transformer_opset9", "transformer_opset17", "unet", "upsamplers",
-                                           "lraspp"),
+                         ::testing::Values("mlp", "squeezenet1_1", "resnet18", "mobilenet_v2", "resnet50",
+                                           "transformer", "tiny_cnn_opset9", "transformer_opset9",
+                                           "transformer_opset17", "unet", "upsamplers", "lraspp"),
                          [](const auto& info) { return info.param; });
 
-TEST(BundledModel, TinyCnnMatchesPyTorch) { checkModel(std::string(SYSTOLE_SOURCE_DIR) + "/tests/models/bundled", "tiny_cnn"); }
+TEST(BundledModel, TinyCnnMatchesPyTorch) {
+  checkModel(std::string(SYSTOLE_SOURCE_DIR) + "/tests/models/bundled", "tiny_cnn");
+}
 
 }  // namespace
 }  // namespace systole::testing

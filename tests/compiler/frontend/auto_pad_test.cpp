@@ -31,13 +31,13 @@ TEST_P(AutoPads, MatchTheOnnxDefinition) {
 
 INSTANTIATE_TEST_SUITE_P(
     Cases, AutoPads,
-    ::testing::Values(AutoPadCase{"upperEvenTotal", "SAME_UPPER", {5}, {3}, {2}, {1}, {1, 1}},      // out 3, total 2
-                      AutoPadCase{"upperOddTotal", "SAME_UPPER", {8}, {3}, {2}, {1}, {0, 1}},       // out 4, total 1
+    ::testing::Values(AutoPadCase{"upperEvenTotal", "SAME_UPPER", {5}, {3}, {2}, {1}, {1, 1}},  // out 3, total 2
+                      AutoPadCase{"upperOddTotal", "SAME_UPPER", {8}, {3}, {2}, {1}, {0, 1}},   // out 4, total 1
                       AutoPadCase{"lowerOddTotal", "SAME_LOWER", {8}, {3}, {2}, {1}, {1, 0}},
-                      AutoPadCase{"upperKernel4", "SAME_UPPER", {7}, {4}, {1}, {1}, {1, 2}},        // total 3
+                      AutoPadCase{"upperKernel4", "SAME_UPPER", {7}, {4}, {1}, {1}, {1, 2}},  // total 3
                       AutoPadCase{"lowerKernel4", "SAME_LOWER", {7}, {4}, {1}, {1}, {2, 1}},
-                      AutoPadCase{"dilated", "SAME_UPPER", {7}, {2}, {1}, {3}, {1, 2}},             // span 4, total 3
-                      AutoPadCase{"clampedAtZero", "SAME_UPPER", {6}, {1}, {4}, {1}, {0, 0}},       // out 2, total -1
+                      AutoPadCase{"dilated", "SAME_UPPER", {7}, {2}, {1}, {3}, {1, 2}},        // span 4, total 3
+                      AutoPadCase{"clampedAtZero", "SAME_UPPER", {6}, {1}, {4}, {1}, {0, 0}},  // out 2, total -1
                       AutoPadCase{"twoAxesHNotW", "SAME_UPPER", {7, 10}, {3, 3}, {2, 2}, {1, 1}, {1, 0, 1, 1}},
                       AutoPadCase{"twoAxesLower", "SAME_LOWER", {7, 10}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 0}},
                       AutoPadCase{"valid", "VALID", {7, 10}, {3, 3}, {1, 1}, {1, 1}, {0, 0, 0, 0}}),
@@ -60,7 +60,8 @@ TEST(ResolveAutoPad, EveryNodeGetsExplicitPads) {
     if (constant) v.data.assign(static_cast<size_t>(v.elements()) * 4, 0);
     return g.addValue(std::move(v));
   };
-  auto node = [&](const std::string& name, const std::string& op, std::vector<int> in, std::map<std::string, AttrValue> attrs, int out) {
+  auto node = [&](const std::string& name, const std::string& op, std::vector<int> in,
+                  std::map<std::string, AttrValue> attrs, int out) {
     Node n;
     n.name = name;
     n.op = op;
@@ -72,11 +73,13 @@ TEST(ResolveAutoPad, EveryNodeGetsExplicitPads) {
   const int x = value("x", {1, 2, 7, 10});
   g.inputs = {x};
   const int c = value("c", {1, 4, 4, 5});
-  node("conv", "Conv", {x, value("w", {4, 2, 3, 3}, true)}, {{"auto_pad", std::string("SAME_LOWER")}, {"strides", Shape{2, 2}}}, c);
+  node("conv", "Conv", {x, value("w", {4, 2, 3, 3}, true)},
+       {{"auto_pad", std::string("SAME_LOWER")}, {"strides", Shape{2, 2}}}, c);
   const int m = value("m", {1, 4, 4, 5});
   node("pool", "MaxPool", {c}, {{"auto_pad", std::string("SAME_UPPER")}, {"kernel_shape", Shape{4, 2}}}, m);
   const int y = value("y", {1, 4, 4, 5});
-  node("conv2", "Conv", {m, value("w2", {4, 4, 1, 1}, true)}, {{"auto_pad", std::string("NOTSET")}, {"pads", Shape{0, 0, 0, 0}}}, y);
+  node("conv2", "Conv", {m, value("w2", {4, 4, 1, 1}, true)},
+       {{"auto_pad", std::string("NOTSET")}, {"pads", Shape{0, 0, 0, 0}}}, y);
   g.outputs = {y};
 
   resolveAutoPad(g);
@@ -107,7 +110,8 @@ TEST(ResolveAutoPad, AnUnknownInputSizeIsAnErrorNamingTheNode) {
     resolveAutoPad(g);
     FAIL() << "no error";
   } catch (const Error& e) {
-    EXPECT_NE(e.message().find("node 'pool' (MaxPool): auto_pad SAME_UPPER needs the input's spatial sizes"), std::string::npos)
+    EXPECT_NE(e.message().find("node 'pool' (MaxPool): auto_pad SAME_UPPER needs the input's spatial sizes"),
+              std::string::npos)
         << e.message();
   }
 }

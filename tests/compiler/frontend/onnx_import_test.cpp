@@ -20,8 +20,10 @@ void setShape(onnx::ValueInfoProto* vi, const Shape& shape, int32_t type = onnx:
   tt->set_elem_type(type);
   auto* s = tt->mutable_shape();
   for (int64_t d : shape) {
-    if (d < 0) s->add_dim()->set_dim_param("batch");
-    else s->add_dim()->set_dim_value(d);
+    if (d < 0)
+      s->add_dim()->set_dim_param("batch");
+    else
+      s->add_dim()->set_dim_value(d);
   }
 }
 
@@ -43,7 +45,8 @@ onnx::ModelProto linearModel(int64_t opset, const std::string& wHow, int64_t bat
   w.add_dims(3);
   std::vector<float> wv(12);
   for (int i = 0; i < 12; ++i) wv[static_cast<size_t>(i)] = 0.25f * static_cast<float>(i) - 1.f;
-  if (wHow == "raw") w.set_raw_data(std::string(reinterpret_cast<const char*>(wv.data()), 48));
+  if (wHow == "raw")
+    w.set_raw_data(std::string(reinterpret_cast<const char*>(wv.data()), 48));
   else
     for (float f : wv) w.add_float_data(f);
   if (wHow == "constant-node") {
@@ -164,9 +167,27 @@ TEST(OnnxImport, InconsistentShapesNameTheNode) {
 
   auto declared = linearModel(14, "raw");
   setShape(declared.mutable_graph()->mutable_output(0), {2, 7});
-  declared.mutable_graph()->mutable_output(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim()->DeleteSubrange(0, 2);
-  declared.mutable_graph()->mutable_output(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(2);
-  declared.mutable_graph()->mutable_output(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(7);
+  declared.mutable_graph()
+      ->mutable_output(0)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->mutable_shape()
+      ->mutable_dim()
+      ->DeleteSubrange(0, 2);
+  declared.mutable_graph()
+      ->mutable_output(0)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->mutable_shape()
+      ->add_dim()
+      ->set_dim_value(2);
+  declared.mutable_graph()
+      ->mutable_output(0)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->mutable_shape()
+      ->add_dim()
+      ->set_dim_value(7);
   const std::string msg2 = importError(bytes(declared));
   EXPECT_EQ(msg2.rfind("node 'bias' (Add): inconsistent shapes", 0), 0u) << msg2;
 }
@@ -215,8 +236,7 @@ TEST(OnnxImport, SupportedOperatorList) {
       compiler::runFloatKernel(one.g, one.g.nodes[0], {}, outs);
     } catch (const Error& e) {
       EXPECT_EQ(std::string(e.message()).find("no float kernel"), std::string::npos) << op;
-    } catch (const std::exception&) {
-    }
+    } catch (const std::exception&) {}
   }
 }
 

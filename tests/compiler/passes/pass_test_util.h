@@ -35,7 +35,8 @@ class Builder {
     v.data = t.bytes;
     return g.addValue(std::move(v));
   }
-  int op(const std::string& type, std::vector<int> inputs, std::map<std::string, AttrValue> attrs = {}, const std::string& out = "") {
+  int op(const std::string& type, std::vector<int> inputs, std::map<std::string, AttrValue> attrs = {},
+         const std::string& out = "") {
     Node n;
     n.name = type + "_" + std::to_string(counter_);
     n.op = type;

@@ -109,8 +109,9 @@ TEST(ConstantFolding, WeightOnlyComputationsFold) {
 // ---- fold-batchnorm ----------------------------------------------------------------------------
 
 int batchNorm(Builder& b, int x, int64_t c, uint64_t seed) {
-  return b.op("BatchNormalization", {x, b.constant({c}, seed, 0.5f, 1.5f), b.constant({c}, seed + 1), b.constant({c}, seed + 2),
-                                     b.constant({c}, seed + 3, 0.2f, 2.f)},
+  return b.op("BatchNormalization",
+              {x, b.constant({c}, seed, 0.5f, 1.5f), b.constant({c}, seed + 1), b.constant({c}, seed + 2),
+               b.constant({c}, seed + 3, 0.2f, 2.f)},
               {{"epsilon", 1e-3}});
 }
 

@@ -24,7 +24,8 @@ TEST_P(ConvTransposeToConv, SubPixelConvEqualsConvTranspose) {
   Builder b;
   const int x = b.input("x", {1, 3, c.h, c.w});
   b.output(b.op("ConvTranspose", {x, b.constant({3, 5, c.k, c.k}, 80), b.constant({5}, 81)},
-                {{"strides", std::vector<int64_t>{c.s, c.s}}, {"pads", std::vector<int64_t>{c.padBegin, c.padBegin, c.padEnd, c.padEnd}},
+                {{"strides", std::vector<int64_t>{c.s, c.s}},
+                 {"pads", std::vector<int64_t>{c.padBegin, c.padBegin, c.padEnd, c.padEnd}},
                  {"output_padding", std::vector<int64_t>{c.outputPadding, c.outputPadding}}},
                 "y"));
   const Graph before = b.done();
@@ -37,22 +38,23 @@ TEST_P(ConvTransposeToConv, SubPixelConvEqualsConvTranspose) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, ConvTransposeToConv,
-                         ::testing::Values(ConvTransposeCase{2, 2, 0, 0, 0, 4, 5},   // U-Net
-                                           ConvTransposeCase{4, 2, 1, 1, 0, 4, 5},   // DCGAN
-                                           ConvTransposeCase{3, 2, 1, 1, 1, 4, 5},   // "same" x2
-                                           ConvTransposeCase{3, 2, 1, 1, 0, 4, 5},   // odd output: a crop
+                         ::testing::Values(ConvTransposeCase{2, 2, 0, 0, 0, 4, 5},  // U-Net
+                                           ConvTransposeCase{4, 2, 1, 1, 0, 4, 5},  // DCGAN
+                                           ConvTransposeCase{3, 2, 1, 1, 1, 4, 5},  // "same" x2
+                                           ConvTransposeCase{3, 2, 1, 1, 0, 4, 5},  // odd output: a crop
                                            ConvTransposeCase{3, 3, 0, 0, 0, 3, 4},
-                                           ConvTransposeCase{1, 2, 0, 0, 1, 3, 4},   // k < s: zero phases
+                                           ConvTransposeCase{1, 2, 0, 0, 1, 3, 4},  // k < s: zero phases
                                            ConvTransposeCase{5, 2, 2, 1, 1, 3, 4},
                                            ConvTransposeCase{4, 4, 3, 2, 0, 3, 3},
-                                           ConvTransposeCase{3, 1, 1, 1, 0, 4, 5},   // stride 1: a plain Conv
-                                           ConvTransposeCase{2, 2, 3, 3, 0, 5, 6},   // pads past the kernel
+                                           ConvTransposeCase{3, 1, 1, 1, 0, 4, 5},  // stride 1: a plain Conv
+                                           ConvTransposeCase{2, 2, 3, 3, 0, 5, 6},  // pads past the kernel
                                            ConvTransposeCase{6, 3, 4, 1, 2, 3, 4}));
 
 TEST(ConvTransposeToConvLeaves, GroupedConvTransposeStays) {
   Builder b;
   const int x = b.input("x", {1, 4, 3, 3});
-  b.output(b.op("ConvTranspose", {x, b.constant({4, 1, 2, 2}, 82)}, {{"strides", std::vector<int64_t>{2, 2}}, {"group", int64_t{4}}}, "y"));
+  b.output(b.op("ConvTranspose", {x, b.constant({4, 1, 2, 2}, 82)},
+                {{"strides", std::vector<int64_t>{2, 2}}, {"group", int64_t{4}}}, "y"));
   Graph g = b.done();
   runPasses(g, {"infer-shapes", "convtranspose-to-conv"}, verifying());
   EXPECT_EQ(opCounts(g).at("ConvTranspose"), 1);
@@ -94,7 +96,7 @@ TEST_P(ResizeLinearToConv, PhaseConvsEqualResize) {
 INSTANTIATE_TEST_SUITE_P(Cases, ResizeLinearToConv,
                          ::testing::Values(ResizeLinearCase{"half_pixel", 2, 4, 5, false},
                                            ResizeLinearCase{"half_pixel", 3, 3, 4, true},
-                                           ResizeLinearCase{"half_pixel", 8, 2, 3, false},   // lraspp's final upsampling
+                                           ResizeLinearCase{"half_pixel", 8, 2, 3, false},  // lraspp's final upsampling
                                            ResizeLinearCase{"pytorch_half_pixel", 2, 5, 3, true},
                                            ResizeLinearCase{"asymmetric", 2, 4, 4, false},
                                            ResizeLinearCase{"asymmetric", 4, 3, 2, false}));
@@ -107,7 +109,9 @@ TEST(ResizeLinearToConvLeaves, OnePixelInputBecomesNearest) {
     Builder b;
     const int x = b.input("x", {1, 3, 1, 1});
     const int scales = b.constantFrom(floatTensor({4}, {1.f, 1.f, s, s}));
-    b.output(b.op("Resize", {x, -1, scales}, {{"mode", std::string("linear")}, {"coordinate_transformation_mode", std::string("half_pixel")}}, "y"));
+    b.output(b.op("Resize", {x, -1, scales},
+                  {{"mode", std::string("linear")}, {"coordinate_transformation_mode", std::string("half_pixel")}},
+                  "y"));
     const Graph before = b.done();
     Graph after = before;
     runPasses(after, {"infer-shapes", "resize-linear-to-conv"}, verifying());
@@ -118,11 +122,15 @@ TEST(ResizeLinearToConvLeaves, OnePixelInputBecomesNearest) {
 }
 
 TEST(ResizeLinearToConvLeaves, AlignCornersAndUnequalFactorsStay) {
-  for (const auto& [ctm, sh, sw] : {std::tuple{"align_corners", 2.f, 2.f}, {"half_pixel", 2.f, 3.f}, {"half_pixel", 1.5f, 1.5f}, {"half_pixel", 9.f, 9.f}}) {
+  for (const auto& [ctm, sh, sw] : {std::tuple{"align_corners", 2.f, 2.f},
+                                    {"half_pixel", 2.f, 3.f},
+                                    {"half_pixel", 1.5f, 1.5f},
+                                    {"half_pixel", 9.f, 9.f}}) {
     Builder b;
     const int x = b.input("x", {1, 2, 4, 4});
     const int scales = b.constantFrom(floatTensor({4}, {1.f, 1.f, sh, sw}));
-    b.output(b.op("Resize", {x, -1, scales}, {{"mode", std::string("linear")}, {"coordinate_transformation_mode", std::string(ctm)}}, "y"));
+    b.output(b.op("Resize", {x, -1, scales},
+                  {{"mode", std::string("linear")}, {"coordinate_transformation_mode", std::string(ctm)}}, "y"));
     Graph g = b.done();
     runPasses(g, {"infer-shapes", "resize-linear-to-conv"}, verifying());
     EXPECT_EQ(opCounts(g).at("Resize"), 1) << ctm << " " << sh << "x" << sw;
@@ -146,7 +154,9 @@ TEST(ReduceMeanToPool, SpatialMeanAndSumBecomePools) {
       std::vector<int> inputs = {x};
       if (sum) inputs.push_back(b.ints({2, 3}));
       b.output(b.op(op, inputs, attrs, "y"));
-      b.output(b.op(op, sum ? std::vector<int>{x, b.ints({1})} : std::vector<int>{x}, sum ? std::map<std::string, AttrValue>{} : std::map<std::string, AttrValue>{{"axes", Shape{1}}}, "z"));
+      b.output(b.op(op, sum ? std::vector<int>{x, b.ints({1})} : std::vector<int>{x},
+                    sum ? std::map<std::string, AttrValue>{} : std::map<std::string, AttrValue>{{"axes", Shape{1}}},
+                    "z"));
       const Graph before = b.done();
       Graph after = before;
       runPasses(after, {"infer-shapes", "reducemean-to-pool"}, verifying());
@@ -209,9 +219,12 @@ TEST(DecomposePRelu, LeakyReluAndPerChannelFormsEqualPRelu) {
 TEST(StridedPointwiseToSlice, SliceThenConvEqualsStridedConv) {
   Builder b;
   const int x = b.input("x", {2, 4, 7, 6});
-  b.output(b.op("Conv", {x, b.constant({8, 4, 1, 1}, 70), b.constant({8}, 71)}, {{"strides", std::vector<int64_t>{2, 2}}}, "y0"));
-  b.output(b.op("Conv", {x, b.constant({6, 2, 1, 1}, 72)}, {{"strides", std::vector<int64_t>{3, 2}}, {"group", int64_t{2}}}, "y1"));
-  b.output(b.op("Conv", {x, b.constant({8, 4, 1, 1}, 73)}, {{"strides", std::vector<int64_t>{2, 2}}, {"pads", std::vector<int64_t>{1, 1, 1, 1}}}, "y2"));
+  b.output(b.op("Conv", {x, b.constant({8, 4, 1, 1}, 70), b.constant({8}, 71)},
+                {{"strides", std::vector<int64_t>{2, 2}}}, "y0"));
+  b.output(b.op("Conv", {x, b.constant({6, 2, 1, 1}, 72)},
+                {{"strides", std::vector<int64_t>{3, 2}}, {"group", int64_t{2}}}, "y1"));
+  b.output(b.op("Conv", {x, b.constant({8, 4, 1, 1}, 73)},
+                {{"strides", std::vector<int64_t>{2, 2}}, {"pads", std::vector<int64_t>{1, 1, 1, 1}}}, "y2"));
   b.output(b.op("Conv", {x, b.constant({8, 4, 3, 3}, 74)}, {{"strides", std::vector<int64_t>{2, 2}}}, "y3"));
   const Graph before = b.done();
   const Graph after = optimized(before, {"infer-shapes", "strided-pointwise-to-slice"});
@@ -230,8 +243,10 @@ TEST(SplitToSlice, SlicesEqualSplit) {
     const int x = b.input("x", {2, 6, 4, 5});
     std::map<std::string, AttrValue> attrs = {{"axis", int64_t{-1}}};
     std::vector<int> inputs = {x};
-    if (opset < 13) attrs["split"] = std::vector<int64_t>{1, 3, 1};
-    else inputs.push_back(b.ints({1, 3, 1}));
+    if (opset < 13)
+      attrs["split"] = std::vector<int64_t>{1, 3, 1};
+    else
+      inputs.push_back(b.ints({1, 3, 1}));
     Graph& g = b.g;  // Builder::op makes one output; a Split here has three
     Node split;
     split.name = "split";

@@ -156,9 +156,12 @@ TEST(RecognizeGelu, AllThreeGroupings) {
     const int t = variant == 1 ? b.op("Mul", {x, b.scalar(0.70710678f)}) : b.op("Div", {x, b.scalar(1.41421356f)});
     const int a = b.op("Add", {b.scalar(1.f), b.op("Erf", {t})});
     int y;
-    if (variant == 0) y = b.op("Mul", {b.op("Mul", {x, a}), b.scalar(0.5f)});
-    else if (variant == 1) y = b.op("Mul", {b.op("Mul", {x, b.scalar(0.5f)}), a});
-    else y = b.op("Mul", {x, b.op("Mul", {a, b.scalar(0.5f)})});
+    if (variant == 0)
+      y = b.op("Mul", {b.op("Mul", {x, a}), b.scalar(0.5f)});
+    else if (variant == 1)
+      y = b.op("Mul", {b.op("Mul", {x, b.scalar(0.5f)}), a});
+    else
+      y = b.op("Mul", {x, b.op("Mul", {a, b.scalar(0.5f)})});
     b.output(b.op("Identity", {y}, {}, "y"));
     const Graph before = b.done();
     const Graph after = optimized(before);
@@ -198,7 +201,8 @@ TEST(ShapeInference, OverflowingOrHugeShapesNameTheNode) {
 
   Builder conv;
   const int w = conv.constant({4, 2, 3, 3}, 151);
-  conv.output(conv.op("Conv", {conv.input("x", {1, 2, 8, 8}), w}, {{"pads", std::vector<int64_t>{big, 0, big, 0}}}, "y"));
+  conv.output(
+      conv.op("Conv", {conv.input("x", {1, 2, 8, 8}), w}, {{"pads", std::vector<int64_t>{big, 0, big, 0}}}, "y"));
   EXPECT_NE(shapeError(conv.g).find("(Conv): inconsistent shapes: shape arithmetic overflows int64"), std::string::npos)
       << shapeError(conv.g);
 
@@ -232,7 +236,8 @@ TEST(ShapeInference, InconsistentDeclaredShapeNamesTheNode) {
 TEST(ShapeInference, FillsUnknownDimensionsAndRanks) {
   Builder b;
   const int x = b.input("x", {1, 3, 8, 8});
-  const int p = b.op("MaxPool", {x}, {{"kernel_shape", Shape{3, 3}}, {"strides", Shape{2, 2}}, {"ceil_mode", int64_t{1}}});
+  const int p =
+      b.op("MaxPool", {x}, {{"kernel_shape", Shape{3, 3}}, {"strides", Shape{2, 2}}, {"ceil_mode", int64_t{1}}});
   b.g.values[static_cast<size_t>(p)].shape = {1, -1, -1, 4};
   b.output(p);
   compiler::inferShapes(b.g);

@@ -23,8 +23,14 @@ std::vector<float> awkwardValues(size_t n, uint32_t seed) {
   std::normal_distribution<float> normal(0.5f, 2.0f);
   std::vector<float> v(n);
   for (float& x : v) x = normal(rng);
-  const float specials[] = {0.0f, -0.0f, std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
-                            std::numeric_limits<float>::quiet_NaN(), 1e-30f, -7.25f, 9.5f};
+  const float specials[] = {0.0f,
+                            -0.0f,
+                            std::numeric_limits<float>::infinity(),
+                            -std::numeric_limits<float>::infinity(),
+                            std::numeric_limits<float>::quiet_NaN(),
+                            1e-30f,
+                            -7.25f,
+                            9.5f};
   for (size_t i = 0; i < n; i += 13) v[i] = specials[(i / 13) % std::size(specials)];
   return v;
 }
@@ -53,7 +59,8 @@ TEST(CalibrationStats, HistogramCountsEachFiniteElementInItsBin) {
       const double lo = absolute ? 0.0 : -7.25, hi = 9.5;
       std::vector<uint64_t> want(static_cast<size_t>(bins), 0), got(static_cast<size_t>(bins), 0);
       for (float x : v)
-        if (std::isfinite(x)) ++want[static_cast<size_t>(binOf(absolute ? std::fabs(double(x)) : double(x), lo, hi, bins))];
+        if (std::isfinite(x))
+          ++want[static_cast<size_t>(binOf(absolute ? std::fabs(double(x)) : double(x), lo, hi, bins))];
       addToHistogram(v.data(), static_cast<int64_t>(v.size()), lo, hi, absolute, got);
       EXPECT_EQ(got, want) << "bins " << bins << " absolute " << absolute;
     }

@@ -19,8 +19,8 @@
 namespace systole::compiler {
 namespace {
 
-using test::GraphBuilder;
 using test::convReluGraph;
+using test::GraphBuilder;
 using test::Net;
 
 TEST(Quantize, IsDeterministic) {
@@ -77,7 +77,8 @@ Graph residualGraph() {
 TEST(Calibrate, SameRangesWhateverTheThreadCount) {
   const Graph g = residualGraph();
   const auto calib = makeRandomInputs(g, 7, 5, RandomDistribution::Normal);
-  for (CalibrationMethod method : {CalibrationMethod::MinMax, CalibrationMethod::Percentile, CalibrationMethod::Entropy}) {
+  for (CalibrationMethod method :
+       {CalibrationMethod::MinMax, CalibrationMethod::Percentile, CalibrationMethod::Entropy}) {
     QuantOptions opts;
     opts.method = method;
     opts.percentile = 99.9;
@@ -101,7 +102,9 @@ TEST(Calibrate, SameRangesWhateverTheThreadCount) {
 TEST(Calibrate, ReportsProgressOverItsPasses) {
   const Graph g = convReluGraph();
   const auto calib = makeRandomInputs(g, 5, 1);
-  for (auto [method, passes] : {std::pair{CalibrationMethod::MinMax, 1u}, {CalibrationMethod::Percentile, 1u}, {CalibrationMethod::Entropy, 2u}}) {
+  for (auto [method, passes] : {std::pair{CalibrationMethod::MinMax, 1u},
+                                {CalibrationMethod::Percentile, 1u},
+                                {CalibrationMethod::Entropy, 2u}}) {
     SCOPED_TRACE(std::string(calibrationMethodName(method)));
     QuantOptions opts;
     opts.method = method;
@@ -172,7 +175,8 @@ TEST(Quantize, EntropyKeepsTheTailOfANarrowDistributionFarFromZero) {
   b.output(r);
   auto calib = makeRandomInputs(b.g, 1, 0);
   float* d = calib[0].at("x").data<float>();
-  for (int i = 0; i < 10000; ++i) d[i] = i % 20 == 0 ? 0.4f + 1.0f * static_cast<float>(i) / 10000 : 0.3f + 0.05f * d[i];
+  for (int i = 0; i < 10000; ++i)
+    d[i] = i % 20 == 0 ? 0.4f + 1.0f * static_cast<float>(i) / 10000 : 0.3f + 0.05f * d[i];
   QuantOptions e;
   e.method = CalibrationMethod::Entropy;
   QuantOptions m;
@@ -219,7 +223,8 @@ struct TempDir {
   std::filesystem::path path;
   TempDir() {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    path = std::filesystem::temp_directory_path() / ("systole_quant_" + std::string(info->name()) + "_" + std::to_string(::getpid()));
+    path = std::filesystem::temp_directory_path() /
+           ("systole_quant_" + std::string(info->name()) + "_" + std::to_string(::getpid()));
     std::filesystem::remove_all(path);
     std::filesystem::create_directories(path);
   }

@@ -54,16 +54,19 @@ TEST_P(TinyCnn, QuantizedMatchesFloat) {
   const double cosFloat = test::cosineSimilarity(want.at(out), got.at(out));
   double worstRandom = 1.0;
   for (const auto& sample : makeRandomInputs(fg, 8, /*seed=*/77, RandomDistribution::Normal))
-    worstRandom = std::min(worstRandom, test::cosineSimilarity(interpret(fg, sample).at(out), interpret(q, sample).at(out)));
-  std::printf("[ cosine   ] tiny_cnn %-10s vs float %.6f, vs PyTorch %.6f, worst of 8 random inputs %.6f (int8 nodes %d)\n",
-              std::string(calibrationMethodName(opts.method)).c_str(), cosFloat, cosTorch, worstRandom, s.quantized_nodes);
+    worstRandom =
+        std::min(worstRandom, test::cosineSimilarity(interpret(fg, sample).at(out), interpret(q, sample).at(out)));
+  std::printf(
+      "[ cosine   ] tiny_cnn %-10s vs float %.6f, vs PyTorch %.6f, worst of 8 random inputs %.6f (int8 nodes %d)\n",
+      std::string(calibrationMethodName(opts.method)).c_str(), cosFloat, cosTorch, worstRandom, s.quantized_nodes);
   EXPECT_GE(cosFloat, 0.99);
   EXPECT_GE(cosTorch, 0.99);
   EXPECT_GE(worstRandom, 0.99);
 }
 
 INSTANTIATE_TEST_SUITE_P(Methods, TinyCnn,
-                         ::testing::Values(CalibrationMethod::MinMax, CalibrationMethod::Percentile, CalibrationMethod::Entropy),
+                         ::testing::Values(CalibrationMethod::MinMax, CalibrationMethod::Percentile,
+                                           CalibrationMethod::Entropy),
                          [](const auto& info) { return std::string(calibrationMethodName(info.param)); });
 
 }  // namespace

@@ -42,7 +42,8 @@ TEST(QuantizeMultiplier, RandomMultipliersAreAccurateToTwoToTheMinus30) {
 }
 
 TEST(QuantizeMultiplier, TypicalScaleRatios) {
-  for (double r : {1.0, 0.5, 0.25, 0.75, 1.0 / 3.0, 0.0072474273, 1e-3, 1e-6, 3.9e-9, 2.0, 1000.0}) expectNormalized(r, quantizeMultiplier(r));
+  for (double r : {1.0, 0.5, 0.25, 0.75, 1.0 / 3.0, 0.0072474273, 1e-3, 1e-6, 3.9e-9, 2.0, 1000.0})
+    expectNormalized(r, quantizeMultiplier(r));
   EXPECT_EQ(quantizeMultiplier(1.0), (FixedMultiplier{static_cast<int32_t>(k2p30), 30}));
   EXPECT_EQ(quantizeMultiplier(0.5), (FixedMultiplier{static_cast<int32_t>(k2p30), 31}));
 }
@@ -72,7 +73,8 @@ TEST(QuantizeMultiplier, TinyMultipliersClampTheShiftAt63) {
 TEST(QuantizeMultiplier, HugeMultipliersSaturateWithShiftZero) {
   const FixedMultiplier justBelow = quantizeMultiplier(std::ldexp(1.0, 31) - 1.0);
   EXPECT_EQ(justBelow, (FixedMultiplier{static_cast<int32_t>(k2p31 - 1), 0}));
-  for (double r : {std::ldexp(1.0, 31), 1e12, std::numeric_limits<double>::max(), std::numeric_limits<double>::infinity()})
+  for (double r :
+       {std::ldexp(1.0, 31), 1e12, std::numeric_limits<double>::max(), std::numeric_limits<double>::infinity()})
     EXPECT_EQ(quantizeMultiplier(r), (FixedMultiplier{static_cast<int32_t>(k2p31 - 1), 0}));
 }
 
@@ -118,9 +120,19 @@ TEST(RoundHalfToEven, EqualsTheFloorDefinitionBitForBit) {
     return std::fmod(f, 2.0) == 0 ? f : f + 1;
   };
   std::mt19937_64 rng(5);
-  std::vector<double> xs = {0.0, -0.0, 0.49999999999999994, -0.49999999999999994, 4503599627370495.5, -4503599627370495.5,
-                            4503599627370496.0, 9007199254740993.0, 1e300, -1e300, std::numeric_limits<double>::infinity(),
-                            -std::numeric_limits<double>::infinity(), std::numeric_limits<double>::denorm_min()};
+  std::vector<double> xs = {0.0,
+                            -0.0,
+                            0.49999999999999994,
+                            -0.49999999999999994,
+                            4503599627370495.5,
+                            -4503599627370495.5,
+                            4503599627370496.0,
+                            9007199254740993.0,
+                            1e300,
+                            -1e300,
+                            std::numeric_limits<double>::infinity(),
+                            -std::numeric_limits<double>::infinity(),
+                            std::numeric_limits<double>::denorm_min()};
   for (int i = 0; i < 100000; ++i) {
     const double scale = std::ldexp(1.0, static_cast<int>(rng() % 70) - 10);
     xs.push_back((static_cast<double>(rng() % 2000001) - 1e6) / 1e6 * scale);
@@ -169,8 +181,8 @@ TEST(ActivationQuant, DegenerateAndNonFiniteRanges) {
 }
 
 TEST(QuantizeFloat, RoundsHalfToEvenAndSaturates) {
-  EXPECT_EQ(quantizeFloat(1.25f, 0.5f, 0), 2);   // 2.5 -> 2
-  EXPECT_EQ(quantizeFloat(1.75f, 0.5f, 0), 4);   // 3.5 -> 4
+  EXPECT_EQ(quantizeFloat(1.25f, 0.5f, 0), 2);    // 2.5 -> 2
+  EXPECT_EQ(quantizeFloat(1.75f, 0.5f, 0), 4);    // 3.5 -> 4
   EXPECT_EQ(quantizeFloat(-1.25f, 0.5f, 0), -2);  // -2.5 -> -2
   EXPECT_EQ(quantizeFloat(-1.75f, 0.5f, 3), -1);  // -3.5 -> -4, + 3
   EXPECT_EQ(quantizeFloat(1000.0f, 0.5f, 0), 127);
@@ -185,7 +197,7 @@ TEST(WeightQuant, PerChannelSymmetric) {
   const QuantizedWeights q = quantizeWeightsPerChannel(w.data(), {2, 3}, 0);
   ASSERT_EQ(q.scale.size(), 2u);
   EXPECT_FLOAT_EQ(q.scale[0], 1.0f / 127.0f);
-  EXPECT_EQ(q.scale[1], 1.0f);  // an all-zero channel
+  EXPECT_EQ(q.scale[1], 1.0f);                                      // an all-zero channel
   EXPECT_EQ(q.data, (std::vector<int8_t>{38, -127, 25, 0, 0, 0}));  // 38.1, -127, 25.4
 
   const QuantizedWeights t = quantizeWeightsPerChannel(w.data(), {3, 2}, 1);
@@ -229,7 +241,8 @@ TEST(ActivationClamp, ReluAndClip) {
   const ActivationClamp wide = clipClamp(q, -100.0, 100.0);  // saturates to the int8 range
   EXPECT_EQ(wide.lo, -128);
   EXPECT_EQ(wide.hi, 127);
-  const ActivationClamp inf = clipClamp(q, -std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity());
+  const ActivationClamp inf =
+      clipClamp(q, -std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity());
   EXPECT_EQ(inf.lo, -128);
   EXPECT_EQ(inf.hi, 127);
 }

@@ -20,12 +20,13 @@ struct Net {
   GraphBuilder b;
   std::mt19937 rng{1234};
 
-  int conv(const std::string& name, int x, int64_t outC, int64_t k, int64_t stride, int64_t pad, const std::string& act = "",
-           float gain = 1.0f, int64_t group = 1) {
+  int conv(const std::string& name, int x, int64_t outC, int64_t k, int64_t stride, int64_t pad,
+           const std::string& act = "", float gain = 1.0f, int64_t group = 1) {
     const std::vector<int64_t> xs = b.g.values[static_cast<size_t>(x)].shape;  // a copy: adding values moves them
     const int64_t inC = xs[1], icg = inC / group;
     const int64_t oh = (xs[2] + 2 * pad - k) / stride + 1, ow = (xs[3] + 2 * pad - k) / stride + 1;
-    const int w = b.constF(name + ".w", {outC, icg, k, k}, heWeights(static_cast<size_t>(outC * icg * k * k), icg * k * k, rng, gain));
+    const int w = b.constF(name + ".w", {outC, icg, k, k},
+                           heWeights(static_cast<size_t>(outC * icg * k * k), icg * k * k, rng, gain));
     const int bias = b.constF(name + ".b", {outC}, test::randomFloats(static_cast<size_t>(outC), rng, -0.1f, 0.1f));
     std::map<std::string, AttrValue> attrs = {{"kernel_shape", std::vector<int64_t>{k, k}},
                                               {"strides", std::vector<int64_t>{stride, stride}},

@@ -16,8 +16,8 @@
 namespace systole::compiler {
 namespace {
 
-using test::GraphBuilder;
 using test::convReluGraph;
+using test::GraphBuilder;
 using test::heWeights;
 using test::Net;
 
@@ -113,7 +113,8 @@ TEST(QuantizeE2E, ConvReluWithPercentileAndEntropy) {
 }
 
 TEST(QuantizeE2E, ConvRelu6ClipWithNormalInputs) {
-  const Result r = quantizeAndCompare(convReluGraph("clip"), "conv+relu6 (normal inputs)", {}, RandomDistribution::Normal);
+  const Result r =
+      quantizeAndCompare(convReluGraph("clip"), "conv+relu6 (normal inputs)", {}, RandomDistribution::Normal);
   EXPECT_GE(r.minCosine, 0.99);
   const Node& c1 = nodeProducing(r.quantized, "conv1");
   const Quant& q = *r.quantized.values[static_cast<size_t>(c1.outputs[0])].quant;
@@ -148,7 +149,8 @@ TEST(QuantizeE2E, GemmWithAlphaStaysFloat) {
   const Result r = quantizeAndCompare(n.b.g, "gemm alpha=2 + gemm");
   EXPECT_GE(r.minCosine, 0.99);
   EXPECT_EQ(r.summary.float_nodes, 1);
-  EXPECT_EQ(r.quantized.values[static_cast<size_t>(nodeProducing(r.quantized, "fc1").outputs[0])].type, ElemType::Float32);
+  EXPECT_EQ(r.quantized.values[static_cast<size_t>(nodeProducing(r.quantized, "fc1").outputs[0])].type,
+            ElemType::Float32);
 }
 
 TEST(QuantizeE2E, ResidualAdd) {
@@ -177,7 +179,8 @@ TEST(QuantizeE2E, PoolsFlattenGemm) {
   const int mp = n.b.node("MaxPool", {c1}, "maxpool", {2, 8, 8, 8},
                           {{"kernel_shape", std::vector<int64_t>{2, 2}}, {"strides", std::vector<int64_t>{2, 2}}});
   const int ap = n.b.node("AveragePool", {mp}, "avgpool", {2, 8, 8, 8},
-                          {{"kernel_shape", std::vector<int64_t>{3, 3}}, {"pads", std::vector<int64_t>{1, 1, 1, 1}},
+                          {{"kernel_shape", std::vector<int64_t>{3, 3}},
+                           {"pads", std::vector<int64_t>{1, 1, 1, 1}},
                            {"count_include_pad", int64_t{1}}});
   const int c2 = n.conv("conv2", ap, 16, 3, 1, 1, "relu");
   const int gap = n.b.node("GlobalAveragePool", {c2}, "gap", {2, 16, 1, 1});
@@ -194,11 +197,13 @@ TEST(QuantizeE2E, PoolsFlattenGemm) {
     // MaxPool and Flatten keep their input's Quant; AveragePool and GAP requantize.
     const Graph& q = r.quantized;
     const Node& mpNode = nodeProducing(q, "maxpool");
-    EXPECT_EQ(q.values[static_cast<size_t>(mpNode.outputs[0])].quant, q.values[static_cast<size_t>(mpNode.inputs[0])].quant);
+    EXPECT_EQ(q.values[static_cast<size_t>(mpNode.outputs[0])].quant,
+              q.values[static_cast<size_t>(mpNode.inputs[0])].quant);
     EXPECT_TRUE(nodeProducing(q, "avgpool").has("multiplier"));
     EXPECT_TRUE(nodeProducing(q, "gap").has("multiplier"));
     const Node& flNode = nodeProducing(q, "flat");
-    EXPECT_EQ(q.values[static_cast<size_t>(flNode.outputs[0])].quant, q.values[static_cast<size_t>(flNode.inputs[0])].quant);
+    EXPECT_EQ(q.values[static_cast<size_t>(flNode.outputs[0])].quant,
+              q.values[static_cast<size_t>(flNode.inputs[0])].quant);
   }
 }
 
@@ -258,7 +263,9 @@ TEST(QuantizeE2E, OneInputFunctionBecomesLutOfItsFloatKernel) {
   ASSERT_EQ(table.size(), 256u);
   for (int v = -128; v < 128; v += 17) {
     const float real = qx.scale[0] * static_cast<float>(v - qx.zero_point[0]);
-    EXPECT_EQ(table[static_cast<size_t>(v + 128)], quantizeFloat(1.f / (1.f + std::exp(-real)), qy.scale[0], qy.zero_point[0])) << v;
+    EXPECT_EQ(table[static_cast<size_t>(v + 128)],
+              quantizeFloat(1.f / (1.f + std::exp(-real)), qy.scale[0], qy.zero_point[0]))
+        << v;
   }
 }
 
@@ -274,7 +281,8 @@ TEST(QuantizeE2E, ConcatInputsComputedOnlyForItShareItsScale) {
   EXPECT_EQ(r.summary.requant, 0);  // both convolutions requantize straight to the Concat's scale
   const Node& catNode = nodeProducing(r.quantized, "cat");
   for (int v : catNode.inputs)
-    EXPECT_EQ(r.quantized.values[static_cast<size_t>(v)].quant, r.quantized.values[static_cast<size_t>(catNode.outputs[0])].quant);
+    EXPECT_EQ(r.quantized.values[static_cast<size_t>(v)].quant,
+              r.quantized.values[static_cast<size_t>(catNode.outputs[0])].quant);
 }
 
 TEST(QuantizeE2E, ConcatWithDifferentScalesGetsRequant) {
@@ -291,7 +299,8 @@ TEST(QuantizeE2E, ConcatWithDifferentScalesGetsRequant) {
   EXPECT_GE(r.summary.requant, 1);
   const Graph& q = r.quantized;
   const Node& catNode = nodeProducing(q, "cat");
-  for (int v : catNode.inputs) EXPECT_EQ(q.values[static_cast<size_t>(v)].quant, q.values[static_cast<size_t>(catNode.outputs[0])].quant);
+  for (int v : catNode.inputs)
+    EXPECT_EQ(q.values[static_cast<size_t>(v)].quant, q.values[static_cast<size_t>(catNode.outputs[0])].quant);
 }
 
 TEST(QuantizeE2E, MatMulWithConstantRightOperandAndStandaloneRelu) {
@@ -366,7 +375,8 @@ TEST(QuantizeE2E, ConstantOperandsOfAddAndConcat) {
   const Node& catNode = nodeProducing(q, "cat");
   const Value& k2q = q.values[static_cast<size_t>(catNode.inputs[1])];
   EXPECT_TRUE(k2q.is_constant);
-  EXPECT_EQ(k2q.quant, q.values[static_cast<size_t>(catNode.outputs[0])].quant);  // quantized straight to Concat's scale
+  EXPECT_EQ(k2q.quant,
+            q.values[static_cast<size_t>(catNode.outputs[0])].quant);  // quantized straight to Concat's scale
 }
 
 TEST(QuantizeE2E, DataMovementBetweenFloatOperatorsStaysFloat) {

@@ -64,22 +64,24 @@ TEST_P(ConvTest, MatchesDirectLoops) {
   EXPECT_LE(maxAbsDiff(y, ref), kTol);
 }
 
-INSTANTIATE_TEST_SUITE_P(Shapes, ConvTest,
-                         ::testing::Values(ConvCase{1, 3, 8, 8, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, true},    // same padding
-                                           ConvCase{2, 4, 9, 7, 6, 3, 3, 1, 2, 2, 1, 1, 1, 1, 1, 1, true},    // stride 2, batch
-                                           ConvCase{1, 6, 8, 8, 6, 3, 3, 6, 1, 1, 1, 1, 1, 1, 1, 1, true},    // depthwise
-                                           ConvCase{1, 8, 6, 6, 4, 1, 1, 2, 1, 1, 1, 1, 0, 0, 0, 0, false},   // grouped 1x1
-                                           ConvCase{1, 3, 10, 9, 2, 3, 2, 1, 1, 2, 2, 3, 0, 1, 2, 0, true},   // dilation, asym pads
-                                           ConvCase{1, 2, 7, 7, 3, 5, 5, 1, 3, 1, 1, 1, 2, 0, 1, 3, false},   // 5x5, odd strides
-                                           ConvCase{1, 3, 4, 4, 2, 4, 4, 1, 1, 1, 1, 1, 0, 0, 0, 0, true}));  // kernel = input
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, ConvTest,
+    ::testing::Values(ConvCase{1, 3, 8, 8, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, true},    // same padding
+                      ConvCase{2, 4, 9, 7, 6, 3, 3, 1, 2, 2, 1, 1, 1, 1, 1, 1, true},    // stride 2, batch
+                      ConvCase{1, 6, 8, 8, 6, 3, 3, 6, 1, 1, 1, 1, 1, 1, 1, 1, true},    // depthwise
+                      ConvCase{1, 8, 6, 6, 4, 1, 1, 2, 1, 1, 1, 1, 0, 0, 0, 0, false},   // grouped 1x1
+                      ConvCase{1, 3, 10, 9, 2, 3, 2, 1, 1, 2, 2, 3, 0, 1, 2, 0, true},   // dilation, asym pads
+                      ConvCase{1, 2, 7, 7, 3, 5, 5, 1, 3, 1, 1, 1, 2, 0, 1, 3, false},   // 5x5, odd strides
+                      ConvCase{1, 3, 4, 4, 2, 4, 4, 1, 1, 1, 1, 1, 0, 0, 0, 0, true}));  // kernel = input
 
 // auto_pad never reaches a kernel: the importer makes it explicit pads (auto_pad_test.cpp).
 TEST(ConvKernel, FusedActivations) {
   const HostTensor x = randomTensor({1, 2, 5, 5}, 4);
   const HostTensor w = randomTensor({3, 2, 3, 3}, 5);
   const HostTensor relu = run1("Conv", {&x, &w}, {{"pads", Shape{1, 1, 1, 1}}, {"activation", std::string("relu")}});
-  const HostTensor clip = run1("Conv", {&x, &w},
-                               {{"pads", Shape{1, 1, 1, 1}}, {"activation", std::string("clip")}, {"clip_min", -0.25}, {"clip_max", 0.5}});
+  const HostTensor clip =
+      run1("Conv", {&x, &w},
+           {{"pads", Shape{1, 1, 1, 1}}, {"activation", std::string("clip")}, {"clip_min", -0.25}, {"clip_max", 0.5}});
   const HostTensor plain = run1("Conv", {&x, &w}, {{"pads", Shape{1, 1, 1, 1}}});
   for (int64_t i = 0; i < plain.elements(); ++i) {
     EXPECT_EQ(relu.data<float>()[i], std::max(plain.data<float>()[i], 0.f));
@@ -98,7 +100,8 @@ TEST(ConvKernel, OneDimensional) {
       for (int64_t c = 0; c < 2; ++c)
         for (int64_t k = 0; k < 3; ++k) {
           const int64_t i = o * 2 - 1 + k;
-          if (i >= 0 && i < 11) acc += static_cast<double>(x.data<float>()[c * 11 + i]) * w.data<float>()[(m * 2 + c) * 3 + k];
+          if (i >= 0 && i < 11)
+            acc += static_cast<double>(x.data<float>()[c * 11 + i]) * w.data<float>()[(m * 2 + c) * 3 + k];
         }
       EXPECT_NEAR(y.data<float>()[m * 5 + o], acc, kTol);
     }
@@ -115,13 +118,15 @@ TEST(GemmKernel, TransposesAlphaBetaAndBroadcastC) {
         const HostTensor b = randomTensor(tb ? Shape{N, K} : Shape{K, N}, 11);
         const HostTensor c = randomTensor(cShape, 12);
         const double alpha = 0.75, beta = -1.5;
-        const HostTensor y = run1("Gemm", {&a, &b, &c}, {{"transA", int64_t{ta}}, {"transB", int64_t{tb}}, {"alpha", alpha}, {"beta", beta}});
+        const HostTensor y = run1("Gemm", {&a, &b, &c},
+                                  {{"transA", int64_t{ta}}, {"transB", int64_t{tb}}, {"alpha", alpha}, {"beta", beta}});
         ASSERT_EQ(y.shape, (Shape{M, N}));
         for (int64_t m = 0; m < M; ++m)
           for (int64_t n = 0; n < N; ++n) {
             double acc = 0;
             for (int64_t k = 0; k < K; ++k)
-              acc += static_cast<double>(a.data<float>()[ta ? k * M + m : m * K + k]) * b.data<float>()[tb ? n * K + k : k * N + n];
+              acc += static_cast<double>(a.data<float>()[ta ? k * M + m : m * K + k]) *
+                     b.data<float>()[tb ? n * K + k : k * N + n];
             const int64_t ci = c.elements() == 1 ? 0 : c.elements() == N ? n : m * N + n;
             EXPECT_NEAR(y.data<float>()[m * N + n], alpha * acc + beta * c.data<float>()[ci], 1e-5) << ta << tb;
           }
@@ -132,8 +137,9 @@ TEST(MatMulKernel, BatchedBroadcastAndVectors) {
   struct Case {
     Shape a, b, y;
   };
-  for (const Case& cs : {Case{{2, 3, 4}, {4, 5}, {2, 3, 5}}, Case{{3, 4}, {2, 4, 5}, {2, 3, 5}}, Case{{2, 1, 3, 4}, {1, 3, 4, 2}, {2, 3, 3, 2}},
-                         Case{{4}, {4, 5}, {5}}, Case{{3, 4}, {4}, {3}}, Case{{4}, {4}, {}}}) {
+  for (const Case& cs : {Case{{2, 3, 4}, {4, 5}, {2, 3, 5}}, Case{{3, 4}, {2, 4, 5}, {2, 3, 5}},
+                         Case{{2, 1, 3, 4}, {1, 3, 4, 2}, {2, 3, 3, 2}}, Case{{4}, {4, 5}, {5}}, Case{{3, 4}, {4}, {3}},
+                         Case{{4}, {4}, {}}}) {
     const HostTensor a = randomTensor(cs.a, 20), b = randomTensor(cs.b, 21);
     const HostTensor y = run1("MatMul", {&a, &b});
     ASSERT_EQ(y.shape, cs.y);
@@ -166,7 +172,8 @@ TEST(MatMulKernel, BatchedBroadcastAndVectors) {
       for (int64_t m = 0; m < M; ++m)
         for (int64_t n = 0; n < N; ++n) {
           double acc = 0;
-          for (int64_t k = 0; k < K; ++k) acc += static_cast<double>(a.data<float>()[(oa * M + m) * K + k]) * b.data<float>()[(ob * K + k) * N + n];
+          for (int64_t k = 0; k < K; ++k)
+            acc += static_cast<double>(a.data<float>()[(oa * M + m) * K + k]) * b.data<float>()[(ob * K + k) * N + n];
           EXPECT_NEAR(y.data<float>()[(bi * M + m) * N + n], acc, 1e-5);
         }
     }
@@ -198,8 +205,9 @@ TEST(ElementwiseKernel, NumpyBroadcasting) {
     Shape a, b, y;
   };
   for (const std::string op : {"Add", "Sub", "Mul", "Div", "Pow", "Max"})
-    for (const Case& cs : {Case{{2, 3, 4}, {2, 3, 4}, {2, 3, 4}}, Case{{2, 3, 4}, {4}, {2, 3, 4}}, Case{{2, 1, 4}, {3, 1}, {2, 3, 4}},
-                           Case{{1}, {2, 3}, {2, 3}}, Case{{}, {3}, {3}}, Case{{1, 3, 1, 2}, {2, 1, 5, 1}, {2, 3, 5, 2}}}) {
+    for (const Case& cs :
+         {Case{{2, 3, 4}, {2, 3, 4}, {2, 3, 4}}, Case{{2, 3, 4}, {4}, {2, 3, 4}}, Case{{2, 1, 4}, {3, 1}, {2, 3, 4}},
+          Case{{1}, {2, 3}, {2, 3}}, Case{{}, {3}, {3}}, Case{{1, 3, 1, 2}, {2, 1, 5, 1}, {2, 3, 5, 2}}}) {
       const bool pow = op == "Pow";
       const HostTensor a = randomTensor(cs.a, 40, pow ? 0.1f : -2.f, 2.f);
       const HostTensor b = randomTensor(cs.b, 41, pow ? -2.f : 0.5f, 2.f);
@@ -215,7 +223,9 @@ TEST(ElementwiseKernel, NumpyBroadcasting) {
           }
           return static_cast<double>(t.data<float>()[t.shape.empty() ? 0 : flat(t.shape, sub)]);
         };
-        EXPECT_NEAR(y.data<float>()[i], refBinary(op, pick(a), pick(b)), 1e-5 * std::max(1.0, std::abs(refBinary(op, pick(a), pick(b))))) << op;
+        EXPECT_NEAR(y.data<float>()[i], refBinary(op, pick(a), pick(b)),
+                    1e-5 * std::max(1.0, std::abs(refBinary(op, pick(a), pick(b)))))
+            << op;
       }
     }
 }
@@ -234,7 +244,8 @@ TEST(ElementwiseKernel, Int64ShapeArithmetic) {
 TEST(ElementwiseKernel, AddWithFusedRelu) {
   const HostTensor a = randomTensor({2, 5}, 50), b = randomTensor({2, 5}, 51);
   const HostTensor y = run1("Add", {&a, &b}, {{"activation", std::string("relu")}});
-  for (int64_t i = 0; i < y.elements(); ++i) EXPECT_FLOAT_EQ(y.data<float>()[i], std::max(0.f, a.data<float>()[i] + b.data<float>()[i]));
+  for (int64_t i = 0; i < y.elements(); ++i)
+    EXPECT_FLOAT_EQ(y.data<float>()[i], std::max(0.f, a.data<float>()[i] + b.data<float>()[i]));
 }
 
 TEST(ElementwiseKernel, Unary) {
@@ -252,7 +263,9 @@ TEST(ElementwiseKernel, Unary) {
       {"LeakyRelu", {{"alpha", 0.1}}, [](double v) { return v >= 0 ? v : 0.1 * v; }},
       {"LeakyRelu", {}, [](double v) { return v >= 0 ? v : 0.01 * v; }},
       {"HardSigmoid", {}, [](double v) { return std::clamp(0.2 * v + 0.5, 0.0, 1.0); }},
-      {"HardSigmoid", {{"alpha", 0.25}, {"beta", 0.25}}, [](double v) { return std::clamp(0.25 * v + 0.25, 0.0, 1.0); }},
+      {"HardSigmoid",
+       {{"alpha", 0.25}, {"beta", 0.25}},
+       [](double v) { return std::clamp(0.25 * v + 0.25, 0.0, 1.0); }},
       {"HardSwish", {}, [](double v) { return v * std::clamp(v / 6 + 0.5, 0.0, 1.0); }},
       {"Sigmoid", {}, [](double v) { return 1 / (1 + std::exp(-v)); }},
       {"Tanh", {}, [](double v) { return std::tanh(v); }},
@@ -261,8 +274,11 @@ TEST(ElementwiseKernel, Unary) {
       {"Neg", {}, [](double v) { return -v; }},
       {"Sqrt", {}, [](double v) { return std::sqrt(v); }, true},
       {"Gelu", {}, [s2](double v) { return 0.5 * v * (1 + std::erf(v / s2)); }},
-      {"Gelu", {{"approximate", std::string("tanh")}},
-       [](double v) { return 0.5 * v * (1 + std::tanh(std::sqrt(2 / std::numbers::pi) * (v + 0.044715 * v * v * v))); }},
+      {"Gelu",
+       {{"approximate", std::string("tanh")}},
+       [](double v) {
+         return 0.5 * v * (1 + std::tanh(std::sqrt(2 / std::numbers::pi) * (v + 0.044715 * v * v * v)));
+       }},
       {"Identity", {}, [](double v) { return v; }},
   };
   for (const auto& c : cases) {
@@ -294,7 +310,8 @@ TEST(ElementwiseKernel, VariadicMax) {
   const HostTensor y = run1("Max", {&a, &b, &c});
   for (int64_t i = 0; i < 2; ++i)
     for (int64_t j = 0; j < 3; ++j)
-      EXPECT_EQ(y.data<float>()[i * 3 + j], std::max({a.data<float>()[i * 3 + j], b.data<float>()[j], c.data<float>()[i]}));
+      EXPECT_EQ(y.data<float>()[i * 3 + j],
+                std::max({a.data<float>()[i * 3 + j], b.data<float>()[j], c.data<float>()[i]}));
 }
 
 // ---- Pooling and normalization -----------------------------------------------------------------
@@ -303,8 +320,9 @@ TEST(PoolKernel, MaxAndAverageWithPadsStridesCeil) {
   struct Case {
     int64_t h, w, kh, kw, sh, sw, pt, pl, pb, pr, ceil, includePad;
   };
-  for (const Case& p : {Case{8, 8, 2, 2, 2, 2, 0, 0, 0, 0, 0, 0}, Case{7, 9, 3, 3, 2, 2, 1, 1, 1, 1, 0, 0}, Case{7, 9, 3, 3, 2, 2, 1, 1, 1, 1, 0, 1},
-                        Case{6, 6, 3, 3, 2, 2, 0, 0, 0, 0, 1, 0}, Case{5, 7, 2, 3, 1, 2, 0, 1, 1, 0, 0, 1}}) {
+  for (const Case& p : {Case{8, 8, 2, 2, 2, 2, 0, 0, 0, 0, 0, 0}, Case{7, 9, 3, 3, 2, 2, 1, 1, 1, 1, 0, 0},
+                        Case{7, 9, 3, 3, 2, 2, 1, 1, 1, 1, 0, 1}, Case{6, 6, 3, 3, 2, 2, 0, 0, 0, 0, 1, 0},
+                        Case{5, 7, 2, 3, 1, 2, 0, 1, 1, 0, 0, 1}}) {
     const HostTensor x = randomTensor({2, 3, p.h, p.w}, 90);
     std::map<std::string, AttrValue> attrs = {{"kernel_shape", Shape{p.kh, p.kw}},
                                               {"strides", Shape{p.sh, p.sw}},
@@ -335,7 +353,8 @@ TEST(PoolKernel, MaxAndAverageWithPadsStridesCeil) {
               ++valid;
             }
           EXPECT_EQ(mx.data<float>()[(pl * oh + i) * ow + j], static_cast<float>(best));
-          EXPECT_NEAR(avg.data<float>()[(pl * oh + i) * ow + j], sum / static_cast<double>(p.includePad ? inPadded : valid), 1e-6);
+          EXPECT_NEAR(avg.data<float>()[(pl * oh + i) * ow + j],
+                      sum / static_cast<double>(p.includePad ? inPadded : valid), 1e-6);
         }
   }
 }
@@ -358,8 +377,9 @@ TEST(NormKernel, BatchNormalization) {
   const HostTensor y = run1("BatchNormalization", {&x, &scale, &bias, &mean, &var}, {{"epsilon", 1e-3}});
   for (int64_t i = 0; i < y.elements(); ++i) {
     const int64_t c = unflat(x.shape, i)[1];
-    const double want = (x.data<float>()[i] - mean.data<float>()[c]) / std::sqrt(var.data<float>()[c] + 1e-3) * scale.data<float>()[c] +
-                        bias.data<float>()[c];
+    const double want =
+        (x.data<float>()[i] - mean.data<float>()[c]) / std::sqrt(var.data<float>()[c] + 1e-3) * scale.data<float>()[c] +
+        bias.data<float>()[c];
     EXPECT_NEAR(y.data<float>()[i], want, 1e-5);
   }
 }
@@ -378,7 +398,8 @@ TEST(NormKernel, LayerNormalizationOverTrailingAxes) {
       for (int64_t i = 0; i < inner; ++i) var += std::pow(x.data<float>()[o * inner + i] - mean, 2);
       var /= static_cast<double>(inner);
       for (int64_t i = 0; i < inner; ++i) {
-        const double want = (x.data<float>()[o * inner + i] - mean) / std::sqrt(var + 1e-5) * gamma.data<float>()[i] + beta.data<float>()[i];
+        const double want = (x.data<float>()[o * inner + i] - mean) / std::sqrt(var + 1e-5) * gamma.data<float>()[i] +
+                            beta.data<float>()[i];
         EXPECT_NEAR(y.data<float>()[o * inner + i], want, 1e-5);
       }
     }
@@ -393,14 +414,16 @@ TEST(NormKernel, SoftmaxBothOpsetSemantics) {
     for (int64_t c = 0; c < 4; ++c) {
       double s = 0;
       for (int64_t b = 0; b < 3; ++b) s += std::exp(x.data<float>()[(a * 3 + b) * 4 + c]);
-      for (int64_t b = 0; b < 3; ++b) EXPECT_NEAR(y13.data<float>()[(a * 3 + b) * 4 + c], std::exp(x.data<float>()[(a * 3 + b) * 4 + c]) / s, 1e-6);
+      for (int64_t b = 0; b < 3; ++b)
+        EXPECT_NEAR(y13.data<float>()[(a * 3 + b) * 4 + c], std::exp(x.data<float>()[(a * 3 + b) * 4 + c]) / s, 1e-6);
     }
   // Opset 11: coerced to 2-D at axis 1 ([2, 12]).
   const HostTensor y11 = run1("Softmax", {&x}, {{"axis", int64_t{1}}}, 11);
   for (int64_t a = 0; a < 2; ++a) {
     double s = 0;
     for (int64_t i = 0; i < 12; ++i) s += std::exp(x.data<float>()[a * 12 + i]);
-    for (int64_t i = 0; i < 12; ++i) EXPECT_NEAR(y11.data<float>()[a * 12 + i], std::exp(x.data<float>()[a * 12 + i]) / s, 1e-6);
+    for (int64_t i = 0; i < 12; ++i)
+      EXPECT_NEAR(y11.data<float>()[a * 12 + i], std::exp(x.data<float>()[a * 12 + i]) / s, 1e-6);
   }
 }
 
@@ -436,7 +459,8 @@ TEST(MovementKernel, TransposeConcatFlattenReshape) {
   ASSERT_EQ(c.shape, (Shape{2, 4, 4}));
   for (int64_t i = 0; i < c.elements(); ++i) {
     const auto idx = unflat(c.shape, i);
-    const float want = idx[1] < 3 ? x.data<float>()[flat(x.shape, idx)] : y.data<float>()[flat(y.shape, {idx[0], 0, idx[2]})];
+    const float want =
+        idx[1] < 3 ? x.data<float>()[flat(x.shape, idx)] : y.data<float>()[flat(y.shape, {idx[0], 0, idx[2]})];
     EXPECT_EQ(c.data<float>()[i], want);
   }
   EXPECT_EQ(run1("Flatten", {&x}, {{"axis", int64_t{2}}}).shape, (Shape{6, 4}));
@@ -449,8 +473,8 @@ TEST(MovementKernel, TransposeConcatFlattenReshape) {
 
 TEST(MovementKernel, SliceWithStepsAxesAndNegativeIndices) {
   const HostTensor x = randomTensor({4, 6}, 150);
-  const HostTensor starts = intTensor({2}, {-1, 1}), ends = intTensor({2}, {INT64_MIN, 100}), axes = intTensor({2}, {0, 1}),
-                   steps = intTensor({2}, {-2, 2});
+  const HostTensor starts = intTensor({2}, {-1, 1}), ends = intTensor({2}, {INT64_MIN, 100}),
+                   axes = intTensor({2}, {0, 1}), steps = intTensor({2}, {-2, 2});
   const HostTensor y = run1("Slice", {&x, &starts, &ends, &axes, &steps});
   ASSERT_EQ(y.shape, (Shape{2, 3}));
   for (int64_t i = 0; i < 2; ++i)
@@ -466,10 +490,13 @@ TEST(MovementKernel, PadModes) {
   const HostTensor pads = intTensor({4}, {0, 2, 1, 1});
   const HostTensor value = floatTensor({}, {9.f});
   EXPECT_EQ(values(run1("Pad", {&x, &pads, &value})), (std::vector<float>{9, 9, 1, 2, 3, 9, 9, 9, 9, 9, 9, 9}));
-  EXPECT_EQ(values(run1("Pad", {&x, &pads}, {{"mode", std::string("edge")}})), (std::vector<float>{1, 1, 1, 2, 3, 3, 1, 1, 1, 2, 3, 3}));
+  EXPECT_EQ(values(run1("Pad", {&x, &pads}, {{"mode", std::string("edge")}})),
+            (std::vector<float>{1, 1, 1, 2, 3, 3, 1, 1, 1, 2, 3, 3}));
   const HostTensor padsR = intTensor({4}, {0, 2, 0, 2});
-  EXPECT_EQ(values(run1("Pad", {&x, &padsR}, {{"mode", std::string("reflect")}})), (std::vector<float>{3, 2, 1, 2, 3, 2, 1}));
-  EXPECT_EQ(values(run1("Pad", {&x}, {{"pads", Shape{0, 1, 0, 0}}, {"value", 5.0}}, 9)), (std::vector<float>{5, 1, 2, 3}));
+  EXPECT_EQ(values(run1("Pad", {&x, &padsR}, {{"mode", std::string("reflect")}})),
+            (std::vector<float>{3, 2, 1, 2, 3, 2, 1}));
+  EXPECT_EQ(values(run1("Pad", {&x}, {{"pads", Shape{0, 1, 0, 0}}, {"value", 5.0}}, 9)),
+            (std::vector<float>{5, 1, 2, 3}));
 }
 
 TEST(MovementKernel, ResizeNearest) {
@@ -478,7 +505,8 @@ TEST(MovementKernel, ResizeNearest) {
   const HostTensor roi = floatTensor({0}, {});
   // asymmetric + floor: each pixel repeated.
   const HostTensor up = run1("Resize", {&x, &roi, &scales},
-                             {{"mode", std::string("nearest")}, {"coordinate_transformation_mode", std::string("asymmetric")},
+                             {{"mode", std::string("nearest")},
+                              {"coordinate_transformation_mode", std::string("asymmetric")},
                               {"nearest_mode", std::string("floor")}});
   EXPECT_EQ(values(up), (std::vector<float>{1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4}));
   // Default half_pixel + round_prefer_floor on 2x gives the same picture.
@@ -562,7 +590,8 @@ TEST(MovementKernel, SplitSizesFromAttributeInputOrEqualParts) {
 }
 
 TEST(MovementKernel, ConstantNodeAttributes) {
-  EXPECT_EQ(values(run1("Constant", {}, {{"value_floats", std::vector<double>{1.5, -2}}})), (std::vector<float>{1.5f, -2.f}));
+  EXPECT_EQ(values(run1("Constant", {}, {{"value_floats", std::vector<double>{1.5, -2}}})),
+            (std::vector<float>{1.5f, -2.f}));
   const HostTensor i = run1("Constant", {}, {{"value_int", int64_t{7}}});
   EXPECT_EQ(i.data<int64_t>()[0], 7);
 }

@@ -66,8 +66,8 @@ Requant randomRequant(int64_t channels, double terms, std::mt19937& rng, double 
 
 int8_t refRequant(int64_t acc, const Requant& r, size_t c, int32_t zy, int32_t lo, int32_t hi) {
   const size_t i = r.multiplier.size() == 1 ? 0 : c;
-  return arith::requantize(arith::wrap32(acc), static_cast<int32_t>(r.multiplier[i]), static_cast<int32_t>(r.shift[i]), zy, lo,
-                           hi);
+  return arith::requantize(arith::wrap32(acc), static_cast<int32_t>(r.multiplier[i]), static_cast<int32_t>(r.shift[i]),
+                           zy, lo, hi);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -79,7 +79,7 @@ struct ConvCase {
   int64_t sh, sw, dh, dw;
   std::array<int64_t, 4> pads;  // top, left, bottom, right
   bool bias;
-  bool oneD = false;            // N C W (h must be 1, kh 1)
+  bool oneD = false;  // N C W (h must be 1, kh 1)
 };
 
 std::ostream& operator<<(std::ostream& os, const ConvCase& c) { return os << c.name; }
@@ -108,10 +108,14 @@ TEST_P(QuantConv, MatchesLongHandLoop) {
   };
   std::vector<int> in = {g.int8Input("x", dims(p.n, p.c, p.h, p.w), x, zx)};
   in.push_back(g.b.constant("w", dims(p.oc, icg, p.kh, p.kw), w, ElemType::Int8,
-                            Quant{std::vector<float>(static_cast<size_t>(p.oc), 0.01f), std::vector<int32_t>(static_cast<size_t>(p.oc), 0), 0}));
+                            Quant{std::vector<float>(static_cast<size_t>(p.oc), 0.01f),
+                                  std::vector<int32_t>(static_cast<size_t>(p.oc), 0), 0}));
   if (p.bias) in.push_back(g.b.constant("b", {p.oc}, bias, ElemType::Int32));
-  std::map<std::string, AttrValue> attrs = {{"group", p.group}, {"multiplier", rq.multiplier}, {"shift", rq.shift},
-                                            {"act_min", int64_t{actMin}}, {"act_max", int64_t{actMax}}};
+  std::map<std::string, AttrValue> attrs = {{"group", p.group},
+                                            {"multiplier", rq.multiplier},
+                                            {"shift", rq.shift},
+                                            {"act_min", int64_t{actMin}},
+                                            {"act_max", int64_t{actMax}}};
   if (p.oneD) {
     attrs["strides"] = std::vector<int64_t>{p.sw};
     attrs["dilations"] = std::vector<int64_t>{p.dw};
@@ -153,19 +157,20 @@ TEST_P(QuantConv, MatchesLongHandLoop) {
 
 INSTANTIATE_TEST_SUITE_P(
     Shapes, QuantConv,
-    ::testing::Values(ConvCase{"plain3x3", 1, 3, 7, 6, 4, 3, 3, 1, 1, 1, 1, 1, {0, 0, 0, 0}, true},
-                      ConvCase{"pad1", 2, 4, 6, 6, 5, 3, 3, 1, 1, 1, 1, 1, {1, 1, 1, 1}, true},
-                      ConvCase{"asymmetricPadsStride2", 1, 3, 9, 8, 6, 3, 3, 1, 2, 2, 1, 1, {2, 0, 1, 3}, true},
-                      ConvCase{"stride2NoBias", 1, 8, 10, 10, 8, 3, 3, 1, 2, 2, 1, 1, {1, 1, 1, 1}, false},
-                      ConvCase{"dilation2", 1, 4, 11, 9, 3, 3, 3, 1, 1, 1, 2, 2, {2, 2, 2, 2}, true},
-                      ConvCase{"groups2", 1, 6, 8, 8, 4, 3, 3, 2, 1, 1, 1, 1, {1, 1, 1, 1}, true},
-                      ConvCase{"depthwise", 2, 8, 7, 7, 8, 3, 3, 8, 2, 1, 1, 1, {1, 1, 1, 1}, true},
-                      ConvCase{"depthwiseMultiplier2", 1, 4, 6, 6, 8, 5, 5, 4, 1, 1, 1, 1, {2, 2, 2, 2}, true},
-                      ConvCase{"pointwise", 1, 16, 5, 5, 12, 1, 1, 1, 1, 1, 1, 1, {0, 0, 0, 0}, true},
-                      ConvCase{"rectKernelMixed", 1, 3, 9, 12, 5, 2, 4, 1, 3, 2, 2, 1, {0, 3, 1, 0}, true},
-                      ConvCase{"largePadsBeyondKernel", 1, 2, 3, 3, 2, 3, 3, 1, 1, 1, 1, 1, {3, 3, 3, 3}, true},
-                      ConvCase{"sameUpperPadsStride2", 1, 3, 8, 7, 4, 3, 3, 1, 2, 2, 1, 1, {0, 1, 1, 1}, true},  // SAME_UPPER's
-                      ConvCase{"conv1d", 2, 4, 1, 17, 6, 1, 5, 2, 1, 2, 1, 2, {0, 3, 0, 1}, true, true}),
+    ::testing::Values(
+        ConvCase{"plain3x3", 1, 3, 7, 6, 4, 3, 3, 1, 1, 1, 1, 1, {0, 0, 0, 0}, true},
+        ConvCase{"pad1", 2, 4, 6, 6, 5, 3, 3, 1, 1, 1, 1, 1, {1, 1, 1, 1}, true},
+        ConvCase{"asymmetricPadsStride2", 1, 3, 9, 8, 6, 3, 3, 1, 2, 2, 1, 1, {2, 0, 1, 3}, true},
+        ConvCase{"stride2NoBias", 1, 8, 10, 10, 8, 3, 3, 1, 2, 2, 1, 1, {1, 1, 1, 1}, false},
+        ConvCase{"dilation2", 1, 4, 11, 9, 3, 3, 3, 1, 1, 1, 2, 2, {2, 2, 2, 2}, true},
+        ConvCase{"groups2", 1, 6, 8, 8, 4, 3, 3, 2, 1, 1, 1, 1, {1, 1, 1, 1}, true},
+        ConvCase{"depthwise", 2, 8, 7, 7, 8, 3, 3, 8, 2, 1, 1, 1, {1, 1, 1, 1}, true},
+        ConvCase{"depthwiseMultiplier2", 1, 4, 6, 6, 8, 5, 5, 4, 1, 1, 1, 1, {2, 2, 2, 2}, true},
+        ConvCase{"pointwise", 1, 16, 5, 5, 12, 1, 1, 1, 1, 1, 1, 1, {0, 0, 0, 0}, true},
+        ConvCase{"rectKernelMixed", 1, 3, 9, 12, 5, 2, 4, 1, 3, 2, 2, 1, {0, 3, 1, 0}, true},
+        ConvCase{"largePadsBeyondKernel", 1, 2, 3, 3, 2, 3, 3, 1, 1, 1, 1, 1, {3, 3, 3, 3}, true},
+        ConvCase{"sameUpperPadsStride2", 1, 3, 8, 7, 4, 3, 3, 1, 2, 2, 1, 1, {0, 1, 1, 1}, true},  // SAME_UPPER's
+        ConvCase{"conv1d", 2, 4, 1, 17, 6, 1, 5, 2, 1, 2, 1, 2, {0, 3, 0, 1}, true, true}),
     [](const ::testing::TestParamInfo<ConvCase>& info) { return std::string(info.param.name); });
 
 TEST(QuantConvWrap, TheAccumulatorWrapsAt32Bits) {
@@ -175,12 +180,15 @@ TEST(QuantConvWrap, TheAccumulatorWrapsAt32Bits) {
   const int xi = g.int8Input("x", {1, 1, 2, 2}, x, -128);  // x - z = 255
   const int wi = g.b.constant("w", {2, 1, 2, 2}, std::vector<int8_t>{127, 127, 127, 127, -127, -127, -127, -127},
                               ElemType::Int8, Quant{{0.01f, 0.01f}, {0, 0}, 0});
-  const std::vector<int32_t> bias = {std::numeric_limits<int32_t>::max() - 1000, std::numeric_limits<int32_t>::min() + 1000};
+  const std::vector<int32_t> bias = {std::numeric_limits<int32_t>::max() - 1000,
+                                     std::numeric_limits<int32_t>::min() + 1000};
   const int bi = g.b.constant("b", {2}, bias, ElemType::Int32);
   const FixedMultiplier m = quantizeMultiplier(1.0 / (1 << 24));
   const auto got = g.run<int8_t>("Conv", {xi, wi, bi}, {1, 2, 1, 1},
-                                 {{"multiplier", std::vector<int64_t>{m.multiplier}}, {"shift", std::vector<int64_t>{m.shift}},
-                                  {"act_min", int64_t{-128}}, {"act_max", int64_t{127}}},
+                                 {{"multiplier", std::vector<int64_t>{m.multiplier}},
+                                  {"shift", std::vector<int64_t>{m.shift}},
+                                  {"act_min", int64_t{-128}},
+                                  {"act_max", int64_t{127}}},
                                  ElemType::Int8, perTensorQ(1.0f, 0));
   for (int c = 0; c < 2; ++c) {
     const int64_t acc = int64_t{bias[static_cast<size_t>(c)]} + (c == 0 ? 4 * 255 * 127 : -4 * 255 * 127);
@@ -195,7 +203,8 @@ TEST(QuantConvWrap, TheAccumulatorWrapsAt32Bits) {
 // ---------------------------------------------------------------------------------------------
 // Gemm / MatMul
 
-void checkMatmul(const std::string& op, std::vector<int64_t> aShape, int64_t N, bool bias, bool perChannel, uint32_t seed) {
+void checkMatmul(const std::string& op, std::vector<int64_t> aShape, int64_t N, bool bias, bool perChannel,
+                 uint32_t seed) {
   std::mt19937 rng(seed);
   const int64_t K = aShape.back();
   int64_t M = 1;
@@ -212,13 +221,15 @@ void checkMatmul(const std::string& op, std::vector<int64_t> aShape, int64_t N, 
   OneNode g;
   std::vector<int> in = {g.int8Input("a", aShape, a, za),
                          g.b.constant("w", {K, N}, w, ElemType::Int8,
-                                      Quant{std::vector<float>(static_cast<size_t>(N), 0.01f), std::vector<int32_t>(static_cast<size_t>(N), 0), 1})};
+                                      Quant{std::vector<float>(static_cast<size_t>(N), 0.01f),
+                                            std::vector<int32_t>(static_cast<size_t>(N), 0), 1})};
   if (bias) in.push_back(g.b.constant("b", {N}, b, ElemType::Int32));
   std::vector<int64_t> yShape = aShape;
   yShape.back() = N;
-  const auto got = g.run<int8_t>(op, in, yShape,
-                                 {{"multiplier", rq.multiplier}, {"shift", rq.shift}, {"act_min", int64_t{zy}}, {"act_max", int64_t{127}}},
-                                 ElemType::Int8, perTensorQ(0.5f, zy));
+  const auto got = g.run<int8_t>(
+      op, in, yShape,
+      {{"multiplier", rq.multiplier}, {"shift", rq.shift}, {"act_min", int64_t{zy}}, {"act_max", int64_t{127}}},
+      ElemType::Int8, perTensorQ(0.5f, zy));
   std::vector<int8_t> want;
   for (int64_t m = 0; m < M; ++m)
     for (int64_t n = 0; n < N; ++n) {
@@ -242,8 +253,11 @@ TEST(QuantGemm, RejectsAnUnfoldedTranspose) {
   const int a = g.int8Input("a", {1, 2}, {1, 2}, 0);
   const int w = g.b.constant("w", {2, 2}, std::vector<int8_t>{1, 2, 3, 4}, ElemType::Int8, Quant{{1, 1}, {0, 0}, 1});
   EXPECT_THROW(g.run<int8_t>("Gemm", {a, w}, {1, 2},
-                             {{"transB", int64_t{1}}, {"multiplier", std::vector<int64_t>{1 << 30}},
-                              {"shift", std::vector<int64_t>{30}}, {"act_min", int64_t{-128}}, {"act_max", int64_t{127}}},
+                             {{"transB", int64_t{1}},
+                              {"multiplier", std::vector<int64_t>{1 << 30}},
+                              {"shift", std::vector<int64_t>{30}},
+                              {"act_min", int64_t{-128}},
+                              {"act_max", int64_t{127}}},
                              ElemType::Int8, perTensorQ(1, 0)),
                Error);
 }
@@ -267,13 +281,17 @@ TEST(QuantAdd, WidenAddRequantize) {
     OneNode g;
     const int ai = g.int8Input("a", shape, a, za), bi = g.int8Input("b", shape, b, zb);
     const auto got = g.run<int8_t>("Add", {ai, bi}, shape,
-                                   {{"a_multiplier", int64_t{ma}}, {"b_multiplier", int64_t{mb}},
-                                    {"multiplier", std::vector<int64_t>{m.multiplier}}, {"shift", std::vector<int64_t>{m.shift}},
-                                    {"act_min", int64_t{lo}}, {"act_max", int64_t{hi}}},
+                                   {{"a_multiplier", int64_t{ma}},
+                                    {"b_multiplier", int64_t{mb}},
+                                    {"multiplier", std::vector<int64_t>{m.multiplier}},
+                                    {"shift", std::vector<int64_t>{m.shift}},
+                                    {"act_min", int64_t{lo}},
+                                    {"act_max", int64_t{hi}}},
                                    ElemType::Int8, perTensorQ(0.1f, zy));
     for (size_t i = 0; i < n; ++i) {
       const int64_t acc = (int64_t{a[i]} - za) * ma + (int64_t{b[i]} - zb) * mb;
-      ASSERT_EQ(got[i], arith::requantize(arith::wrap32(acc), m.multiplier, m.shift, zy, lo, hi)) << "trial " << trial << " i " << i;
+      ASSERT_EQ(got[i], arith::requantize(arith::wrap32(acc), m.multiplier, m.shift, zy, lo, hi))
+          << "trial " << trial << " i " << i;
     }
   }
 }
@@ -306,12 +324,14 @@ TEST(QuantMaxPool, PaddingNeverWins) {
   std::mt19937 rng(31);
   for (const PoolCase& p : {PoolCase{8, 8, 2, 2, 2, 2, {0, 0, 0, 0}}, PoolCase{7, 9, 3, 3, 2, 2, {1, 1, 1, 1}},
                             PoolCase{5, 5, 3, 2, 1, 2, {2, 0, 0, 1}}}) {
-    const int64_t planes = 6, oh = (p.h + p.pads[0] + p.pads[2] - p.kh) / p.sh + 1, ow = (p.w + p.pads[1] + p.pads[3] - p.kw) / p.sw + 1;
+    const int64_t planes = 6, oh = (p.h + p.pads[0] + p.pads[2] - p.kh) / p.sh + 1,
+                  ow = (p.w + p.pads[1] + p.pads[3] - p.kw) / p.sw + 1;
     // All values below the zero point: a zero-point (or 0) padding would win; it must not.
     const auto x = randomInt8(static_cast<size_t>(planes * p.h * p.w), rng, -128, -60);
     OneNode g;
     const int xi = g.int8Input("x", {2, 3, p.h, p.w}, x, -10);
-    const auto got = g.run<int8_t>("MaxPool", {xi}, {2, 3, oh, ow}, poolAttrs(p), ElemType::Int8, perTensorQ(0.1f, -10));
+    const auto got =
+        g.run<int8_t>("MaxPool", {xi}, {2, 3, oh, ow}, poolAttrs(p), ElemType::Int8, perTensorQ(0.1f, -10));
     std::vector<int8_t> want;
     for (int64_t c = 0; c < planes; ++c)
       for (int64_t oy = 0; oy < oh; ++oy)
@@ -329,7 +349,8 @@ TEST(QuantAveragePool, SumOfWidenedInputsRequantized) {
   // No padding, and padding with count_include_pad = 1 (padding positions add real zeros).
   for (const PoolCase& p : {PoolCase{8, 8, 2, 2, 2, 2, {0, 0, 0, 0}}, PoolCase{7, 7, 3, 3, 1, 1, {1, 1, 1, 1}},
                             PoolCase{9, 6, 3, 2, 2, 2, {1, 0, 1, 0}}}) {
-    const int64_t oh = (p.h + p.pads[0] + p.pads[2] - p.kh) / p.sh + 1, ow = (p.w + p.pads[1] + p.pads[3] - p.kw) / p.sw + 1;
+    const int64_t oh = (p.h + p.pads[0] + p.pads[2] - p.kh) / p.sh + 1,
+                  ow = (p.w + p.pads[1] + p.pads[3] - p.kw) / p.sw + 1;
     const int32_t zx = 17, zy = -5;
     const auto x = randomInt8(static_cast<size_t>(2 * p.h * p.w), rng);
     const FixedMultiplier m = quantizeMultiplier(0.1 / (0.12 * static_cast<double>(p.kh * p.kw)));
@@ -359,9 +380,10 @@ TEST(QuantGlobalAveragePool, SumOverThePlane) {
   const FixedMultiplier m = quantizeMultiplier(0.2 / (0.15 * 42.0));
   OneNode g;
   const int xi = g.int8Input("x", {2, 5, 7, 6}, x, zx, 0.2f);
-  const auto got = g.run<int8_t>("GlobalAveragePool", {xi}, {2, 5, 1, 1},
-                                 {{"multiplier", std::vector<int64_t>{m.multiplier}}, {"shift", std::vector<int64_t>{m.shift}}},
-                                 ElemType::Int8, perTensorQ(0.15f, zy));
+  const auto got =
+      g.run<int8_t>("GlobalAveragePool", {xi}, {2, 5, 1, 1},
+                    {{"multiplier", std::vector<int64_t>{m.multiplier}}, {"shift", std::vector<int64_t>{m.shift}}},
+                    ElemType::Int8, perTensorQ(0.15f, zy));
   for (size_t p = 0; p < 10; ++p) {
     int64_t acc = 0;
     for (size_t i = 0; i < 42; ++i) acc += int64_t{x[p * 42 + i]} - zx;
@@ -378,7 +400,8 @@ TEST(QuantRelu, ClampsAtActMinAndActMax) {
   for (const std::string op : {"Relu", "Clip"}) {
     OneNode g;
     const int xi = g.int8Input("x", {200}, x, -7);
-    const auto got = g.run<int8_t>(op, {xi}, {200}, {{"act_min", int64_t{-7}}, {"act_max", int64_t{93}}}, ElemType::Int8, perTensorQ(0.1f, -7));
+    const auto got = g.run<int8_t>(op, {xi}, {200}, {{"act_min", int64_t{-7}}, {"act_max", int64_t{93}}},
+                                   ElemType::Int8, perTensorQ(0.1f, -7));
     for (size_t i = 0; i < x.size(); ++i) EXPECT_EQ(got[i], std::clamp<int>(x[i], -7, 93));
   }
 }
@@ -390,9 +413,10 @@ TEST(QuantRequant, ChangesScaleAndZeroPoint) {
   const FixedMultiplier m = quantizeMultiplier(0.05 / 0.08);
   OneNode g;
   const int xi = g.int8Input("x", {3, 100}, x, zx, 0.05f);
-  const auto got = g.run<int8_t>("Requant", {xi}, {3, 100},
-                                 {{"multiplier", std::vector<int64_t>{m.multiplier}}, {"shift", std::vector<int64_t>{m.shift}}},
-                                 ElemType::Int8, perTensorQ(0.08f, zy));
+  const auto got =
+      g.run<int8_t>("Requant", {xi}, {3, 100},
+                    {{"multiplier", std::vector<int64_t>{m.multiplier}}, {"shift", std::vector<int64_t>{m.shift}}},
+                    ElemType::Int8, perTensorQ(0.08f, zy));
   for (size_t i = 0; i < x.size(); ++i) {
     EXPECT_EQ(got[i], arith::requantize(int32_t{x[i]} - zx, m.multiplier, m.shift, zy, -128, 127));
     EXPECT_NEAR(0.08 * (got[i] - zy), 0.05 * (x[i] - zx), 0.04 + 1e-6);
@@ -461,7 +485,8 @@ TEST(QuantDataMovement, ReshapeFlattenTransposeConcat) {
     OneNode g;
     const int xi = g.int8Input("x", {2, 3, 4}, x, 0);
     const int zi = g.int8Input("z", {2, 1, 4}, z, 0);
-    const auto got = g.run<int8_t>("Concat", {xi, zi}, {2, 4, 4}, {{"axis", int64_t{-2}}}, ElemType::Int8, perTensorQ(0.1f, 0));
+    const auto got =
+        g.run<int8_t>("Concat", {xi, zi}, {2, 4, 4}, {{"axis", int64_t{-2}}}, ElemType::Int8, perTensorQ(0.1f, 0));
     for (int64_t b = 0; b < 2; ++b)
       for (int64_t c = 0; c < 4; ++c)
         for (int64_t k = 0; k < 4; ++k)

@@ -26,7 +26,8 @@ std::vector<uint8_t> serializeArtifact(const isa::IsaConfig& isa, const Graph& q
 Artifact deserializeArtifact(const std::vector<uint8_t>& bytes, const std::string& name);
 
 /// Written atomically; read back with every check of deserializeArtifact.
-void writeArtifact(const std::string& path, const isa::IsaConfig& isa, const Graph& quantized, const CompiledModel& model);
+void writeArtifact(const std::string& path, const isa::IsaConfig& isa, const Graph& quantized,
+                   const CompiledModel& model);
 /// Throws Error unless the artifact was compiled for `isa` (the name and the config file's hash).
 void checkArtifactMatches(const Artifact& artifact, const isa::IsaConfig& isa, const std::string& name);
 Artifact readArtifact(const std::string& path);

@@ -18,8 +18,9 @@ namespace systole::compiler {
 /// total = max(0, (out - 1) * stride + (kernel - 1) * dilation + 1 - in), split evenly with the odd
 /// one at the end (SAME_UPPER) or at the beginning (SAME_LOWER); VALID is all zeros. Throws Error
 /// for another mode (NOTSET means "use `pads`": there is nothing to compute).
-std::vector<int64_t> autoPads(const std::string& mode, const std::vector<int64_t>& in, const std::vector<int64_t>& kernel,
-                              const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations);
+std::vector<int64_t> autoPads(const std::string& mode, const std::vector<int64_t>& in,
+                              const std::vector<int64_t>& kernel, const std::vector<int64_t>& strides,
+                              const std::vector<int64_t>& dilations);
 
 /// Rewrites every node's `auto_pad` into `pads` and removes the attribute (NOTSET keeps `pads` as
 /// given). Throws Error naming the node when its input's spatial sizes are not known.

@@ -18,12 +18,12 @@ namespace systole::compiler {
 /// One lowered operator: its instructions, work and the compiler's prediction of its cycles.
 struct LayerReport {
   std::string name, op;
-  std::string output;               // the graph value the layer computes
+  std::string output;                                   // the graph value the layer computes
   uint32_t first_instruction = 0, end_instruction = 0;  // [first, end) in the program
   int64_t macs = 0;
-  int64_t min_dram_bytes = 0;       // weights + inputs + outputs, each moved once
-  int64_t predicted_cycles = 0;     // the cost model: the busiest queue's summed timing expressions
-  int64_t roofline_cycles = 0;      // max(macs / PEs, min_dram_bytes / dram.bytes_per_cycle)
+  int64_t min_dram_bytes = 0;    // weights + inputs + outputs, each moved once
+  int64_t predicted_cycles = 0;  // the cost model: the busiest queue's summed timing expressions
+  int64_t roofline_cycles = 0;   // max(macs / PEs, min_dram_bytes / dram.bytes_per_cycle)
 };
 
 /// A layer's roofline: its cycles if only the array (macs / PEs) or only its minimum DRAM traffic
@@ -61,19 +61,19 @@ struct CompiledProgram {
   isa::Program program;
   std::vector<LayerReport> layers;
   std::vector<BoundaryTensor> inputs, outputs;
-  std::vector<BoundaryTensor> intermediates;  // with LowerOptions::keep_intermediates, in order
+  std::vector<BoundaryTensor> intermediates;                   // with LowerOptions::keep_intermediates, in order
   int64_t dram_constant_bytes = 0, dram_activation_bytes = 0;  // peak activation footprint
   int64_t spad_rows_used = 0, acc_rows_used = 0;
-  int64_t chunk_rows = 0;            // activation rows per tile (the main tiling parameter)
+  int64_t chunk_rows = 0;                      // activation rows per tile (the main tiling parameter)
   std::map<std::string, std::string> printed;  // the plan after each pass of LowerOptions::print_after
 };
 
 /// A whole model: NPU programs for the maximal runs of operators the NPU can run, and the host
 /// operators (by node id) between them, in execution order.
 struct ScheduleItem {
-  int host_node = -1;                   // a node the runtime runs with the interpreter's kernels
-  std::string host_reason;              // why it is not on the NPU ("" for QuantizeLinear/DequantizeLinear)
-  std::optional<CompiledProgram> npu;   // or an NPU program
+  int host_node = -1;                  // a node the runtime runs with the interpreter's kernels
+  std::string host_reason;             // why it is not on the NPU ("" for QuantizeLinear/DequantizeLinear)
+  std::optional<CompiledProgram> npu;  // or an NPU program
 };
 
 struct CompiledModel {
@@ -83,7 +83,8 @@ struct CompiledModel {
 
 /// The runs of nodes the config's NPU can run (each operator needs an instruction for every
 /// semantics class its lowering selects), in topological order; each run becomes one program.
-std::vector<std::vector<int>> partition(const Graph& quantized, const isa::IsaConfig& isa, const LowerOptions& options = {});
+std::vector<std::vector<int>> partition(const Graph& quantized, const isa::IsaConfig& isa,
+                                        const LowerOptions& options = {});
 
 /// Lowers every NPU run of the quantized graph and schedules the host operators between them.
 CompiledModel compileModel(const Graph& quantized, const isa::IsaConfig& isa, const LowerOptions& options = {});

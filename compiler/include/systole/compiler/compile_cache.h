@@ -38,7 +38,8 @@ class CompileCache {
   std::optional<Artifact> load(const std::string& key, const isa::IsaConfig& isa, std::string& warning) const;
 
   /// Stores an entry atomically; returns its path. Throws Error if it cannot be written.
-  std::string store(const std::string& key, const isa::IsaConfig& isa, const Graph& quantized, const CompiledModel& model) const;
+  std::string store(const std::string& key, const isa::IsaConfig& isa, const Graph& quantized,
+                    const CompiledModel& model) const;
 
  private:
   std::string dir_;

@@ -44,7 +44,8 @@ inline int64_t product(const std::vector<int64_t>& s, size_t from = 0, size_t to
 /// An axis in [-rank, rank) as a non-negative index; throws otherwise.
 inline size_t normAxis(int64_t axis, size_t rank, const char* what = "axis") {
   const int64_t r = static_cast<int64_t>(rank);
-  if (axis < -r || axis >= r) throw Error(std::string(what) + " " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
+  if (axis < -r || axis >= r)
+    throw Error(std::string(what) + " " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
   return static_cast<size_t>(axis < 0 ? axis + r : axis);
 }
 
@@ -52,7 +53,8 @@ inline size_t normAxis(int64_t axis, size_t rank, const char* what = "axis") {
 inline std::vector<int64_t> readInts(ElemType type, const uint8_t* data, int64_t n) {
   std::vector<int64_t> out(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) {
-    if (type == ElemType::Int64) std::memcpy(&out[static_cast<size_t>(i)], data + 8 * i, 8);
+    if (type == ElemType::Int64)
+      std::memcpy(&out[static_cast<size_t>(i)], data + 8 * i, 8);
     else if (type == ElemType::Int32) {
       int32_t x;
       std::memcpy(&x, data + 4 * i, 4);
@@ -116,9 +118,12 @@ struct Windows {
   std::vector<int64_t> kernel, strides, dilations, padBegin, padEnd, out;
 };
 
-inline Windows windows(const Node& n, const std::vector<int64_t>& x, const std::vector<int64_t>& kernel, bool ceilMode) {
+inline Windows windows(const Node& n, const std::vector<int64_t>& x, const std::vector<int64_t>& kernel,
+                       bool ceilMode) {
   const size_t sp = x.size() - 2;
-  if (kernel.size() != sp) throw Error("kernel has " + std::to_string(kernel.size()) + " dimensions, the input " + std::to_string(sp) + " spatial ones");
+  if (kernel.size() != sp)
+    throw Error("kernel has " + std::to_string(kernel.size()) + " dimensions, the input " + std::to_string(sp) +
+                " spatial ones");
   Windows w;
   w.kernel = kernel;
   w.strides = n.getInts("strides", std::vector<int64_t>(sp, 1));
@@ -135,7 +140,9 @@ inline Windows windows(const Node& n, const std::vector<int64_t>& x, const std::
     const int64_t span = checkedSum({checkedProduct(k - 1, d), 1});
     const int64_t paddedIn = checkedSum({in, w.padBegin[i], w.padEnd[i]});
     const int64_t padded = paddedIn - span;
-    if (padded < 0) throw Error("the window (" + std::to_string(span) + ") is larger than the padded input (" + std::to_string(paddedIn) + ")");
+    if (padded < 0)
+      throw Error("the window (" + std::to_string(span) + ") is larger than the padded input (" +
+                  std::to_string(paddedIn) + ")");
     int64_t out = ceilMode ? (padded + s - 1) / s + 1 : padded / s + 1;
     w.out.push_back(out);
   }
@@ -150,10 +157,14 @@ struct TransposedWindows {
   std::vector<int64_t> kernel, strides, dilations, padBegin, padEnd, outputPadding, out;
 };
 
-inline TransposedWindows transposedWindows(const Node& n, const std::vector<int64_t>& x, const std::vector<int64_t>& kernel) {
+inline TransposedWindows transposedWindows(const Node& n, const std::vector<int64_t>& x,
+                                           const std::vector<int64_t>& kernel) {
   const size_t sp = x.size() - 2;
-  if (kernel.size() != sp) throw Error("kernel has " + std::to_string(kernel.size()) + " dimensions, the input " + std::to_string(sp) + " spatial ones");
-  if (n.has("output_shape")) throw Error("ConvTranspose with output_shape is not supported (give pads and output_padding)");
+  if (kernel.size() != sp)
+    throw Error("kernel has " + std::to_string(kernel.size()) + " dimensions, the input " + std::to_string(sp) +
+                " spatial ones");
+  if (n.has("output_shape"))
+    throw Error("ConvTranspose with output_shape is not supported (give pads and output_padding)");
   TransposedWindows w;
   w.kernel = kernel;
   w.strides = n.getInts("strides", std::vector<int64_t>(sp, 1));
@@ -161,13 +172,15 @@ inline TransposedWindows transposedWindows(const Node& n, const std::vector<int6
   w.outputPadding = n.getInts("output_padding", std::vector<int64_t>(sp, 0));
   const std::vector<int64_t> pads = n.getInts("pads", std::vector<int64_t>(2 * sp, 0));
   if (w.strides.size() != sp || w.dilations.size() != sp || w.outputPadding.size() != sp || pads.size() != 2 * sp)
-    throw Error("strides, dilations, output_padding or pads do not match the " + std::to_string(sp) + " spatial dimensions");
+    throw Error("strides, dilations, output_padding or pads do not match the " + std::to_string(sp) +
+                " spatial dimensions");
   w.padBegin.assign(pads.begin(), pads.begin() + static_cast<long>(sp));
   w.padEnd.assign(pads.begin() + static_cast<long>(sp), pads.end());
   for (size_t i = 0; i < sp; ++i) {
     const int64_t s = w.strides[i], d = w.dilations[i], k = kernel[i];
     if (s <= 0 || d <= 0 || k <= 0) throw Error("kernel, strides and dilations must be positive");
-    if (w.outputPadding[i] < 0 || w.outputPadding[i] >= std::max(s, d)) throw Error("output_padding must be in [0, max(stride, dilation))");
+    if (w.outputPadding[i] < 0 || w.outputPadding[i] >= std::max(s, d))
+      throw Error("output_padding must be in [0, max(stride, dilation))");
     const int64_t out = checkedSum({checkedProduct(s, x[i + 2] - 1), w.outputPadding[i], checkedProduct(k - 1, d), 1,
                                     checkedProduct(-1, w.padBegin[i]), checkedProduct(-1, w.padEnd[i])});
     if (out <= 0) throw Error("the pads leave no output");
@@ -204,7 +217,8 @@ struct SliceAxis {
 };
 
 inline std::vector<SliceAxis> sliceAxes(const std::vector<int64_t>& shape, const std::vector<int64_t>& starts,
-                                        const std::vector<int64_t>& ends, std::vector<int64_t> axes, std::vector<int64_t> steps) {
+                                        const std::vector<int64_t>& ends, std::vector<int64_t> axes,
+                                        std::vector<int64_t> steps) {
   std::vector<SliceAxis> r(shape.size());
   for (size_t i = 0; i < shape.size(); ++i) r[i] = {0, 1, shape[i]};
   if (axes.empty())
@@ -236,12 +250,17 @@ inline std::vector<SliceAxis> sliceAxes(const std::vector<int64_t>& shape, const
 inline std::vector<int64_t> resizeShape(const std::vector<int64_t>& in, const std::vector<float>& scales,
                                         const std::vector<int64_t>& sizes) {
   if (!sizes.empty()) {
-    if (sizes.size() != in.size()) throw Error("Resize sizes have " + std::to_string(sizes.size()) + " entries for rank " + std::to_string(in.size()));
+    if (sizes.size() != in.size())
+      throw Error("Resize sizes have " + std::to_string(sizes.size()) + " entries for rank " +
+                  std::to_string(in.size()));
     return sizes;
   }
-  if (scales.size() != in.size()) throw Error("Resize scales have " + std::to_string(scales.size()) + " entries for rank " + std::to_string(in.size()));
+  if (scales.size() != in.size())
+    throw Error("Resize scales have " + std::to_string(scales.size()) + " entries for rank " +
+                std::to_string(in.size()));
   std::vector<int64_t> out(in.size());
-  for (size_t i = 0; i < in.size(); ++i) out[i] = static_cast<int64_t>(std::floor(static_cast<double>(in[i]) * static_cast<double>(scales[i])));
+  for (size_t i = 0; i < in.size(); ++i)
+    out[i] = static_cast<int64_t>(std::floor(static_cast<double>(in[i]) * static_cast<double>(scales[i])));
   return out;
 }
 
@@ -307,7 +326,8 @@ inline std::optional<std::vector<float>> floatsInput(const std::vector<Operand>&
 inline std::optional<float> scalarInput(const std::vector<Operand>& in, size_t k) {
   auto v = floatsInput(in, k);
   if (!v) return std::nullopt;
-  if (v->size() != 1) throw Error("input " + std::to_string(k) + " must hold one value, not " + std::to_string(v->size()));
+  if (v->size() != 1)
+    throw Error("input " + std::to_string(k) + " must hold one value, not " + std::to_string(v->size()));
   return (*v)[0];
 }
 
@@ -317,8 +337,7 @@ inline std::pair<float, float> clipBounds(const Node& n, int64_t opset, const st
 
 inline std::vector<SliceAxis> sliceParams(const Node& n, int64_t opset, const std::vector<Operand>& in) {
   const auto& shape = in.at(0).shape;
-  if (opset < 10)
-    return sliceAxes(shape, n.getInts("starts"), n.getInts("ends"), n.getInts("axes"), {});
+  if (opset < 10) return sliceAxes(shape, n.getInts("starts"), n.getInts("ends"), n.getInts("axes"), {});
   auto starts = intsInput(in, 1), ends = intsInput(in, 2);
   if (!starts || !ends) throw Error("Slice needs starts and ends");
   return sliceAxes(shape, *starts, *ends, intsInput(in, 3).value_or(std::vector<int64_t>{}),
@@ -352,7 +371,8 @@ inline PadParams padParams(const Node& n, int64_t opset, const std::vector<Opera
   }
   if (p.pads.size() != 2 * in.at(0).shape.size())
     throw Error("Pad has " + std::to_string(p.pads.size()) + " pads for rank " + std::to_string(in.at(0).shape.size()));
-  if (p.mode != "constant" && p.mode != "reflect" && p.mode != "edge") throw Error("Pad mode '" + p.mode + "' is not supported");
+  if (p.mode != "constant" && p.mode != "reflect" && p.mode != "edge")
+    throw Error("Pad mode '" + p.mode + "' is not supported");
   return p;
 }
 
@@ -392,21 +412,26 @@ struct ResizeParams {
   std::vector<double> scales;
 };
 
-inline ResizeParams resizeParams(const Node& n, int64_t opset, const std::vector<Operand>& in, const std::vector<int64_t>& out) {
+inline ResizeParams resizeParams(const Node& n, int64_t opset, const std::vector<Operand>& in,
+                                 const std::vector<int64_t>& out) {
   const bool legacy = n.op == Op::Upsample || opset < 11;
   ResizeParams p;
   p.mode = n.getString("mode", "nearest");
-  if (p.mode != "nearest" && p.mode != "linear") throw Error(n.op + " mode '" + p.mode + "' is not supported (only nearest and linear)");
+  if (p.mode != "nearest" && p.mode != "linear")
+    throw Error(n.op + " mode '" + p.mode + "' is not supported (only nearest and linear)");
   p.ctm = legacy ? "asymmetric" : n.getString("coordinate_transformation_mode", "half_pixel");
   for (const char* m : {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_half_pixel_for_nn"})
     if (p.ctm == m) p.nearest = legacy ? "floor" : n.getString("nearest_mode", "round_prefer_floor");
   if (p.nearest.empty()) throw Error("coordinate_transformation_mode '" + p.ctm + "' is not supported");
   std::vector<float> scales;
-  if (legacy) scales = floatsInput(in, 1).value_or(std::vector<float>{});
-  else if (intsInput(in, 3).value_or(std::vector<int64_t>{}).empty()) scales = floatsInput(in, 2).value_or(std::vector<float>{});
+  if (legacy)
+    scales = floatsInput(in, 1).value_or(std::vector<float>{});
+  else if (intsInput(in, 3).value_or(std::vector<int64_t>{}).empty())
+    scales = floatsInput(in, 2).value_or(std::vector<float>{});
   const auto& x = in.at(0).shape;
   for (size_t d = 0; d < x.size(); ++d)
-    p.scales.push_back(scales.empty() ? static_cast<double>(out[d]) / static_cast<double>(x[d]) : static_cast<double>(scales[d]));
+    p.scales.push_back(scales.empty() ? static_cast<double>(out[d]) / static_cast<double>(x[d])
+                                      : static_cast<double>(scales[d]));
   return p;
 }
 
@@ -421,17 +446,23 @@ inline double resizeSource(const ResizeParams& p, double scale, int64_t o, int64
 }
 
 /// Nearest mode: the input index of every output index, per axis.
-inline std::vector<std::vector<int64_t>> resizeNearestMaps(const ResizeParams& p, const std::vector<int64_t>& in, const std::vector<int64_t>& out) {
+inline std::vector<std::vector<int64_t>> resizeNearestMaps(const ResizeParams& p, const std::vector<int64_t>& in,
+                                                           const std::vector<int64_t>& out) {
   std::vector<std::vector<int64_t>> maps(in.size());
   for (size_t d = 0; d < in.size(); ++d)
     for (int64_t o = 0; o < out[d]; ++o) {
       const double x = resizeSource(p, p.scales[d], o, in[d], out[d]);
       int64_t i;
-      if (p.nearest == "floor") i = static_cast<int64_t>(std::floor(x));
-      else if (p.nearest == "ceil") i = static_cast<int64_t>(std::ceil(x));
-      else if (p.nearest == "round_prefer_ceil") i = static_cast<int64_t>(std::floor(x + 0.5));
-      else if (p.nearest == "round_prefer_floor") i = x - std::floor(x) == 0.5 ? static_cast<int64_t>(std::floor(x)) : static_cast<int64_t>(std::round(x));
-      else throw Error("nearest_mode '" + p.nearest + "' is not supported");
+      if (p.nearest == "floor")
+        i = static_cast<int64_t>(std::floor(x));
+      else if (p.nearest == "ceil")
+        i = static_cast<int64_t>(std::ceil(x));
+      else if (p.nearest == "round_prefer_ceil")
+        i = static_cast<int64_t>(std::floor(x + 0.5));
+      else if (p.nearest == "round_prefer_floor")
+        i = x - std::floor(x) == 0.5 ? static_cast<int64_t>(std::floor(x)) : static_cast<int64_t>(std::round(x));
+      else
+        throw Error("nearest_mode '" + p.nearest + "' is not supported");
       maps[d].push_back(std::clamp<int64_t>(i, 0, in[d] - 1));
     }
   return maps;
@@ -464,7 +495,9 @@ inline std::vector<int64_t> reshapeTarget(const Node& n, const std::vector<Opera
   int inferred = -1;
   for (size_t i = 0; i < out.size(); ++i) {
     if (out[i] == 0 && !allowZero) {
-      if (i >= shape.size()) throw Error("Reshape copies dimension " + std::to_string(i) + " of a rank-" + std::to_string(shape.size()) + " input");
+      if (i >= shape.size())
+        throw Error("Reshape copies dimension " + std::to_string(i) + " of a rank-" + std::to_string(shape.size()) +
+                    " input");
       out[i] = shape[i];
     }
     if (out[i] == -1) {
@@ -482,7 +515,8 @@ inline std::vector<int64_t> reshapeTarget(const Node& n, const std::vector<Opera
       throw Error("cannot reshape " + shapeText(shape) + " to " + shapeText(*target));
     out[static_cast<size_t>(inferred)] = total / known;
   } else if (known != total) {
-    throw Error("cannot reshape " + shapeText(shape) + " (" + std::to_string(total) + " elements) to " + shapeText(out));
+    throw Error("cannot reshape " + shapeText(shape) + " (" + std::to_string(total) + " elements) to " +
+                shapeText(out));
   }
   return out;
 }
@@ -509,7 +543,8 @@ inline std::vector<int64_t> splitSizes(const Node& n, int64_t opset, const std::
   std::vector<int64_t> sizes = opset < 13 ? n.getInts("split") : intsInput(in, 1).value_or(std::vector<int64_t>{});
   if (sizes.empty()) {
     if (outputs == 0 || shape[axis] % static_cast<int64_t>(outputs) != 0)
-      throw Error("Split cannot divide dimension " + std::to_string(shape[axis]) + " into " + std::to_string(outputs) + " equal parts");
+      throw Error("Split cannot divide dimension " + std::to_string(shape[axis]) + " into " + std::to_string(outputs) +
+                  " equal parts");
     sizes.assign(outputs, shape[axis] / static_cast<int64_t>(outputs));
   }
   int64_t total = 0;
@@ -518,8 +553,8 @@ inline std::vector<int64_t> splitSizes(const Node& n, int64_t opset, const std::
     total += s;
   }
   if (sizes.size() != outputs || total != shape[axis])
-    throw Error("Split sizes " + shapeText(sizes) + " do not cover dimension " + std::to_string(shape[axis]) + " with " +
-                std::to_string(outputs) + " outputs");
+    throw Error("Split sizes " + shapeText(sizes) + " do not cover dimension " + std::to_string(shape[axis]) +
+                " with " + std::to_string(outputs) + " outputs");
   return sizes;
 }
 
@@ -528,7 +563,8 @@ inline std::vector<int64_t> transposePerm(const Node& n, size_t rank) {
   std::vector<int64_t> perm = n.getInts("perm");
   if (perm.empty())
     for (size_t i = 0; i < rank; ++i) perm.push_back(static_cast<int64_t>(rank - 1 - i));
-  if (perm.size() != rank) throw Error("perm has " + std::to_string(perm.size()) + " entries for rank " + std::to_string(rank));
+  if (perm.size() != rank)
+    throw Error("perm has " + std::to_string(perm.size()) + " entries for rank " + std::to_string(rank));
   std::vector<bool> seen(rank, false);
   for (int64_t& p : perm) {
     p = static_cast<int64_t>(normAxis(p, rank, "perm entry"));

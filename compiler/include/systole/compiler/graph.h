@@ -45,26 +45,28 @@ struct Quant {
 struct Value {
   std::string name;
   ElemType type = ElemType::Float32;
-  std::vector<int64_t> shape;    // row-major; empty for a scalar
+  std::vector<int64_t> shape;  // row-major; empty for a scalar
   std::optional<Quant> quant;
   bool is_constant = false;
-  std::vector<uint8_t> data;     // a constant's contents, row-major, little-endian
-  int producer = -1;             // index of the node that writes it; -1 for inputs and constants
+  std::vector<uint8_t> data;  // a constant's contents, row-major, little-endian
+  int producer = -1;          // index of the node that writes it; -1 for inputs and constants
 
   int64_t elements() const;
   template <typename T>
-  const T* as() const { return reinterpret_cast<const T*>(data.data()); }
+  const T* as() const {
+    return reinterpret_cast<const T*>(data.data());
+  }
 };
 
 using AttrValue = std::variant<int64_t, double, std::string, std::vector<int64_t>, std::vector<double>>;
 
 struct Node {
   std::string name;
-  OpType op;                       // ONNX op type, or a Systole op (see docs/quantized-ops.md)
-  std::vector<int> inputs;         // value ids; -1 marks an omitted optional input
+  OpType op;                // ONNX op type, or a Systole op (see docs/quantized-ops.md)
+  std::vector<int> inputs;  // value ids; -1 marks an omitted optional input
   std::vector<int> outputs;
   std::map<std::string, AttrValue> attrs;
-  bool dead = false;               // removed by a pass; dropped by Graph::compact()
+  bool dead = false;  // removed by a pass; dropped by Graph::compact()
 
   bool has(const std::string& attr) const { return attrs.count(attr) != 0; }
   int64_t getInt(const std::string& attr, int64_t fallback) const;

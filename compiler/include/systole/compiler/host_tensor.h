@@ -21,9 +21,13 @@ struct HostTensor {
   }
   int64_t elements() const { return shapeElements(shape); }
   template <typename T>
-  T* data() { return reinterpret_cast<T*>(bytes.data()); }
+  T* data() {
+    return reinterpret_cast<T*>(bytes.data());
+  }
   template <typename T>
-  const T* data() const { return reinterpret_cast<const T*>(bytes.data()); }
+  const T* data() const {
+    return reinterpret_cast<const T*>(bytes.data());
+  }
   bool operator==(const HostTensor&) const = default;
 };
 

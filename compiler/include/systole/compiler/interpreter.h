@@ -61,7 +61,7 @@ std::map<std::string, HostTensor> interpret(const Graph& g, const std::map<std::
 bool runQuantizedKernel(const Graph& g, const Node& n, const std::vector<const HostTensor*>& in,
                         std::vector<HostTensor*>& out);  // false if `n` is not a quantized op
 void runFloatKernel(const Graph& g, const Node& n, const std::vector<const HostTensor*>& in,
-                    std::vector<HostTensor*>& out);      // throws Error for an unknown op
+                    std::vector<HostTensor*>& out);  // throws Error for an unknown op
 /// The node's quantized kernel, else its float one; an Error names the node ("node 'NAME' (OP): ...").
 void runKernel(const Graph& g, const Node& n, const std::vector<const HostTensor*>& in, std::vector<HostTensor*>& out);
 

@@ -14,6 +14,7 @@ namespace systole::compiler {
 
 // Every operator kind, by its ONNX (or Systole) name. Adding an operator: one name here and its
 // definition in compiler/src/ops/.
+// clang-format off
 #define SYSTOLE_OPERATORS(X)                                                                                   \
   X(Add) X(And) X(AveragePool) X(BatchNormalization) X(Cast) X(Clip) X(Concat) X(Constant) X(ConstantOfShape)  \
   X(Conv) X(ConvTranspose) X(DepthToSpace) X(DequantizeLinear) X(Div) X(Dropout) X(Equal) X(Erf) X(Exp)        \
@@ -22,6 +23,7 @@ namespace systole::compiler {
   X(MatMul) X(Max) X(MaxPool) X(Min) X(Mul) X(Neg) X(Not) X(Or) X(Pad) X(Pow) X(PRelu) X(QuantizeLinear)       \
   X(ReduceMean) X(ReduceSum) X(Relu) X(Requant) X(Reshape) X(Resize) X(Shape) X(Sigmoid) X(Slice) X(Softmax)  \
   X(Split) X(Sqrt) X(Squeeze) X(Sub) X(Tanh) X(Transpose) X(Unsqueeze) X(Upsample) X(Where) X(Xor)
+// clang-format on
 
 enum class Op : uint8_t {
   Unknown,  // an operator type the compiler does not know (kept by name for the error it causes)
@@ -55,10 +57,10 @@ bool isByteCopy(Op op);
 class OpType {
  public:
   OpType() = default;
-  OpType(Op op) : kind_(op), name_(opName(op)) {}  // NOLINT(google-explicit-constructor)
+  OpType(Op op) : kind_(op), name_(opName(op)) {}                          // NOLINT(google-explicit-constructor)
   OpType(std::string_view name) : kind_(opFromName(name)), name_(name) {}  // NOLINT
-  OpType(const std::string& name) : OpType(std::string_view(name)) {}  // NOLINT
-  OpType(const char* name) : OpType(std::string_view(name)) {}  // NOLINT
+  OpType(const std::string& name) : OpType(std::string_view(name)) {}      // NOLINT
+  OpType(const char* name) : OpType(std::string_view(name)) {}             // NOLINT
 
   Op kind() const { return kind_; }
   const std::string& name() const { return name_; }

@@ -34,7 +34,7 @@ struct PassOptions {
 #ifdef NDEBUG
   bool verify = false;  // release builds trust the passes...
 #else
-  bool verify = true;   // ...debug builds run Graph::verify() and the shape check after each pass
+  bool verify = true;  // ...debug builds run Graph::verify() and the shape check after each pass
 #endif
   /// Called after each pass with its wall-clock time (for --time-passes and --print-after-all).
   std::function<void(const PassInfo& pass, const Graph& g, double seconds)> afterPass;
@@ -58,16 +58,17 @@ void batchNormToConv(Graph& g);                // batchnorm-to-conv (the ones no
 void decomposePRelu(Graph& g);                 // decompose-prelu (LeakyRelu, or Relu/Neg/Mul/Sub per channel)
 void splitToSlice(Graph& g);                   // split-to-slice (one Slice per output)
 void convTransposeToConv(Graph& g);            // convtranspose-to-conv (sub-pixel: Conv + DepthToSpace)
-void resizeLinearToConv(Graph& g);             // resize-linear-to-conv (bilinear by s: edge Pad + s*s depthwise Convs + DepthToSpace)
-void reduceMeanToPool(Graph& g);               // reducemean-to-pool (spatial ReduceMean -> GlobalAveragePool)
-void stridedPointwiseToSlice(Graph& g);        // strided-pointwise-to-slice (1x1 stride s -> Slice steps s + Conv stride 1)
-void foldPads(Graph& g);                       // fold-pad (zero Pads into Conv / AveragePool)
-void flattenToNhwc(Graph& g);                  // flatten-to-nhwc (Flatten -> FlattenNhwc before Gemm/MatMul, weights permuted)
-void recognizeChannelShuffle(Graph& g);        // recognize-channel-shuffle (-> Gather of channels)
-void recognizeLayerNorm(Graph& g);             // recognize-layernorm
-void recognizeGelu(Graph& g);                  // recognize-gelu
-void fuseBias(Graph& g);                       // fuse-bias (Add of a constant into Conv/Gemm/MatMul)
-void fuseActivations(Graph& g);                // fuse-activation (Relu/Clip into Conv/Gemm/MatMul/Add)
+void resizeLinearToConv(
+    Graph& g);  // resize-linear-to-conv (bilinear by s: edge Pad + s*s depthwise Convs + DepthToSpace)
+void reduceMeanToPool(Graph& g);         // reducemean-to-pool (spatial ReduceMean -> GlobalAveragePool)
+void stridedPointwiseToSlice(Graph& g);  // strided-pointwise-to-slice (1x1 stride s -> Slice steps s + Conv stride 1)
+void foldPads(Graph& g);                 // fold-pad (zero Pads into Conv / AveragePool)
+void flattenToNhwc(Graph& g);  // flatten-to-nhwc (Flatten -> FlattenNhwc before Gemm/MatMul, weights permuted)
+void recognizeChannelShuffle(Graph& g);  // recognize-channel-shuffle (-> Gather of channels)
+void recognizeLayerNorm(Graph& g);       // recognize-layernorm
+void recognizeGelu(Graph& g);            // recognize-gelu
+void fuseBias(Graph& g);                 // fuse-bias (Add of a constant into Conv/Gemm/MatMul)
+void fuseActivations(Graph& g);          // fuse-activation (Relu/Clip into Conv/Gemm/MatMul/Add)
 
 // ---- Shapes ------------------------------------------------------------------------------------
 

@@ -68,13 +68,13 @@ inline constexpr int kDefaultCalibrationSamples = 8;
 /// What the stages have produced so far.
 struct PipelineResult {
   std::string model_path;
-  Graph graph;                            // as imported, then optimized, then quantized, in place
-  Graph float_graph;                      // after quant: the optimized float graph it quantized (if kept)
-  QuantSummary quant;                     // after quant
-  size_t calibration_samples = 0;         // after quant: how many samples calibration used
-  std::optional<CompiledModel> compiled;  // after tiles: NPU programs and host operators
-  std::string target_stage;               // the stage runPipeline runs to (empty: all)
-  std::string last_stage;                 // the last stage that ran
+  Graph graph;                                          // as imported, then optimized, then quantized, in place
+  Graph float_graph;                                    // after quant: the optimized float graph it quantized (if kept)
+  QuantSummary quant;                                   // after quant
+  size_t calibration_samples = 0;                       // after quant: how many samples calibration used
+  std::optional<CompiledModel> compiled;                // after tiles: NPU programs and host operators
+  std::string target_stage;                             // the stage runPipeline runs to (empty: all)
+  std::string last_stage;                               // the last stage that ran
   std::vector<std::pair<std::string, double>> seconds;  // wall-clock time of each stage that ran
 
   /// Wall-clock time of one stage (0 if it did not run), and of all stages that ran.
@@ -109,6 +109,7 @@ std::string stageText(const PipelineResult& result, const isa::IsaConfig& isa);
 /// The one NPU program of a compiled model whose only host operators are the QuantizeLinear at
 /// its inputs and the DequantizeLinear at its outputs (what a .sbin holds). Otherwise throws
 /// systole::Error naming the operator that runs on the host between NPU operators and why.
-const CompiledProgram& singleProgram(const PipelineResult& result, const isa::IsaConfig& isa, const PipelineOptions& options);
+const CompiledProgram& singleProgram(const PipelineResult& result, const isa::IsaConfig& isa,
+                                     const PipelineOptions& options);
 
 }  // namespace systole::compiler

@@ -36,8 +36,8 @@ std::optional<CalibrationMethod> parseCalibrationMethod(std::string_view text);
 struct QuantOptions {
   CalibrationMethod method = CalibrationMethod::Percentile;
   double percentile = 99.999;  // Percentile only: in (50, 100]
-  int num_samples = 0;        // how many of the calibration inputs to use; 0 = all of them
-  int jobs = 0;               // calibration threads; 0 = the hardware concurrency (results do not depend on it)
+  int num_samples = 0;         // how many of the calibration inputs to use; 0 = all of them
+  int jobs = 0;                // calibration threads; 0 = the hardware concurrency (results do not depend on it)
   /// Called (from any calibration thread, one call at a time) after each sample of each pass:
   /// samples done and total, counted over all passes.
   std::function<void(size_t done, size_t total)> progress;
@@ -81,7 +81,8 @@ std::vector<TensorMap> loadCalibrationDir(const Graph& g, const std::string& dir
 /// .npz rule above: for a single-input graph every array holds samples of the input (one, or a
 /// stack); otherwise one array per input, named after it, stacked alike. `where` names them in
 /// errors.
-std::vector<TensorMap> calibrationSamples(const Graph& g, std::vector<std::pair<std::string, NpyArray>> arrays, const std::string& where);
+std::vector<TensorMap> calibrationSamples(const Graph& g, std::vector<std::pair<std::string, NpyArray>> arrays,
+                                          const std::string& where);
 
 /// Runs the float interpreter over the calibration inputs (the first opts.num_samples of them,
 /// or all; opts.jobs samples at a time) and returns the range of every float32 non-constant
@@ -92,7 +93,8 @@ std::map<std::string, TensorRange> calibrate(const Graph& g, const std::vector<T
                                              const QuantOptions& opts = {});
 /// The same, lending `g`'s constant bytes to the interpreter instead of copying them (a model's
 /// weights: its whole size); `g` is as it was when it returns.
-std::map<std::string, TensorRange> calibrate(Graph& g, const std::vector<TensorMap>& calibration, const QuantOptions& opts = {});
+std::map<std::string, TensorRange> calibrate(Graph& g, const std::vector<TensorMap>& calibration,
+                                             const QuantOptions& opts = {});
 
 /// Rewrites the float graph `g` with the given ranges (every float tensor that becomes int8 needs
 /// one; a missing range throws Error). Conv, Gemm (alpha = beta = 1, transA = 0), MatMul with a

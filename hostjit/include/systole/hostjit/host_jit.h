@@ -24,11 +24,11 @@ struct Options {
 
 /// What building the code cost.
 struct CompileReport {
-  size_t compiled = 0;          // nodes with native code
-  double seconds = 0;           // building IR, optimizing, generating code (or loading it), linking
-  bool cache_hit = false;       // the object came from the cache
-  std::string cache_entry;      // the object file read or written ("" without a cache)
-  std::string warning;          // "PATH: warning: ..." (a corrupt entry rebuilt, an entry not stored)
+  size_t compiled = 0;      // nodes with native code
+  double seconds = 0;       // building IR, optimizing, generating code (or loading it), linking
+  bool cache_hit = false;   // the object came from the cache
+  std::string cache_entry;  // the object file read or written ("" without a cache)
+  std::string warning;      // "PATH: warning: ..." (a corrupt entry rebuilt, an entry not stored)
 };
 
 /// One node's tensors as their bytes (HostTensor::bytes, or a constant's Value::data), in the

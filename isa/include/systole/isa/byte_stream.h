@@ -100,5 +100,4 @@ class ByteReader {
   const char* what_ = "header";
 };
 
-
 }  // namespace systole::isa

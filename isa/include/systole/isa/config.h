@@ -50,22 +50,22 @@ struct Params {
   int64_t spad_row_elems = 0;  // int8 lanes of a scratchpad row: max(array.rows, array.cols)
   int64_t spad_row_bytes = 0;
   int64_t spad_rows = 0;
-  int64_t acc_row_elems = 0;   // int32 lanes of an accumulator row: array.cols
+  int64_t acc_row_elems = 0;  // int32 lanes of an accumulator row: array.cols
   int64_t acc_row_bytes = 0;
   int64_t acc_rows = 0;
-  int64_t vector_lanes = 0;    // = acc_row_elems
+  int64_t vector_lanes = 0;  // = acc_row_elems
   int64_t instr_bytes = 0;
-  int64_t token_lsb = 0;       // first bit of the dependency-token flags (= opcode_bits)
-  int64_t fields_lsb = 0;      // first bit free for fields (= token_lsb + 4)
-  int64_t lut_rows = 0;        // scratchpad rows a 256-entry lookup table occupies
+  int64_t token_lsb = 0;   // first bit of the dependency-token flags (= opcode_bits)
+  int64_t fields_lsb = 0;  // first bit free for fields (= token_lsb + 4)
+  int64_t lut_rows = 0;    // scratchpad rows a 256-entry lookup table occupies
 };
 
 /// One row of the parameter table that expressions and docs see.
 struct ParamEntry {
-  std::string name;        // as written in expressions, e.g. "scratchpad.rows"
+  std::string name;  // as written in expressions, e.g. "scratchpad.rows"
   int64_t value;
   bool derived;
-  std::string description; // with unit
+  std::string description;  // with unit
 };
 
 /// Fills the derived block of `p` (throws Error at `where` if the independent ones are inconsistent).
@@ -98,8 +98,8 @@ struct InstrDesc {
   std::vector<FieldDesc> fields;
   /// operand_field[k] = index into `fields` of the semantics class's k-th operand.
   std::array<int, 8> operand_field{};
-  Expr cycles;         // from start to completion (tokens are pushed then)
-  Expr issue;          // optional: from start until the unit may start its next one (at most cycles)
+  Expr cycles;  // from start to completion (tokens are pushed then)
+  Expr issue;   // optional: from start until the unit may start its next one (at most cycles)
   bool has_issue = false;
   SourceLocation where;
 
@@ -121,15 +121,14 @@ class IsaConfig {
   /// Loads and validates a config; throws Error with file:line:col on any problem (a problem in an
   /// override is reported against "--set KEY=VALUE"). The hash covers the overrides.
   static IsaConfig load(const std::string& path, const std::vector<ConfigOverride>& overrides = {});
-  static IsaConfig parse(const std::string& text, const std::string& filename, const std::vector<ConfigOverride>& overrides = {});
+  static IsaConfig parse(const std::string& text, const std::string& filename,
+                         const std::vector<ConfigOverride>& overrides = {});
 
   const Params& params() const { return params_; }
   const std::vector<InstrDesc>& instructions() const { return instrs_; }
   const InstrDesc& instr(int index) const { return instrs_[static_cast<size_t>(index)]; }
   /// Index of the instruction with this opcode, or -1.
-  int byOpcode(uint32_t opcode) const {
-    return opcode < opcode_table_.size() ? opcode_table_[opcode] : -1;
-  }
+  int byOpcode(uint32_t opcode) const { return opcode < opcode_table_.size() ? opcode_table_[opcode] : -1; }
   int byName(std::string_view name) const;  // -1 if absent
   /// First instruction of a semantics class (the one the compiler selects), or -1.
   int bySemantics(Semantics s) const;

@@ -16,20 +16,20 @@ struct Params;
 /// costParameters() default.
 struct CostModel {
   // --- energy: ---
-  double mac_pj = 0;                          // one int8 x int8 multiply with int32 accumulation
+  double mac_pj = 0;  // one int8 x int8 multiply with int32 accumulation
   double scratchpad_read_pj_per_byte = 0;
   double scratchpad_write_pj_per_byte = 0;
   double accumulator_read_pj_per_byte = 0;
   double accumulator_write_pj_per_byte = 0;
   double dram_read_pj_per_byte = 0;
   double dram_write_pj_per_byte = 0;
-  double vector_op_pj = 0;                    // one lane-element of a vector instruction
-  double leakage_pj_per_cycle = 0;            // the whole NPU, every cycle
+  double vector_op_pj = 0;          // one lane-element of a vector instruction
+  double leakage_pj_per_cycle = 0;  // the whole NPU, every cycle
   // --- area: ---
-  double pe_mm2 = 0;                          // one processing element of the array
+  double pe_mm2 = 0;  // one processing element of the array
   double scratchpad_mm2_per_kib = 0;
   double accumulator_mm2_per_kib = 0;
-  double fixed_mm2 = 0;                       // controller, queues, DMA engines, vector unit
+  double fixed_mm2 = 0;  // controller, queues, DMA engines, vector unit
 };
 
 /// One key of the `energy:` or `area:` section.
@@ -40,7 +40,7 @@ struct CostParameter {
   double default_value;
   std::string_view unit;
   std::string_view meaning;
-  std::string_view source;   // where the default comes from
+  std::string_view source;  // where the default comes from
 };
 
 std::span<const CostParameter> costParameters();

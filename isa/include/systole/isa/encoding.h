@@ -24,7 +24,9 @@ struct Instruction {
   std::array<int64_t, kMaxFields> fields{};
 
   /// Value of the semantics class's k-th operand.
-  int64_t operand(const InstrDesc& d, int k) const { return fields[static_cast<size_t>(d.operand_field[static_cast<size_t>(k)])]; }
+  int64_t operand(const InstrDesc& d, int k) const {
+    return fields[static_cast<size_t>(d.operand_field[static_cast<size_t>(k)])];
+  }
   bool operator==(const Instruction&) const = default;
 };
 

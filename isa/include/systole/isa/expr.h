@@ -25,8 +25,8 @@ namespace systole::isa {
 /// instruction field, passed at evaluation time by its index.
 struct NameBinding {
   enum class Kind { Constant, Field } kind = Kind::Constant;
-  int64_t value = 0;   // for Constant
-  int field_index = 0; // for Field
+  int64_t value = 0;    // for Constant
+  int field_index = 0;  // for Field
 };
 
 /// Resolves a name; returns nullopt for an unknown name (a compile error).

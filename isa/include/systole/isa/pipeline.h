@@ -135,7 +135,8 @@ class DmaTimeline {
  public:
   /// With `channel`, each transfer also reserves its cycles of the shared DRAM data channel from
   /// its start (the simulator's rule) and waits for them.
-  DmaTimeline(const IsaConfig& isa, Unit unit, DramChannel* channel = nullptr) : isa_(isa), unit_(unit), channel_(channel) {}
+  DmaTimeline(const IsaConfig& isa, Unit unit, DramChannel* channel = nullptr)
+      : isa_(isa), unit_(unit), channel_(channel) {}
   /// Starts `in` no earlier than `notBefore`; returns its start cycle (instructions of other
   /// units are ignored: then `notBefore`).
   uint64_t issue(const Instruction& in, uint64_t notBefore = 0);

@@ -26,7 +26,7 @@ struct TensorInfo {
   DType dtype = DType::Int8;
   std::vector<int64_t> shape;
   uint64_t dram_addr = 0;
-  float scale = 1.0f;      // real = scale * (q - zero_point)
+  float scale = 1.0f;  // real = scale * (q - zero_point)
   int32_t zero_point = 0;
 
   int64_t elements() const;
@@ -68,7 +68,8 @@ std::vector<uint8_t> serializeModelSbin(const ModelContainer& model);
 std::vector<uint8_t> serializeModelSbin(const std::vector<const Program*>& programs, const std::vector<uint8_t>& model);
 /// Writes that container to `path` atomically, one program image at a time (a big model's
 /// weights are never held twice in memory).
-void writeModelSbin(const std::string& path, const std::vector<const Program*>& programs, const std::vector<uint8_t>& model);
+void writeModelSbin(const std::string& path, const std::vector<const Program*>& programs,
+                    const std::vector<uint8_t>& model);
 /// Parses a version-2 container; every program inside is a complete version-1 image, checked as
 /// deserializeSbin checks one.
 ModelContainer deserializeModelSbin(const std::vector<uint8_t>& bytes, const std::string& name);

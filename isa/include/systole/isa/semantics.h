@@ -16,33 +16,33 @@ enum class Unit : uint8_t { Load, Compute, Store };
 inline constexpr int kNumUnits = 3;
 
 enum class Semantics : uint8_t {
-  DmaLoad,       // DRAM -> scratchpad rows
-  DmaLoadAcc,    // DRAM -> accumulator rows (int32)
-  DmaStore,      // scratchpad rows -> DRAM
-  DmaStoreAcc,   // accumulator rows -> DRAM (int32)
-  WeightPreload, // scratchpad rows -> the array's weight registers
-  MatmulTile,    // activation rows x weights -> accumulator rows
-  MatmulStream,  // output-stationary: a reduction of several slices, both operands from the scratchpad
-  Requantize,    // accumulator rows -> scratchpad rows (int32 -> int8)
-  VectorWiden,   // scratchpad rows -> accumulator rows ((x - zp) * multiplier)
-  VectorAdd,     // accumulator rows + accumulator rows
-  VectorMul,     // accumulator rows * accumulator rows
-  VectorMax,     // max of scratchpad rows
-  VectorLut,     // scratchpad rows through a 256-entry int8 table
-  VectorReduce,  // accumulator row -> its lane sum or lane max, broadcast to every lane
-  Nop,           // no effect; carries dependency tokens
-  Finish,        // end of program once all queues drain
-  DmaLoad2d,     // DRAM -> scratchpad rows, several runs of strided rows (a 2-D transfer)
+  DmaLoad,        // DRAM -> scratchpad rows
+  DmaLoadAcc,     // DRAM -> accumulator rows (int32)
+  DmaStore,       // scratchpad rows -> DRAM
+  DmaStoreAcc,    // accumulator rows -> DRAM (int32)
+  WeightPreload,  // scratchpad rows -> the array's weight registers
+  MatmulTile,     // activation rows x weights -> accumulator rows
+  MatmulStream,   // output-stationary: a reduction of several slices, both operands from the scratchpad
+  Requantize,     // accumulator rows -> scratchpad rows (int32 -> int8)
+  VectorWiden,    // scratchpad rows -> accumulator rows ((x - zp) * multiplier)
+  VectorAdd,      // accumulator rows + accumulator rows
+  VectorMul,      // accumulator rows * accumulator rows
+  VectorMax,      // max of scratchpad rows
+  VectorLut,      // scratchpad rows through a 256-entry int8 table
+  VectorReduce,   // accumulator row -> its lane sum or lane max, broadcast to every lane
+  Nop,            // no effect; carries dependency tokens
+  Finish,         // end of program once all queues drain
+  DmaLoad2d,      // DRAM -> scratchpad rows, several runs of strided rows (a 2-D transfer)
 };
 inline constexpr int kNumSemantics = 17;
 
 /// Operands of a semantics class, in the order they are passed to the arithmetic.
 struct SemanticsInfo {
   Semantics semantics;
-  std::string_view name;           // as written in the YAML
-  Unit unit;                       // the queue that executes it
+  std::string_view name;                     // as written in the YAML
+  Unit unit;                                 // the queue that executes it
   std::array<std::string_view, 8> operands;  // required field names; empty entries unused
-  std::string_view summary;        // one line for docs and --help
+  std::string_view summary;                  // one line for docs and --help
 
   int operandCount() const {
     int n = 0;
@@ -66,8 +66,8 @@ std::optional<Unit> unitByName(std::string_view name);
 /// Dependency-token flags, in the fixed header of every instruction (after the opcode).
 enum TokenFlag : uint8_t { kPopPrev = 1, kPopNext = 2, kPushPrev = 4, kPushNext = 8 };
 inline constexpr int kNumTokenFlags = 4;
-inline constexpr std::array<std::string_view, kNumTokenFlags> kTokenFlagNames = {"pop_prev", "pop_next",
-                                                                                  "push_prev", "push_next"};
+inline constexpr std::array<std::string_view, kNumTokenFlags> kTokenFlagNames = {"pop_prev", "pop_next", "push_prev",
+                                                                                 "push_next"};
 
 /// Whether a queue has a neighbour before / after it (load <-> compute <-> store).
 inline bool hasPrev(Unit u) { return u != Unit::Load; }

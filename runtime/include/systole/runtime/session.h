@@ -41,15 +41,15 @@ struct LayerTiming {
 struct HostStep {
   std::string name, op;
   int64_t macs = 0;
-  uint64_t cycles = 0;       // the config's host model (host_cost.h)
+  uint64_t cycles = 0;  // the config's host model (host_cost.h)
   uint64_t start_cycle = 0;
-  size_t after_layers = 0;   // how many NPU layers ran before it (places it among RunResult::layers)
+  size_t after_layers = 0;  // how many NPU layers ran before it (places it among RunResult::layers)
 };
 
 /// Compiling the host operators (hostjit::CompileReport, without LLVM in this header).
 struct HostJitReport {
-  size_t compiled = 0;      // host nodes with native code
-  double seconds = 0;       // building IR and compiling it (or loading it from the cache)
+  size_t compiled = 0;  // host nodes with native code
+  double seconds = 0;   // building IR and compiling it (or loading it from the cache)
   bool cache_hit = false;
   std::string cache_entry;  // the object file read or written
   std::string warning;
@@ -58,19 +58,19 @@ struct HostJitReport {
 /// The first element where the NPU and the reference disagree.
 struct Mismatch {
   std::string tensor;
-  std::vector<int64_t> index;      // in the graph's (NCHW) coordinates
+  std::vector<int64_t> index;  // in the graph's (NCHW) coordinates
   int npu = 0, reference = 0;
-  int64_t instruction = -1;        // the last store that wrote the element, or -1
+  int64_t instruction = -1;  // the last store that wrote the element, or -1
   std::string disassembly, layer;
 
   std::string describe() const;
 };
 
 struct RunOptions {
-  bool check = false;          // compare with the reference interpreter (needs the quantized graph)
+  bool check = false;  // compare with the reference interpreter (needs the quantized graph)
   bool timing_only = false;
-  bool races = false;          // fail a program whose scratchpad/accumulator accesses tokens do not order (sim/race_check.h)
-  bool trace = false;          // RunResult::trace_json: the whole model on one timeline
+  bool races = false;  // fail a program whose scratchpad/accumulator accesses tokens do not order (sim/race_check.h)
+  bool trace = false;  // RunResult::trace_json: the whole model on one timeline
   /// Host operators as native code compiled with LLVM (hostjit/; bit for bit the interpreter's
   /// results), compiled at the session's first run; false: all in the interpreter's kernels.
   bool host_jit = true;
@@ -83,21 +83,21 @@ struct RunOptions {
 struct RunResult {
   std::map<std::string, compiler::HostTensor> outputs;      // float, by graph output name
   std::map<std::string, compiler::HostTensor> npu_outputs;  // int8 NCHW, by value name
-  sim::SimResult sim;               // statistics summed over the programs; outputs of the last
-  size_t programs = 0;              // NPU programs run (more than one when host operators sit between)
-  size_t host_operators = 0;        // operators run on the host
-  uint64_t host_cycles = 0;         // their cost by the config's host model (host_cost.h)
-  int64_t host_macs = 0;            // multiply-accumulates the host operators do
-  uint64_t transfer_cycles = 0;     // moving each program's inputs and outputs between host and NPU
-  size_t host_jit_runs = 0;         // host operator runs as JIT-compiled code
-  size_t host_interpreted_runs = 0; // host operator runs in the interpreter's kernels
-  double host_seconds = 0;          // wall time of the host operators (this process, not the model)
+  sim::SimResult sim;                                       // statistics summed over the programs; outputs of the last
+  size_t programs = 0;                    // NPU programs run (more than one when host operators sit between)
+  size_t host_operators = 0;              // operators run on the host
+  uint64_t host_cycles = 0;               // their cost by the config's host model (host_cost.h)
+  int64_t host_macs = 0;                  // multiply-accumulates the host operators do
+  uint64_t transfer_cycles = 0;           // moving each program's inputs and outputs between host and NPU
+  size_t host_jit_runs = 0;               // host operator runs as JIT-compiled code
+  size_t host_interpreted_runs = 0;       // host operator runs in the interpreter's kernels
+  double host_seconds = 0;                // wall time of the host operators (this process, not the model)
   std::optional<HostJitReport> host_jit;  // set when this run compiled (or loaded) the host code
   uint64_t totalCycles() const { return sim.stats.cycles + host_cycles + transfer_cycles; }
-  std::vector<LayerTiming> layers;                           // NPU layers, in schedule order
-  std::vector<HostStep> host_steps;                          // host operators, in schedule order
-  std::string trace_json;                                    // with RunOptions::trace
-  std::optional<Mismatch> mismatch;                          // set when a check failed
+  std::vector<LayerTiming> layers;   // NPU layers, in schedule order
+  std::vector<HostStep> host_steps;  // host operators, in schedule order
+  std::string trace_json;            // with RunOptions::trace
+  std::optional<Mismatch> mismatch;  // set when a check failed
   bool checked = false;
 };
 

@@ -17,7 +17,8 @@ namespace systole::runtime {
 
 /// The document; `values` (by value name, may be empty) gives a layer's accuracy against the
 /// float model where it was measured.
-nlohmann::ordered_json statsDocument(const RunResult& result, const isa::Params& p, const std::map<std::string, TensorAccuracy>& values);
+nlohmann::ordered_json statsDocument(const RunResult& result, const isa::Params& p,
+                                     const std::map<std::string, TensorAccuracy>& values);
 
 /// The document's "layers" and "totals" as CSV: nested fields flattened to dotted column names,
 /// lists joined by ';', absent values empty.

@@ -26,8 +26,8 @@ class ArrayWeights {
   int64_t rows() const { return rows_; }
   int64_t cols() const { return cols_; }
   int64_t paddedCols() const { return padded_; }
-  const int8_t* plain() const { return plain_.data(); }  // W[k][n] at k * cols + n
-  const int16_t* pairs() const { return pairs_.data(); } // pair j at j * 2 * paddedCols
+  const int8_t* plain() const { return plain_.data(); }   // W[k][n] at k * cols + n
+  const int16_t* pairs() const { return pairs_.data(); }  // pair j at j * 2 * paddedCols
   int64_t pairCount() const { return (rows_ + 1) / 2; }
 
  private:
@@ -39,8 +39,8 @@ class ArrayWeights {
 /// out[i][n] (+)= sum over k of a[i][k] * W[k][n] for i < count, n < W.cols(), modulo 2^32. Row i
 /// of the activations starts at a + i * aStride (W.rows() bytes), of the results at
 /// out + i * outStride. Dispatches to the best SIMD target of the host.
-void matmulRows(const ArrayWeights& w, const int8_t* a, int64_t aStride, int64_t count, uint32_t* out, int64_t outStride,
-                bool accumulate);
+void matmulRows(const ArrayWeights& w, const int8_t* a, int64_t aStride, int64_t count, uint32_t* out,
+                int64_t outStride, bool accumulate);
 
 /// The same product by the plain scalar loop: the reference the SIMD kernel is tested against.
 void matmulRowsScalar(const ArrayWeights& w, const int8_t* a, int64_t aStride, int64_t count, uint32_t* out,

@@ -41,7 +41,10 @@ template <typename T>
 class RowMemory {
  public:
   RowMemory(std::string name, int64_t rows, int64_t lanes)
-      : name_(std::move(name)), rows_(rows), lanes_(lanes), data_(static_cast<size_t>(rows * lanes)),
+      : name_(std::move(name)),
+        rows_(rows),
+        lanes_(lanes),
+        data_(static_cast<size_t>(rows * lanes)),
         written_(static_cast<size_t>(rows), 0) {}
 
   int64_t rows() const { return rows_; }
@@ -80,8 +83,10 @@ class RowMemory {
 /// Everything on the chip that instructions read and write.
 struct MachineState {
   explicit MachineState(const isa::Params& p)
-      : spad("scratchpad", p.spad_rows, p.spad_row_elems), acc("accumulator", p.acc_rows, p.acc_row_elems),
-        weights(p.array_rows, p.array_cols), slice(p.array_rows, p.array_cols) {}
+      : spad("scratchpad", p.spad_rows, p.spad_row_elems),
+        acc("accumulator", p.acc_rows, p.acc_row_elems),
+        weights(p.array_rows, p.array_cols),
+        slice(p.array_rows, p.array_cols) {}
 
   void clear() {
     spad.clear();
@@ -92,8 +97,8 @@ struct MachineState {
 
   RowMemory<int8_t> spad;
   RowMemory<int32_t> acc;
-  ArrayWeights weights;  // the array's weight tile
-  ArrayWeights slice;    // matmul_stream's weight slice in flight (scratch, never read across instructions)
+  ArrayWeights weights;         // the array's weight tile
+  ArrayWeights slice;           // matmul_stream's weight slice in flight (scratch, never read across instructions)
   bool weights_loaded = false;  // a weight_preload has run (poison mode checks it)
 };
 

@@ -22,18 +22,18 @@ namespace systole::sim {
 struct PreparedProgram;
 
 struct SimOptions {
-  bool timing_only = false;       // same cycles and stats, no data loaded, computed or moved
-  bool poison = false;            // fault on reads of never-written scratchpad/accumulator rows
-  bool races = false;             // fault before running if two queues' accesses to a row are not ordered by tokens (race_check.h)
-  bool trace = false;             // write a Chrome trace (SimResult::trace_json); implies timeline
-  bool timeline = false;          // record each instruction's dispatch and cycles (SimResult::timeline)
+  bool timing_only = false;  // same cycles and stats, no data loaded, computed or moved
+  bool poison = false;       // fault on reads of never-written scratchpad/accumulator rows
+  bool races = false;  // fault before running if two queues' accesses to a row are not ordered by tokens (race_check.h)
+  bool trace = false;  // write a Chrome trace (SimResult::trace_json); implies timeline
+  bool timeline = false;  // record each instruction's dispatch and cycles (SimResult::timeline)
   /// Statistics per region of the program (Stats::regions): region k holds the instructions from
   /// region_starts[k] up to the next start. Must begin at 0 and not decrease; empty: one region.
   std::vector<uint32_t> region_starts;
-  uint64_t quantum_cycles = 1000; // how far a unit may run ahead of SystemC time
-  ArrayBackend* array = nullptr;  // runs weight_preload / matmul_tile / matmul_stream (e.g. Verilated RTL); null: the
-                                  // C++ model. Not owned; reset at the start of the run. Its cycle
-                                  // counts must equal the YAML timing (a fault otherwise).
+  uint64_t quantum_cycles = 1000;  // how far a unit may run ahead of SystemC time
+  ArrayBackend* array = nullptr;   // runs weight_preload / matmul_tile / matmul_stream (e.g. Verilated RTL); null: the
+                                   // C++ model. Not owned; reset at the start of the run. Its cycle
+                                   // counts must equal the YAML timing (a fault otherwise).
 };
 
 /// A tensor's bytes as laid out in DRAM (row-major, little-endian).

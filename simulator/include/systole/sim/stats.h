@@ -36,10 +36,10 @@ struct Counters {
   std::array<std::array<uint64_t, kNumStallCauses>, isa::kNumUnits> stall_cycles{};  // [queue][cause]
   uint64_t dram_bytes_read = 0;                                                      // DRAM -> chip
   uint64_t dram_bytes_written = 0;                                                   // chip -> DRAM
-  uint64_t macs = 0;                                                                 // multiply-accumulates of the array
-  uint64_t spad_bytes_read = 0, spad_bytes_written = 0;                              // scratchpad (sim/sram_traffic.h)
-  uint64_t acc_bytes_read = 0, acc_bytes_written = 0;                                // accumulator
-  uint64_t vector_elements = 0;                                                      // lane-elements of vector instructions
+  uint64_t macs = 0;                                     // multiply-accumulates of the array
+  uint64_t spad_bytes_read = 0, spad_bytes_written = 0;  // scratchpad (sim/sram_traffic.h)
+  uint64_t acc_bytes_read = 0, acc_bytes_written = 0;    // accumulator
+  uint64_t vector_elements = 0;                          // lane-elements of vector instructions
 
   void add(const Counters& other);
   uint64_t stallCycles(isa::Unit queue) const;  // over every cause
@@ -56,11 +56,11 @@ struct RegionStats {
 struct Stats : Counters {
   std::string isa;
   int64_t clock_mhz = 0;
-  int64_t array_pes = 0;                                     // array.rows * array.cols
-  uint64_t cycles = 0;                                       // first dispatch to last completion
-  std::vector<std::pair<std::string, uint64_t>> by_opcode;   // mnemonic -> count, config order
-  std::vector<RegionStats> regions;                          // per SimOptions::region_starts (one when none)
-  isa::CostModel cost;                                       // the config's energy and area model
+  int64_t array_pes = 0;                                    // array.rows * array.cols
+  uint64_t cycles = 0;                                      // first dispatch to last completion
+  std::vector<std::pair<std::string, uint64_t>> by_opcode;  // mnemonic -> count, config order
+  std::vector<RegionStats> regions;                         // per SimOptions::region_starts (one when none)
+  isa::CostModel cost;                                      // the config's energy and area model
 
   double utilization(Resource r) const {
     return cycles ? static_cast<double>(busy_cycles[static_cast<size_t>(r)]) / static_cast<double>(cycles) : 0.0;
@@ -68,7 +68,9 @@ struct Stats : Counters {
   /// Executed array MACs / (cycles * PEs), padding and unused lanes included: how busy the array
   /// was, not how much of it served the model (that is model MACs / (cycles * PEs)).
   double executedMacEfficiency() const {
-    return cycles && array_pes ? static_cast<double>(macs) / (static_cast<double>(cycles) * static_cast<double>(array_pes)) : 0.0;
+    return cycles && array_pes
+               ? static_cast<double>(macs) / (static_cast<double>(cycles) * static_cast<double>(array_pes))
+               : 0.0;
   }
 
   /// Adds another run's statistics, as if it ran after this one (its regions follow these).

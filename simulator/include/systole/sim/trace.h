@@ -62,7 +62,8 @@ class TraceWriter {
 
  private:
   void beginEvent();
-  void addInstructions(uint64_t offset, const std::vector<isa::Instruction>& program, const std::vector<TraceSlice>& timeline);
+  void addInstructions(uint64_t offset, const std::vector<isa::Instruction>& program,
+                       const std::vector<TraceSlice>& timeline);
   void addCounters(uint64_t offset, uint64_t cycles, const std::vector<isa::Instruction>& program,
                    const std::vector<TraceSlice>& timeline);
   std::string ts(uint64_t cycle) const;  // microseconds at the config's clock
