@@ -5,12 +5,10 @@ set -euo pipefail
 root=${1:-$(dirname "$0")/../..}
 cd "$root"
 command -v clang-format >/dev/null || { echo "clang-format is not installed (Debian: clang-format)"; exit 1; }
-bad=0
-while IFS= read -r f; do
-  if ! clang-format --dry-run --Werror "$f" >/dev/null 2>&1; then
-    echo "not formatted: $f"
-    bad=$((bad + 1))
-  fi
-done < <(git ls-files '*.cpp' '*.h' 2>/dev/null || find . -name '*.cpp' -o -name '*.h')
-echo "$bad file(s) not formatted by .clang-format"
-[ "$bad" -eq 0 ]
+mapfile -t files < <(git ls-files '*.cpp' '*.h' 2>/dev/null || find . -name '*.cpp' -o -name '*.h')
+if out=$(clang-format --dry-run --Werror "${files[@]}" 2>&1); then
+  echo "${#files[@]} files formatted as .clang-format says"
+  exit 0
+fi
+printf '%s\n' "$out" | sed -n 's/^\([^:]*\):[0-9]*:[0-9]*: error: code should be clang-formatted.*/not formatted: \1/p' | sort -u
+exit 1

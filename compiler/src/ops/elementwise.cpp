@@ -6,6 +6,7 @@
 #include <limits>
 #include <numbers>
 
+#include "ops/int8_kernel.h"
 #include "ops/op_def.h"
 
 namespace systole::compiler::float_kernels {
@@ -148,6 +149,92 @@ void applyActivation(const Node& n, float* y, int64_t count) {
 
 }  // namespace systole::compiler::float_kernels
 
+// ---- int8 kernels (docs/quantized-ops.md: Add, Mul, Relu, Clip, Max, Min) ----
+
+namespace systole::compiler::int8_kernels {
+
+namespace {
+
+void add(const Graph& g, const Node& n, const std::vector<const HostTensor*>& in, HostTensor& y) {
+  expectType(in.at(0), ElemType::Int8, "Add input A");
+  expectType(in.size() > 1 ? in[1] : nullptr, ElemType::Int8, "Add input B");
+  if (in[0]->shape != y.shape || in[1]->shape != y.shape) throw Error("a quantized Add needs equal shapes");
+  const int32_t za = perTensorQuant(g, n.inputs[0]).zero_point, zb = perTensorQuant(g, n.inputs[1]).zero_point;
+  const int32_t ma = intAttr(n, "a_multiplier"), mb = intAttr(n, "b_multiplier");
+  const Requantizer rq(n, 1, perTensorQuant(g, n.outputs.at(0)).zero_point, true);
+  const int8_t* a = in[0]->data<int8_t>();
+  const int8_t* b = in[1]->data<int8_t>();
+  int8_t* out = y.data<int8_t>();
+  for (int64_t i = 0; i < y.elements(); ++i)
+    out[i] = rq(arith::add(arith::widen(a[i], za, ma), arith::widen(b[i], zb, mb)), 0);
+}
+
+/// y = requantize(widen(a, z_a, 1) * widen(b, z_b, 1)); b has a's shape, or [N, C, 1, 1] against
+/// a's [N, C, H, W] (one value per image and channel, broadcast over the pixels).
+void mul(const Graph& g, const Node& n, const std::vector<const HostTensor*>& in, HostTensor& y) {
+  expectType(in.at(0), ElemType::Int8, "Mul input A");
+  expectType(in.size() > 1 ? in[1] : nullptr, ElemType::Int8, "Mul input B");
+  const auto& as = in[0]->shape;
+  const auto& bs = in[1]->shape;
+  const bool perChannel = bs != as;
+  if (as != y.shape || (perChannel && (as.size() != 4 || bs != std::vector<int64_t>{as[0], as[1], 1, 1})))
+    throw Error("a quantized Mul needs equal shapes or a [N, C, 1, 1] second input");
+  const int64_t pixels = perChannel ? as[2] * as[3] : 1;
+  const int32_t za = perTensorQuant(g, n.inputs[0]).zero_point, zb = perTensorQuant(g, n.inputs[1]).zero_point;
+  const Requantizer rq(n, 1, perTensorQuant(g, n.outputs.at(0)).zero_point, true);
+  const int8_t* a = in[0]->data<int8_t>();
+  const int8_t* b = in[1]->data<int8_t>();
+  int8_t* out = y.data<int8_t>();
+  for (int64_t i = 0; i < y.elements(); ++i)
+    out[i] = rq(arith::mul(arith::widen(a[i], za, 1), arith::widen(b[i / pixels], zb, 1)), 0);
+}
+
+void clamp(const Node& n, const std::vector<const HostTensor*>& in, HostTensor& y, int32_t lo, int32_t hi) {
+  expectType(in.at(0), ElemType::Int8, n.op + " input");
+  const int8_t* x = in[0]->data<int8_t>();
+  int8_t* out = y.data<int8_t>();
+  for (int64_t i = 0; i < y.elements(); ++i)
+    out[i] = static_cast<int8_t>(std::min<int32_t>(std::max<int32_t>(x[i], lo), hi));
+}
+
+/// Max or Min of two int8 tensors of one shape and one quantization (the quantizer gives them the
+/// output's): the int8 values compare as the real ones do.
+void extremum(const Graph& g, const Node& n, const std::vector<const HostTensor*>& in, HostTensor& y, bool isMax) {
+  if (in.size() != 2) throw Error("expects two inputs");
+  expectType(in[0], ElemType::Int8, "input");
+  expectType(in[1], ElemType::Int8, "input");
+  if (in[0]->shape != y.shape || in[1]->shape != y.shape) throw Error("int8 inputs must have the output's shape");
+  const std::optional<Quant>& qy = g.values[static_cast<size_t>(n.outputs.at(0))].quant;
+  for (int v : n.inputs)
+    if (!qy || g.values[static_cast<size_t>(v)].quant != qy)
+      throw Error("int8 inputs must have the output's quantization");
+  const int8_t *a = in[0]->data<int8_t>(), *b = in[1]->data<int8_t>();
+  int8_t* out = y.data<int8_t>();
+  for (int64_t i = 0; i < y.elements(); ++i) out[i] = isMax ? std::max(a[i], b[i]) : std::min(a[i], b[i]);
+}
+
+void maximum(const Graph& g, const Node& n, const std::vector<const HostTensor*>& in, HostTensor& y) {
+  extremum(g, n, in, y, true);
+}
+
+void minimum(const Graph& g, const Node& n, const std::vector<const HostTensor*>& in, HostTensor& y) {
+  extremum(g, n, in, y, false);
+}
+
+/// Relu (unfused): the clamp to [act_min, act_max], by default [z, 127].
+void relu(const Graph& g, const Node& n, const std::vector<const HostTensor*>& in, HostTensor& y) {
+  const int32_t z = perTensorQuant(g, n.inputs[0]).zero_point;
+  clamp(n, in, y, n.has("act_min") ? intAttr(n, "act_min") : z, n.has("act_max") ? intAttr(n, "act_max") : 127);
+}
+
+void clip(const Graph&, const Node& n, const std::vector<const HostTensor*>& in, HostTensor& y) {
+  clamp(n, in, y, intAttr(n, "act_min"), intAttr(n, "act_max"));
+}
+
+}  // namespace
+
+}  // namespace systole::compiler::int8_kernels
+
 namespace systole::compiler {
 
 namespace {
@@ -250,6 +337,16 @@ void defineArithmeticOps(OpTable& t) {
       {Op::Min, broadcastShape},
   });
   t.flag(kImported, {Op::Add, Op::Sub, Op::Mul, Op::Div, Op::Pow, Op::Max, Op::Min});
+  t.int8Form(Int8Form::Add, {Op::Add, Op::Sub});
+  t.int8Form(Int8Form::Mul, {Op::Mul});
+  t.int8Form(Int8Form::Scale, {Op::Div});
+  t.int8Form(Int8Form::Extremum, {Op::Max, Op::Min});
+  t.int8Kernels({
+      {Op::Add, int8_kernels::add},
+      {Op::Mul, int8_kernels::mul},
+      {Op::Max, int8_kernels::maximum},
+      {Op::Min, int8_kernels::minimum},
+  });
 }
 
 /// Functions of one input (and PRelu's slope): Relu, Clip and the ones that become a Lut on int8.
@@ -308,10 +405,13 @@ void defineActivationOps(OpTable& t) {
   for (Op op : {Op::Relu, Op::Clip, Op::PRelu, Op::LeakyRelu, Op::HardSigmoid, Op::HardSwish, Op::Sigmoid, Op::Tanh,
                 Op::Sqrt, Op::Erf, Op::Exp, Op::Neg, Op::Gelu})
     t[op].shape = sameShape;
-  t.flag(kLutable,
-         {Op::Sigmoid, Op::HardSigmoid, Op::HardSwish, Op::Tanh, Op::Gelu, Op::LeakyRelu, Op::Erf, Op::Exp, Op::Neg});
+  t.int8Form(Int8Form::Lut, {Op::Sigmoid, Op::HardSigmoid, Op::HardSwish, Op::Tanh, Op::Gelu, Op::LeakyRelu, Op::Erf,
+                             Op::Exp, Op::Neg});
   t.flag(kImported, {Op::Clip, Op::Erf, Op::Exp, Op::HardSigmoid, Op::HardSwish, Op::LeakyRelu, Op::Neg, Op::PRelu,
                      Op::Relu, Op::Sigmoid, Op::Sqrt, Op::Tanh});
+  t.int8Form(Int8Form::Relu, {Op::Relu});
+  t.int8Form(Int8Form::Clip, {Op::Clip});
+  t.int8Kernels({{Op::Relu, int8_kernels::relu}, {Op::Clip, int8_kernels::clip}});
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "reference/float_gemm.h"
+#include "ops/int8_kernel.h"
 #include "ops/op_def.h"
 
 namespace systole::compiler::float_kernels {
@@ -268,6 +269,191 @@ void globalAveragePool(const Ctx& c) {
 
 }  // namespace systole::compiler::float_kernels
 
+// ---- int8 kernels (docs/quantized-ops.md: Conv, Gemm/MatMul, pooling) ----
+
+namespace systole::compiler::int8_kernels {
+
+namespace {
+
+void conv(const Graph& g, const Node& n, const std::vector<const HostTensor*>& in, HostTensor& y) {
+  const HostTensor* x = in.at(0);
+  const HostTensor* w = in.size() > 1 ? in[1] : nullptr;
+  const HostTensor* b = in.size() > 2 ? in[2] : nullptr;
+  expectType(x, ElemType::Int8, "Conv input");
+  expectType(w, ElemType::Int8, "Conv weight");
+  if (b) expectType(b, ElemType::Int32, "Conv bias");
+  if (w->shape.size() != x->shape.size()) throw Error("Conv weight rank differs from the input rank");
+  const int64_t batch = x->shape[0], inC = x->shape[1], outC = w->shape[0], icg = w->shape[1];
+  const int64_t groups = n.getInt("group", 1);
+  if (groups < 1 || inC != icg * groups || outC % groups != 0 || y.shape[1] != outC)
+    throw Error("Conv channels do not match 'group'");
+  if (b && b->elements() != outC) throw Error("Conv bias must have one value per output channel");
+  const Window2d win = windowOf(n, x->shape, y.shape, {w->shape.begin() + 2, w->shape.end()});
+  const int32_t zx = perTensorQuant(g, n.inputs[0]).zero_point;
+  const Requantizer rq(n, outC, perTensorQuant(g, n.outputs.at(0)).zero_point, true);
+
+  const int64_t ocg = outC / groups, inPlane = win.in_h * win.in_w, outPlane = win.out_h * win.out_w;
+  const int8_t* xd = x->data<int8_t>();
+  const int8_t* wd = w->data<int8_t>();
+  int8_t* yd = y.data<int8_t>();
+  // The output positions o in [0, outSize) whose input position o*stride + off lies in [0, inSize).
+  auto validRange = [](int64_t off, int64_t stride, int64_t inSize, int64_t outSize) {
+    const int64_t lo = off >= 0 ? 0 : (-off + stride - 1) / stride;
+    const int64_t last = inSize - 1 - off;
+    const int64_t hi = last < 0 ? 0 : std::min(outSize, last / stride + 1);
+    return std::pair<int64_t, int64_t>{lo, std::max(lo, hi)};
+  };
+  std::vector<int32_t> acc(static_cast<size_t>(outPlane));
+  std::vector<int32_t> centred(static_cast<size_t>(inC * inPlane));  // x - z_x of one batch item
+  for (int64_t bn = 0; bn < batch; ++bn) {
+    for (int64_t i = 0; i < inC * inPlane; ++i)
+      centred[static_cast<size_t>(i)] = arith::widen(xd[bn * inC * inPlane + i], zx, 1);
+    for (int64_t oc = 0; oc < outC; ++oc) {
+      std::fill(acc.begin(), acc.end(), b ? b->data<int32_t>()[oc] : 0);
+      const int64_t group = oc / ocg;
+      for (int64_t c = 0; c < icg; ++c) {
+        const int32_t* plane = centred.data() + (group * icg + c) * inPlane;
+        for (int64_t kh = 0; kh < win.k_h; ++kh) {
+          const int64_t offH = kh * win.dil_h - win.pad_top;
+          const auto [ohLo, ohHi] = validRange(offH, win.stride_h, win.in_h, win.out_h);
+          for (int64_t kw = 0; kw < win.k_w; ++kw) {
+            const int32_t wv = wd[((oc * icg + c) * win.k_h + kh) * win.k_w + kw];
+            if (wv == 0) continue;  // (x - z) * 0 adds nothing
+            const int64_t offW = kw * win.dil_w - win.pad_left;
+            const auto [owLo, owHi] = validRange(offW, win.stride_w, win.in_w, win.out_w);
+            for (int64_t oh = ohLo; oh < ohHi; ++oh) {
+              const int64_t base = (oh * win.stride_h + offH) * win.in_w + offW;  // input index of ow = 0
+              int32_t* accRow = acc.data() + oh * win.out_w;
+              if (win.stride_w == 1)
+                for (int64_t ow = owLo; ow < owHi; ++ow)
+                  accRow[ow] = arith::add(accRow[ow], arith::mul(plane[base + ow], wv));
+              else
+                for (int64_t ow = owLo; ow < owHi; ++ow)
+                  accRow[ow] = arith::add(accRow[ow], arith::mul(plane[base + ow * win.stride_w], wv));
+            }
+          }
+        }
+      }
+      int8_t* outPlanePtr = yd + (bn * outC + oc) * outPlane;
+      for (int64_t i = 0; i < outPlane; ++i) outPlanePtr[i] = rq(acc[static_cast<size_t>(i)], oc);
+    }
+  }
+}
+
+/// Gemm and MatMul with a constant right operand: a [..., K] x w [K, N] + b [N].
+void matmul(const Graph& g, const Node& n, const std::vector<const HostTensor*>& in, HostTensor& y) {
+  const HostTensor* a = in.at(0);
+  const HostTensor* w = in.size() > 1 ? in[1] : nullptr;
+  const HostTensor* b = in.size() > 2 ? in[2] : nullptr;
+  expectType(a, ElemType::Int8, n.op + " input");
+  expectType(w, ElemType::Int8, n.op + " weight");
+  if (b) expectType(b, ElemType::Int32, n.op + " bias");
+  if (n.getInt("transA", 0) != 0 || n.getInt("transB", 0) != 0)
+    throw Error("a quantized " + n.op + " takes its weight as [K][N] (transposes are folded in)");
+  if (w->shape.size() != 2 || a->shape.empty()) throw Error("the weight must be [K][N]");
+  const int64_t K = w->shape[0], N = w->shape[1];
+  if (a->shape.back() != K) throw Error("inner dimensions differ");
+  const int64_t M = a->elements() / K;
+  if (y.elements() != M * N) throw Error("output shape does not match [M][N]");
+  if (b && b->elements() != N) throw Error("bias must have N values");
+  const int32_t za = perTensorQuant(g, n.inputs[0]).zero_point;
+  const Requantizer rq(n, N, perTensorQuant(g, n.outputs.at(0)).zero_point, true);
+  const int8_t* ad = a->data<int8_t>();
+  const int8_t* wd = w->data<int8_t>();
+  int8_t* yd = y.data<int8_t>();
+  std::vector<int32_t> acc(static_cast<size_t>(N));
+  for (int64_t m = 0; m < M; ++m) {
+    for (int64_t j = 0; j < N; ++j) acc[static_cast<size_t>(j)] = b ? b->data<int32_t>()[j] : 0;
+    for (int64_t k = 0; k < K; ++k) {
+      const int32_t av = arith::widen(ad[m * K + k], za, 1);
+      if (av == 0) continue;
+      const int8_t* wRow = wd + k * N;
+      for (int64_t j = 0; j < N; ++j)
+        acc[static_cast<size_t>(j)] = arith::add(acc[static_cast<size_t>(j)], arith::mul(av, wRow[j]));
+    }
+    for (int64_t j = 0; j < N; ++j) yd[m * N + j] = rq(acc[static_cast<size_t>(j)], j);
+  }
+}
+
+std::vector<int64_t> kernelShape(const Node& n, size_t rank) {
+  std::vector<int64_t> k = n.getInts("kernel_shape");
+  if (k.size() + 2 != rank) throw Error("'kernel_shape' must give every spatial dimension");
+  return k;
+}
+
+/// Calls visit(inputIndex) for every window position of output (oh, ow) that lies inside x.
+template <typename Visit>
+void forWindow(const Window2d& w, int64_t oh, int64_t ow, Visit&& visit) {
+  for (int64_t kh = 0; kh < w.k_h; ++kh) {
+    const int64_t ih = oh * w.stride_h + kh * w.dil_h - w.pad_top;
+    if (ih < 0 || ih >= w.in_h) continue;
+    for (int64_t kw = 0; kw < w.k_w; ++kw) {
+      const int64_t iw = ow * w.stride_w + kw * w.dil_w - w.pad_left;
+      if (iw < 0 || iw >= w.in_w) continue;
+      visit(ih * w.in_w + iw);
+    }
+  }
+}
+
+void pool(const Graph& g, const Node& n, const std::vector<const HostTensor*>& in, HostTensor& y, bool isMax) {
+  expectType(in.at(0), ElemType::Int8, n.op + " input");
+  const HostTensor& x = *in[0];
+  const Window2d w = windowOf(n, x.shape, y.shape, kernelShape(n, x.shape.size()));
+  const int64_t planes = x.shape[0] * x.shape[1];
+  if (y.shape[0] != x.shape[0] || y.shape[1] != x.shape[1]) throw Error("pooling keeps N and C");
+  const int8_t* xd = x.data<int8_t>();
+  int8_t* yd = y.data<int8_t>();
+  if (isMax) {
+    for (int64_t p = 0; p < planes; ++p)
+      for (int64_t oh = 0; oh < w.out_h; ++oh)
+        for (int64_t ow = 0; ow < w.out_w; ++ow) {
+          int8_t m = -128;
+          forWindow(w, oh, ow, [&](int64_t i) { m = std::max(m, xd[p * w.in_h * w.in_w + i]); });
+          yd[(p * w.out_h + oh) * w.out_w + ow] = m;
+        }
+    return;
+  }
+  const int32_t zx = perTensorQuant(g, n.inputs[0]).zero_point;
+  const Requantizer rq(n, 1, perTensorQuant(g, n.outputs.at(0)).zero_point, false);
+  for (int64_t p = 0; p < planes; ++p)
+    for (int64_t oh = 0; oh < w.out_h; ++oh)
+      for (int64_t ow = 0; ow < w.out_w; ++ow) {
+        int32_t acc = 0;
+        forWindow(w, oh, ow,
+                  [&](int64_t i) { acc = arith::add(acc, arith::widen(xd[p * w.in_h * w.in_w + i], zx, 1)); });
+        yd[(p * w.out_h + oh) * w.out_w + ow] = rq(acc, 0);
+      }
+}
+
+void maxPool(const Graph& g, const Node& n, const std::vector<const HostTensor*>& in, HostTensor& y) {
+  pool(g, n, in, y, true);
+}
+
+void averagePool(const Graph& g, const Node& n, const std::vector<const HostTensor*>& in, HostTensor& y) {
+  pool(g, n, in, y, false);
+}
+
+void globalAveragePool(const Graph& g, const Node& n, const std::vector<const HostTensor*>& in, HostTensor& y) {
+  expectType(in.at(0), ElemType::Int8, "GlobalAveragePool input");
+  const HostTensor& x = *in[0];
+  if (x.shape.size() < 3) throw Error("GlobalAveragePool needs N C and spatial dimensions");
+  const int64_t planes = x.shape[0] * x.shape[1];
+  const int64_t size = x.elements() / std::max<int64_t>(planes, 1);
+  if (y.elements() != planes) throw Error("GlobalAveragePool output must be N x C x 1...");
+  const int32_t zx = perTensorQuant(g, n.inputs[0]).zero_point;
+  const Requantizer rq(n, 1, perTensorQuant(g, n.outputs.at(0)).zero_point, false);
+  const int8_t* xd = x.data<int8_t>();
+  for (int64_t p = 0; p < planes; ++p) {
+    int32_t acc = 0;
+    for (int64_t i = 0; i < size; ++i) acc = arith::add(acc, arith::widen(xd[p * size + i], zx, 1));
+    y.data<int8_t>()[p] = rq(acc, 0);
+  }
+}
+
+}  // namespace
+
+}  // namespace systole::compiler::int8_kernels
+
 namespace systole::compiler {
 
 namespace {
@@ -428,6 +614,20 @@ void defineLinearOps(OpTable& t) {
   t[Op::MatMul].macs = matmulMacs;
   t.flag(kImported,
          {Op::AveragePool, Op::Conv, Op::ConvTranspose, Op::Gemm, Op::GlobalAveragePool, Op::MatMul, Op::MaxPool});
+  t.int8Kernels({
+      {Op::Conv, int8_kernels::conv},
+      {Op::Gemm, int8_kernels::matmul},
+      {Op::MatMul, int8_kernels::matmul},
+      {Op::MaxPool, int8_kernels::maxPool},
+      {Op::AveragePool, int8_kernels::averagePool},
+      {Op::GlobalAveragePool, int8_kernels::globalAveragePool},
+  });
+  t.int8Form(Int8Form::Conv, {Op::Conv});
+  t.int8Form(Int8Form::Gemm, {Op::Gemm});
+  t.int8Form(Int8Form::MatMul, {Op::MatMul});
+  t.int8Form(Int8Form::MaxPool, {Op::MaxPool});
+  t.int8Form(Int8Form::AveragePool, {Op::AveragePool});
+  t.int8Form(Int8Form::GlobalAveragePool, {Op::GlobalAveragePool});
 }
 
 }  // namespace systole::compiler

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <limits>
 
+#include "ops/int8_kernel.h"
 #include "ops/op_def.h"
 
 namespace systole::compiler::float_kernels {
@@ -328,6 +329,40 @@ void constant(const Ctx& c) {
 
 }  // namespace systole::compiler::float_kernels
 
+// ---- int8 kernels (docs/quantized-ops.md: Concat) ----
+
+namespace systole::compiler::int8_kernels {
+
+namespace {
+
+void concat(const Graph&, const Node& n, const std::vector<const HostTensor*>& in, HostTensor& y) {
+  const int64_t rank = static_cast<int64_t>(y.shape.size());
+  int64_t axis = n.getInt("axis", 0);
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis >= rank) throw Error("'axis' out of range");
+  int64_t outer = 1;
+  for (int64_t d = 0; d < axis; ++d) outer *= y.shape[static_cast<size_t>(d)];
+  int64_t inner = 1;
+  for (int64_t d = axis + 1; d < rank; ++d) inner *= y.shape[static_cast<size_t>(d)];
+  int64_t offset = 0;
+  const int64_t rowOut = y.shape[static_cast<size_t>(axis)] * inner;
+  for (const HostTensor* t : in) {
+    expectType(t, ElemType::Int8, "Concat input");
+    if (static_cast<int64_t>(t->shape.size()) != rank) throw Error("Concat inputs must have the output's rank");
+    const int64_t rowIn = t->shape[static_cast<size_t>(axis)] * inner;
+    if (offset + rowIn > rowOut || t->elements() != outer * rowIn)
+      throw Error("Concat input shapes do not fit the output");
+    for (int64_t o = 0; o < outer; ++o)
+      std::memcpy(y.data<int8_t>() + o * rowOut + offset, t->data<int8_t>() + o * rowIn, static_cast<size_t>(rowIn));
+    offset += rowIn;
+  }
+  if (offset != rowOut) throw Error("Concat inputs do not fill the output");
+}
+
+}  // namespace
+
+}  // namespace systole::compiler::int8_kernels
+
 namespace systole::compiler {
 
 namespace {
@@ -568,8 +603,11 @@ void defineMovementOps(OpTable& t) {
                      Op::Identity, Op::Pad, Op::Reshape, Op::Resize, Op::Shape, Op::Slice, Op::Split, Op::Squeeze,
                      Op::Transpose, Op::Unsqueeze, Op::Upsample, Op::ConstantOfShape});
   t.flag(kByteCopy, {Op::Identity, Op::Dropout, Op::Flatten, Op::Reshape, Op::Squeeze, Op::Unsqueeze});
-  t.flag(kTypeGenericMove, {Op::Reshape, Op::Flatten, Op::FlattenNhwc, Op::Squeeze, Op::Unsqueeze, Op::Identity,
-                            Op::Transpose, Op::Slice, Op::Gather, Op::DepthToSpace, Op::Resize, Op::Upsample, Op::Pad});
+  t.int8Form(Int8Form::Move,
+             {Op::Reshape, Op::Flatten, Op::FlattenNhwc, Op::Squeeze, Op::Unsqueeze, Op::Identity, Op::Transpose,
+              Op::Slice, Op::Gather, Op::DepthToSpace, Op::Resize, Op::Upsample, Op::Pad});
+  t.int8Form(Int8Form::Concat, {Op::Concat});
+  t.int8Kernels({{Op::Concat, int8_kernels::concat}});
 }
 
 }  // namespace systole::compiler

@@ -20,12 +20,20 @@ void OpTable::floatKernels(std::initializer_list<std::pair<Op, float_kernels::Ke
   for (const auto& [op, k] : kernels) (*this)[op].float_kernel = k;
 }
 
+void OpTable::int8Kernels(std::initializer_list<std::pair<Op, int8_kernels::Kernel>> kernels) {
+  for (const auto& [op, k] : kernels) (*this)[op].int8_kernel = k;
+}
+
 void OpTable::shapes(std::initializer_list<std::pair<Op, ShapeFn>> shapes) {
   for (const auto& [op, fn] : shapes) (*this)[op].shape = fn;
 }
 
 void OpTable::flag(OpFlag f, std::initializer_list<Op> ops) {
   for (Op op : ops) (*this)[op].flags |= f;
+}
+
+void OpTable::int8Form(Int8Form form, std::initializer_list<Op> ops) {
+  for (Op op : ops) (*this)[op].int8_form = form;
 }
 
 const OpDef& opDef(Op op) {
@@ -35,6 +43,7 @@ const OpDef& opDef(Op op) {
     defineLinearOps(t);
     defineNormalizationOps(t);
     defineMovementOps(t);
+    defineQuantizedOps(t);
     return t;
   }();
   return table[op];

@@ -56,32 +56,40 @@ class Classifier {
 
   Kind classify(const Node& n) const {
     if (n.outputs.size() != 1 || !isFloat(n.outputs[0])) return Kind::Float;
-    const OpType& op = n.op;
-    if (op == Op::Conv) return conv(n) ? Kind::Conv : Kind::Float;
-    if (op == Op::Gemm) return gemm(n) ? Kind::Gemm : Kind::Float;
-    if (op == Op::MatMul) return matmul(n) ? Kind::MatMul : Kind::Float;
-    if (op == Op::Add || op == Op::Sub) return add(n) ? Kind::Add : Kind::Float;
-    if (op == Op::MaxPool) return pool(n, true) ? Kind::MaxPool : Kind::Float;
-    if (op == Op::AveragePool) return pool(n, false) ? Kind::AveragePool : Kind::Float;
-    if (op == Op::GlobalAveragePool)
-      return n.inputs.size() == 1 && isActivation(n.inputs[0]) && shape(n.inputs[0]).size() >= 3
-                 ? Kind::GlobalAveragePool
-                 : Kind::Float;
-    if (op == Op::Relu) return n.inputs.size() == 1 && isActivation(n.inputs[0]) ? Kind::Relu : Kind::Float;
-    if (op == Op::Clip) return clip(n) ? Kind::Clip : Kind::Float;
-    if (opDef(n).has(kTypeGenericMove)) {
-      // Only a nearest resize and an edge or reflect pad copy int8 elements as they are.
-      const bool copies = op == Op::Resize || op == Op::Upsample ? n.getString("mode", "nearest") == "nearest"
-                          : op == Op::Pad                        ? n.getString("mode", "constant") != "constant"
-                                                                 : true;
-      return copies && !n.inputs.empty() && isActivation(n.inputs[0]) ? Kind::Move : Kind::Float;
+    const Kind form = opDef(n).int8_form;
+    if ((form == Kind::Mul || form == Kind::Scale) && scale(n)) return Kind::Scale;
+    return holds(form, n) ? form : Kind::Float;
+  }
+
+  /// Whether `n` meets the conditions of its operator's int8 form (docs/quantized-ops.md).
+  bool holds(Kind form, const Node& n) const {
+    const bool oneActivation = n.inputs.size() == 1 && isActivation(n.inputs[0]);
+    switch (form) {
+      case Kind::Conv: return conv(n);
+      case Kind::Gemm: return gemm(n);
+      case Kind::MatMul: return matmul(n);
+      case Kind::Add: return add(n);
+      case Kind::MaxPool: return pool(n, true);
+      case Kind::AveragePool: return pool(n, false);
+      case Kind::GlobalAveragePool: return oneActivation && shape(n.inputs[0]).size() >= 3;
+      case Kind::Relu:
+      case Kind::Lut: return oneActivation;
+      case Kind::Clip: return clip(n);
+      case Kind::Move: return copiesInt8(n) && !n.inputs.empty() && isActivation(n.inputs[0]);
+      case Kind::Concat: return concat(n);
+      case Kind::Extremum: return extremum(n);
+      case Kind::Mul: return mul(n);
+      case Kind::Scale:  // a quotient by something else than a positive constant
+      case Kind::Float: return false;
     }
-    if (op == Op::Concat) return concat(n) ? Kind::Concat : Kind::Float;
-    if (op == Op::Max || op == Op::Min) return extremum(n) ? Kind::Extremum : Kind::Float;
-    if ((op == Op::Mul || op == Op::Div) && scale(n)) return Kind::Scale;
-    if (op == Op::Mul) return mul(n) ? Kind::Mul : Kind::Float;
-    if (isLutOperator(op.kind())) return n.inputs.size() == 1 && isActivation(n.inputs[0]) ? Kind::Lut : Kind::Float;
-    return Kind::Float;
+    return false;
+  }
+
+  /// Only a nearest resize and an edge or reflect pad, of the data moves, copy int8 elements as they are.
+  static bool copiesInt8(const Node& n) {
+    if (n.op == Op::Resize || n.op == Op::Upsample) return n.getString("mode", "nearest") == "nearest";
+    if (n.op == Op::Pad) return n.getString("mode", "constant") != "constant";
+    return true;
   }
 
   /// An activation times (Mul, either side) or over (Div) a positive constant scalar.

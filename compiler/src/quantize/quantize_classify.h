@@ -7,29 +7,14 @@
 #include <optional>
 #include <vector>
 
+#include "ops/op_def.h"
 #include "systole/compiler/graph.h"
 
 namespace systole::compiler::quant {
 
-/// A node's NPU-eligible form; Float is none (it stays float).
-enum class Kind : uint8_t {
-  Float,
-  Conv,
-  Gemm,
-  MatMul,
-  Add,
-  Mul,
-  AveragePool,
-  GlobalAveragePool,
-  MaxPool,
-  Relu,
-  Clip,
-  Move,
-  Concat,
-  Lut,
-  Scale,
-  Extremum  // Max or Min of two activations of one shape
-};
+/// A node's NPU-eligible form (Float: none, it stays float): the int8 form of its operator's
+/// definition where the form's conditions hold.
+using Kind = Int8Form;
 
 /// Compute operators (Conv, Gemm, MatMul, Add, Mul, AveragePool, GlobalAveragePool) always become
 /// int8; the others follow their inputs.

@@ -7,7 +7,7 @@
 
 namespace systole::compiler {
 
-bool isLutOperator(Op op) { return opDef(op).has(kLutable); }
+bool isLutOperator(Op op) { return opDef(op).int8_form == Int8Form::Lut; }
 
 std::vector<int64_t> lutTable(const Graph& g, const Node& n, const ActivationQuant& in, const ActivationQuant& out) {
   HostTensor x(ElemType::Float32, {256}), y(ElemType::Float32, {256});

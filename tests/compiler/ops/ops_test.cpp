@@ -47,7 +47,16 @@ TEST(Ops, Flags) {
   EXPECT_TRUE(isByteCopy(Op::Reshape));
   EXPECT_TRUE(isByteCopy(Op::Dropout));
   EXPECT_FALSE(isByteCopy(Op::Transpose));  // moves bytes, in another order
-  EXPECT_TRUE(opDef(Op::Transpose).has(kTypeGenericMove));
+  EXPECT_EQ(opDef(Op::Transpose).int8_form, Int8Form::Move);
+  EXPECT_EQ(opDef(Op::Sub).int8_form, Int8Form::Add);  // a - b is an Add whose b multiplier is negative
+  EXPECT_EQ(opDef(Op::Softmax).int8_form, Int8Form::Float);
+  // Every operator that the quantized graph can hold has an int8 kernel (the quantizer renames
+  // Sub to Add, a Lut-able function to Lut, a Scale to Identity or Requant; data moves run the
+  // float kernels on bytes).
+  for (Op op :
+       {Op::Conv, Op::Gemm, Op::MatMul, Op::Add, Op::Mul, Op::MaxPool, Op::AveragePool, Op::GlobalAveragePool, Op::Relu,
+        Op::Clip, Op::Concat, Op::Max, Op::Min, Op::QuantizeLinear, Op::DequantizeLinear, Op::Requant, Op::Lut})
+    EXPECT_NE(opDef(op).int8_kernel, nullptr) << opName(op);
   EXPECT_TRUE(isLutOperator(Op::Sigmoid));
   EXPECT_FALSE(isLutOperator(Op::Relu));  // a rescale on the NPU, not a table
   EXPECT_EQ(opDef(Op::LayerNormalization).since_opset, 17);
