@@ -414,11 +414,32 @@ void defineActivationOps(OpTable& t) {
   t.int8Kernels({{Op::Relu, int8_kernels::relu}, {Op::Clip, int8_kernels::clip}});
 }
 
+/// Abs, Elu, Softplus and Softsign, as exporters emit them (Mish is Softplus, Tanh and Mul): each
+/// a Lut on int8.
+void defineSmoothActivationOps(OpTable& t) {
+  using namespace float_kernels;
+  t.floatKernels({
+      {Op::Abs, [](const Ctx& c) { unary(c, [](float x) { return std::fabs(x); }); }},
+      {Op::Elu,
+       [](const Ctx& c) {
+         const float alpha = static_cast<float>(c.n.getFloat("alpha", 1.0));
+         unary(c, [alpha](float x) { return x >= 0.f ? x : alpha * std::expm1(x); });
+       }},
+      // log(1 + e^x), which is x itself (to float precision) once e^x overflows.
+      {Op::Softplus, [](const Ctx& c) { unary(c, [](float x) { return x > 80.f ? x : std::log1p(std::exp(x)); }); }},
+      {Op::Softsign, [](const Ctx& c) { unary(c, [](float x) { return x / (1.f + std::fabs(x)); }); }},
+  });
+  for (Op op : {Op::Abs, Op::Elu, Op::Softplus, Op::Softsign}) t[op].shape = sameShape;
+  t.flag(kImported, {Op::Abs, Op::Elu, Op::Softplus, Op::Softsign});
+  t.int8Form(Int8Form::Lut, {Op::Abs, Op::Elu, Op::Softplus, Op::Softsign});
+}
+
 }  // namespace
 
 void defineElementwiseOps(OpTable& t) {
   defineArithmeticOps(t);
   defineActivationOps(t);
+  defineSmoothActivationOps(t);
   definePredicateOps(t);
 }
 

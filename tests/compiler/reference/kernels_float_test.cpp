@@ -280,6 +280,11 @@ TEST(ElementwiseKernel, Unary) {
          return 0.5 * v * (1 + std::tanh(std::sqrt(2 / std::numbers::pi) * (v + 0.044715 * v * v * v)));
        }},
       {"Identity", {}, [](double v) { return v; }},
+      {"Abs", {}, [](double v) { return std::abs(v); }},
+      {"Elu", {}, [](double v) { return v >= 0 ? v : std::exp(v) - 1; }},
+      {"Elu", {{"alpha", 0.5}}, [](double v) { return v >= 0 ? v : 0.5 * (std::exp(v) - 1); }},
+      {"Softplus", {}, [](double v) { return std::log(1 + std::exp(v)); }},
+      {"Softsign", {}, [](double v) { return v / (1 + std::abs(v)); }},
   };
   for (const auto& c : cases) {
     const HostTensor& in = c.positive ? pos : x;

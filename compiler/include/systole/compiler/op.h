@@ -15,14 +15,15 @@ namespace systole::compiler {
 // Every operator kind, by its ONNX (or Systole) name. Adding an operator: one name here and its
 // definition in compiler/src/ops/.
 // clang-format off
-#define SYSTOLE_OPERATORS(X)                                                                                   \
-  X(Add) X(And) X(AveragePool) X(BatchNormalization) X(Cast) X(Clip) X(Concat) X(Constant) X(ConstantOfShape)  \
-  X(Conv) X(ConvTranspose) X(DepthToSpace) X(DequantizeLinear) X(Div) X(Dropout) X(Equal) X(Erf) X(Exp)        \
-  X(Flatten) X(FlattenNhwc) X(Gather) X(Gelu) X(Gemm) X(GlobalAveragePool) X(Greater) X(GreaterOrEqual)        \
-  X(HardSigmoid) X(HardSwish) X(Identity) X(LayerNormalization) X(LeakyRelu) X(Less) X(LessOrEqual) X(Lut)     \
-  X(MatMul) X(Max) X(MaxPool) X(Min) X(Mul) X(Neg) X(Not) X(Or) X(Pad) X(Pow) X(PRelu) X(QuantizeLinear)       \
-  X(ReduceMean) X(ReduceSum) X(Relu) X(Requant) X(Reshape) X(Resize) X(Shape) X(Sigmoid) X(Slice) X(Softmax)  \
-  X(Split) X(Sqrt) X(Squeeze) X(Sub) X(Tanh) X(Transpose) X(Unsqueeze) X(Upsample) X(Where) X(Xor)
+#define SYSTOLE_OPERATORS(X)                                                                                  \
+  X(Abs) X(Add) X(And) X(AveragePool) X(BatchNormalization) X(Cast) X(Clip) X(Concat) X(Constant)             \
+  X(ConstantOfShape) X(Conv) X(ConvTranspose) X(DepthToSpace) X(DequantizeLinear) X(Div) X(Dropout) X(Elu)    \
+  X(Equal) X(Erf) X(Exp) X(Flatten) X(FlattenNhwc) X(Gather) X(Gelu) X(Gemm) X(GlobalAveragePool) X(Greater)  \
+  X(GreaterOrEqual) X(HardSigmoid) X(HardSwish) X(Identity) X(LayerNormalization) X(LeakyRelu) X(Less)        \
+  X(LessOrEqual) X(Lut) X(MatMul) X(Max) X(MaxPool) X(Min) X(Mul) X(Neg) X(Not) X(Or) X(Pad) X(Pow) X(PRelu)  \
+  X(QuantizeLinear) X(ReduceMean) X(ReduceSum) X(Relu) X(Requant) X(Reshape) X(Resize) X(Shape) X(Sigmoid)    \
+  X(Slice) X(Softmax) X(Softplus) X(Softsign) X(Split) X(Sqrt) X(Squeeze) X(Sub) X(Tanh) X(Transpose)         \
+  X(Unsqueeze) X(Upsample) X(Where) X(Xor)
 // clang-format on
 
 enum class Op : uint8_t {

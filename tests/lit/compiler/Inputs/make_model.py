@@ -604,6 +604,23 @@ def sub_activations():
     return build(nodes, [vi("x", [1, 3, 5, 6])], [vi("y", [1, 6, 5, 6])], [f32("w0", [6, 3, 3, 3]), f32("w1", [6, 3, 1, 1], -2.0, 2.0)])
 
 
+# Abs, Elu, Softplus and Softsign between convolutions, and Mish (x * tanh(softplus(x))) as
+# exporters write it.
+@model
+def smooth_activations():
+    nodes = [h.make_node("Conv", ["x", "w0"], ["a"], name="conv0", pads=[1, 1, 1, 1]),
+             h.make_node("Softplus", ["a"], ["sp"], name="softplus"),
+             h.make_node("Tanh", ["sp"], ["th"], name="tanh"),
+             h.make_node("Mul", ["a", "th"], ["mish"], name="mish"),
+             h.make_node("Conv", ["mish", "w1"], ["b"], name="conv1", pads=[1, 1, 1, 1]),
+             h.make_node("Elu", ["b"], ["e"], name="elu", alpha=0.5),
+             h.make_node("Conv", ["e", "w2"], ["c"], name="conv2"),
+             h.make_node("Abs", ["c"], ["ab"], name="abs"),
+             h.make_node("Softsign", ["ab"], ["y"], name="softsign")]
+    return build(nodes, [vi("x", [1, 3, 5, 6])], [vi("y", [1, 8, 5, 6])],
+                 [f32("w0", [8, 3, 3, 3]), f32("w1", [8, 8, 3, 3]), f32("w2", [8, 8, 1, 1])])
+
+
 # Max and Min of two convolutions of one input (different weight ranges, so different scales),
 # concatenated.
 @model
