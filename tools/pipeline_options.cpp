@@ -46,8 +46,9 @@ void addPassOptions(CLI::App& cmd, PipelineArgs& a) {
 void addCalibrationOptions(CLI::App& cmd, PipelineArgs& a) {
   cmd.add_option(
          "--calib", a.calibDir,
-         "calibration data: a directory of float32 .npy files, one sample each (or INPUT_NAME.npy files in one "
-         "subdirectory per sample), or a .npz archive of them; default: seeded random inputs uniform in [-1, 1)")
+         "calibration data: a directory of float32 .npy files, one sample each or images stacked along the batch "
+         "dimension, combined into the input's batch (or INPUT_NAME.npy files in one subdirectory per sample), or a "
+         ".npz archive of them; default: seeded random inputs uniform in [-1, 1)")
       ->check(CLI::ExistingPath);
   cmd.add_option("--calib-samples", a.calibSamples,
                  "calibration samples to use (default: 8 random inputs, or every sample of --calib)")

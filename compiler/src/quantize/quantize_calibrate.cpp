@@ -215,8 +215,8 @@ std::vector<std::filesystem::path> sortedEntries(const std::filesystem::path& di
   return out;
 }
 
-/// The samples one .npy file holds for input `v`: one of v's shape, or k stacked along a leading
-/// batch dimension of 1.
+/// What one .npy file holds for input `v`: one sample of v's shape, or images stacked along the
+/// leading (batch) dimension with v's other dimensions (any count; each image a [1, ...] piece).
 std::vector<HostTensor> samplesOf(NpyArray a, const std::string& where, const Value& v, bool allowStack) {
   if (a.dtype != isa::DType::Float32 || v.type != ElemType::Float32)
     throw Error(SourceLocation{where}, "calibration data for input '" + v.name + "' must be float32");
@@ -225,19 +225,52 @@ std::vector<HostTensor> samplesOf(NpyArray a, const std::string& where, const Va
     t.bytes = std::move(a.bytes);
     return {std::move(t)};
   }
-  const bool stacked = allowStack && !v.shape.empty() && v.shape[0] == 1 && a.shape.size() == v.shape.size() &&
+  const bool stacked = allowStack && !v.shape.empty() && a.shape.size() == v.shape.size() &&
                        std::equal(a.shape.begin() + 1, a.shape.end(), v.shape.begin() + 1);
   if (!stacked)
     throw Error(SourceLocation{where},
                 "shape " + shapeText(a.shape) + " does not match input '" + v.name + "' " + shapeText(v.shape));
+  std::vector<int64_t> image = v.shape;
+  image[0] = 1;
   std::vector<HostTensor> out;
   const size_t bytes = a.bytes.size() / static_cast<size_t>(std::max<int64_t>(a.shape[0], 1));
   for (int64_t k = 0; k < a.shape[0]; ++k) {
-    HostTensor t(ElemType::Float32, v.shape);
+    HostTensor t(ElemType::Float32, image);
     std::copy_n(a.bytes.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(k) * bytes), bytes, t.bytes.begin());
     out.push_back(std::move(t));
   }
   return out;
+}
+
+/// Samples of input `v` from pieces in order: a piece of v's shape is a sample; consecutive
+/// single images are combined into samples of v's batch, the last one filled by taking the images
+/// again from the first (so a batch bound by --shape takes samples of any batch).
+std::vector<HostTensor> batched(std::vector<HostTensor> pieces, const Value& v) {
+  std::vector<HostTensor> samples, images;
+  const int64_t batch = v.shape.empty() ? 1 : v.shape[0];
+  const auto flush = [&] {
+    for (size_t first = 0; first < images.size(); first += static_cast<size_t>(batch)) {
+      HostTensor t(ElemType::Float32, v.shape);
+      const size_t bytes = images[0].bytes.size();
+      for (int64_t k = 0; k < batch; ++k) {
+        const HostTensor& image = images[(first + static_cast<size_t>(k)) % images.size()];
+        std::copy(image.bytes.begin(), image.bytes.end(),
+                  t.bytes.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(k) * bytes));
+      }
+      samples.push_back(std::move(t));
+    }
+    images.clear();
+  };
+  for (HostTensor& p : pieces) {
+    if (p.shape == v.shape) {
+      flush();
+      samples.push_back(std::move(p));
+    } else {
+      images.push_back(std::move(p));
+    }
+  }
+  flush();
+  return samples;
 }
 
 std::vector<HostTensor> samplesOf(const std::filesystem::path& file, const Value& v, bool allowStack) {
@@ -251,16 +284,17 @@ std::vector<TensorMap> calibrationSamples(const Graph& g, std::vector<std::pair<
   std::vector<TensorMap> samples;
   if (g.inputs.size() == 1) {
     const Value& in = g.values[static_cast<size_t>(g.inputs[0])];
+    std::vector<HostTensor> pieces;
     for (auto& [name, a] : arrays)
-      for (HostTensor& t : samplesOf(std::move(a), path + ":" + name, in, true))
-        samples.push_back({{in.name, std::move(t)}});
+      for (HostTensor& t : samplesOf(std::move(a), path + ":" + name, in, true)) pieces.push_back(std::move(t));
+    for (HostTensor& t : batched(std::move(pieces), in)) samples.push_back({{in.name, std::move(t)}});
     return samples;
   }
   for (int id : g.inputs) {
     const Value& in = g.values[static_cast<size_t>(id)];
     auto it = std::find_if(arrays.begin(), arrays.end(), [&](const auto& a) { return a.first == in.name; });
     if (it == arrays.end()) throw Error(SourceLocation{path}, "no array named '" + in.name + "' for that model input");
-    auto stack = samplesOf(std::move(it->second), path + ":" + in.name, in, true);
+    auto stack = batched(samplesOf(std::move(it->second), path + ":" + in.name, in, true), in);
     if (samples.empty()) samples.resize(stack.size());
     if (stack.size() != samples.size())
       throw Error(SourceLocation{path}, "the inputs' arrays hold different numbers of samples");
@@ -286,8 +320,10 @@ std::vector<TensorMap> loadCalibrationDir(const Graph& g, const std::string& dir
       throw Error(SourceLocation{dir}, "the model has " + std::to_string(g.inputs.size()) +
                                            " inputs: give one subdirectory per sample with INPUT_NAME.npy files");
     const Value& in = g.values[static_cast<size_t>(g.inputs[0])];
+    std::vector<HostTensor> pieces;
     for (const auto& f : files)
-      for (HostTensor& t : samplesOf(f, in, true)) samples.push_back({{in.name, std::move(t)}});
+      for (HostTensor& t : samplesOf(f, in, true)) pieces.push_back(std::move(t));
+    for (HostTensor& t : batched(std::move(pieces), in)) samples.push_back({{in.name, std::move(t)}});
   } else {
     for (const auto& sub : sortedEntries(dir, true)) {
       TensorMap sample;

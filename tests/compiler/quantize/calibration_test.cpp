@@ -269,6 +269,31 @@ TEST(CalibrationDir, OneFilePerSampleOrStacked) {
   }
 }
 
+TEST(CalibrationDir, ImagesCombinedIntoTheBoundBatch) {
+  // An input bound to batch 4 (--shape) takes samples of any batch: the images are combined in
+  // order, and the last sample is filled by taking them again from the first.
+  GraphBuilder b;
+  b.input("x", {4, 2, 3});
+  TempDir dir;
+  writeFloats(dir.path / "a.npy", {1, 2, 3}, 0);    // image 0
+  writeFloats(dir.path / "b.npy", {2, 2, 3}, 100);  // images 1 and 2
+  writeFloats(dir.path / "c.npy", {2, 2, 3}, 200);  // images 3 and 4
+  const auto samples = loadCalibrationDir(b.g, dir.path.string());
+  ASSERT_EQ(samples.size(), 2u);
+  const float* s0 = samples[0].at("x").data<float>();
+  const float* s1 = samples[1].at("x").data<float>();
+  EXPECT_EQ(samples[1].at("x").shape, (std::vector<int64_t>{4, 2, 3}));
+  EXPECT_EQ(s0[0], 0.0f);     // image 0
+  EXPECT_EQ(s0[6], 100.0f);   // image 1
+  EXPECT_EQ(s0[18], 200.0f);  // image 3
+  EXPECT_EQ(s1[0], 206.0f);   // image 4
+  EXPECT_EQ(s1[6], 0.0f);     // then images 0, 1, 2 again
+  EXPECT_EQ(s1[18], 106.0f);
+
+  writeFloats(dir.path / "d.npy", {4, 2, 3}, 300);  // a whole sample stays one
+  EXPECT_EQ(loadCalibrationDir(b.g, dir.path.string()).size(), 3u);
+}
+
 TEST(CalibrationDir, SubdirectoryPerSampleForSeveralInputs) {
   GraphBuilder b;
   b.input("x", {2});
