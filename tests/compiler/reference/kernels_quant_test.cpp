@@ -406,6 +406,21 @@ TEST(QuantRelu, ClampsAtActMinAndActMax) {
   }
 }
 
+TEST(QuantMaxMin, ElementwiseOnSharedQuantization) {
+  std::mt19937 rng(67);
+  const auto a = randomInt8(120, rng), b = randomInt8(120, rng);
+  for (const std::string op : {"Max", "Min"}) {
+    OneNode g;
+    const int ai = g.int8Input("a", {2, 60}, a, 5, 0.1f), bi = g.int8Input("b", {2, 60}, b, 5, 0.1f);
+    const auto got = g.run<int8_t>(op, {ai, bi}, {2, 60}, {}, ElemType::Int8, perTensorQ(0.1f, 5));
+    for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(got[i], op == "Max" ? std::max(a[i], b[i]) : std::min(a[i], b[i]));
+  }
+  // The quantizer gives both inputs the output's quantization; anything else is refused.
+  OneNode g;
+  const int ai = g.int8Input("a", {2, 60}, a, 5, 0.1f), bi = g.int8Input("b", {2, 60}, b, 5, 0.2f);
+  EXPECT_THROW(g.run<int8_t>("Max", {ai, bi}, {2, 60}, {}, ElemType::Int8, perTensorQ(0.1f, 5)), Error);
+}
+
 TEST(QuantRequant, ChangesScaleAndZeroPoint) {
   std::mt19937 rng(71);
   const auto x = randomInt8(300, rng);
