@@ -472,6 +472,21 @@ class ConfigLoader {
     }
   }
 
+  /// `bits:` is an integer or an expression of the parameters (`bits_for(scratchpad.rows - 1)`),
+  /// so a width follows the array and the memories it addresses.
+  int fieldWidth(const YAML::Node& n, const Params& p, FieldDesc& fd) {
+    if (!n.IsScalar()) throw Error(at(n), "'bits' must be an integer or an expression of parameters");
+    const Expr width = Expr::compile(
+        n.Scalar(), [&](std::string_view name) { return param(p, name); }, textStart(n));
+    const int64_t bits = width.eval();
+    const bool literal = std::all_of(n.Scalar().begin(), n.Scalar().end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (!literal) fd.bits_expr = width.text();
+    if (bits < 1 || bits > 63)
+      throw Error(at(n), "'bits' must be between 1 and 63, got " + std::to_string(bits) +
+                             (literal ? "" : " (= " + width.text() + ")"));
+    return static_cast<int>(bits);
+  }
+
   void readFields(const YAML::Node& list, const Params& p, InstrDesc& d) {
     if (!list.IsSequence()) throw Error(at(list), "'fields' must be a list");
     if (list.size() > kMaxFields)
@@ -494,14 +509,16 @@ class ConfigLoader {
         throw Error(at(f["name"]), "field '" + fd.name + "' is not an operand of semantics '" + std::string(info.name) +
                                        "' (operands: " + (list.empty() ? "none" : list) + ")");
       }
-      fd.bits = static_cast<int>(integer(f["bits"], "bits", 1, 63));
+      fd.bits = fieldWidth(f["bits"], p, fd);
       fd.lsb = f["lsb"] ? static_cast<int>(integer(f["lsb"], "lsb", 0, 511)) : next;
       if (f["signed"]) fd.is_signed = boolean(f["signed"], "signed");
       const SourceLocation fieldAt = f["lsb"] ? at(f["lsb"]) : at(f["bits"]);
       if (fd.lsb + fd.bits > p.instr_bits)
         throw Error(fieldAt, "field '" + fd.name + "' (bits " + std::to_string(fd.lsb) + ".." +
-                                 std::to_string(fd.lsb + fd.bits - 1) + ") does not fit in the " +
-                                 std::to_string(p.instr_bits) + "-bit instruction");
+                                 std::to_string(fd.lsb + fd.bits - 1) +
+                                 (fd.bits_expr.empty() ? "" : ", width " + fd.bits_expr) + ") does not fit in the " +
+                                 std::to_string(p.instr_bits) + "-bit instruction" +
+                                 (fd.bits_expr.empty() ? "" : "; raise encoding.width"));
       if (fd.lsb < p.fields_lsb)
         throw Error(fieldAt, "field '" + fd.name + "' overlaps the opcode and token header (bits 0.." +
                                  std::to_string(p.fields_lsb - 1) + ")");

@@ -100,9 +100,9 @@ std::string generateIsaDoc(const IsaConfig& isa, const std::string& sourceName) 
     if (!d.fields.empty()) {
       out << "| field | bits | width | range |\n| --- | --- | ---: | --- |\n";
       for (const auto& f : d.fields)
-        out << "| `" << f.name << "` | " << f.lsb + f.bits - 1 << ".." << f.lsb << " | " << f.bits << " | "
-            << (f.is_signed ? "signed " : "") << f.minValue() << " .. " << f.limit()
-            << (f.max ? " (`max: " + f.max->text() + "`)" : "") << " |\n";
+        out << "| `" << f.name << "` | " << f.lsb + f.bits - 1 << ".." << f.lsb << " | " << f.bits
+            << (f.bits_expr.empty() ? "" : " (`" + f.bits_expr + "`)") << " | " << (f.is_signed ? "signed " : "")
+            << f.minValue() << " .. " << f.limit() << (f.max ? " (`max: " + f.max->text() + "`)" : "") << " |\n";
       out << "\n";
     }
     out << "Timing: `cycles = " << d.cycles.text() << "`";

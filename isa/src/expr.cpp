@@ -24,6 +24,13 @@ int64_t log2Ceil(int64_t a) {
   return bits;
 }
 
+/// The unsigned width that holds every value in [0, a]: 1 for a <= 1.
+int64_t bitsFor(int64_t a) {
+  int64_t bits = 1;
+  while (bits < 63 && (a >> bits) > 0) ++bits;
+  return bits;
+}
+
 }  // namespace
 
 class ExprParser {
@@ -185,12 +192,15 @@ class ExprParser {
       Op op;
       size_t arity;
     };
-    static const Fn fns[] = {
-        {"ceil_div", Op::CeilDiv, 2}, {"min", Op::Min, 2}, {"max", Op::Max, 2}, {"log2_ceil", Op::Log2Ceil, 1}};
+    static const Fn fns[] = {{"ceil_div", Op::CeilDiv, 2},
+                             {"min", Op::Min, 2},
+                             {"max", Op::Max, 2},
+                             {"log2_ceil", Op::Log2Ceil, 1},
+                             {"bits_for", Op::BitsFor, 1}};
     const Fn* fn = nullptr;
     for (const auto& f : fns)
       if (name == f.name) fn = &f;
-    if (!fn) fail(at, "unknown function '" + name + "' (known: ceil_div, min, max, log2_ceil)");
+    if (!fn) fail(at, "unknown function '" + name + "' (known: ceil_div, min, max, log2_ceil, bits_for)");
     auto n = make(fn->op, at);
     if (!accept(')')) {
       do n->kids.push_back(parseExpr());
@@ -233,7 +243,7 @@ class ExprParser {
     for (const auto& s : code) {
       if (s.op == Op::Push || s.op == Op::Field)
         ++depth;
-      else if (s.op != Op::Neg && s.op != Op::Log2Ceil)
+      else if (s.op != Op::Neg && s.op != Op::Log2Ceil && s.op != Op::BitsFor)
         --depth;
       deepest = std::max(deepest, depth);
     }
@@ -269,6 +279,7 @@ std::optional<int64_t> Expr::applyOp(Op op, const int64_t* a) {
     case Op::Min: return a[0] < a[1] ? a[0] : a[1];
     case Op::Max: return a[0] > a[1] ? a[0] : a[1];
     case Op::Log2Ceil: return log2Ceil(a[0]);
+    case Op::BitsFor: return bitsFor(a[0]);
     case Op::Push:
     case Op::Field: break;
   }
@@ -292,7 +303,8 @@ int64_t Expr::eval(std::span<const int64_t> fields) const {
       case Op::Push: stack[top++] = s.arg; break;
       case Op::Field: stack[top++] = fields[static_cast<size_t>(s.arg)]; break;
       case Op::Neg:
-      case Op::Log2Ceil: stack[top - 1] = checked(applyOp(s.op, &stack[top - 1])); break;
+      case Op::Log2Ceil:
+      case Op::BitsFor: stack[top - 1] = checked(applyOp(s.op, &stack[top - 1])); break;
       default:
         --top;
         if ((s.op == Op::Div || s.op == Op::Mod || s.op == Op::CeilDiv) && stack[top] == 0)

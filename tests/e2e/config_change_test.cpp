@@ -60,7 +60,8 @@ TEST(ConfigChange, HalvingTheScratchpadMakesMoreTiles) {
 TEST(ConfigChange, NarrowingTheGemmRowsFieldMakesMoreTiles) {
   const compiler::Graph g = model();
   const std::string base = defaultConfigText();
-  const std::string narrow = std::regex_replace(base, std::regex("\\{name: m, bits: 16\\}"), "{name: m, bits: 5}");
+  const std::string narrow = std::regex_replace(
+      base, std::regex("\\{name: m, bits: \"bits_for\\(accumulator.rows\\)\"\\}"), "{name: m, bits: 5}");
   ASSERT_NE(narrow, base);
   const Outcome before = compileAndCheck(base, g), after = compileAndCheck(narrow, g);
   EXPECT_EQ(after.chunk, 31);  // the largest value a 5-bit field holds

@@ -209,9 +209,9 @@ TEST(Config, FieldLayoutIsPackedAndFits) {
   EXPECT_EQ(gemm.unit, Unit::Compute);
   EXPECT_EQ(gemm.semantics, Semantics::MatmulTile);
   EXPECT_EQ(gemm.fields[0].lsb, 12);
-  EXPECT_EQ(gemm.fields[1].lsb, 28);
-  EXPECT_EQ(gemm.fields[2].lsb, 44);
-  EXPECT_EQ(gemm.fields[3].lsb, 60);
+  EXPECT_EQ(gemm.fields[1].lsb, 26);  // a_row: bits_for(scratchpad.rows - 1) = 14 bits
+  EXPECT_EQ(gemm.fields[2].lsb, 36);  // acc_row: bits_for(accumulator.rows - 1) = 10 bits
+  EXPECT_EQ(gemm.fields[3].lsb, 47);  // m: bits_for(accumulator.rows) = 11 bits
   EXPECT_EQ(gemm.fields[3].bits, 1);
   const InstrDesc& rq = def.instr(def.byName("requant"));
   EXPECT_TRUE(rq.fields[static_cast<size_t>(rq.fieldIndex("zero_point"))].is_signed);
@@ -269,14 +269,14 @@ TEST(Config, SizeSpellings) {
 TEST(Config, ExplicitLsbPlacesFields) {
   const std::string def = configText("default");
   // An explicit lsb moves the field; the fields after it follow it.
-  const std::string text =
-      replaceAfter(def, "name: gemm", "{name: a_row, bits: 16}", "{name: a_row, bits: 16, lsb: 64}");
+  const std::string text = replaceAfter(def, "name: gemm", R"y({name: a_row, bits: "bits_for(scratchpad.rows - 1)"})y",
+                                        "{name: a_row, bits: 16, lsb: 64}");
   const IsaConfig isa = IsaConfig::parse(text, kFile);
   const InstrDesc& gemm = isa.instr(isa.byName("gemm"));
   EXPECT_EQ(gemm.fields[0].lsb, 64);
   EXPECT_EQ(gemm.fields[1].lsb, 80);
-  EXPECT_EQ(gemm.fields[2].lsb, 96);
-  EXPECT_EQ(gemm.fields[3].lsb, 112);
+  EXPECT_EQ(gemm.fields[2].lsb, 90);
+  EXPECT_EQ(gemm.fields[3].lsb, 101);
   // Adjacent to the previous field is fine; one bit lower overlaps (tested below).
   EXPECT_NO_THROW(IsaConfig::parse(
       replaceAfter(def, "name: gemm", "{name: accumulate, bits: 1}", "{name: accumulate, bits: 1, lsb: 60}"), kFile));
@@ -396,7 +396,7 @@ TEST_F(ConfigErrors, UnknownKey) {
               "unknown key 'colz' in 'array' (expected: rows, cols, dataflow, weight_buffers)");
   t = replaceFirst(def, "latency: 100", "latncy: 100");
   expectError(t, locate(t, "", "latncy"), "unknown key 'latncy' in 'memories.dram'");
-  t = replaceAfter(def, "name: gemm", "{name: m, bits: 16}", "{name: m, bitz: 16}");
+  t = replaceAfter(def, "name: gemm", R"y({name: m, bits: "bits_for(accumulator.rows)"})y", "{name: m, bitz: 16}");
   expectError(t, locate(t, "name: gemm", "bitz"), "unknown key 'bitz' in 'field'");
   t = replaceAfter(def, "name: gemm", "    unit: compute\n", "    unit: compute\n    latency: 3\n");
   expectError(t, locate(t, "name: gemm", "latency: 3"), "unknown key 'latency' in 'instruction'");
@@ -412,7 +412,7 @@ TEST_F(ConfigErrors, MissingKey) {
   expectError(t, locate(t, "dram:", "{"), "missing key 'latency' in 'memories.dram'");
   t = replaceTiming(def, "gemm", "");
   expectError(t, locate(t, "", "name: gemm"), "missing key 'timing' in 'instruction'");
-  t = replaceAfter(def, "name: gemm", "{name: m, bits: 16}", "{name: m}");
+  t = replaceAfter(def, "name: gemm", R"y({name: m, bits: "bits_for(accumulator.rows)"})y", "{name: m}");
   expectError(t, locate(t, "name: gemm", "{name: m}"), "missing key 'bits' in 'field'");
   t = replaceFirst(def, "encoding: {width: 128, opcode_bits: 8}", "encoding: {width: 128}");
   expectError(t, locate(t, "encoding:", "{"), "missing key 'opcode_bits' in 'encoding'");
@@ -446,9 +446,9 @@ TEST_F(ConfigErrors, BadInteger) {
   expectError(t, locate(t, "", "-5}"), "'memories.dram.latency' must be between 0 and 100000, got -5");
   t = replaceAfter(def, "name: gemm", "opcode: 0x11", "opcode: 0x100");
   expectError(t, locate(t, "", "0x100"), "'opcode' must be between 0 and 255");
-  t = replaceAfter(def, "name: gemm", "{name: m, bits: 16}", "{name: m, bits: 64}");
+  t = replaceAfter(def, "name: gemm", R"y({name: m, bits: "bits_for(accumulator.rows)"})y", "{name: m, bits: 64}");
   expectError(t, locate(t, "name: gemm", "64}"), "'bits' must be between 1 and 63");
-  t = replaceAfter(def, "name: gemm", "{name: m, bits: 16}", "{name: m, bits: 0}");
+  t = replaceAfter(def, "name: gemm", R"y({name: m, bits: "bits_for(accumulator.rows)"})y", "{name: m, bits: 0}");
   expectError(t, locate(t, "name: gemm", "0}"), "'bits' must be between 1 and 63");
   t = replaceFirst(def, "queues: {load: 8,", "queues: {load: 99999999999999999999,");
   expectError(t, locate(t, "", "99999999999999999999"), "'queues.load' must be an integer");
@@ -485,20 +485,24 @@ TEST_F(ConfigErrors, SizeSuffix) {
 }
 
 TEST_F(ConfigErrors, OverlappingFields) {
-  std::string t = replaceAfter(def, "name: gemm", "{name: acc_row, bits: 16}", "{name: acc_row, bits: 16, lsb: 20}");
+  std::string t = replaceAfter(def, "name: gemm", R"y({name: acc_row, bits: "bits_for(accumulator.rows - 1)"})y",
+                               "{name: acc_row, bits: 16, lsb: 20}");
   expectError(t, plus(locate(t, "name: gemm", "lsb: 20"), 5), "field 'acc_row' overlaps field 'a_row'");
   // One bit of overlap is enough.
-  t = replaceAfter(def, "name: gemm", "{name: accumulate, bits: 1}", "{name: accumulate, bits: 1, lsb: 59}");
-  expectError(t, plus(locate(t, "name: gemm", "lsb: 59"), 5), "field 'accumulate' overlaps field 'm'");
+  t = replaceAfter(def, "name: gemm", "{name: accumulate, bits: 1}", "{name: accumulate, bits: 1, lsb: 46}");
+  expectError(t, plus(locate(t, "name: gemm", "lsb: 46"), 5), "field 'accumulate' overlaps field 'm'");
   // A later field placed under an earlier explicit one.
-  t = replaceAfter(def, "name: gemm", "{name: m, bits: 16}", "{name: m, bits: 16, lsb: 0x60}");
+  t = replaceAfter(def, "name: gemm", R"y({name: m, bits: "bits_for(accumulator.rows)"})y",
+                   "{name: m, bits: 16, lsb: 0x60}");
   t = replaceAfter(t, "name: gemm", "{name: accumulate, bits: 1}", "{name: accumulate, bits: 1, lsb: 100}");
   expectError(t, plus(locate(t, "name: gemm", "lsb: 100"), 5), "field 'accumulate' overlaps field 'm'");
   // The opcode and token header are not available to fields.
-  t = replaceAfter(def, "name: gemm", "{name: a_row, bits: 16}", "{name: a_row, bits: 16, lsb: 4}");
+  t = replaceAfter(def, "name: gemm", R"y({name: a_row, bits: "bits_for(scratchpad.rows - 1)"})y",
+                   "{name: a_row, bits: 16, lsb: 4}");
   expectError(t, plus(locate(t, "name: gemm", "lsb: 4"), 5),
               "field 'a_row' overlaps the opcode and token header (bits 0..11)");
-  t = replaceAfter(def, "name: gemm", "{name: a_row, bits: 16}", "{name: a_row, bits: 16, lsb: 11}");
+  t = replaceAfter(def, "name: gemm", R"y({name: a_row, bits: "bits_for(scratchpad.rows - 1)"})y",
+                   "{name: a_row, bits: 16, lsb: 11}");
   expectError(t, plus(locate(t, "name: gemm", "lsb: 11"), 5), "overlaps the opcode and token header");
 }
 
@@ -507,12 +511,13 @@ TEST_F(ConfigErrors, FieldWiderThanInstruction) {
   std::string t = replaceAfter(tiny, "name: ld", "{name: dram_stride, bits: 11}", "{name: dram_stride, bits: 12}");
   expectError(t, plus(locate(t, "name: ld", "bits: 12"), 6),
               "field 'dram_stride' (bits 53..64) does not fit in the 64-bit instruction");
-  t = replaceAfter(def, "name: gemm", "{name: a_row, bits: 16}", "{name: a_row, bits: 16, lsb: 120}");
+  t = replaceAfter(def, "name: gemm", R"y({name: a_row, bits: "bits_for(scratchpad.rows - 1)"})y",
+                   "{name: a_row, bits: 16, lsb: 120}");
   expectError(t, plus(locate(t, "name: gemm", "lsb: 120"), 5), "does not fit in the 128-bit instruction");
   t = replaceAfter(def, "name: gemm", "{name: accumulate, bits: 1}", "{name: accumulate, bits: 1, lsb: 128}");
   expectError(t, plus(locate(t, "name: gemm", "lsb: 128"), 5), "(bits 128..128) does not fit");
-  t = replaceFirst(def, "{name: dram_addr, bits: 32}", "{name: dram_addr, bits: 63}");
-  expectError(t, plus(locate(t, "bits: 63", "bits: 24"), 6), "field 'dram_stride' (bits 115..138) does not fit");
+  t = replaceFirst(def, R"y({name: dram_addr, bits: "bits_for(dram.size - 1)"})y", "{name: dram_addr, bits: 63}");
+  expectError(t, plus(locate(t, "bits: 63", "bits: 24"), 6), "field 'dram_stride' (bits 109..132) does not fit");
 }
 
 TEST_F(ConfigErrors, DuplicateOpcode) {
@@ -550,7 +555,7 @@ TEST_F(ConfigErrors, TimingNamesUnknownVariable) {
   t = replaceTiming(def, "gemm", "timing: {cycles: \"m / (array.rows - array.rows)\"}");
   expectError(t, locate(t, "name: gemm", "/ (array"), "division by zero");
   t = replaceTiming(def, "gemm", "timing: {cycles: \"m + 2)\"}");
-  expectError(t, locate(t, "name: gemm", ")\""), "unexpected ')'");
+  expectError(t, locate(t, "cycles: \"m + 2", ")\""), "unexpected ')'");
   // The same for a field's `max:`.
   t = replaceFirst(def, "max: scratchpad.row_bytes", "max: scratchpad.row_byte");
   expectError(t, locate(t, "", "scratchpad.row_byte}"), "unknown name 'scratchpad.row_byte'");

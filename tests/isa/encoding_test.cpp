@@ -97,15 +97,16 @@ Instruction randomInstruction(const IsaConfig& isa, int desc, std::mt19937& rng)
 
 TEST(Encoding, GemmBitLayoutDefault) {
   const IsaConfig isa = loadConfig("default");
-  const Instruction in = make(isa, "gemm", {{"a_row", 0x1234}, {"acc_row", 0x5678}, {"m", 0x9ABC}, {"accumulate", 1}},
-                              kPopPrev | kPushNext);
-  // opcode 0x11 at bits 0..7, tokens at 8..11, a_row 12..27, acc_row 28..43, m 44..59, accumulate 60.
+  const Instruction in =
+      make(isa, "gemm", {{"a_row", 0x1234}, {"acc_row", 0x278}, {"m", 0x6BC}, {"accumulate", 1}}, kPopPrev | kPushNext);
+  // opcode 0x11 at bits 0..7, tokens at 8..11, a_row 12..25, acc_row 26..35, m 36..46, accumulate 47
+  // (row fields as wide as default's 16384 scratchpad and 1024 accumulator rows need).
   unsigned __int128 v = 0x11;
   v |= static_cast<unsigned __int128>(kPopPrev | kPushNext) << 8;
   v |= static_cast<unsigned __int128>(0x1234) << 12;
-  v |= static_cast<unsigned __int128>(0x5678) << 28;
-  v |= static_cast<unsigned __int128>(0x9ABC) << 44;
-  v |= static_cast<unsigned __int128>(1) << 60;
+  v |= static_cast<unsigned __int128>(0x278) << 26;
+  v |= static_cast<unsigned __int128>(0x6BC) << 36;
+  v |= static_cast<unsigned __int128>(1) << 47;
   std::vector<uint8_t> expected(16);
   for (size_t i = 0; i < 16; ++i) expected[i] = static_cast<uint8_t>(v >> (8 * i));
   EXPECT_EQ(enc(isa, in), expected);
@@ -149,10 +150,10 @@ TEST(Encoding, KnownLimits) {
     const InstrDesc& d = isa.instr(isa.byName(instr));
     return d.fields[static_cast<size_t>(d.fieldIndex(field))].limit();
   };
-  EXPECT_EQ(limitOf(def, "dma.load", "bytes"), 16);      // scratchpad.row_bytes, below the 8-bit 255
-  EXPECT_EQ(limitOf(def, "dma.load.acc", "bytes"), 64);  // accumulator.row_bytes
-  EXPECT_EQ(limitOf(def, "dma.load", "dram_addr"), 0xFFFFFFFF);
-  EXPECT_EQ(limitOf(def, "gemm", "m"), 65535);
+  EXPECT_EQ(limitOf(def, "dma.load", "bytes"), 16);              // scratchpad.row_bytes, below the 8-bit 255
+  EXPECT_EQ(limitOf(def, "dma.load.acc", "bytes"), 64);          // accumulator.row_bytes
+  EXPECT_EQ(limitOf(def, "dma.load", "dram_addr"), 0x1FFFFFFF);  // bits_for(dram.size - 1): 512 MiB
+  EXPECT_EQ(limitOf(def, "gemm", "m"), 2047);                    // bits_for(accumulator.rows): 1024
   EXPECT_EQ(limitOf(def, "gemm", "accumulate"), 1);
   EXPECT_EQ(limitOf(def, "widen", "multiplier"), 32767);
   EXPECT_EQ(limitOf(loadConfig("os16"), "gemm", "m"), 16);  // max: array.rows
@@ -179,15 +180,15 @@ TEST(Encoding, SpecificBoundariesDefault) {
   ok(make(isa, "widen", {{"multiplier", 32767}}));
   bad(make(isa, "widen", {{"multiplier", 32768}}), "'multiplier'");
   bad(make(isa, "widen", {{"multiplier", -32769}}), "'multiplier'");
-  ok(make(isa, "dma.load", {{"bytes", 16}, {"dram_addr", 0xFFFFFFFF}, {"dram_stride", 0xFFFFFF}}));
+  ok(make(isa, "dma.load", {{"bytes", 16}, {"dram_addr", 0x1FFFFFFF}, {"dram_stride", 0xFFFFFF}}));
   bad(make(isa, "dma.load", {{"bytes", 17}}), "(max: scratchpad.row_bytes)");
-  bad(make(isa, "dma.load", {{"dram_addr", int64_t{1} << 32}}), "'dram_addr'");
+  bad(make(isa, "dma.load", {{"dram_addr", int64_t{1} << 29}}), "'dram_addr'");
   bad(make(isa, "dma.load", {{"dram_addr", -1}}), "'dram_addr'");
   bad(make(isa, "dma.load", {{"dram_stride", 1 << 24}}), "'dram_stride'");
   ok(make(isa, "dma.load.acc", {{"bytes", 64}}));
   bad(make(isa, "dma.load.acc", {{"bytes", 65}}), "(max: accumulator.row_bytes)");
-  ok(make(isa, "gemm", {{"m", 65535}, {"accumulate", 1}}));
-  bad(make(isa, "gemm", {{"m", 65536}}), "'m'");
+  ok(make(isa, "gemm", {{"m", 2047}, {"accumulate", 1}}));
+  bad(make(isa, "gemm", {{"m", 2048}}), "'m'");
   bad(make(isa, "gemm", {{"accumulate", 2}}), "'accumulate'");
 }
 

@@ -129,6 +129,18 @@ TEST(Expr, MinMax) {
   EXPECT_EQ(evalWith("min(m, rows)", 30, -2), -2);
 }
 
+TEST(Expr, BitsFor) {
+  EXPECT_EQ(evalConst("bits_for(0)"), 1);
+  EXPECT_EQ(evalConst("bits_for(1)"), 1);
+  EXPECT_EQ(evalConst("bits_for(2)"), 2);
+  EXPECT_EQ(evalConst("bits_for(15)"), 4);
+  EXPECT_EQ(evalConst("bits_for(16)"), 5);
+  EXPECT_EQ(evalConst("bits_for(array.rows * array.cols - 1)"), 7);  // 127
+  EXPECT_EQ(evalConst("bits_for(-5)"), 1);
+  EXPECT_EQ(evalConst("bits_for(4611686018427387903)"), 62);  // 2^62 - 1
+  EXPECT_EQ(evalConst("bits_for(4611686018427387904)"), 63);  // 2^62
+}
+
 TEST(Expr, Log2Ceil) {
   EXPECT_EQ(evalConst("log2_ceil(0)"), 0);
   EXPECT_EQ(evalConst("log2_ceil(1)"), 0);

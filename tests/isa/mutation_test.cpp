@@ -72,18 +72,19 @@ class Mutation : public ::testing::Test {
 // (a) narrowing a field
 
 TEST_F(Mutation, NarrowGemmM) {
-  const IsaConfig narrow =
-      IsaConfig::parse(replaceAfter(text, "name: gemm", "{name: m, bits: 16}", "{name: m, bits: 8}"), "narrow.yaml");
+  const IsaConfig narrow = IsaConfig::parse(
+      replaceAfter(text, "name: gemm", R"y({name: m, bits: "bits_for(accumulator.rows)"})y", "{name: m, bits: 8}"),
+      "narrow.yaml");
   EXPECT_NE(narrow.hash(), base.hash());
 
   // Layout: m keeps its lsb, narrows to 8 bits; the field after it moves down by 8.
-  EXPECT_EQ(field(base, "gemm", "m").bits, 16);
+  EXPECT_EQ(field(base, "gemm", "m").bits, 11);  // bits_for(accumulator.rows = 1024)
   EXPECT_EQ(field(narrow, "gemm", "m").bits, 8);
   EXPECT_EQ(field(narrow, "gemm", "m").lsb, field(base, "gemm", "m").lsb);
   EXPECT_EQ(field(narrow, "gemm", "a_row").lsb, field(base, "gemm", "a_row").lsb);
   EXPECT_EQ(field(narrow, "gemm", "acc_row").lsb, field(base, "gemm", "acc_row").lsb);
-  EXPECT_EQ(field(base, "gemm", "accumulate").lsb, 60);
-  EXPECT_EQ(field(narrow, "gemm", "accumulate").lsb, 52);
+  EXPECT_EQ(field(base, "gemm", "accumulate").lsb, 47);
+  EXPECT_EQ(field(narrow, "gemm", "accumulate").lsb, 44);
   EXPECT_EQ(field(narrow, "gemm", "m").limit(), 255);
 
   // The encoded bits of a gemm change.
@@ -91,10 +92,10 @@ TEST_F(Mutation, NarrowGemmM) {
   const auto oldBytes = enc(base, g);
   const auto newBytes = enc(narrow, translate(base, narrow, g));
   EXPECT_NE(oldBytes, newBytes);
-  EXPECT_TRUE(bit(oldBytes, 60));
-  EXPECT_FALSE(bit(oldBytes, 52));
-  EXPECT_TRUE(bit(newBytes, 52));
-  EXPECT_FALSE(bit(newBytes, 60));
+  EXPECT_TRUE(bit(oldBytes, 47));
+  EXPECT_FALSE(bit(oldBytes, 44));
+  EXPECT_TRUE(bit(newBytes, 44));
+  EXPECT_FALSE(bit(newBytes, 47));
   EXPECT_EQ(decode(narrow, newBytes), translate(base, narrow, g));
 
   // m = 255 still encodes; 256 no longer does (but did before).
@@ -116,7 +117,7 @@ TEST_F(Mutation, NarrowGemmM) {
 
   // Old bytes whose m used the upper 8 bits no longer decode (those bits are now reserved or
   // read as another field).
-  const auto wide = enc(base, make(base, "gemm", {{"m", 0x1234}}));
+  const auto wide = enc(base, make(base, "gemm", {{"m", 0x634}}));
   EXPECT_THROW(decode(narrow, wide), Error);
 
   // Every other instruction encodes exactly as before.
@@ -135,10 +136,12 @@ TEST_F(Mutation, NarrowGemmM) {
 }
 
 TEST_F(Mutation, WidenAndBoundGemmM) {
-  // Adding a `max:` bound (as os16 does) limits m without changing the layout.
-  const IsaConfig bounded = IsaConfig::parse(
-      replaceAfter(text, "name: gemm", "{name: m, bits: 16}", "{name: m, bits: 16, max: array.rows}"), "b.yaml");
-  EXPECT_EQ(field(bounded, "gemm", "accumulate").lsb, 60);
+  // Widening m to 16 bits moves the field after it; a `max:` bound (as os16 has) limits m.
+  const IsaConfig bounded =
+      IsaConfig::parse(replaceAfter(text, "name: gemm", R"y({name: m, bits: "bits_for(accumulator.rows)"})y",
+                                    "{name: m, bits: 16, max: array.rows}"),
+                       "b.yaml");
+  EXPECT_EQ(field(bounded, "gemm", "accumulate").lsb, 52);
   EXPECT_NO_THROW(enc(bounded, make(bounded, "gemm", {{"m", 16}})));
   EXPECT_THROW(enc(bounded, make(bounded, "gemm", {{"m", 17}})), Error);
   // Old bytes with m = 17 decode in the base config but not in the bounded one.

@@ -159,10 +159,12 @@ void loadWindowRuns(TileContext& T, const std::vector<PixelRun>& chunk, const Ac
   const int64_t stride = sw * in.pixelBytes(), runStride = sh * in.paddedW() * in.pixelBytes();
   const bool twoD = T.isa.bySemantics(Semantics::DmaLoad2d) >= 0;
   const int64_t maxRuns = twoD ? T.limit(Semantics::DmaLoad2d, 5) : 1;
-  // Runs that fit dma_load_2d's fields: up to maxRuns of them, and the same reach as dma_load.
+  // Runs that fit dma_load_2d's fields: up to maxRuns of them, and the same reach as dma_load;
+  // the rest take one dma_load per run.
   const auto fits = [&](const PixelRun& r) {
-    return twoD && r.count <= T.limit(Semantics::DmaLoad2d, 2) && stride <= T.limit(Semantics::DmaLoad2d, 4) &&
-           runStride <= T.limit(Semantics::DmaLoad2d, 6) && toRow.offset + r.offset <= T.limit(Semantics::DmaLoad2d, 1);
+    return twoD && r.count <= T.limit(Semantics::DmaLoad2d, 2) && nc <= T.limit(Semantics::DmaLoad2d, 3) &&
+           stride <= T.limit(Semantics::DmaLoad2d, 4) && runStride <= T.limit(Semantics::DmaLoad2d, 6) &&
+           toRow.offset + r.offset <= T.limit(Semantics::DmaLoad2d, 1);
   };
   for (size_t i = 0; i < chunk.size();) {
     const PixelRun& first = chunk[i];

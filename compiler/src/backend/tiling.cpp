@@ -169,8 +169,29 @@ std::string narrowFieldsNote(int64_t spadRows, int64_t accRows, const isa::Param
   return note.empty() ? "" : " (its row fields reach " + note + ")";
 }
 
+/// The DMA classes move whole rows (a bias row, an accumulator tile, a chunk's channels): a `bytes`
+/// field that cannot hold one row is a config this back end cannot use, named with what to change.
+/// (dma_load_2d is exempt: where its fields fall short, the loads take dma_load instead.)
+void checkRowBytesFit(const TileContext& T) {
+  const isa::Params& p = T.p;
+  for (Semantics s : {Semantics::DmaLoad, Semantics::DmaStore, Semantics::DmaLoadAcc, Semantics::DmaStoreAcc}) {
+    const int index = T.isa.bySemantics(s);
+    if (index < 0) continue;
+    const bool acc = s == Semantics::DmaLoadAcc || s == Semantics::DmaStoreAcc;
+    const int64_t rowBytes = acc ? p.acc_row_bytes : p.spad_row_bytes;
+    if (T.limit(s, 3) >= rowBytes) continue;
+    const isa::InstrDesc& d = T.isa.instr(index);
+    const std::string memory = acc ? "accumulator" : "scratchpad";
+    throw Error("ISA '" + p.name + "': '" + d.name + "' moves at most " + std::to_string(T.limit(s, 3)) +
+                " bytes per row (field 'bytes'), less than one " + memory + " row (" + std::to_string(rowBytes) +
+                " bytes = " + memory + ".row_bytes); widen the field (bits: \"bits_for(" + memory +
+                ".row_bytes)\") or narrow the array (" + (acc ? "array.cols" : "array.rows, array.cols") + ")");
+  }
+}
+
 OnChipLayout chooseOnChipLayout(const TileContext& T) {
   const isa::Params& p = T.p;
+  checkRowBytesFit(T);
   OnChipLayout l;
   const int64_t accRows = reachableRows(T, isa::RowSpace::Accumulator, p.acc_rows);
   const int64_t spadRows = reachableRows(T, isa::RowSpace::Scratchpad, p.spad_rows);

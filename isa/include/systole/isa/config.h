@@ -78,6 +78,7 @@ struct FieldDesc {
   std::string name;
   int lsb = 0;
   int bits = 0;
+  std::string bits_expr;  // the width's expression when it is one (e.g. "bits_for(scratchpad.rows - 1)")
   bool is_signed = false;
   std::optional<Expr> max;  // extra upper bound beyond the width (e.g. scratchpad.row_bytes)
   SourceLocation where;

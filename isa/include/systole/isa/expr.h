@@ -3,7 +3,8 @@
 // Grammar:   expr := term (('+'|'-') term)*      term := unary (('*'|'/'|'%') unary)*
 //            unary := '-' unary | primary        primary := INT | NAME | NAME '(' args ')' | '(' expr ')'
 // NAME is a dotted identifier (array.rows, dram.latency) or an instruction field (rows, m).
-// Functions: ceil_div(a, b), min(a, b), max(a, b), log2_ceil(a). Arithmetic is on int64; '/' and
+// Functions: ceil_div(a, b), min(a, b), max(a, b), log2_ceil(a), bits_for(a) (the
+// unsigned width that holds 0..a: 1 for a <= 1). Arithmetic is on int64; '/' and
 // '%' truncate toward zero, as in C++; overflow is an error, never a wrapped value. Parentheses
 // and unary minus nest at most 64 deep. Parameters are folded to constants when the expression is
 // compiled, so evaluation touches only the instruction's fields.
@@ -48,7 +49,7 @@ class Expr {
   bool isConstant() const { return code_.size() == 1 && code_[0].op == Op::Push; }
 
  private:
-  enum class Op : uint8_t { Push, Field, Neg, Add, Sub, Mul, Div, Mod, CeilDiv, Min, Max, Log2Ceil };
+  enum class Op : uint8_t { Push, Field, Neg, Add, Sub, Mul, Div, Mod, CeilDiv, Min, Max, Log2Ceil, BitsFor };
   struct Step {
     Op op;
     int64_t arg;
