@@ -42,7 +42,7 @@ struct RunArgs {
 
 /// Seeded random values for every model input, replaced by the NAME=FILE.npy the user gave.
 compiler::TensorMap modelInputs(const compiler::Graph& g, const RunArgs& a) {
-  auto inputs = runtime::randomInputs(g, a.seed);
+  auto inputs = a.timingOnly ? runtime::zeroInputs(g) : runtime::randomInputs(g, a.seed);
   for (const auto& arg : a.inputs) {
     const size_t eq = arg.find('=');
     if (eq == std::string::npos) throw Error("--input expects NAME=FILE.npy, got '" + arg + "'");
@@ -135,16 +135,15 @@ Prepared compileModel(RunArgs& a, const isa::IsaConfig& config) {
           c.result.totalSeconds()};
 }
 
-Prepared loadModel(const RunArgs& a, const isa::IsaConfig& config) {
-  compiler::Artifact artifact = compiler::readArtifact(a.compile.model);
+Prepared loadModel(const RunArgs& a, const isa::IsaConfig& config, compiler::Artifact artifact) {
   compiler::checkArtifactMatches(artifact, config, a.compile.model);
   return {std::move(artifact.graph), std::move(artifact.model), std::nullopt, "loaded from the compiled model"};
 }
 
-void printSummary(const Prepared& p, const runtime::RunResult& result, const Accuracy& accuracy,
-                  const isa::IsaConfig& config, const RunArgs& a, double runSeconds) {
+void printSummary(const Prepared& p, const compiler::CompiledModel& model, const runtime::RunResult& result,
+                  const Accuracy& accuracy, const isa::IsaConfig& config, const RunArgs& a, double runSeconds) {
   size_t instructions = 0, layers = 0;
-  for (const auto& item : p.model.schedule)
+  for (const auto& item : model.schedule)
     if (item.npu) {
       instructions += item.npu->program.instructionCount();
       layers += item.npu->layers.size();
@@ -158,7 +157,7 @@ void printSummary(const Prepared& p, const runtime::RunResult& result, const Acc
   const int64_t pes = config.params().array_rows * config.params().array_cols;
   printTotalCycles(result);
   printUtilization(result.layers, result.sim.stats.cycles, pes);
-  printHostOperators(p.graph, p.model);
+  printHostOperators(p.graph, model);
   printHostTime(result);
   if (a.layers) printLayers(result.layers, pes, accuracy);
   printAccuracy(accuracy);
@@ -186,18 +185,20 @@ Accuracy measureAccuracy(const Prepared& p, const runtime::RunResult& result, co
 
 int runModel(RunArgs& a) {
   const bool compiledModel = isCompiledModel(a.compile.model);
+  if (compiledModel && !a.compile.emit.empty()) throw Error("--emit needs an ONNX model, not a compiled .sbin");
+  std::optional<compiler::Artifact> artifact;  // read once: an 18 MB model's bytes are hashed and parsed once
+  if (compiledModel) artifact = compiler::readArtifact(a.compile.model);
   if (compiledModel && a.compile.isa == "default")
-    a.compile.isa = isa::shippedConfigPath(compiler::readArtifact(a.compile.model).isa_name, a.compile.model);
+    a.compile.isa = isa::shippedConfigPath(artifact->isa_name, a.compile.model);
   const auto config = loadConfig(a.compile.isa);
   if (!a.compile.emit.empty()) {
-    if (compiledModel) throw Error("--emit needs an ONNX model, not a compiled .sbin");
     auto options = pipelineOptions(a.compile, config);
     writeStageText(compiler::runPipeline(a.compile.model, config, options, a.compile.emit), config, a.output);
     return kOk;
   }
   if (a.checkIntermediates) a.check = true;
-  Prepared p = compiledModel ? loadModel(a, config) : compileModel(a, config);
-  runtime::Session session(config, p.model, p.graph);
+  Prepared p = compiledModel ? loadModel(a, config, std::move(*artifact)) : compileModel(a, config);
+  runtime::Session session(config, std::move(p.model), p.graph);  // the session holds the programs now
   runtime::RunOptions runOptions;
   runOptions.check = a.check;
   runOptions.timing_only = a.timingOnly;
@@ -227,7 +228,7 @@ int runModel(RunArgs& a) {
     throw inFile(e, a.compile.model);
   }
   writeResults(result, accuracy, a, config.params(), {p.compile_seconds, runSeconds});
-  printSummary(p, result, accuracy, config, a, runSeconds);
+  printSummary(p, session.model(), result, accuracy, config, a, runSeconds);
   int status = kOk;
   if (a.check && result.mismatch) {
     std::cerr << a.compile.model << ": error: check failed: " << result.mismatch->describe() << "\n";
@@ -266,7 +267,9 @@ void registerRun(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
   cmd->add_option("-o,--output", a.output, "with --emit: write the stage's text here instead of stdout")->needs(emit);
   cmd->add_option("--input", a.inputs, "NAME=FILE.npy for a float32 model input (others get seeded random values)");
   cmd->add_option("--seed", a.seed, "seed for random model inputs (not for calibration)")->default_val(1);
-  cmd->add_option("--output-dir", a.outputDir, "write each model output as DIR/NAME.npy");
+  cmd->add_option("--output-dir", a.outputDir,
+                  "write each model output as DIR/NAME.npy (in NAME, characters other than letters, digits, '_', '-' "
+                  "and '.' become '_': output Identity:0 is DIR/Identity_0.npy)");
   cmd->add_option("--stats", a.stats, "write the statistics, per layer and in total, as JSON (docs/stats.md)");
   cmd->add_option("--stats-csv", a.statsCsv,
                   "write the per-layer statistics as CSV (one row per layer and a total row)");

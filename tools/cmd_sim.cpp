@@ -32,7 +32,9 @@ void registerSim(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
   addSetOption(*cmd);
   cmd->add_option("--input", a.inputs, "NAME=FILE.npy for an input tensor (others get seeded random values)");
   cmd->add_option("--seed", a.seed, "seed for random inputs")->default_val(1);
-  cmd->add_option("--output-dir", a.outputDir, "write each output tensor as DIR/NAME.npy");
+  cmd->add_option("--output-dir", a.outputDir,
+                  "write each output tensor as DIR/NAME.npy (in NAME, characters other than letters, digits, '_', '-' "
+                  "and '.' become '_': Identity:0 is DIR/Identity_0.npy)");
   cmd->add_option("--stats", a.stats, "write statistics as JSON");
   cmd->add_option("--trace", a.trace, "write a Chrome/Perfetto trace-event JSON timeline");
   cmd->add_flag("--timing-only", a.timingOnly, "compute cycles and statistics without moving or computing data");
@@ -45,7 +47,7 @@ void registerSim(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
       ->check(CLI::IsMember({"array"}));
   cmd->add_option("--vcd", a.vcd, "with --rtl: write the RTL array's waveform (VCD)");
   actions.emplace_back(cmd, [] {
-    if (isa::sbinVersion(readBinaryFile(a.program), a.program) == isa::kModelSbinVersion) {
+    if (isa::sbinVersion(readFileStart(a.program, isa::kSbinHeaderBytes), a.program) == isa::kModelSbinVersion) {
       if (!a.rtl.empty() || a.poison)
         throw Error("--rtl and --poison take a single program (.sbin version 1), not a compiled model");
       return runCompiledModel(

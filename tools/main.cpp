@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "commands.h"
+#include "huge_page_restart.h"
 #include "systole/isa/diagnostic.h"
 
 int main(int argc, char** argv) {
@@ -28,7 +29,11 @@ int main(int argc, char** argv) {
   }
   try {
     for (auto& [cmd, action] : actions)
-      if (cmd->parsed()) return action();
+      if (cmd->parsed()) {
+        const std::string name = cmd->get_name();
+        if (name == "compile" || name == "run" || name == "sim") restartWithHugePagesForBigModels(argc, argv);
+        return action();
+      }
   } catch (const systole::Error& e) {
     std::cerr << e.what() << "\n";
     return kBadInput;

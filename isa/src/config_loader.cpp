@@ -25,8 +25,6 @@ uint64_t fnv1a64(const void* data, size_t size, uint64_t seed) {
   return h;
 }
 
-int64_t FieldDesc::limit() const { return max ? std::min(maxValue(), max->eval()) : maxValue(); }
-
 int InstrDesc::fieldIndex(std::string_view field) const {
   for (size_t i = 0; i < fields.size(); ++i)
     if (fields[i].name == field) return static_cast<int>(i);
@@ -530,9 +528,15 @@ class ConfigLoader {
             str(f["max"], "max"), [&](std::string_view name) { return param(p, name); }, textStart(f["max"]));
         if (fd.max->eval() < fd.minValue()) throw Error(at(f["max"]), "'max' is below the field's smallest value");
       }
+      fd.limit_value = fd.max ? std::min(fd.maxValue(), fd.max->eval()) : fd.maxValue();
       next = fd.lsb + fd.bits;
       d.fields.push_back(std::move(fd));
     }
+    const auto use = [&d](int lsb, int bits) {
+      for (int b = lsb; b < lsb + bits; ++b) d.used_bits[static_cast<size_t>(b / 64)] |= uint64_t{1} << (b % 64);
+    };
+    use(0, static_cast<int>(p.fields_lsb));
+    for (const FieldDesc& f : d.fields) use(f.lsb, f.bits);
   }
 
   std::string file_;

@@ -7,6 +7,8 @@
 #include <bit>
 #include <cstring>
 
+#include "systole/isa/huge_pages.h"
+
 namespace systole::isa {
 
 namespace {
@@ -69,14 +71,6 @@ struct Words {
   }
 };
 
-void setMask(uint64_t (&mask)[9], int lsb, int bits) {
-  for (int b = lsb; b < lsb + bits;) {
-    const int word = b / 64, shift = b % 64, n = std::min(bits - (b - lsb), 64 - shift);
-    mask[word] |= (n == 64 ? ~uint64_t{0} : ((uint64_t{1} << n) - 1)) << shift;
-    b += n;
-  }
-}
-
 }  // namespace
 
 Instruction decode(const IsaConfig& isa, std::span<const uint8_t> bytes) {
@@ -89,22 +83,19 @@ Instruction decode(const IsaConfig& isa, std::span<const uint8_t> bytes) {
   const InstrDesc& d = isa.instr(out.desc);
   out.tokens = static_cast<uint8_t>(words.get(static_cast<int>(p.token_lsb), kNumTokenFlags));
   if (auto msg = checkTokens(d, out.tokens); !msg.empty()) throw Error(d.name + ": " + msg);
-  // Every bit outside the opcode, the tokens and the fields is reserved and must be zero.
-  uint64_t used[9] = {};
-  setMask(used, 0, static_cast<int>(p.fields_lsb));
   for (size_t i = 0; i < d.fields.size(); ++i) {
     const FieldDesc& f = d.fields[i];
     const uint64_t raw = words.get(f.lsb, f.bits);
-    setMask(used, f.lsb, f.bits);
     int64_t value = static_cast<int64_t>(raw);
     if (f.is_signed && (raw >> (f.bits - 1)) & 1) value -= int64_t{1} << f.bits;
     if (value < f.minValue() || value > f.limit()) throw Error(d.name + ": " + checkFieldValue(f, value));
     out.fields[i] = value;
   }
-  for (int k = 0; k < 8; ++k)
-    if (words.w[k] & ~used[k])
+  // Every bit outside the opcode, the tokens and the fields is reserved and must be zero.
+  for (size_t k = 0; k < d.used_bits.size(); ++k)
+    if (const uint64_t reserved = words.w[k] & ~d.used_bits[k])
       throw Error(d.name + ": reserved bits are not zero (byte " +
-                  std::to_string(k * 8 + std::countr_zero(words.w[k] & ~used[k]) / 8) + ")");
+                  std::to_string(k * 8 + static_cast<size_t>(std::countr_zero(reserved)) / 8) + ")");
   return out;
 }
 
@@ -121,7 +112,7 @@ std::vector<Instruction> decodeAll(const IsaConfig& isa, std::span<const uint8_t
     throw Error("code size " + std::to_string(code.size()) + " is not a multiple of the " + std::to_string(width) +
                 "-byte instruction");
   std::vector<Instruction> out;
-  out.reserve(code.size() / width);
+  reserveHuge(out, code.size() / width);
   for (size_t i = 0; i < code.size(); i += width) {
     try {
       out.push_back(decode(isa, code.subspan(i, width)));

@@ -8,6 +8,7 @@
 #include <system_error>
 
 #include "systole/isa/diagnostic.h"
+#include "systole/isa/huge_pages.h"
 
 namespace systole {
 
@@ -17,10 +18,21 @@ std::vector<uint8_t> readBinaryFile(const std::string& path) {
   in.seekg(0, std::ios::end);
   const std::streamoff size = in.tellg();
   if (size < 0) throw Error(SourceLocation{path, 0, 0}, "cannot read file");
-  std::vector<uint8_t> bytes(static_cast<size_t>(size));  // one allocation of the file's size
+  std::vector<uint8_t> bytes;  // one allocation of the file's size
+  reserveHuge(bytes, static_cast<size_t>(size));
+  bytes.resize(static_cast<size_t>(size));
   in.seekg(0);
   in.read(reinterpret_cast<char*>(bytes.data()), size);
   if (!in) throw Error(SourceLocation{path, 0, 0}, "cannot read file");
+  return bytes;
+}
+
+std::vector<uint8_t> readFileStart(const std::string& path, size_t n) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in || std::filesystem::is_directory(path)) throw Error(SourceLocation{path, 0, 0}, "cannot open file");
+  std::vector<uint8_t> bytes(n);
+  in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(n));
+  bytes.resize(static_cast<size_t>(in.gcount()));
   return bytes;
 }
 

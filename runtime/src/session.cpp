@@ -12,6 +12,7 @@
 
 #include "systole/compiler/interpreter.h"
 #include "systole/hostjit/host_jit.h"
+#include "systole/isa/huge_pages.h"
 #include "systole/isa/assembler.h"
 #include "systole/isa/diagnostic.h"
 #include "systole/isa/encoding.h"
@@ -216,8 +217,10 @@ std::map<std::string, std::vector<uint8_t>> programInputs(const compiler::Graph&
   std::map<std::string, std::vector<uint8_t>> inputs;
   for (const auto& b : program.inputs) {
     const int v = g.findValue(b.value);
-    if (timingOnly) {
-      inputs[b.value] = std::vector<uint8_t>(static_cast<size_t>(g.values[static_cast<size_t>(v)].elements()), 0);
+    if (timingOnly) {  // zeros the simulator does not load
+      const auto n = static_cast<size_t>(g.values[static_cast<size_t>(v)].elements());
+      reserveHuge(inputs[b.value], n);
+      inputs[b.value].resize(n);
       continue;
     }
     const HostTensor& t = env.at(v);
@@ -261,7 +264,7 @@ RunResult Session::run(const std::map<std::string, HostTensor>& inputs, const Ru
     const auto& name = g.values[static_cast<size_t>(v)].name;
     auto it = inputs.find(name);
     if (it == inputs.end()) throw Error("missing input '" + name + "'");
-    env[v] = it->second;
+    if (!options.timing_only) env[v] = it->second;  // a timing-only run reads no data
   }
   std::map<std::string, HostTensor> reference;
   if (options.check && !options.timing_only) {
@@ -327,15 +330,22 @@ RunResult Session::run(const std::map<std::string, HostTensor>& inputs, const Ru
   return result;
 }
 
-std::map<std::string, HostTensor> randomInputs(const compiler::Graph& g, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+std::map<std::string, HostTensor> zeroInputs(const compiler::Graph& g) {
   std::map<std::string, HostTensor> inputs;
   for (int v : g.inputs) {
     const auto& val = g.values[static_cast<size_t>(v)];
-    HostTensor t(ElemType::Float32, val.shape);
+    inputs[val.name] = HostTensor(ElemType::Float32, val.shape);
+  }
+  return inputs;
+}
+
+std::map<std::string, HostTensor> randomInputs(const compiler::Graph& g, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  std::map<std::string, HostTensor> inputs = zeroInputs(g);
+  for (int v : g.inputs) {  // in the graph's order, so a seed gives the same values as before
+    HostTensor& t = inputs.at(g.values[static_cast<size_t>(v)].name);
     for (int64_t i = 0; i < t.elements(); ++i) t.data<float>()[i] = uniform(rng);
-    inputs[val.name] = std::move(t);
   }
   return inputs;
 }

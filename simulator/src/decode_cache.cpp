@@ -5,12 +5,13 @@
 #include <algorithm>
 
 #include "systole/isa/diagnostic.h"
+#include "systole/isa/huge_pages.h"
 
 namespace systole::sim {
 
 PreparedProgram prepareProgram(const isa::IsaConfig& isa, std::vector<isa::Instruction> instructions) {
   PreparedProgram p;
-  p.timing.reserve(instructions.size());
+  reserveHuge(p.timing, instructions.size());
   for (const auto& in : instructions) {
     if (p.has_finish && p.after_finish < 0) p.after_finish = static_cast<int64_t>(p.timing.size());
     p.has_finish |= isa.instr(in.desc).semantics == isa::Semantics::Finish;
@@ -32,7 +33,9 @@ const PreparedProgram& DecodeCache::decode(const isa::IsaConfig& isa, std::span<
     return std::equal(e.code.begin(), e.code.end(), code.begin(), code.end());
   });
   if (hit == entries_.end()) {
-    Entry fresh{std::vector<uint8_t>(code.begin(), code.end()), prepareProgram(isa, isa::decodeAll(isa, code))};
+    Entry fresh{{}, prepareProgram(isa, isa::decodeAll(isa, code))};
+    reserveHuge(fresh.code, code.size());
+    fresh.code.assign(code.begin(), code.end());
     entries_.push_front(std::move(fresh));
     if (entries_.size() > kEntries) entries_.pop_back();
   } else if (hit != entries_.begin()) {

@@ -267,8 +267,13 @@ Artifact deserializeArtifact(const std::vector<uint8_t>& bytes, const std::strin
   r.section("ISA identity");
   a.isa_name = r.str();
   a.isa_hash = r.u64();
+  for (const auto& p : c.programs)
+    if (p.isa_name != a.isa_name || p.isa_hash != a.isa_hash)
+      throw Error(SourceLocation{name}, "a program was built for another config than the model");
   a.graph = readGraph(r);
   r.section("schedule");
+  constexpr size_t kNone = SIZE_MAX;
+  std::vector<size_t> stepOf(c.programs.size(), kNone);  // the schedule step that holds each program
   for (uint64_t n = r.count(1 << 24), i = 0; i < n; ++i) {
     ScheduleItem item;
     if (r.u8() == 0) {
@@ -281,16 +286,17 @@ Artifact deserializeArtifact(const std::vector<uint8_t>& bytes, const std::strin
       if (k >= c.programs.size())
         r.fail("NPU step names program " + std::to_string(k) + " of " + std::to_string(c.programs.size()));
       CompiledProgram p;
-      p.program = c.programs[k];
+      // Each program is one NPU step's: moved, not copied (a second step naming it copies the first's).
+      if (const size_t first = stepOf.at(k); first != kNone)
+        p.program = a.model.schedule.at(first).npu->program;
+      else
+        p.program = std::move(c.programs[k]), stepOf[k] = a.model.schedule.size();
       readProgramInfo(r, a.graph, p);
       item.npu = std::move(p);
     }
     a.model.schedule.push_back(std::move(item));
   }
   if (r.pos() != c.model.size()) r.fail("unexpected bytes after the schedule");
-  for (const auto& p : c.programs)
-    if (p.isa_name != a.isa_name || p.isa_hash != a.isa_hash)
-      throw Error(SourceLocation{name}, "a program was built for another config than the model");
   return a;
 }
 

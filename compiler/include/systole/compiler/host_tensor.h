@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "systole/compiler/graph.h"
+#include "systole/isa/huge_pages.h"
 
 namespace systole::compiler {
 
@@ -17,7 +18,9 @@ struct HostTensor {
 
   HostTensor() = default;
   HostTensor(ElemType t, std::vector<int64_t> s) : type(t), shape(std::move(s)) {
-    bytes.resize(static_cast<size_t>(elements() * elemTypeBytes(type)));
+    const auto n = static_cast<size_t>(elements() * elemTypeBytes(type));
+    reserveHuge(bytes, n);  // a big tensor is zeroed on huge pages
+    bytes.resize(n);
   }
   int64_t elements() const { return shapeElements(shape); }
   template <typename T>

@@ -5,10 +5,12 @@
 
 #include <cstdint>
 #include <cstring>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "systole/isa/diagnostic.h"
+#include "systole/isa/huge_pages.h"
 
 namespace systole::isa {
 
@@ -47,7 +49,7 @@ class ByteWriter {
 
 class ByteReader {
  public:
-  ByteReader(const std::vector<uint8_t>& in, size_t end, const std::string& name) : in_(in), end_(end), name_(name) {}
+  ByteReader(std::span<const uint8_t> in, size_t end, const std::string& name) : in_(in), end_(end), name_(name) {}
   void section(const char* what) { what_ = what; }
   uint8_t u8() { return get<uint8_t>(); }
   uint16_t u16() { return get<uint16_t>(); }
@@ -65,11 +67,18 @@ class ByteReader {
     return s;
   }
   std::vector<uint8_t> bytes() {
+    const std::span<const uint8_t> v = view();
+    std::vector<uint8_t> b;
+    reserveHuge(b, v.size());
+    b.assign(v.begin(), v.end());
+    return b;
+  }
+  /// The next length-prefixed bytes, in place (valid while the input is).
+  std::span<const uint8_t> view() {
     uint64_t n = u64();
     need(n);
-    std::vector<uint8_t> b(in_.begin() + static_cast<ptrdiff_t>(pos_), in_.begin() + static_cast<ptrdiff_t>(pos_ + n));
     pos_ += n;
-    return b;
+    return in_.subspan(pos_ - n, n);
   }
   uint64_t count(uint64_t limit = kMaxCount) {
     uint64_t n = u32();
@@ -93,7 +102,7 @@ class ByteReader {
   void need(uint64_t n) {
     if (n > end_ - pos_) fail("truncated file");
   }
-  const std::vector<uint8_t>& in_;
+  std::span<const uint8_t> in_;
   size_t end_;
   size_t pos_ = 0;
   std::string name_;

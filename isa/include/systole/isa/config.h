@@ -81,15 +81,17 @@ struct FieldDesc {
   std::string bits_expr;  // the width's expression when it is one (e.g. "bits_for(scratchpad.rows - 1)")
   bool is_signed = false;
   std::optional<Expr> max;  // extra upper bound beyond the width (e.g. scratchpad.row_bytes)
+  int64_t limit_value = 0;  // limit(), computed once by the loader (decoding reads it per field)
   SourceLocation where;
 
   int64_t minValue() const { return is_signed ? -(int64_t{1} << (bits - 1)) : 0; }
   int64_t maxValue() const { return is_signed ? (int64_t{1} << (bits - 1)) - 1 : (int64_t{1} << bits) - 1; }
   /// The largest value an operand may take: the width's maximum, lowered by `max` if given.
-  int64_t limit() const;
+  int64_t limit() const { return limit_value; }
 };
 
-inline constexpr int kMaxFields = 12;
+/// Every field is one of its semantics class's operands, and a class has at most 8 (SemanticsInfo).
+inline constexpr int kMaxFields = 8;
 
 struct InstrDesc {
   std::string name;
@@ -102,6 +104,8 @@ struct InstrDesc {
   Expr cycles;  // from start to completion (tokens are pushed then)
   Expr issue;   // optional: from start until the unit may start its next one (at most cycles)
   bool has_issue = false;
+  /// The bits the opcode, the token flags and the fields occupy; every other bit is reserved.
+  std::array<uint64_t, 8> used_bits{};
   SourceLocation where;
 
   int fieldIndex(std::string_view field) const;  // -1 if absent

@@ -12,6 +12,8 @@ namespace systole {
 
 std::string readTextFile(const std::string& path);             // throws Error "cannot open"
 std::vector<uint8_t> readBinaryFile(const std::string& path);  // throws Error "cannot open"
+/// The first `n` bytes of a file (fewer if it is shorter): a header, without reading the rest.
+std::vector<uint8_t> readFileStart(const std::string& path, size_t n);
 void writeFileAtomic(const std::string& path, const void* data, size_t size);
 inline void writeFileAtomic(const std::string& path, const std::string& text) {
   writeFileAtomic(path, text.data(), text.size());

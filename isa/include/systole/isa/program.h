@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,8 @@ struct Program {
 inline constexpr uint32_t kSbinVersion = 1;
 /// A whole compiled model: every NPU program plus the compiler's description of the host steps.
 inline constexpr uint32_t kModelSbinVersion = 2;
+/// Bytes that identify a container: the magic and the version (what sbinVersion reads).
+inline constexpr size_t kSbinHeaderBytes = 12;
 
 struct ModelContainer {
   std::vector<Program> programs;
@@ -62,7 +65,7 @@ struct ModelContainer {
 };
 
 /// The container version of a .sbin's bytes (after checking its magic).
-uint32_t sbinVersion(const std::vector<uint8_t>& bytes, const std::string& name);
+uint32_t sbinVersion(std::span<const uint8_t> bytes, const std::string& name);
 std::vector<uint8_t> serializeModelSbin(const ModelContainer& model);
 /// The same from programs held elsewhere (no copy of their code and data).
 std::vector<uint8_t> serializeModelSbin(const std::vector<const Program*>& programs, const std::vector<uint8_t>& model);
@@ -76,8 +79,9 @@ ModelContainer deserializeModelSbin(const std::vector<uint8_t>& bytes, const std
 
 std::vector<uint8_t> serializeSbin(const Program& program);
 /// Parses a container; `name` is used in error messages. Throws Error on truncation, corruption,
-/// a bad magic or an unsupported version.
-Program deserializeSbin(const std::vector<uint8_t>& bytes, const std::string& name);
+/// a bad magic or an unsupported version. A program inside a model container whose checksum
+/// already covered it is parsed with verifyChecksum false (its bytes are hashed once, not twice).
+Program deserializeSbin(std::span<const uint8_t> bytes, const std::string& name, bool verifyChecksum = true);
 
 /// Writes atomically (temporary file, then rename), so a failure leaves nothing half-written.
 void writeSbin(const std::string& path, const Program& program);

@@ -129,5 +129,7 @@ class Session {
 
 /// Seeded random float inputs for every graph input of `g` (uniform in [-1, 1]).
 std::map<std::string, compiler::HostTensor> randomInputs(const compiler::Graph& g, uint64_t seed);
+/// Every model input, zero (what a timing-only run, which reads no data, is given).
+std::map<std::string, compiler::HostTensor> zeroInputs(const compiler::Graph& g);
 
 }  // namespace systole::runtime
