@@ -19,7 +19,7 @@ std::string db(double v) {
 nlohmann::ordered_json toJson(const runtime::TensorAccuracy& a) {
   nlohmann::ordered_json j;
   j["name"] = a.name;
-  j["cosine"] = a.cosine;
+  if (a.elements > 1) j["cosine"] = a.cosine;  // one element has only a sign to compare
   j["sqnr_db"] = std::isinf(a.sqnr_db) ? nlohmann::ordered_json("inf") : nlohmann::ordered_json(a.sqnr_db);
   j["max_error_ratio"] = a.max_error_ratio;
   if (a.top1_images) {
@@ -39,11 +39,16 @@ void printAccuracy(const Accuracy& accuracy) {
     return;
   }
   for (const auto& a : accuracy.outputs) {
-    std::printf("accuracy of '%s' against the float model: cosine %.5f, SQNR %s dB, max |error| / max |float| %.4f",
-                a.name.c_str(), a.cosine, db(a.sqnr_db).c_str(), a.max_error_ratio);
-    if (a.top1_images == 1) std::printf(", top-1 %s", a.top1_agree ? "agrees" : "DIFFERS");
+    std::printf("accuracy of '%s' against the float model: ", a.name.c_str());
+    if (a.elements > 1)
+      std::printf("cosine %.5f, ", a.cosine);
+    else
+      std::printf("cosine n/a (one element), ");
+    std::printf("SQNR %s dB, max |error| / max |float| %.4f", db(a.sqnr_db).c_str(), a.max_error_ratio);
+    // "argmax": the same index is the top-1 class only if the output is a classifier's logits.
+    if (a.top1_images == 1) std::printf(", top-1 (argmax) %s", a.top1_agree ? "agrees" : "DIFFERS");
     if (a.top1_images > 1)
-      std::printf(", top-1 agrees on %lld of %lld images", static_cast<long long>(a.top1_agree),
+      std::printf(", top-1 (argmax) agrees on %lld of %lld images", static_cast<long long>(a.top1_agree),
                   static_cast<long long>(a.top1_images));
     std::printf("\n");
   }
@@ -52,7 +57,7 @@ void printAccuracy(const Accuracy& accuracy) {
 std::string accuracyFailure(const Accuracy& accuracy, double minSqnr, double minCosine) {
   std::ostringstream out;
   for (const auto& a : accuracy.outputs) {
-    if (!std::isnan(minCosine) && a.cosine < minCosine)
+    if (!std::isnan(minCosine) && a.elements > 1 && a.cosine < minCosine)
       out << "output '" << a.name << "' has cosine " << a.cosine << " < --min-cosine " << minCosine << "; ";
     if (!std::isnan(minSqnr) && a.sqnr_db < minSqnr)
       out << "output '" << a.name << "' has SQNR " << db(a.sqnr_db) << " dB < --min-sqnr " << minSqnr << "; ";

@@ -39,7 +39,8 @@ RunSummary summarise(const nlohmann::ordered_json& d) {
   const auto& acc = d["accuracy"];
   if (acc.is_object() && acc.value("measured", false) && acc["outputs"].is_array() && !acc["outputs"].empty()) {
     double worst = 1;
-    for (const auto& o : acc["outputs"]) worst = std::min(worst, num(o, "cosine"));
+    for (const auto& o : acc["outputs"])
+      if (o.contains("cosine")) worst = std::min(worst, num(o, "cosine"));  // absent for one element
     s.cosine = worst;
   }
   return s;

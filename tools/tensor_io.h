@@ -15,7 +15,6 @@ namespace systole::tools {
 std::map<std::string, std::vector<uint8_t>> bindInputs(const isa::Program& program,
                                                        const std::vector<std::string>& args, uint64_t seed);
 
-/// Writes each tensor as DIR/NAME.npy (creating DIR).
 /// The file an output tensor is written to inside --output-dir: NAME.npy with every character but
 /// letters, digits, '_', '-' and '.' made '_', and never starting with '.'.
 std::string outputFileName(const std::string& tensor);

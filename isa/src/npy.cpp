@@ -1,5 +1,6 @@
 // Algorithm: check the magic and version, read the header length, then pick the three keys out of
-// the header's Python-dict text (descr, fortran_order, shape) with a small scanner.
+// the header's Python-dict text (descr, fortran_order, shape) with a small scanner; a Fortran-order
+// array is reordered to row-major on reading.
 #include "systole/isa/npy.h"
 
 #include <cstring>
@@ -39,6 +40,20 @@ std::string valueOf(const std::string& header, const std::string& key, const std
   return header.substr(v, end - v);
 }
 
+/// Column-major (Fortran-order: what NumPy writes for a transposed array) bytes in row-major order.
+std::vector<uint8_t> fromFortranOrder(const std::vector<uint8_t>& in, const std::vector<int64_t>& shape, size_t elem) {
+  std::vector<uint8_t> out(in.size());
+  const size_t rank = shape.size(), count = elem ? in.size() / elem : 0;
+  std::vector<int64_t> index(rank, 0);  // the row-major element's index, advanced like an odometer
+  for (size_t i = 0; i < count; ++i) {
+    size_t src = 0;  // the first dimension varies fastest in the file
+    for (size_t d = rank; d-- > 0;) src = src * static_cast<size_t>(shape[d]) + static_cast<size_t>(index[d]);
+    std::memcpy(out.data() + i * elem, in.data() + src * elem, elem);
+    for (size_t d = rank; d-- > 0 && ++index[d] == shape[d];) index[d] = 0;
+  }
+  return out;
+}
+
 }  // namespace
 
 NpyArray parseNpy(const std::vector<uint8_t>& file, const std::string& name) {
@@ -69,7 +84,8 @@ NpyArray parseNpy(const std::vector<uint8_t>& file, const std::string& name) {
     }
   if (!found)
     throw Error(where, "unsupported dtype " + descr + " (supported: int8, uint8, little-endian int32 and float32)");
-  if (valueOf(header, "fortran_order", name) != "False") throw Error(where, "Fortran-order arrays are not supported");
+  const std::string order = valueOf(header, "fortran_order", name);
+  if (order != "False" && order != "True") throw Error(where, "malformed fortran_order " + order);
   const std::string shape = valueOf(header, "shape", name);
   int64_t elements = 1;
   for (size_t i = 1; i + 1 < shape.size();) {
@@ -97,6 +113,7 @@ NpyArray parseNpy(const std::vector<uint8_t>& file, const std::string& name) {
     throw Error(where, "data size " + std::to_string(file.size() - data) + " does not match shape " + shape + " (" +
                            std::to_string(need) + " bytes)");
   a.bytes.assign(file.begin() + static_cast<ptrdiff_t>(data), file.end());
+  if (order == "True") a.bytes = fromFortranOrder(a.bytes, a.shape, isa::dtypeBytes(a.dtype));
   return a;
 }
 

@@ -57,6 +57,7 @@ TensorAccuracy compareTensors(const std::string& name, const HostTensor& referen
     throw Error("accuracy: '" + name + "' differs in type or shape from the float model's");
   TensorAccuracy a;
   a.name = name;
+  a.elements = reference.elements();
   double dot = 0, rr = 0, gg = 0, err = 0, maxRef = 0, maxErr = 0;
   const float* r = reference.data<float>();
   const float* q = got.data<float>();

@@ -94,12 +94,29 @@ namespace systole {
 namespace {
 
 /// A .npy header claiming `shape` (a Python tuple) followed by no data.
-std::vector<uint8_t> npyClaiming(const std::string& shape) {
-  std::string header = "{'descr': '|i1', 'fortran_order': False, 'shape': " + shape + ", }";
+std::vector<uint8_t> npyClaiming(const std::string& shape, const std::string& fortranOrder = "False") {
+  std::string header = "{'descr': '|i1', 'fortran_order': " + fortranOrder + ", 'shape': " + shape + ", }";
   header += std::string((64 - (10 + header.size() + 1) % 64) % 64, ' ') + "\n";
   std::string file = std::string("\x93NUMPY\x01\x00", 8) + static_cast<char>(header.size() & 0xff) +
                      static_cast<char>(header.size() >> 8) + header;
   return std::vector<uint8_t>(file.begin(), file.end());
+}
+
+// What NumPy writes for a transposed array (issue 31): read back in row-major order.
+TEST(Npy, FortranOrderIsReadRowMajor) {
+  std::vector<uint8_t> file = npyClaiming("(2, 3, 2)", "True");
+  // Element (i, j, k) holds 100 i + 10 j + k, stored with i fastest, then j, then k.
+  for (int k = 0; k < 2; ++k)
+    for (int j = 0; j < 3; ++j)
+      for (int i = 0; i < 2; ++i) file.push_back(static_cast<uint8_t>(100 * i + 10 * j + k));
+  const NpyArray a = parseNpy(file, "f.npy");
+  ASSERT_EQ(a.shape, (std::vector<int64_t>{2, 3, 2}));
+  std::vector<uint8_t> rowMajor;
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 3; ++j)
+      for (int k = 0; k < 2; ++k) rowMajor.push_back(static_cast<uint8_t>(100 * i + 10 * j + k));
+  EXPECT_EQ(a.bytes, rowMajor);
+  EXPECT_THROW(parseNpy(npyClaiming("(2,)", "Maybe"), "bad.npy"), Error);
 }
 
 // Issue 16 D14: 2^32 * 2^32 * 16 elements wrapped to 0 and an empty payload passed the size check.

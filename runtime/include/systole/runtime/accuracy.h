@@ -18,10 +18,12 @@ using TensorMap = std::map<std::string, compiler::HostTensor>;
 
 struct TensorAccuracy {
   std::string name;
-  double cosine = 1;                                         // of the flattened tensors
+  double cosine = 1;  // of the flattened tensors (meaningless, and not reported, for one element)
+  int64_t elements = 0;
   double sqnr_db = std::numeric_limits<double>::infinity();  // 10 log10(sum f^2 / sum (q - f)^2)
   double max_error_ratio = 0;                                // max |q - f| / max |f|
-  // Logits-like outputs ([N, 1, ..., 1, K], K > 1): images whose top-1 class agrees, of `top1_images`.
+  // Logits-like outputs ([N, 1, ..., 1, K], K > 1): images whose argmax (the top-1 class, if the
+  // output is a classifier's) agrees, of `top1_images`. An embedding has the same shape.
   int64_t top1_images = 0, top1_agree = 0;
   std::optional<double> saturated;  // int8 values: fraction at -128 or 127 that are not a clamp bound
 };

@@ -355,6 +355,13 @@ def logits_batch3():
     return build(nodes, [vi("x", [3, 8])], [vi("y", [3, 5])], [f32("w", [8, 5]), f32("b", [5])])
 
 
+# A one-value output (a regression head, a score): cosine says nothing about one element.
+@model
+def scalar_output():
+    nodes = [h.make_node("Gemm", ["x", "w", "b"], ["y"], name="fc")]
+    return build(nodes, [vi("x", [1, 8])], [vi("y", [1, 1])], [f32("w", [8, 1]), f32("b", [1])])
+
+
 # auto_pad (as TensorFlow and Keras exports write it) on an H != W input: kernel 3 stride 1 (total
 # pad 2 on each axis), kernel 4 stride 1 (3: odd), kernel 3 stride 2 (H 7 -> 2, W 10 -> 1).
 def conv_auto_pad(mode):
