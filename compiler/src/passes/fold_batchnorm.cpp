@@ -6,6 +6,10 @@
 // and C' = (beta_gemm * C - mean) * s + beta_bn with beta_gemm set to 1; a C that is neither a
 // scalar nor per-column is left alone. The folded node takes over the BN's output; the new weights
 // are new constants (the old ones may be shared and are dropped by compaction when unused).
+// A Mul by a constant scale per output channel (or one scalar) after a Conv or Gemm folds the same
+// way, as a BatchNormalization with s = the scale, mean = beta = 0: exporters that spell out an
+// affine layer (PaddlePaddle's MobileOne blocks: x * w_0 + w_1) then leave an Add of a constant,
+// which fuse-bias folds in turn.
 #include <cmath>
 
 #include "passes/pass_util.h"
@@ -77,6 +81,45 @@ bool foldIntoGemm(Graph& g, int gemmId, int bnId, const passes::BnParams& p) {
   return true;
 }
 
+/// `c` as one scale per channel of an output of `outRank` dimensions whose channels are on axis
+/// `axis` (`channels` of them): a scalar, or a constant 1 everywhere but that axis; else nullopt.
+std::optional<std::vector<float>> perChannelScale(const Graph& g, int c, size_t outRank, size_t axis,
+                                                  int64_t channels) {
+  if (!passes::isFloatConst(g, c)) return std::nullopt;
+  const Value& v = val(g, c);
+  const std::vector<float> data = passes::floats(g, c);
+  if (data.size() == 1) return std::vector<float>(static_cast<size_t>(channels), data[0]);
+  if (v.shape.size() > outRank || static_cast<int64_t>(data.size()) != channels) return std::nullopt;
+  const size_t offset = outRank - v.shape.size();  // broadcasting aligns the trailing dimensions
+  for (size_t d = 0; d < v.shape.size(); ++d)
+    if (v.shape[d] != (d + offset == axis ? channels : 1)) return std::nullopt;
+  return data;
+}
+
+/// A Mul of a Conv's or Gemm's output (read by nothing else) by a per-channel constant, as a
+/// BatchNormalization's parameters for the fold.
+std::optional<passes::BnParams> scaleParams(const Graph& g, const passes::Uses& uses, int mulId, int& producer) {
+  const Node& mul = g.nodes[static_cast<size_t>(mulId)];
+  for (int k : {0, 1}) {
+    const int x = mul.inputs[static_cast<size_t>(k)], c = mul.inputs[static_cast<size_t>(1 - k)];
+    producer = passes::producerOp(g, x);
+    if (producer < 0 || uses.single(x) != mulId) continue;
+    const Node& p = g.nodes[static_cast<size_t>(producer)];
+    if ((p.op != Op::Conv && p.op != Op::Gemm) || p.has("activation")) continue;
+    const size_t rank = val(g, x).shape.size();
+    if (rank < 2) continue;
+    const int64_t channels = val(g, x).shape[1];
+    if (auto s = perChannelScale(g, c, rank, 1, channels)) {
+      passes::BnParams bn;
+      bn.s = *s;
+      bn.mean.assign(s->size(), 0.f);
+      bn.beta.assign(s->size(), 0.f);
+      return bn;
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 void foldBatchNorm(Graph& g) {
@@ -94,6 +137,15 @@ void foldBatchNorm(Graph& g) {
     if (!p) continue;
     const bool done = op == Op::Conv ? foldIntoConv(g, producer, id, *p) : foldIntoGemm(g, producer, id, *p);
     if (done) uses.refresh();
+  }
+  for (int id : g.topoOrder()) {
+    const Node& mul = g.nodes[static_cast<size_t>(id)];
+    if (mul.op != Op::Mul || mul.dead || mul.inputs.size() != 2) continue;
+    int producer = -1;
+    const auto p = scaleParams(g, uses, id, producer);
+    if (!p) continue;
+    const bool conv = g.nodes[static_cast<size_t>(producer)].op == Op::Conv;
+    if (conv ? foldIntoConv(g, producer, id, *p) : foldIntoGemm(g, producer, id, *p)) uses.refresh();
   }
 }
 

@@ -5,24 +5,9 @@
 // Conv -> Add(bias) -> Relu becomes one node.
 #include <limits>
 
-#include "systole/compiler/float_ops.h"
 #include "passes/pass_util.h"
 
 namespace systole::compiler {
-
-namespace {
-
-/// The Clip's bounds if they are known at compile time.
-std::optional<std::pair<float, float>> clipBounds(const Graph& g, const Node& clip) {
-  for (size_t k = 1; k < clip.inputs.size(); ++k)
-    if (clip.inputs[k] >= 0 && !passes::scalar(g, clip.inputs[k])) return std::nullopt;
-  return ops::clipBounds(clip, g.opset, [&](size_t k) -> std::optional<float> {
-    if (k >= clip.inputs.size() || clip.inputs[k] < 0) return std::nullopt;
-    return passes::scalar(g, clip.inputs[k]);
-  });
-}
-
-}  // namespace
 
 void fuseActivations(Graph& g) {
   passes::Uses uses(g);
@@ -38,7 +23,7 @@ void fuseActivations(Graph& g) {
     if (act.op == Op::Relu) {
       prod.attrs["activation"] = std::string("relu");
     } else {
-      const auto bounds = clipBounds(g, act);
+      const auto bounds = passes::constantClipBounds(g, act);
       if (!bounds) continue;
       const auto [lo, hi] = *bounds;
       if (lo == 0.f && hi == std::numeric_limits<float>::max()) {

@@ -26,7 +26,8 @@ const std::vector<PassInfo>& passRegistry() {
        "split a bilinear Resize by an integer factor into an edge Pad, a depthwise Conv per output phase, a Concat and "
        "a DepthToSpace",
        resizeLinearToConv},
-      {"fold-batchnorm", "fold BatchNormalization into the Conv or Gemm before it", foldBatchNorm},
+      {"fold-batchnorm", "fold BatchNormalization, or a Mul by a per-channel constant, into the Conv or Gemm before it",
+       foldBatchNorm},
       {"batchnorm-to-conv", "turn a BatchNormalization that could not be folded into a depthwise 1x1 Conv",
        batchNormToConv},
       {"reducemean-to-pool",
@@ -43,6 +44,8 @@ const std::vector<PassInfo>& passRegistry() {
        recognizeChannelShuffle},
       {"recognize-layernorm", "replace decomposed layer normalization by LayerNormalization", recognizeLayerNorm},
       {"recognize-gelu", "replace x*0.5*(1+erf(x/sqrt(2))) by Gelu", recognizeGelu},
+      {"recognize-hard-activations", "replace relu6(x+3)/6 by HardSigmoid and x*relu6(x+3)/6 by HardSwish",
+       recognizeHardActivations},
       {"fuse-bias", "fold an Add of a constant bias into the Conv, Gemm or MatMul before it", fuseBias},
       {"fuse-activation", "fold Relu or Clip into the Conv, Gemm, MatMul or Add before it", fuseActivations},
       {"dce", "remove nodes no graph output depends on", eliminateDeadCode},

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "systole/compiler/float_ops.h"
 #include "systole/compiler/graph.h"
 #include "systole/compiler/passes.h"
 
@@ -107,6 +108,24 @@ void replaceUses(Graph& g, int from, int to);
 /// readers of `from` read `to`. A graph output keeps its name: then `to`'s producer writes `from`
 /// directly, or `from` becomes a copy of constant `to`. Returns false (and leaves the graph alone)
 /// when that is impossible: `to` is a graph input or also a graph output.
+/// A Clip's bounds if they are known at compile time (attributes, or constant inputs from opset 11).
+inline std::optional<std::pair<float, float>> constantClipBounds(const Graph& g, const Node& clip) {
+  for (size_t k = 1; k < clip.inputs.size(); ++k)
+    if (clip.inputs[k] >= 0 && !scalar(g, clip.inputs[k])) return std::nullopt;
+  return ops::clipBounds(clip, g.opset, [&](size_t k) -> std::optional<float> {
+    if (k >= clip.inputs.size() || clip.inputs[k] < 0) return std::nullopt;
+    return scalar(g, clip.inputs[k]);
+  });
+}
+
+/// The other input of a two-input node that reads `v`, else -1 (Add and Mul operands in either order).
+inline int otherInput(const Node& n, int v) {
+  if (n.inputs.size() != 2) return -1;
+  if (n.inputs[0] == v) return n.inputs[1];
+  if (n.inputs[1] == v) return n.inputs[0];
+  return -1;
+}
+
 bool bypass(Graph& g, int n, int from, int to);
 
 /// Node `keeper` takes over output 0 of `absorbed` (which reads keeper's output 0, its only reader)

@@ -12,13 +12,6 @@ namespace systole::compiler {
 
 namespace {
 
-int other(const Node& n, int v) {
-  if (n.inputs.size() != 2) return -1;
-  if (n.inputs[0] == v) return n.inputs[1];
-  if (n.inputs[1] == v) return n.inputs[0];
-  return -1;
-}
-
 bool matchAt(Graph& g, const passes::Uses& uses, int erfId) {
   const Node& erf = g.nodes[static_cast<size_t>(erfId)];
   const int t = erf.inputs[0];
@@ -36,30 +29,30 @@ bool matchAt(Graph& g, const passes::Uses& uses, int erfId) {
   const int addId = uses.single(erf.outputs[0]);
   if (addId < 0 || g.nodes[static_cast<size_t>(addId)].op != Op::Add) return false;
   const Node& add = g.nodes[static_cast<size_t>(addId)];
-  if (!passes::near(passes::scalar(g, other(add, erf.outputs[0])), 1.0)) return false;
+  if (!passes::near(passes::scalar(g, passes::otherInput(add, erf.outputs[0])), 1.0)) return false;
   const int a = add.outputs[0];
   const int m1Id = uses.single(a);
   if (m1Id < 0 || g.nodes[static_cast<size_t>(m1Id)].op != Op::Mul) return false;
   const Node& m1 = g.nodes[static_cast<size_t>(m1Id)];
-  const int o = other(m1, a);
+  const int o = passes::otherInput(m1, a);
   std::vector<int> chain = {scaleId, erfId, addId, m1Id};
   int last = m1Id;
   auto isHalf = [&](int v) { return passes::near(passes::scalar(g, v), 0.5); };
   if (o == x) {  // Mul(Mul(x, a), 0.5)
     const int m2Id = uses.single(m1.outputs[0]);
     if (m2Id < 0 || g.nodes[static_cast<size_t>(m2Id)].op != Op::Mul ||
-        !isHalf(other(g.nodes[static_cast<size_t>(m2Id)], m1.outputs[0])))
+        !isHalf(passes::otherInput(g.nodes[static_cast<size_t>(m2Id)], m1.outputs[0])))
       return false;
     chain.push_back(m2Id);
     last = m2Id;
   } else if (const int hId = passes::producerOp(g, o, Op::Mul);
-             hId >= 0 && other(g.nodes[static_cast<size_t>(hId)], x) >= 0 &&
-             isHalf(other(g.nodes[static_cast<size_t>(hId)], x)) && uses.single(o) == m1Id) {
+             hId >= 0 && passes::otherInput(g.nodes[static_cast<size_t>(hId)], x) >= 0 &&
+             isHalf(passes::otherInput(g.nodes[static_cast<size_t>(hId)], x)) && uses.single(o) == m1Id) {
     chain.push_back(hId);  // Mul(Mul(x, 0.5), a)
   } else if (isHalf(o)) {  // Mul(Mul(a, 0.5), x)
     const int m2Id = uses.single(m1.outputs[0]);
     if (m2Id < 0 || g.nodes[static_cast<size_t>(m2Id)].op != Op::Mul ||
-        other(g.nodes[static_cast<size_t>(m2Id)], m1.outputs[0]) != x)
+        passes::otherInput(g.nodes[static_cast<size_t>(m2Id)], m1.outputs[0]) != x)
       return false;
     chain.push_back(m2Id);
     last = m2Id;

@@ -111,8 +111,9 @@ class Rewriter {
       const size_t id = static_cast<size_t>(idInt);
       if (kind[id] == Kind::Float || q[id]) continue;
       const Node& n = g_.nodes[id];
-      // (a Scale's constant may come first; a constant has no producer)
-      const bool allInputs = kind[id] == Kind::Concat || kind[id] == Kind::Scale || kind[id] == Kind::Extremum;
+      // (a Scale's or a Lut's constant may come first, as in 1 - x; a constant has no producer)
+      const bool allInputs =
+          kind[id] == Kind::Concat || kind[id] == Kind::Scale || kind[id] == Kind::Extremum || kind[id] == Kind::Lut;
       const size_t dataInputs = allInputs ? n.inputs.size() : 1;
       for (size_t i = 0; i < dataInputs; ++i) {
         const int p = g_.values[static_cast<size_t>(n.inputs[i])].producer;
@@ -456,10 +457,13 @@ class Rewriter {
   }
 
   void rewriteLut(Node& n, int y) {
-    n.inputs[0] = int8Input(n.inputs[0]);
-    const Quant qx = *g_.values[static_cast<size_t>(n.inputs[0])].quant;
+    size_t a = 0;  // the activation; any other input is a one-element constant
+    while (g_.values[static_cast<size_t>(n.inputs[a])].is_constant) ++a;
+    const int x = int8Input(n.inputs[a]);
+    const Quant qx = *g_.values[static_cast<size_t>(x)].quant;
     const Quant qy = calibrated(y);
     const std::vector<int64_t> table = lutTable(g_, n, activationOf(qx), activationOf(qy));
+    n.inputs = {x};  // a constant operand is in the table now
     n.attrs = {{"function", n.op}, {"table", table}};
     n.op = Op::Lut;
     retypeOutput(y, qy);

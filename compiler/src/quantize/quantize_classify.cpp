@@ -58,7 +58,21 @@ class Classifier {
     if (n.outputs.size() != 1 || !isFloat(n.outputs[0])) return Kind::Float;
     const Kind form = opDef(n).int8_form;
     if ((form == Kind::Mul || form == Kind::Scale) && scale(n)) return Kind::Scale;
-    return holds(form, n) ? form : Kind::Float;
+    if (holds(form, n)) return form;
+    return scalarArithmetic(n) ? Kind::Lut : Kind::Float;
+  }
+
+  /// An activation plus, minus, times or over a one-element constant (either side): an element-wise
+  /// function of the activation, so a table on int8 (hard-swish's `x + 3`, an affine after an
+  /// activation), where the Add and Mul forms need two activations.
+  bool scalarArithmetic(const Node& n) const {
+    if ((n.op != Op::Add && n.op != Op::Sub && n.op != Op::Mul && n.op != Op::Div) || n.inputs.size() != 2)
+      return false;
+    for (size_t a = 0; a < 2; ++a) {
+      const int x = n.inputs[a], c = n.inputs[1 - a];
+      if (isActivation(x) && isConstFloat(c) && val(c).elements() == 1 && shape(x) == shape(n.outputs[0])) return true;
+    }
+    return false;
   }
 
   /// Whether `n` meets the conditions of its operator's int8 form (docs/quantized-ops.md).

@@ -12,7 +12,20 @@ bool isLutOperator(Op op) { return opDef(op).int8_form == Int8Form::Lut; }
 std::vector<int64_t> lutTable(const Graph& g, const Node& n, const ActivationQuant& in, const ActivationQuant& out) {
   HostTensor x(ElemType::Float32, {256}), y(ElemType::Float32, {256});
   for (int q = -128; q < 128; ++q) x.data<float>()[q + 128] = in.scale * static_cast<float>(q - in.zero_point);
-  std::vector<const HostTensor*> inputs = {&x};
+  // The activation's 256 values in its place; a one-element constant (x + 3) as itself.
+  std::vector<HostTensor> constants;
+  constants.reserve(n.inputs.size());
+  std::vector<const HostTensor*> inputs;
+  for (int v : n.inputs) {
+    const Value& c = g.values[static_cast<size_t>(v)];
+    if (!c.is_constant) {
+      inputs.push_back(&x);
+      continue;
+    }
+    constants.emplace_back(c.type, std::vector<int64_t>{c.elements()});
+    constants.back().bytes = c.data;
+    inputs.push_back(&constants.back());
+  }
   std::vector<HostTensor*> outputs = {&y};
   runFloatKernel(g, n, inputs, outputs);
   std::vector<int64_t> table(256);

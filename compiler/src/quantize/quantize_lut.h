@@ -14,7 +14,8 @@ namespace systole::compiler {
 bool isLutOperator(Op op);
 
 /// table[q + 128] = quantizeFloat(f(s_x (q - z_x)), s_y, z_y) for q = -128..127, where f is `n`'s
-/// own float kernel (so the table and the float model cannot disagree).
+/// own float kernel (so the table and the float model cannot disagree). Inputs of `n` that are
+/// constants (one element: an Add of 3) keep their value.
 std::vector<int64_t> lutTable(const Graph& g, const Node& n, const ActivationQuant& in, const ActivationQuant& out);
 
 }  // namespace systole::compiler

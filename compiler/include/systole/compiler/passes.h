@@ -64,11 +64,12 @@ void reduceMeanToPool(Graph& g);         // reducemean-to-pool (spatial ReduceMe
 void stridedPointwiseToSlice(Graph& g);  // strided-pointwise-to-slice (1x1 stride s -> Slice steps s + Conv stride 1)
 void foldPads(Graph& g);                 // fold-pad (zero Pads into Conv / AveragePool)
 void flattenToNhwc(Graph& g);  // flatten-to-nhwc (Flatten -> FlattenNhwc before Gemm/MatMul, weights permuted)
-void recognizeChannelShuffle(Graph& g);  // recognize-channel-shuffle (-> Gather of channels)
-void recognizeLayerNorm(Graph& g);       // recognize-layernorm
-void recognizeGelu(Graph& g);            // recognize-gelu
-void fuseBias(Graph& g);                 // fuse-bias (Add of a constant into Conv/Gemm/MatMul)
-void fuseActivations(Graph& g);          // fuse-activation (Relu/Clip into Conv/Gemm/MatMul/Add)
+void recognizeChannelShuffle(Graph& g);   // recognize-channel-shuffle (-> Gather of channels)
+void recognizeLayerNorm(Graph& g);        // recognize-layernorm
+void recognizeGelu(Graph& g);             // recognize-gelu
+void recognizeHardActivations(Graph& g);  // recognize-hard-activations
+void fuseBias(Graph& g);                  // fuse-bias (Add of a constant into Conv/Gemm/MatMul)
+void fuseActivations(Graph& g);           // fuse-activation (Relu/Clip into Conv/Gemm/MatMul/Add)
 
 // ---- Shapes ------------------------------------------------------------------------------------
 

@@ -208,6 +208,57 @@ def gelu():
     return build(nodes, [vi("x", [1, 16, 32])], [vi("y", [1, 16, 32])])
 
 
+# Hard-swish and hard-sigmoid spelled out as PaddlePaddle's paddle2onnx writes them (opset 11 Clip
+# with constant inputs): a conv, x * relu6(x + 3) / 6, then relu6(x + 3) * (1/6) of that, and one
+# x * (relu6(x + 3) / 6) grouping; the conv makes x a quantized int8 tensor.
+@model
+def hard_activations():
+    nodes = [h.make_node("Conv", ["x", "w"], ["c"], name="conv", pads=[1, 1, 1, 1]),
+             h.make_node("Add", ["c", "three"], ["a1"], name="hs/Add"),
+             h.make_node("Clip", ["a1", "zero", "six"], ["r1"], name="hs/Clip"),
+             h.make_node("Mul", ["c", "r1"], ["m1"], name="hs/Mul"),
+             h.make_node("Div", ["m1", "six"], ["hs"], name="hs/Div"),
+             h.make_node("Add", ["three", "hs"], ["a2"], name="hsig/Add"),
+             h.make_node("Clip", ["a2", "zero", "six"], ["r2"], name="hsig/Clip"),
+             h.make_node("Mul", ["r2", "sixth"], ["hsig"], name="hsig/Mul"),
+             h.make_node("Add", ["hsig", "three"], ["a3"], name="hs2/Add"),
+             h.make_node("Clip", ["a3", "zero", "six"], ["r3"], name="hs2/Clip"),
+             h.make_node("Div", ["r3", "six"], ["d3"], name="hs2/Div"),
+             h.make_node("Mul", ["hsig", "d3"], ["y"], name="hs2/Mul")]
+    return build(nodes, [vi("x", [1, 4, 8, 8])], [vi("y", [1, 8, 8, 8])],
+                 [f32("w", [8, 4, 3, 3]), scalar("three", 3.0), scalar("zero", 0.0), scalar("six", 6.0),
+                  scalar("sixth", 1.0 / 6.0)], opset=11)
+
+
+# Arithmetic with a one-element constant after a conv, as exported affine layers write it:
+# c + 0.5, then times -2 (a negative factor is no rescale), then 1 - that (the constant first).
+@model
+def scalar_arithmetic():
+    nodes = [h.make_node("Conv", ["x", "w"], ["c"], name="conv", pads=[1, 1, 1, 1]),
+             h.make_node("Add", ["c", "half"], ["a"], name="add_half"),
+             h.make_node("Mul", ["a", "minus_two"], ["m"], name="mul_minus_two"),
+             h.make_node("Sub", ["one", "m"], ["y"], name="one_minus")]
+    return build(nodes, [vi("x", [1, 4, 8, 8])], [vi("y", [1, 8, 8, 8])],
+                 [f32("w", [8, 4, 3, 3]), scalar("half", 0.5), scalar("minus_two", -2.0), scalar("one", 1.0)])
+
+
+# An affine layer spelled out after a Conv, as PaddlePaddle's MobileOne blocks export it: a scalar
+# scale and a scalar shift, then a per-channel [1, C, 1, 1] scale and a Gemm scaled per column.
+@model
+def conv_affine():
+    nodes = [h.make_node("Conv", ["x", "w"], ["c"], name="conv", pads=[1, 1, 1, 1]),
+             h.make_node("Mul", ["s0", "c"], ["m0"], name="scale0"),
+             h.make_node("Add", ["m0", "b0"], ["a0"], name="shift0"),
+             h.make_node("Conv", ["a0", "w1"], ["c1"], name="conv1"),
+             h.make_node("Mul", ["c1", "s1"], ["m1"], name="scale1"),
+             h.make_node("Flatten", ["m1"], ["f"], name="flat"),
+             h.make_node("Gemm", ["f", "wg"], ["g"], name="fc"),
+             h.make_node("Mul", ["g", "sg"], ["y"], name="scale_fc")]
+    return build(nodes, [vi("x", [1, 4, 6, 6])], [vi("y", [1, 5])],
+                 [f32("w", [8, 4, 3, 3]), scalar("s0", 0.7), scalar("b0", 0.25), f32("w1", [6, 8, 1, 1]),
+                  f32("s1", [1, 6, 1, 1], -2.0, 2.0), f32("wg", [216, 5]), f32("sg", [5])])
+
+
 # ---- import --------------------------------------------------------------------------------------
 
 @model
@@ -518,10 +569,13 @@ def split_parts():
 # stays on the host.
 @model
 def scale_constants():
-    nodes = [h.make_node("Conv", ["x", "w0"], ["c"], name="conv0", pads=[1, 1, 1, 1]),
+    # (a Relu after each Conv, so that fold-batchnorm does not fold the factors into the Conv)
+    nodes = [h.make_node("Conv", ["x", "w0"], ["c0"], name="conv0", pads=[1, 1, 1, 1]),
+             h.make_node("Relu", ["c0"], ["c"], name="relu0"),
              h.make_node("Div", ["c", "six"], ["d"], name="div6"),
              h.make_node("Mul", ["eighth", "d"], ["e"], name="mul_eighth"),
-             h.make_node("Conv", ["e", "w1"], ["f"], name="conv1"),
+             h.make_node("Conv", ["e", "w1"], ["f0"], name="conv1"),
+             h.make_node("Relu", ["f0"], ["f"], name="relu1"),
              h.make_node("Mul", ["f", "three"], ["g"], name="mul3"),
              h.make_node("Mul", ["g", "minus"], ["y"], name="mul_neg")]
     inits = [f32("w0", [6, 3, 3, 3]), scalar("six", 6.0), scalar("eighth", 0.125), f32("w1", [4, 6, 1, 1]), scalar("three", 3.0),
@@ -551,7 +605,9 @@ MODELS["flatten_head_b2"] = lambda: flatten_head(2)
 # of 40 channels (several vector-lane tiles), between convolutions.
 @model
 def channel_scales():
-    nodes = [h.make_node("Conv", ["x", "w0"], ["c"], name="conv0", pads=[1, 1, 1, 1]),
+    # (a Relu after the Conv, so that fold-batchnorm does not fold the layer scale into it)
+    nodes = [h.make_node("Conv", ["x", "w0"], ["c0"], name="conv0", pads=[1, 1, 1, 1]),
+             h.make_node("Relu", ["c0"], ["c"], name="relu0"),
              h.make_node("Mul", ["gamma", "c"], ["m"], name="layer_scale"),
              h.make_node("Div", ["m", "sigma"], ["d"], name="div_scale"),
              h.make_node("Conv", ["d", "w1"], ["y"], name="conv1")]
