@@ -203,8 +203,12 @@ class Assembler {
     t.dtype = *d;
     if (!lx.acceptPunct('[')) lx.fail(lx.peek(), "expected '[' to start the shape");
     if (!lx.acceptPunct(']')) {
-      do t.shape.push_back(nonNegative(lx, lx.next(), "dimension"));
-      while (lx.acceptPunct(','));
+      do {  // a dimension the .sbin container can hold (found by tests/fuzz/asm_fuzzer)
+        const Token dim = lx.next();
+        t.shape.push_back(nonNegative(lx, dim, "dimension"));
+        if (t.shape.back() > kMaxDimension)
+          lx.fail(dim, "dimension " + dim.text + " is above " + std::to_string(kMaxDimension));
+      } while (lx.acceptPunct(','));
       if (!lx.acceptPunct(']')) lx.fail(lx.peek(), "expected ',' or ']' in the shape");
     }
     if (!lx.acceptPunct('@')) lx.fail(lx.peek(), "expected '@ADDRESS' after the shape");

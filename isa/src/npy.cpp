@@ -98,7 +98,7 @@ NpyArray parseNpy(const std::vector<uint8_t>& file, const std::string& name) {
     } catch (...) {
       throw Error(where, "malformed shape " + shape);
     }
-    if (dim < 0 || dim > (int64_t{1} << 32)) throw Error(where, "bad dimension in shape " + shape);
+    if (dim < 0 || dim > isa::kMaxDimension) throw Error(where, "bad dimension in shape " + shape);
     a.shape.push_back(dim);
     if (__builtin_mul_overflow(elements, dim, &elements))
       throw Error(where, "shape " + shape + " has more elements than 2^63");

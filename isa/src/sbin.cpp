@@ -162,7 +162,7 @@ Program deserializeSbin(std::span<const uint8_t> bytes, const std::string& name,
     if (rank > 8) r.fail("tensor rank " + std::to_string(rank) + " above 8");
     for (uint16_t d = 0; d < rank; ++d) {
       const int64_t dim = r.i64();
-      if (dim < 0 || dim > (int64_t{1} << 32)) r.fail("bad dimension " + std::to_string(dim));
+      if (dim < 0 || dim > kMaxDimension) r.fail("bad dimension " + std::to_string(dim));
       t.shape.push_back(dim);
     }
     t.dram_addr = r.u64();

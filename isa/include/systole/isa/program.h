@@ -56,6 +56,8 @@ struct Program {
 inline constexpr uint32_t kSbinVersion = 1;
 /// A whole compiled model: every NPU program plus the compiler's description of the host steps.
 inline constexpr uint32_t kModelSbinVersion = 2;
+/// The largest tensor dimension a container (and a .npy file) holds.
+inline constexpr int64_t kMaxDimension = int64_t{1} << 32;
 /// Bytes that identify a container: the magic and the version (what sbinVersion reads).
 inline constexpr size_t kSbinHeaderBytes = 12;
 
