@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "systole/isa/cost_model.h"
@@ -90,8 +91,9 @@ struct FieldDesc {
   int64_t limit() const { return limit_value; }
 };
 
-/// Every field is one of its semantics class's operands, and a class has at most 8 (SemanticsInfo).
-inline constexpr int kMaxFields = 8;
+/// Every field is one of its semantics class's operands, so no instruction has more fields than a
+/// class has operand slots.
+inline constexpr int kMaxFields = static_cast<int>(std::tuple_size_v<decltype(SemanticsInfo::operands)>);
 
 struct InstrDesc {
   std::string name;
