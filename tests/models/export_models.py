@@ -163,6 +163,25 @@ class Upsamplers(nn.Module):
         return e
 
 
+class Crnn(nn.Module):
+    """A small text recognizer as captcha OCRs build it (ddddocr): convolutions over a 1x32x48 grey
+    image, the height folded into the features, a bidirectional two-layer LSTM over the 24
+    columns (on the host) and a per-column classifier."""
+
+    def __init__(self):
+        super().__init__()
+        self.features = nn.Sequential(nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                                      nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d((4, 1)))
+        self.rnn = nn.LSTM(32 * 4, 48, num_layers=2, bidirectional=True)
+        self.fc = nn.Linear(96, 20)
+
+    def forward(self, x):
+        f = self.features(x)                                   # [1, 32, 4, 24]
+        n, c, h, w = f.shape
+        y, _ = self.rnn(f.reshape(n, c * h, w).permute(2, 0, 1))  # [24, 1, 128] -> [24, 1, 96]
+        return self.fc(y)
+
+
 # Models whose inputs live far outside [-1, 1]: name -> how to draw an input. Their input and
 # NAME.calib/ (8 calibration samples, another seed) come from that distribution, so a test can show
 # that synthetic calibration fails them and real calibration does not. Bundled models get a
@@ -197,6 +216,8 @@ MODELS = {
     "upsamplers": (Upsamplers, (1, 4, 6, 7), False, False),
     # Segmentation with bilinear upsampling by 2 and by 8 (resize-linear-to-conv).
     "lraspp": (lraspp, (1, 3, 224, 224), False, True),
+    # A recurrence: a bidirectional LSTM between convolutions and a classifier (LSTM on the host).
+    "crnn": (Crnn, (1, 1, 32, 48), False, False),
 }
 BUNDLED = {"tiny_cnn": (TinyCnn, (1, 3, 16, 16), True, True)}
 

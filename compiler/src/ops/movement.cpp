@@ -308,6 +308,17 @@ void constantOfShape(const Ctx& c) {
   for (int64_t i = 0; i < Y.elements(); ++i) storeElement(Y, i, v);
 }
 
+/// Expand: the input broadcast (numpy's rules) with the shape input, bytes of any element type.
+void expand(const Ctx& c) {
+  const auto& X = c.input(0);
+  auto& Y = c.output();
+  const size_t bytes = static_cast<size_t>(elemTypeBytes(X.type));
+  forEachBroadcast(Y.shape, {X.shape}, [&](int64_t o, const std::vector<int64_t>& off) {
+    std::memcpy(Y.bytes.data() + static_cast<size_t>(o) * bytes, X.bytes.data() + static_cast<size_t>(off[0]) * bytes,
+                bytes);
+  });
+}
+
 void constant(const Ctx& c) {
   auto& Y = c.output();
   if (c.n.has("value_float"))
@@ -398,6 +409,14 @@ std::vector<OutputInfo> constantOfShapeShape(const ShapeCtx& c) {
   for (int64_t d : *shape)
     if (d < 0) throw Error("ConstantOfShape with a negative dimension");
   return {OutputInfo{castTarget(c.n.getInt("value_type", 1)), *shape}};
+}
+
+std::vector<OutputInfo> expandShape(const ShapeCtx& c) {
+  c.need(2);
+  const auto shape = ops::intsInput(c.in, 1);
+  for (int64_t d : *shape)
+    if (d < 0) throw Error("Expand with a negative dimension");
+  return c.same(ops::broadcast(c.x().shape, *shape));
 }
 
 std::vector<OutputInfo> flattenShape(const ShapeCtx& c) {
@@ -575,6 +594,7 @@ void defineMovementOps(OpTable& t) {
       {Op::Cast, cast},
       {Op::Constant, constant},
       {Op::ConstantOfShape, constantOfShape},
+      {Op::Expand, expand},
   });
   t.shapes({
       {Op::Identity, sameShape},
@@ -597,11 +617,13 @@ void defineMovementOps(OpTable& t) {
       {Op::Unsqueeze, unsqueezeShape},
       {Op::Squeeze, squeezeShape},
       {Op::Constant, constantShape},
+      {Op::Expand, expandShape},
   });
   t[Op::Constant].min_inputs = 0;
-  t.flag(kImported, {Op::Cast, Op::Concat, Op::Constant, Op::DepthToSpace, Op::Dropout, Op::Flatten, Op::Gather,
-                     Op::Identity, Op::Pad, Op::Reshape, Op::Resize, Op::Shape, Op::Slice, Op::Split, Op::Squeeze,
-                     Op::Transpose, Op::Unsqueeze, Op::Upsample, Op::ConstantOfShape});
+  t.flag(kImported,
+         {Op::Cast,   Op::Concat,   Op::Constant,  Op::DepthToSpace, Op::Dropout,  Op::Expand,         Op::Flatten,
+          Op::Gather, Op::Identity, Op::Pad,       Op::Reshape,      Op::Resize,   Op::Shape,          Op::Slice,
+          Op::Split,  Op::Squeeze,  Op::Transpose, Op::Unsqueeze,    Op::Upsample, Op::ConstantOfShape});
   t.flag(kByteCopy, {Op::Identity, Op::Dropout, Op::Flatten, Op::Reshape, Op::Squeeze, Op::Unsqueeze});
   t.int8Form(Int8Form::Move,
              {Op::Reshape, Op::Flatten, Op::FlattenNhwc, Op::Squeeze, Op::Unsqueeze, Op::Identity, Op::Transpose,

@@ -1,7 +1,7 @@
 // One definition per operator: what the compiler knows about each Op, gathered in one table that
 // the importer, shape inference, the float and quantized interpreters, the quantizer, the host JIT
 // and the host cost model read. Each family file (elementwise.cpp, linear.cpp, normalization.cpp,
-// movement.cpp, quantized.cpp) defines its operators: their float and int8 kernels, shape
+// movement.cpp, quantized.cpp, recurrent.cpp) defines its operators: their float and int8 kernels, shape
 // functions, flags and MACs. The back end's operator_registry keeps only NPU facts.
 //
 // Adding an operator: its name in SYSTOLE_OPERATORS (systole/compiler/op.h) and its entries in one
@@ -104,5 +104,6 @@ void defineLinearOps(OpTable& t);         // linear.cpp
 void defineNormalizationOps(OpTable& t);  // normalization.cpp
 void defineMovementOps(OpTable& t);       // movement.cpp
 void defineQuantizedOps(OpTable& t);      // quantized.cpp
+void defineRecurrentOps(OpTable& t);      // recurrent.cpp
 
 }  // namespace systole::compiler

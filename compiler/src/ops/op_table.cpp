@@ -44,6 +44,7 @@ const OpDef& opDef(Op op) {
     defineNormalizationOps(t);
     defineMovementOps(t);
     defineQuantizedOps(t);
+    defineRecurrentOps(t);
     return t;
   }();
   return table[op];

@@ -40,6 +40,10 @@ const std::vector<PassInfo>& passRegistry() {
       {"flatten-to-nhwc",
        "flatten a 4-D tensor before matrix products in NHWC order, their weights' rows permuted to match",
        flattenToNhwc},
+      {"heads-to-nhwc",
+       "turn detection heads' layout Transposes (to rows per anchor) into copies of the NHWC bytes, and their "
+       "Concat of row blocks into one of rows",
+       headsToNhwc},
       {"recognize-channel-shuffle", "replace Reshape-Transpose-Reshape channel shuffles by a Gather of channels",
        recognizeChannelShuffle},
       {"recognize-layernorm", "replace decomposed layer normalization by LayerNormalization", recognizeLayerNorm},

@@ -67,7 +67,11 @@ bool updateShapes(Graph& g, int id) {
       agrees = true;
       for (size_t i = 0; i < computed.size(); ++i) agrees = agrees && (v.shape[i] < 0 || v.shape[i] == computed[i]);
     }
-    if (!agrees)
+    // A graph output's declared shape is the exporter's claim, not something ONNX inferred: where
+    // it is wrong (ddddocr's OCR declares [1, -1] and returns [20, 1, 8210]), the computed shape
+    // wins, as in ONNX Runtime.
+    const bool graphOutput = std::find(g.outputs.begin(), g.outputs.end(), n.outputs[k]) != g.outputs.end();
+    if (!agrees && !graphOutput)
       throw Error("node '" + n.name + "' (" + n.op + "): inconsistent shapes: the model gives '" + v.name +
                   "' the shape " + ops::shapeText(v.shape) + ", its inputs make it " + ops::shapeText(computed));
     v.shape = computed;

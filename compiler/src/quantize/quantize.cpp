@@ -102,9 +102,11 @@ class Rewriter {
     const auto users = g_.users();
     std::vector<bool> q(kind.size(), false);
     for (size_t i = 0; i < kind.size(); ++i) q[i] = isCompute(kind[i]);
-    for (auto it = order.rbegin(); it != order.rend(); ++it) {  // data movement feeding int8 nodes
+    // Data movement feeding int8 nodes, Concat included: a space-to-depth of the model's input
+    // (YOLO's Focus: four strided Slices and a Concat) moves int8 bytes rather than floats.
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
       const size_t id = static_cast<size_t>(*it);
-      if (kind[id] != Kind::Move || q[id]) continue;
+      if ((kind[id] != Kind::Move && kind[id] != Kind::Concat) || q[id]) continue;
       for (int u : users[static_cast<size_t>(g_.nodes[id].outputs[0])]) q[id] = q[id] || q[static_cast<size_t>(u)];
     }
     for (int idInt : order) {  // scale-keeping operators and Concat after int8 nodes

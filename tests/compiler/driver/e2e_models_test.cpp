@@ -63,7 +63,7 @@ TEST_P(ExportedModel, FloatInterpreterMatchesPyTorch) { checkModel(SYSTOLE_MODEL
 INSTANTIATE_TEST_SUITE_P(Models, ExportedModel,
                          ::testing::Values("mlp", "squeezenet1_1", "resnet18", "mobilenet_v2", "resnet50",
                                            "transformer", "tiny_cnn_opset9", "transformer_opset9",
-                                           "transformer_opset17", "unet", "upsamplers", "lraspp"),
+                                           "transformer_opset17", "unet", "upsamplers", "lraspp", "crnn"),
                          [](const auto& info) { return info.param; });
 
 TEST(BundledModel, TinyCnnMatchesPyTorch) {

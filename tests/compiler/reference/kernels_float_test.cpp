@@ -4,6 +4,7 @@
 // broadcasting, opset-dependent attribute/input forms).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <limits>
 #include <numbers>
 
@@ -609,6 +610,61 @@ TEST(KernelErrors, UnknownOpAndBadShapes) {
   HostTensor out;
   std::vector<HostTensor*> outs = {&out};
   EXPECT_THROW(compiler::runFloatKernel(bad.g, bad.g.nodes[0], {&a}, outs), Error);
+}
+
+// One LSTM unit (hidden 1, input 1) with every optional input (bias, initial state, peepholes),
+// batch first and reversed, against its equations written out: gates i, o, f, c in ONNX's order.
+TEST(LstmKernel, OneUnitFollowsTheEquations) {
+  const int64_t S = 3, B = 2;
+  const HostTensor x = randomTensor({B, S, 1}, 1);  // layout 1: [batch, seq, input]
+  const std::vector<float> w = {0.7f, -0.4f, 0.9f, 0.5f}, r = {0.3f, 0.8f, -0.6f, 0.2f};
+  const std::vector<float> wb = {0.1f, -0.2f, 0.3f, 0.05f}, rb = {-0.1f, 0.15f, 0.2f, -0.3f}, p = {0.4f, -0.5f, 0.6f};
+  const HostTensor W = floatTensor({1, 4, 1}, w), R = floatTensor({1, 4, 1}, r);
+  std::vector<float> bias(wb);
+  bias.insert(bias.end(), rb.begin(), rb.end());
+  const HostTensor Bt = floatTensor({1, 8}, bias), P = floatTensor({1, 3}, p);
+  const HostTensor h0 = floatTensor({B, 1, 1}, {0.2f, -0.7f}), c0 = floatTensor({B, 1, 1}, {-0.3f, 0.5f});
+  const auto out =
+      runOp("LSTM", {&x, &W, &R, &Bt, nullptr, &h0, &c0, &P},
+            {{"hidden_size", int64_t{1}}, {"layout", int64_t{1}}, {"direction", std::string("reverse")}}, 3);
+  ASSERT_EQ(out[0].shape, (Shape{B, S, 1, 1}));
+  ASSERT_EQ(out[1].shape, (Shape{B, 1, 1}));
+  const auto sig = [](double v) { return 1.0 / (1.0 + std::exp(-v)); };
+  for (int64_t b = 0; b < B; ++b) {
+    double h = values(h0)[static_cast<size_t>(b)], c = values(c0)[static_cast<size_t>(b)];
+    for (int64_t t = S - 1; t >= 0; --t) {
+      const double xt = values(x)[static_cast<size_t>(b * S + t)];
+      const auto pre = [&](int k) { return w[k] * xt + r[k] * h + wb[k] + rb[k]; };
+      const double i = sig(pre(0) + p[0] * c), f = sig(pre(2) + p[2] * c);
+      c = f * c + i * std::tanh(pre(3));
+      h = sig(pre(1) + p[1] * c) * std::tanh(c);
+      EXPECT_NEAR(values(out[0])[static_cast<size_t>(b * S + t)], h, 1e-6) << "b " << b << " t " << t;
+    }
+    EXPECT_NEAR(values(out[1])[static_cast<size_t>(b)], h, 1e-6);
+    EXPECT_NEAR(values(out[2])[static_cast<size_t>(b)], c, 1e-6);
+  }
+}
+
+// A bidirectional LSTM is a forward and a reverse one, side by side in Y ([S, 2, B, H]).
+TEST(LstmKernel, BidirectionalIsForwardAndReverse) {
+  const int64_t S = 4, B = 2, I = 3, H = 5;
+  const HostTensor x = randomTensor({S, B, I}, 2), W = randomTensor({2, 4 * H, I}, 3),
+                   R = randomTensor({2, 4 * H, H}, 4);
+  const auto both = runOp("LSTM", {&x, &W, &R}, {{"hidden_size", H}, {"direction", std::string("bidirectional")}}, 1);
+  for (int64_t dir = 0; dir < 2; ++dir) {
+    const auto slice = [&](const HostTensor& t, int64_t rows) {
+      const auto v = values(t);
+      return floatTensor({1, rows, t.shape[2]}, std::vector<float>(v.begin() + dir * rows * t.shape[2],
+                                                                   v.begin() + (dir + 1) * rows * t.shape[2]));
+    };
+    const HostTensor Wd = slice(W, 4 * H), Rd = slice(R, 4 * H);
+    const auto one = runOp("LSTM", {&x, &Wd, &Rd},
+                           {{"hidden_size", H}, {"direction", std::string(dir == 0 ? "forward" : "reverse")}}, 1);
+    for (int64_t t = 0; t < S; ++t)
+      for (int64_t k = 0; k < B * H; ++k)
+        EXPECT_EQ(values(both[0])[static_cast<size_t>((t * 2 + dir) * B * H + k)],
+                  values(one[0])[static_cast<size_t>(t * B * H + k)]);
+  }
 }
 
 }  // namespace

@@ -583,6 +583,55 @@ def scale_constants():
     return build(nodes, [vi("x", [1, 3, 5, 6])], [vi("y", [1, 4, 5, 6])], inits)
 
 
+# An SSD-style detection head (UltraFace, RetinaFace): per scale, box and score convolutions whose
+# maps are laid out as rows per anchor (Transpose to NHWC, Reshape to [1, -1, K]), the scales
+# concatenated along the rows, the scores through a Softmax.
+@model
+def ssd_head():
+    nodes = [h.make_node("Conv", ["x", "w0"], ["c0"], name="conv0", pads=[1, 1, 1, 1]),
+             h.make_node("Relu", ["c0"], ["f0"], name="relu0"),
+             h.make_node("Conv", ["f0", "wd"], ["c1"], name="down", pads=[1, 1, 1, 1], strides=[2, 2]),
+             h.make_node("Relu", ["c1"], ["f1"], name="relu1")]
+    inits = [f32("w0", [8, 3, 3, 3]), f32("wd", [8, 8, 3, 3]), i64("rows4", [1, -1, 4]), i64("rows2", [0, -1, 2])]
+    for kind, k in (("loc", 4), ("score", 2)):
+        for scale in (0, 1):
+            name = f"{kind}{scale}"
+            nodes += [h.make_node("Conv", [f"f{scale}", "w" + name], ["m" + name], name="conv_" + name, pads=[1, 1, 1, 1]),
+                      h.make_node("Transpose", ["m" + name], ["t" + name], name="nhwc_" + name, perm=[0, 2, 3, 1]),
+                      h.make_node("Reshape", ["t" + name, f"rows{k}"], ["r" + name], name="rows_" + name)]
+            inits.append(f32("w" + name, [2 * k, 8, 3, 3]))
+        nodes.append(h.make_node("Concat", [f"r{kind}0", f"r{kind}1"], ["j" + kind], name="join_" + kind, axis=1))
+    nodes += [h.make_node("Identity", ["jloc"], ["boxes"], name="boxes"),
+              h.make_node("Softmax", ["jscore"], ["scores"], name="softmax", axis=2)]
+    return build(nodes, [vi("x", [1, 3, 8, 8])], [vi("boxes", [1, 160, 4]), vi("scores", [1, 160, 2])], inits)
+
+
+# A YOLOX-style detector: a Focus (space-to-depth of the input by four strided Slices and a
+# Concat), two scales of [1, 6, H, W] predictions reshaped to [1, 6, H*W], concatenated and
+# transposed to rows of 6 per anchor.
+@model
+def yolox_head():
+    nodes, inits = [], []
+    for i, (y0, x0) in enumerate(((0, 0), (1, 0), (0, 1), (1, 1))):
+        nodes.append(h.make_node("Slice", ["x", f"st{i}", "big", "hw", "two"], [f"s{i}"], name=f"focus{i}"))
+        inits.append(i64(f"st{i}", [y0, x0]))
+    nodes += [h.make_node("Concat", ["s0", "s1", "s2", "s3"], ["sd"], name="focus", axis=1),
+              h.make_node("Conv", ["sd", "w0"], ["c0"], name="stem", pads=[1, 1, 1, 1]),
+              h.make_node("Sigmoid", ["c0"], ["g0"], name="sig0"),
+              h.make_node("Mul", ["c0", "g0"], ["f0"], name="silu0"),
+              h.make_node("Conv", ["f0", "wd"], ["f1"], name="down", pads=[1, 1, 1, 1], strides=[2, 2]),
+              h.make_node("Conv", ["f0", "p0"], ["m0"], name="pred0"),
+              h.make_node("Conv", ["f1", "p1"], ["m1"], name="pred1"),
+              h.make_node("Reshape", ["m0", "flat0"], ["r0"], name="flat0"),
+              h.make_node("Reshape", ["m1", "flat1"], ["r1"], name="flat1"),
+              h.make_node("Concat", ["r0", "r1"], ["j"], name="join", axis=2),
+              h.make_node("Transpose", ["j"], ["y"], name="rows", perm=[0, 2, 1])]
+    inits += [i64("big", [1 << 30, 1 << 30]), i64("hw", [2, 3]), i64("two", [2, 2]), f32("w0", [8, 12, 3, 3]),
+              f32("wd", [8, 8, 3, 3]), f32("p0", [6, 8, 1, 1]), f32("p1", [6, 8, 1, 1]), i64("flat0", [1, 6, 16]),
+              i64("flat1", [1, 6, 4])]
+    return build(nodes, [vi("x", [1, 3, 8, 8])], [vi("y", [1, 20, 6])], inits)
+
+
 # A classifier head as AlexNet and VGG export it: convolution, max pooling, Flatten of the
 # [N, 8, 3, 3] features (NCHW order), two Gemms (transB = 1, then a MatMul-style transB = 0).
 def flatten_head(batch):
