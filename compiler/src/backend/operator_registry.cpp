@@ -19,6 +19,10 @@ std::string checkMatmul(const Graph& g, const Node& n, const std::vector<ActBuff
   if (!w.is_constant || w.type != ElemType::Int8) return "its weights are not a constant int8 tensor";
   if (n.op != Op::Conv && w.shape.size() != 2) return "its weights are not a matrix";
   if (n.op == Op::Conv && w.shape.size() != 4) return "only 2-D convolutions run on the NPU";
+  // A MatMul reduces its input's last axis; a 4-D tensor's last axis is W, which the NHWC layout
+  // interleaves with the channels (found on openWakeWord's melspectrogram, [1, 1, T, 257] x [257, 32]).
+  if (n.op == Op::MatMul && valueOf(g, n.inputs.at(0)).shape.size() == 4)
+    return "a MatMul over a 4-D tensor reduces its W axis, which the NHWC layout does not keep contiguous";
   return "";
 }
 

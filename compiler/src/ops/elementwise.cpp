@@ -382,6 +382,7 @@ void defineActivationOps(OpTable& t) {
       {Op::Sqrt, [](const Ctx& c) { unary(c, [](float x) { return std::sqrt(x); }); }},
       {Op::Erf, [](const Ctx& c) { unary(c, [](float x) { return std::erf(x); }); }},
       {Op::Exp, [](const Ctx& c) { unary(c, [](float x) { return std::exp(x); }); }},
+      {Op::Log, [](const Ctx& c) { unary(c, [](float x) { return std::log(x); }); }},
       {Op::Neg,
        [](const Ctx& c) {
          if (c.input(0).type == ElemType::Int64) {
@@ -403,12 +404,13 @@ void defineActivationOps(OpTable& t) {
        }},
   });
   for (Op op : {Op::Relu, Op::Clip, Op::PRelu, Op::LeakyRelu, Op::HardSigmoid, Op::HardSwish, Op::Sigmoid, Op::Tanh,
-                Op::Sqrt, Op::Erf, Op::Exp, Op::Neg, Op::Gelu})
+                Op::Sqrt, Op::Erf, Op::Exp, Op::Log, Op::Neg, Op::Gelu})
     t[op].shape = sameShape;
   t.int8Form(Int8Form::Lut, {Op::Sigmoid, Op::HardSigmoid, Op::HardSwish, Op::Tanh, Op::Gelu, Op::LeakyRelu, Op::Erf,
                              Op::Exp, Op::Neg});
-  t.flag(kImported, {Op::Clip, Op::Erf, Op::Exp, Op::HardSigmoid, Op::HardSwish, Op::LeakyRelu, Op::Neg, Op::PRelu,
-                     Op::Relu, Op::Sigmoid, Op::Sqrt, Op::Tanh});
+  // (Log, like Sqrt, stays float: its table would hold -inf and NaN for the int8 values <= 0.)
+  t.flag(kImported, {Op::Clip, Op::Erf, Op::Exp, Op::HardSigmoid, Op::HardSwish, Op::LeakyRelu, Op::Log, Op::Neg,
+                     Op::PRelu, Op::Relu, Op::Sigmoid, Op::Sqrt, Op::Tanh});
   t.int8Form(Int8Form::Relu, {Op::Relu});
   t.int8Form(Int8Form::Clip, {Op::Clip});
   t.int8Kernels({{Op::Relu, int8_kernels::relu}, {Op::Clip, int8_kernels::clip}});

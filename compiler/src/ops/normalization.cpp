@@ -1,5 +1,5 @@
-// Normalizations and reductions: BatchNormalization, LayerNormalization, Softmax, ReduceMean and
-// ReduceSum.
+// Normalizations and reductions: BatchNormalization, LayerNormalization, Softmax, ReduceMean,
+// ReduceSum and ReduceMax.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -89,7 +89,8 @@ void softmax(const Ctx& c) {
     }
 }
 
-/// ReduceMean and ReduceSum: sums in double over the reduced axes, divided by their size for a mean.
+/// ReduceMean, ReduceSum and ReduceMax: sums in double over the reduced axes, divided by their
+/// size for a mean; or the maximum.
 void reduce(const Ctx& c) {
   const auto& X = c.input(0);
   const size_t rank = X.shape.size();
@@ -100,11 +101,15 @@ void reduce(const Ctx& c) {
     count *= X.shape[a];
     kept[a] = 1;
   }
-  std::vector<double> acc(static_cast<size_t>(ops::product(kept)), 0.0);
+  const bool max = c.n.op == Op::ReduceMax;
+  std::vector<double> acc(static_cast<size_t>(ops::product(kept)),
+                          max ? -std::numeric_limits<double>::infinity() : 0.0);
   const float* x = c.f(0);
-  // Walk the input; each element adds into its output position (`kept` broadcast over the input).
-  forEachBroadcast(X.shape, {X.shape, kept},
-                   [&](int64_t, const std::vector<int64_t>& off) { acc[static_cast<size_t>(off[1])] += x[off[0]]; });
+  // Walk the input; each element goes into its output position (`kept` broadcast over the input).
+  forEachBroadcast(X.shape, {X.shape, kept}, [&](int64_t, const std::vector<int64_t>& off) {
+    double& a = acc[static_cast<size_t>(off[1])];
+    a = max ? std::max(a, double{x[off[0]]}) : a + x[off[0]];
+  });
   float* y = c.fo();
   const double divisor = c.n.op == Op::ReduceMean ? static_cast<double>(count) : 1.0;
   for (size_t i = 0; i < acc.size(); ++i) y[i] = static_cast<float>(acc[i] / divisor);
@@ -180,6 +185,7 @@ void defineNormalizationOps(OpTable& t) {
       {Op::Softmax, softmax},
       {Op::ReduceMean, reduce},
       {Op::ReduceSum, reduce},
+      {Op::ReduceMax, reduce},
   });
   t.shapes({
       {Op::BatchNormalization, batchNormShape},
@@ -187,8 +193,10 @@ void defineNormalizationOps(OpTable& t) {
       {Op::Softmax, softmaxShape},
       {Op::ReduceMean, reduceShape},
       {Op::ReduceSum, reduceShape},
+      {Op::ReduceMax, reduceShape},
   });
-  t.flag(kImported, {Op::BatchNormalization, Op::LayerNormalization, Op::ReduceMean, Op::ReduceSum, Op::Softmax});
+  t.flag(kImported,
+         {Op::BatchNormalization, Op::LayerNormalization, Op::ReduceMax, Op::ReduceMean, Op::ReduceSum, Op::Softmax});
   t[Op::LayerNormalization].since_opset = 17;
 }
 

@@ -62,12 +62,14 @@ class Classifier {
     return scalarArithmetic(n) ? Kind::Lut : Kind::Float;
   }
 
-  /// An activation plus, minus, times or over a one-element constant (either side): an element-wise
-  /// function of the activation, so a table on int8 (hard-swish's `x + 3`, an affine after an
-  /// activation), where the Add and Mul forms need two activations.
+  /// An activation plus, minus, times, over, or the max or min of a one-element constant (either
+  /// side): an element-wise function of the activation, so a table on int8 (hard-swish's `x + 3`,
+  /// an affine after an activation, tf2onnx's `tf.maximum(x, c)`), where the Add, Mul and Extremum
+  /// forms need two activations.
   bool scalarArithmetic(const Node& n) const {
-    if ((n.op != Op::Add && n.op != Op::Sub && n.op != Op::Mul && n.op != Op::Div) || n.inputs.size() != 2)
-      return false;
+    const bool arithmetic =
+        n.op == Op::Add || n.op == Op::Sub || n.op == Op::Mul || n.op == Op::Div || n.op == Op::Max || n.op == Op::Min;
+    if (!arithmetic || n.inputs.size() != 2) return false;
     for (size_t a = 0; a < 2; ++a) {
       const int x = n.inputs[a], c = n.inputs[1 - a];
       if (isActivation(x) && isConstFloat(c) && val(c).elements() == 1 && shape(x) == shape(n.outputs[0])) return true;

@@ -20,8 +20,8 @@ namespace systole::compiler {
   X(ConstantOfShape) X(Conv) X(ConvTranspose) X(DepthToSpace) X(DequantizeLinear) X(Div) X(Dropout) X(Elu)    \
   X(Equal) X(Erf) X(Exp) X(Expand) X(Flatten) X(FlattenNhwc) X(Gather) X(Gelu) X(Gemm) X(GlobalAveragePool) X(Greater)  \
   X(GreaterOrEqual) X(HardSigmoid) X(HardSwish) X(Identity) X(LayerNormalization) X(LeakyRelu) X(Less)        \
-  X(LessOrEqual) X(LSTM) X(Lut) X(MatMul) X(Max) X(MaxPool) X(Min) X(Mul) X(Neg) X(Not) X(Or) X(Pad) X(Pow) X(PRelu)  \
-  X(QuantizeLinear) X(ReduceMean) X(ReduceSum) X(Relu) X(Requant) X(Reshape) X(Resize) X(Shape) X(Sigmoid)    \
+  X(LessOrEqual) X(Log) X(LSTM) X(Lut) X(MatMul) X(Max) X(MaxPool) X(Min) X(Mul) X(Neg) X(Not) X(Or) X(Pad) X(Pow) X(PRelu)  \
+  X(QuantizeLinear) X(ReduceMax) X(ReduceMean) X(ReduceSum) X(Relu) X(Requant) X(Reshape) X(Resize) X(Shape) X(Sigmoid)    \
   X(Slice) X(Softmax) X(Softplus) X(Softsign) X(Split) X(Sqrt) X(Squeeze) X(Sub) X(Tanh) X(Transpose)         \
   X(Unsqueeze) X(Upsample) X(Where) X(Xor)
 // clang-format on

@@ -337,6 +337,16 @@ def reshape_nchw_rows():
                  [f32("w", [4, 4, 1, 1]), i64("shape", [1, 9, 4]), f32("m", [4, 5])])
 
 
+# A MatMul of a 4-D activation ([1, 2, 6, 9] x [9, 5]: a filter bank over the last axis, as
+# openWakeWord's melspectrogram applies its mel matrix): it reduces W, not the channels.
+@model
+def matmul_4d():
+    nodes = [h.make_node("Conv", ["x", "w"], ["c"], name="conv"),
+             h.make_node("Relu", ["c"], ["r"], name="relu"),
+             h.make_node("MatMul", ["r", "m"], ["y"], name="filterbank")]
+    return build(nodes, [vi("x", [1, 3, 6, 9])], [vi("y", [1, 2, 6, 5])], [f32("w", [2, 3, 1, 1]), f32("m", [9, 5])])
+
+
 # A Concat of a convolution's output with a constant tensor.
 @model
 def concat_constant():
