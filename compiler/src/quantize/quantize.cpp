@@ -568,7 +568,10 @@ QuantSummary quantizeWithRanges(Graph& g, const std::map<std::string, TensorRang
 }
 
 QuantSummary quantize(Graph& g, const std::vector<TensorMap>& calibration, const QuantOptions& opts) {
-  return quantizeWithRanges(g, calibrate(g, calibration, opts));
+  auto ranges = calibrate(g, calibration, opts);
+  // The split's partial products are new tensors: their ranges come from a second calibration.
+  if (splitMixedRangeConcats(g, ranges) > 0) ranges = calibrate(g, calibration, opts);
+  return quantizeWithRanges(g, ranges);
 }
 
 }  // namespace systole::compiler

@@ -223,7 +223,7 @@ TEST(ShapeInference, InconsistentDeclaredShapeNamesTheNode) {
   const int x = b.input("x", {2, 4});
   const int y = b.op("MatMul", {x, b.constant({4, 3}, 150)}, {}, "y");
   b.g.values[static_cast<size_t>(y)].shape = {2, 5};
-  b.output(y);
+  b.output(b.op("Relu", {y}));
   try {
     compiler::inferShapes(b.g);
     FAIL() << "expected an error";
@@ -231,6 +231,18 @@ TEST(ShapeInference, InconsistentDeclaredShapeNamesTheNode) {
     EXPECT_NE(e.message().find("node 'MatMul_"), std::string::npos) << e.message();
     EXPECT_NE(e.message().find("(MatMul): inconsistent shapes"), std::string::npos) << e.message();
   }
+}
+
+// A graph output's declared shape is the exporter's claim: where it is wrong, the computed shape
+// wins, as in onnxruntime (ddddocr's OCR declares [1, -1] and returns [20, 1, 8210]).
+TEST(ShapeInference, ComputedShapeOverridesAWrongDeclaredOutput) {
+  Builder b;
+  const int x = b.input("x", {2, 4});
+  const int y = b.op("MatMul", {x, b.constant({4, 3}, 150)}, {}, "y");
+  b.g.values[static_cast<size_t>(y)].shape = {1, -1};
+  b.output(y);
+  compiler::inferShapes(b.g);
+  EXPECT_EQ(b.g.values[static_cast<size_t>(y)].shape, (Shape{2, 3}));
 }
 
 TEST(ShapeInference, FillsUnknownDimensionsAndRanks) {

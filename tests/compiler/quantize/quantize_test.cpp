@@ -269,13 +269,19 @@ TEST(QuantizeE2E, OneInputFunctionBecomesLutOfItsFloatKernel) {
   }
 }
 
+/// A 1x1 max pool of `x`: keeps a Conv from reading a Concat directly (a Conv reading a Concat of
+/// ranges 8x apart is split per input instead: SplitMixedRangeConcat).
+int pooled(Net& n, int x) {
+  return n.b.node("MaxPool", {x}, "pool", {1, 8, 8, 8}, {{"kernel_shape", std::vector<int64_t>{1, 1}}});
+}
+
 TEST(QuantizeE2E, ConcatInputsComputedOnlyForItShareItsScale) {
   Net n;
   const int x = n.b.input("x", {1, 4, 8, 8});
   const int a = n.conv("convA", x, 4, 3, 1, 1, "", 1.0f);
   const int b = n.conv("convB", x, 4, 1, 1, 0, "", 8.0f);  // a much wider range
   const int cat = n.b.node("Concat", {a, b}, "cat", {1, 8, 8, 8}, {{"axis", int64_t{1}}});
-  n.b.output(n.conv("conv", cat, 4, 3, 1, 1));
+  n.b.output(n.conv("conv", pooled(n, cat), 4, 3, 1, 1));
   const Result r = quantizeAndCompare(n.b.g, "concat (shared scale)");
   EXPECT_GE(r.minCosine, 0.99);
   EXPECT_EQ(r.summary.requant, 0);  // both convolutions requantize straight to the Concat's scale
@@ -291,7 +297,7 @@ TEST(QuantizeE2E, ConcatWithDifferentScalesGetsRequant) {
   const int a = n.conv("convA", x, 4, 3, 1, 1, "", 1.0f);
   const int b = n.conv("convB", x, 4, 1, 1, 0, "", 8.0f);  // a much wider range
   const int cat = n.b.node("Concat", {a, b}, "cat", {1, 8, 8, 8}, {{"axis", int64_t{1}}});
-  const int c = n.conv("conv", cat, 4, 3, 1, 1);
+  const int c = n.conv("conv", pooled(n, cat), 4, 3, 1, 1);
   n.b.output(c);
   n.b.output(n.conv("other", a, 4, 1, 1, 0));  // convA's output has another reader: it keeps its narrow scale
   const Result r = quantizeAndCompare(n.b.g, "concat (two scales)");
@@ -301,6 +307,26 @@ TEST(QuantizeE2E, ConcatWithDifferentScalesGetsRequant) {
   const Node& catNode = nodeProducing(q, "cat");
   for (int v : catNode.inputs)
     EXPECT_EQ(q.values[static_cast<size_t>(v)].quant, q.values[static_cast<size_t>(catNode.outputs[0])].quant);
+}
+
+// A Conv reading a Concat whose inputs' ranges are far apart becomes one Conv per input and an Add
+// (each input at its own scale); the Concat, read by nothing else, is gone.
+TEST(QuantizeE2E, SplitMixedRangeConcat) {
+  Net n;
+  const int x = n.b.input("x", {1, 4, 8, 8});
+  const int a = n.conv("convA", x, 4, 3, 1, 1, "", 1.0f);
+  const int b = n.conv("convB", x, 4, 1, 1, 0, "", 40.0f);  // a range far wider than convA's
+  const int cat = n.b.node("Concat", {a, b}, "cat", {1, 8, 8, 8}, {{"axis", int64_t{1}}});
+  n.b.output(n.conv("conv", cat, 4, 3, 1, 1));
+  const Result r = quantizeAndCompare(n.b.g, "concat (split per input)");
+  EXPECT_GE(r.minCosine, 0.99);
+  int concats = 0, adds = 0;
+  for (const Node& node : r.quantized.nodes) {
+    concats += node.op == Op::Concat;
+    adds += node.op == Op::Add;
+  }
+  EXPECT_EQ(concats, 0);
+  EXPECT_EQ(adds, 1);
 }
 
 TEST(QuantizeE2E, MatMulWithConstantRightOperandAndStandaloneRelu) {

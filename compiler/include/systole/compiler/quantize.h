@@ -109,7 +109,13 @@ std::map<std::string, TensorRange> calibrate(Graph& g, const std::vector<TensorM
 /// Graph::verify(); on failure `g` is unchanged.
 QuantSummary quantizeWithRanges(Graph& g, const std::map<std::string, TensorRange>& ranges);
 
-/// calibrate() then quantizeWithRanges().
+/// Splits each group-1 Conv reading a channel Concat whose inputs' calibrated ranges differ by more
+/// than 8x into one Conv per input and Adds (quantize/split_mixed_concats.cpp), so that each input
+/// keeps its own scale; returns how many were split (0: the graph is unchanged).
+int splitMixedRangeConcats(Graph& g, const std::map<std::string, TensorRange>& ranges);
+
+/// calibrate(), splitMixedRangeConcats() (and calibrate() again if it split any), then
+/// quantizeWithRanges().
 QuantSummary quantize(Graph& g, const std::vector<TensorMap>& calibration, const QuantOptions& opts = {});
 
 }  // namespace systole::compiler

@@ -347,6 +347,24 @@ def matmul_4d():
     return build(nodes, [vi("x", [1, 3, 6, 9])], [vi("y", [1, 2, 6, 5])], [f32("w", [2, 3, 1, 1]), f32("m", [9, 5])])
 
 
+# U-Net's decoder join with its ranges far apart: a branch 40x larger than the skip connection it
+# is concatenated with, then a convolution that mostly reads the skip (as U2-Netp's decoders).
+@model
+def mixed_range_concat():
+    wa = RNG.uniform(-1, 1, (4, 3, 3, 3)).astype(np.float32) * 40
+    w1 = RNG.uniform(-1, 1, (6, 8, 3, 3)).astype(np.float32)
+    w1[:, :4] *= 0.01
+    nodes = [h.make_node("Conv", ["x", "wa"], ["a0"], name="branch", pads=[1, 1, 1, 1]),
+             h.make_node("Relu", ["a0"], ["a"], name="relu_a"),
+             h.make_node("Conv", ["x", "wb"], ["b0"], name="skip", pads=[1, 1, 1, 1]),
+             h.make_node("Relu", ["b0"], ["b"], name="relu_b"),
+             h.make_node("Concat", ["a", "b"], ["c"], name="join", axis=1),
+             h.make_node("Conv", ["c", "w1", "b1"], ["y0"], name="decoder", pads=[1, 1, 1, 1]),
+             h.make_node("Relu", ["y0"], ["y"], name="relu_y")]
+    inits = [nh.from_array(wa, "wa"), f32("wb", [4, 3, 3, 3]), nh.from_array(w1, "w1"), f32("b1", [6])]
+    return build(nodes, [vi("x", [1, 3, 8, 8])], [vi("y", [1, 6, 8, 8])], inits)
+
+
 # A Concat of a convolution's output with a constant tensor.
 @model
 def concat_constant():
