@@ -2,6 +2,7 @@
 // into rows of values per anchor with a layout Transpose, then join the scales:
 //   (a) Transpose(perm 0,2,3,1) -> Reshape to [N, ..., K] (or Flatten)       SSD and its descendants
 //   (b) Reshape to [N, C, H*W] -> Concat(axis 2) -> Transpose(perm 0,2,1)     YOLOX
+//       (or without the Concat: a vision transformer's patch embedding)
 // Both compute the map's elements in (h, w, c) order, which is how the NPU already holds a 4-D
 // tensor (NHWC): (a) becomes FlattenNhwc (one copy of the NHWC bytes) and the same Reshape of its
 // row; (b) becomes, per scale, FlattenNhwc and a Reshape to [N, H*W, C], concatenated along axis 1.
@@ -40,13 +41,14 @@ bool keepsMeaning(const Graph& g, const Node& reshape) {
   return true;
 }
 
-/// FlattenNhwc of map `x` ([N, C, H, W] -> [N, H*W*C]) reshaped to `shape`; returns the reshaped value.
-int nhwcRows(Graph& g, int x, const std::vector<int64_t>& shape, const std::string& like) {
+/// FlattenNhwc of map `x` ([N, C, H, W] -> [N, H*W*C]) reshaped to `shape` (into `out` unless -1);
+/// returns the reshaped value.
+int nhwcRows(Graph& g, int x, const std::vector<int64_t>& shape, const std::string& like, int out = -1) {
   const auto& s = passes::val(g, x).shape;
   const int rows =
       passes::addNode(g, passes::nameLike(like, "FlattenNhwc"), Op::FlattenNhwc, {x}, {s[0], s[1] * s[2] * s[3]});
   const int target = passes::addInt64Constant(g, passes::nameLike(like, "rows_shape"), shape);
-  return passes::addNode(g, passes::nameLike(like, "Reshape"), Op::Reshape, {rows, target}, shape);
+  return passes::addNode(g, passes::nameLike(like, "Reshape"), Op::Reshape, {rows, target}, shape, {}, out);
 }
 
 /// (a): the Reshape and Flatten (axis 1) readers of Transpose(perm 0,2,3,1) read FlattenNhwc instead.
@@ -78,7 +80,16 @@ void transposeReshapeHeads(Graph& g) {
   }
 }
 
-/// (b): Transpose(perm 0,2,1) of a Concat (axis 2) of [N, C, H*W] reshapes of 4-D maps.
+/// The 4-D map with static shape that `v` is a [N, C, H*W] reshape of, or -1.
+int mapRows(const Graph& g, int v) {
+  const int x = reshapedMap(g, v);
+  if (x < 0) return -1;
+  const auto& s = passes::val(g, x).shape;
+  return passes::val(g, v).shape == std::vector<int64_t>{s[0], s[1], s[2] * s[3]} ? x : -1;
+}
+
+/// (b): Transpose(perm 0,2,1) of a Concat (axis 2) of [N, C, H*W] reshapes of 4-D maps, or of one
+/// such reshape (a vision transformer's patch embedding, `x.flatten(2).transpose(1, 2)`).
 void concatTransposeHeads(Graph& g) {
   passes::Uses uses(g);
   const size_t count = g.nodes.size();
@@ -86,28 +97,27 @@ void concatTransposeHeads(Graph& g) {
     const Node t = g.nodes[id];
     if (t.dead || t.op != Op::Transpose || t.getInts("perm", {}) != std::vector<int64_t>{0, 2, 1}) continue;
     const int c = passes::producerOp(g, t.inputs[0], Op::Concat);
-    if (c < 0 || uses.single(t.inputs[0]) != static_cast<int>(id)) continue;
-    const Node concat = g.nodes[static_cast<size_t>(c)];
-    const int64_t axis = concat.getInt("axis", 0);
-    if (axis != 2 && axis != -1) continue;
-    std::vector<int> maps;
-    for (int v : concat.inputs) {
-      const int x = reshapedMap(g, v);
-      const auto& r = passes::val(g, v).shape;
-      if (x < 0) break;
-      const auto& s = passes::val(g, x).shape;
-      if (r != std::vector<int64_t>{s[0], s[1], s[2] * s[3]}) break;
-      maps.push_back(x);
+    std::vector<int> inputs = {t.inputs[0]};
+    if (c >= 0) {
+      const Node& concat = g.nodes[static_cast<size_t>(c)];
+      const int64_t axis = concat.getInt("axis", 0);
+      if (uses.single(t.inputs[0]) != static_cast<int>(id) || (axis != 2 && axis != -1)) continue;
+      inputs = concat.inputs;
     }
-    if (maps.size() != concat.inputs.size()) continue;
+    std::vector<int> maps;
+    for (int v : inputs)
+      if (const int x = mapRows(g, v); x >= 0) maps.push_back(x);
+    if (maps.size() != inputs.size()) continue;
+    g.nodes[id].dead = true;
+    const int out = t.outputs[0];
     std::vector<int> parts;
     for (int x : maps) {
       const auto& s = passes::val(g, x).shape;
-      parts.push_back(nhwcRows(g, x, {s[0], s[2] * s[3], s[1]}, t.name));
+      parts.push_back(nhwcRows(g, x, {s[0], s[2] * s[3], s[1]}, t.name, c >= 0 ? -1 : out));
     }
-    g.nodes[id].dead = true;
-    passes::addNode(g, passes::nameLike(concat.name, "Concat"), Op::Concat, parts, passes::val(g, t.outputs[0]).shape,
-                    {{"axis", AttrValue{int64_t{1}}}}, t.outputs[0]);
+    if (c >= 0)
+      passes::addNode(g, passes::nameLike(t.name, "Concat"), Op::Concat, parts, passes::val(g, out).shape,
+                      {{"axis", AttrValue{int64_t{1}}}}, out);
   }
 }
 

@@ -660,6 +660,18 @@ def yolox_head():
     return build(nodes, [vi("x", [1, 3, 8, 8])], [vi("y", [1, 20, 6])], inits)
 
 
+# A vision transformer's patch embedding: a stride-4 Conv, `x.flatten(2).transpose(1, 2)` (Reshape
+# to [1, C, H*W], Transpose to [1, H*W, C]) and a linear layer over the tokens.
+@model
+def patch_embedding():
+    nodes = [h.make_node("Conv", ["x", "w0"], ["c"], name="patches", strides=[4, 4]),
+             h.make_node("Reshape", ["c", "flat"], ["f"], name="flatten2"),
+             h.make_node("Transpose", ["f"], ["t"], name="tokens", perm=[0, 2, 1]),
+             h.make_node("MatMul", ["t", "m"], ["y"], name="linear")]
+    return build(nodes, [vi("x", [1, 3, 8, 12])], [vi("y", [1, 6, 8])],
+                 [f32("w0", [16, 3, 4, 4]), i64("flat", [1, 16, 6]), f32("m", [16, 8])])
+
+
 # A classifier head as AlexNet and VGG export it: convolution, max pooling, Flatten of the
 # [N, 8, 3, 3] features (NCHW order), two Gemms (transB = 1, then a MatMul-style transB = 0).
 def flatten_head(batch):
