@@ -3,7 +3,8 @@
 // [M,1,1], [1,M,1,1] or a scalar; Gemm and MatMul: [N], [1,N] or a scalar). Conv adds it to its
 // bias input; Gemm adds it to C (C' = beta * C + bias, beta = 1); MatMul with a constant right
 // operand gets it as a third input (the Systole "MatMul with bias" form, see
-// docs/quantized-ops.md). The node then writes the Add's output.
+// docs/quantized-ops.md). The node then writes the Add's output. Through a DepthToSpace after a
+// Conv (a lowered ConvTranspose), the bias goes to the Conv's channels that feed each output channel.
 #include "passes/pass_util.h"
 
 namespace systole::compiler {
@@ -77,7 +78,30 @@ bool fuse(Graph& g, int producer, int addId, int bias) {
                        : passes::addFloatConstant(g, passes::val(g, p.inputs[1]).name + ".bias", {N}, *b);
     g.nodes[static_cast<size_t>(producer)].inputs.push_back(nb);
   }
-  passes::absorb(g, producer, addId);
+  if (addId >= 0) passes::absorb(g, producer, addId);
+  return true;
+}
+
+/// An Add of a per-channel constant after DepthToSpace(Conv), as a ConvTranspose exporter writes
+/// its bias after the sub-pixel lowering (`convtranspose-to-conv`): output channel c of the
+/// DepthToSpace reads Conv channels (i * r + j) * C + c (DCR) or c * r * r + i * r + j (CRD), so
+/// each of those gets b[c] as bias and the DepthToSpace writes the Add's output.
+bool fuseThroughDepthToSpace(Graph& g, int d2s, int addId, int bias) {
+  const Node& d = g.nodes[static_cast<size_t>(d2s)];
+  const int conv = passes::producerOp(g, d.inputs[0], Op::Conv);
+  if (conv < 0 || passes::Uses(g).single(d.inputs[0]) != d2s) return false;
+  const auto& y = passes::val(g, d.outputs[0]).shape;
+  if (y.size() != 4) return false;
+  const auto b = biasValues(g, bias, 1, 4, y[1]);
+  if (!b) return false;
+  const int64_t C = y[1], r = d.getInt("blocksize", 1);
+  const bool dcr = d.getString("mode", "DCR") == "DCR";
+  std::vector<float> phased(static_cast<size_t>(C * r * r));
+  for (int64_t k = 0; k < C * r * r; ++k)
+    phased[static_cast<size_t>(k)] = (*b)[static_cast<size_t>(dcr ? k % C : k / (r * r))];
+  const int phasedBias = passes::addFloatConstant(g, passes::val(g, bias).name + ".phases", {C * r * r, 1, 1}, phased);
+  if (!fuse(g, conv, -1, phasedBias)) return false;
+  passes::absorb(g, d2s, addId);
   return true;
 }
 
@@ -94,10 +118,10 @@ void fuseBias(Graph& g) {
       const int p = passes::producerOp(g, x);
       if (p < 0 || uses.single(x) != id || !passes::isConst(g, c)) continue;
       const OpType& op = g.nodes[static_cast<size_t>(p)].op;
-      if (op != Op::Conv && op != Op::Gemm && op != Op::MatMul) continue;
+      if (op != Op::Conv && op != Op::Gemm && op != Op::MatMul && op != Op::DepthToSpace) continue;
       // The Add's output shape must be the producer's (the bias does not broadcast it further).
       if (passes::val(g, add.outputs[0]).shape != passes::val(g, x).shape) continue;
-      if (fuse(g, p, id, c)) {
+      if (op == Op::DepthToSpace ? fuseThroughDepthToSpace(g, p, id, c) : fuse(g, p, id, c)) {
         uses.refresh();
         break;
       }

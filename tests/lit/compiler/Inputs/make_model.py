@@ -522,6 +522,18 @@ def conv_transpose(k, pads, out_hw):
                  [f32("w0", [4, 3, 3, 3]), f32("wt", [4, 5, k, k]), f32("bt", [5])])
 
 
+# A ConvTranspose whose bias comes after it as an Add of a [1, C, 1, 1] constant (paddle2onnx's
+# form, PaddleOCR's detector head).
+@model
+def convtranspose_bias_add():
+    nodes = [h.make_node("Conv", ["x", "w0"], ["c"], name="conv", pads=[1, 1, 1, 1]),
+             h.make_node("ConvTranspose", ["c", "wt"], ["t"], name="up", strides=[2, 2]),
+             h.make_node("Add", ["t", "bt"], ["tb"], name="bias"),
+             h.make_node("Relu", ["tb"], ["y"], name="relu")]
+    return build(nodes, [vi("x", [1, 3, 5, 6])], [vi("y", [1, 5, 10, 12])],
+                 [f32("w0", [4, 3, 3, 3]), f32("wt", [4, 5, 2, 2]), f32("bt", [1, 5, 1, 1])])
+
+
 MODELS["convtranspose_k2s2"] = lambda: conv_transpose(2, [0, 0, 0, 0], [10, 12])
 MODELS["convtranspose_k4s2p1"] = lambda: conv_transpose(4, [1, 1, 1, 1], [10, 12])
 MODELS["convtranspose_k3s2_crop"] = lambda: conv_transpose(3, [1, 1, 1, 1], [9, 11])
