@@ -115,6 +115,15 @@ std::vector<OutputInfo> lstmShape(const ShapeCtx& c) {
       d.batchFirst ? std::vector<int64_t>{d.B, d.S, d.D, d.H} : std::vector<int64_t>{d.S, d.D, d.B, d.H};
   const std::vector<int64_t> state =
       d.batchFirst ? std::vector<int64_t>{d.B, d.D, d.H} : std::vector<int64_t>{d.D, d.B, d.H};
+  // The optional inputs, which the kernel indexes by these dimensions: B, sequence_lens,
+  // initial_h, initial_c, P.
+  const std::vector<std::pair<size_t, std::vector<int64_t>>> optional = {
+      {3, {d.D, 8 * d.H}}, {4, {d.B}}, {5, state}, {6, state}, {7, {d.D, 3 * d.H}}};
+  for (const auto& [k, shape] : optional)
+    if (ops::present(c.in, k) && c.in[k].shape != shape)
+      throw Error("LSTM input " + std::to_string(k) + " has shape " + ops::shapeText(c.in[k].shape) + ", expected " +
+                  ops::shapeText(shape));
+  if (ops::present(c.in, 4) && c.in[4].type != ElemType::Int32) throw Error("LSTM sequence_lens must be int32");
   std::vector<OutputInfo> out;
   for (size_t k = 0; k < c.n.outputs.size(); ++k) out.push_back({c.x().type, k == 0 ? y : state});
   return out;

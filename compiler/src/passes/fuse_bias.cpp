@@ -86,10 +86,10 @@ bool fuse(Graph& g, int producer, int addId, int bias) {
 /// its bias after the sub-pixel lowering (`convtranspose-to-conv`): output channel c of the
 /// DepthToSpace reads Conv channels (i * r + j) * C + c (DCR) or c * r * r + i * r + j (CRD), so
 /// each of those gets b[c] as bias and the DepthToSpace writes the Add's output.
-bool fuseThroughDepthToSpace(Graph& g, int d2s, int addId, int bias) {
+bool fuseThroughDepthToSpace(Graph& g, const passes::Uses& uses, int d2s, int addId, int bias) {
   const Node& d = g.nodes[static_cast<size_t>(d2s)];
   const int conv = passes::producerOp(g, d.inputs[0], Op::Conv);
-  if (conv < 0 || passes::Uses(g).single(d.inputs[0]) != d2s) return false;
+  if (conv < 0 || uses.single(d.inputs[0]) != d2s) return false;
   const auto& y = passes::val(g, d.outputs[0]).shape;
   if (y.size() != 4) return false;
   const auto b = biasValues(g, bias, 1, 4, y[1]);
@@ -121,7 +121,7 @@ void fuseBias(Graph& g) {
       if (op != Op::Conv && op != Op::Gemm && op != Op::MatMul && op != Op::DepthToSpace) continue;
       // The Add's output shape must be the producer's (the bias does not broadcast it further).
       if (passes::val(g, add.outputs[0]).shape != passes::val(g, x).shape) continue;
-      if (op == Op::DepthToSpace ? fuseThroughDepthToSpace(g, p, id, c) : fuse(g, p, id, c)) {
+      if (op == Op::DepthToSpace ? fuseThroughDepthToSpace(g, uses, p, id, c) : fuse(g, p, id, c)) {
         uses.refresh();
         break;
       }

@@ -667,5 +667,26 @@ TEST(LstmKernel, BidirectionalIsForwardAndReverse) {
   }
 }
 
+// Inputs whose shapes disagree with X, W and R, or sequences shorter than X, are errors, not reads
+// past the end.
+TEST(LstmKernel, MismatchedInputsAreErrors) {
+  const HostTensor x = randomTensor({3, 1, 2}, 5), W = randomTensor({1, 8, 2}, 6), R = randomTensor({1, 8, 2}, 7);
+  const HostTensor shortBias = randomTensor({1, 4}, 8), wrongR = randomTensor({1, 8, 3}, 9);
+  const std::map<std::string, AttrValue> attrs = {{"hidden_size", int64_t{2}}};
+  EXPECT_THROW(runOp("LSTM", {&x, &W, &R, &shortBias}, attrs, 1), Error);
+  EXPECT_THROW(runOp("LSTM", {&x, &W, &wrongR}, attrs, 1), Error);
+  HostTensor lens(ElemType::Int32, {1});
+  lens.data<int32_t>()[0] = 2;  // shorter than the 3 steps of X
+  EXPECT_THROW(runOp("LSTM", {&x, &W, &R, nullptr, &lens}, attrs, 1), Error);
+}
+
+// Expand broadcasts with numpy's rules, to the larger of both shapes.
+TEST(ExpandKernel, BroadcastsToTheShapeInput) {
+  const HostTensor x = floatTensor({3, 1}, {1, 2, 3}), shape = intTensor({3}, {2, 1, 4});
+  const HostTensor y = run1("Expand", {&x, &shape});
+  ASSERT_EQ(y.shape, (Shape{2, 3, 4}));
+  for (int64_t i = 0; i < 24; ++i) EXPECT_EQ(values(y)[static_cast<size_t>(i)], static_cast<float>(i / 4 % 3 + 1));
+}
+
 }  // namespace
 }  // namespace systole::testing
