@@ -7,6 +7,7 @@
 //     as isa/arith.h does: roundingShiftRight(acc * M, S & 63) + z_y, clamped to [act_min,
 //     act_max] and saturated to int8, with M and S per output channel or one for all.
 #include "systole/compiler/float_ops.h"
+#include "systole/compiler/quant_math.h"
 #include "lower.h"
 
 namespace systole::hostjit {
@@ -35,7 +36,7 @@ int64_t broadcastOffset(int64_t o, const std::vector<int64_t>& to, const std::ve
 }
 
 Emitter floatMatMul(const Graph& g, const Node& n) {
-  if (n.inputs.size() != 2 || n.inputs[1] < 0 || n.has("activation")) return {};
+  if (n.inputs.size() != 2 || n.inputs[1] < 0 || n.has("activation") || n.getInt("transB", 0) != 0) return {};
   const auto& A = valueOf(g, n.inputs[0]);
   const auto& B = valueOf(g, n.inputs[1]);
   const auto& Y = valueOf(g, n.outputs[0]);
@@ -95,6 +96,7 @@ Emitter int8MatMul(const Graph& g, const Node& n) {
   const auto& Y = valueOf(g, n.outputs[0]);
   const bool hasBias = n.inputs.size() > 2 && n.inputs[2] >= 0;
   if (W.type != ElemType::Int8 || Y.type != ElemType::Int8 || W.shape.size() != 2 || A.shape.empty()) return {};
+  if (compiler::isActivationProduct(g, n)) return {};  // the interpreter's kernel
   const int64_t K = W.shape[0], N = W.shape[1];
   if (A.shape.back() != K || K == 0) return {};
   const int64_t M = A.elements() / K;

@@ -42,7 +42,7 @@ ComputeAccesses computeAccesses(const Params& p, const InstrDesc& d, const Instr
       a.reads[static_cast<size_t>(a.num_reads++)] = r.span();  // matmul_stream's slices as one range
     }
   }
-  a.writes_weights = d.semantics == Semantics::WeightPreload;
+  a.writes_weights = isWeightPreload(d.semantics);
   a.reads_weights = d.semantics == Semantics::MatmulTile;
   return a;
 }

@@ -26,6 +26,7 @@ RowFootprint rowFootprint(const Params& p, const InstrDesc& d, const Instruction
     case Semantics::DmaStore: add(kSpad, kRead, op(1), op(2), op(3)); break;
     case Semantics::DmaStoreAcc: add(kAcc, kRead, op(1), op(2), op(3)); break;
     case Semantics::WeightPreload: add(kSpad, kRead, op(0), p.array_rows, p.array_cols); break;  // w_row
+    case Semantics::WeightPreloadT: add(kSpad, kRead, op(0), p.array_cols, p.array_rows); break;
     case Semantics::MatmulTile: {  // a_row, acc_row, m, accumulate
       const int64_t m = op(2);
       add(kSpad, kRead, op(0), m, p.array_rows);
@@ -72,6 +73,7 @@ RowFootprint rowFootprint(const Params& p, const InstrDesc& d, const Instruction
       f.vector_elements = op(2) * E;
       break;
     case Semantics::VectorReduce:  // dst_row, src_row, rows, op
+    case Semantics::VectorRecip:   // dst_row, src_row, rows, shift, op
       add(kAcc, kRead, op(1), op(2), A);
       add(kAcc, kWrite, op(0), op(2), A);
       f.vector_elements = op(2) * L;

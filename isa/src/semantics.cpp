@@ -87,6 +87,16 @@ constexpr SemanticsInfo kTable[kNumSemantics] = {
      {"dram_addr", "spad_row", "rows", "bytes", "dram_stride", "runs", "run_stride"},
      "copy `runs` runs of `rows` strided DRAM rows of `bytes` bytes, run r from dram_addr + r * run_stride, into "
      "consecutive scratchpad rows"},
+    {Semantics::VectorRecip,
+     "vector_recip",
+     Unit::Compute,
+     {"dst_row", "src_row", "rows", "shift", "op"},
+     "acc[dst] = floor(2^shift / acc[src]) (op=0) or floor(2^shift / sqrt(acc[src])) (op=1), saturating"},
+    {Semantics::WeightPreloadT,
+     "weight_preload_t",
+     Unit::Compute,
+     {"spad_row"},
+     "W[k][n] = spad[spad_row + n][k]: the array's weights from array.cols rows, each row a column"},
 };
 
 }  // namespace
@@ -107,7 +117,8 @@ RowSpace operandRowSpace(Semantics s, int k) {
     case Semantics::DmaLoad2d: return of({N, S});
     case Semantics::DmaLoadAcc:
     case Semantics::DmaStoreAcc: return of({N, A});
-    case Semantics::WeightPreload: return of({S});
+    case Semantics::WeightPreload:
+    case Semantics::WeightPreloadT: return of({S});
     case Semantics::MatmulTile: return of({S, A});
     case Semantics::MatmulStream: return of({S, N, S, A});
     case Semantics::Requantize: return of({A, S, N, A});
@@ -116,7 +127,8 @@ RowSpace operandRowSpace(Semantics s, int k) {
     case Semantics::VectorMul: return of({A, A, A});
     case Semantics::VectorMax: return of({S, S, S});
     case Semantics::VectorLut: return of({S, S, N, S});
-    case Semantics::VectorReduce: return of({A, A});
+    case Semantics::VectorReduce:
+    case Semantics::VectorRecip: return of({A, A});
     case Semantics::Nop:
     case Semantics::Finish: return N;
   }

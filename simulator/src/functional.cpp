@@ -1,6 +1,8 @@
 // Algorithm: decode the semantics class's operands once, range-check every row the instruction
 // touches, then run the lane loops; the array product is the SIMD kernel of array_kernel.cpp.
+#include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "systole/isa/arith.h"
 #include "systole/sim/functional.h"
@@ -95,6 +97,7 @@ struct ComputeCall {
 
   int64_t op(int k) const { return in.operand(d, k); }
   int64_t weightPreload();
+  int64_t weightPreloadTransposed();
   int64_t matmulTile();
   int64_t matmulStream();
   int64_t requantize();
@@ -103,6 +106,9 @@ struct ComputeCall {
   int64_t maximum();
   int64_t lut();
   int64_t reduce();
+  int64_t recip();
+  template <typename F>
+  int64_t accumulatorRows(int64_t dst, int64_t src, int64_t rows, F&& f);
 };
 
 int64_t ComputeCall::weightPreload() {
@@ -112,6 +118,22 @@ int64_t ComputeCall::weightPreload() {
   for (int64_t k = 0; k < p.array_rows; ++k) m.weights.setRow(k, m.spad.row(src + k));
   m.weights_loaded = true;
   if (array) return static_cast<int64_t>(array->preload(m.spad.row(src), m.spad.lanes()));
+  return -1;
+}
+
+/// The transposed tile gathered into plain rows (the transposer sits in the scratchpad read path;
+/// the array, and the RTL array in co-simulation, receive the tile as a weight_preload would).
+int64_t ComputeCall::weightPreloadTransposed() {
+  const int64_t src = op(0);
+  m.spad.checkRows(src, p.array_cols, "weight");
+  if (poison) m.spad.checkWritten(src, p.array_cols, "weight");
+  const int64_t stride = std::max(m.spad.lanes(), p.array_cols);
+  std::vector<int8_t> tile(static_cast<size_t>(p.array_rows * stride), 0);
+  for (int64_t k = 0; k < std::min(p.array_rows, m.spad.lanes()); ++k)
+    for (int64_t n = 0; n < p.array_cols; ++n) tile[static_cast<size_t>(k * stride + n)] = m.spad.row(src + n)[k];
+  for (int64_t k = 0; k < p.array_rows; ++k) m.weights.setRow(k, tile.data() + k * stride);
+  m.weights_loaded = true;
+  if (array) return static_cast<int64_t>(array->preload(tile.data(), stride));
   return -1;
 }
 
@@ -267,21 +289,33 @@ int64_t ComputeCall::lut() {
   return -1;
 }
 
-int64_t ComputeCall::reduce() {
-  const int64_t dst = op(0), src = op(1), rows = op(2);
-  const bool max = op(3) != 0;
+/// A vector instruction from accumulator rows to accumulator rows: the range checks, then `f`
+/// per row (its source and destination lanes), then the destination marked written.
+template <typename F>
+int64_t ComputeCall::accumulatorRows(int64_t dst, int64_t src, int64_t rows, F&& f) {
   m.acc.checkRows(dst, rows, "destination");
   m.acc.checkRows(src, rows, "source");
   if (poison) m.acc.checkWritten(src, rows, "source");
-  for (int64_t i = 0; i < rows; ++i) {
-    const int32_t* x = m.acc.row(src + i);
-    int32_t s = max ? x[0] : 0;
-    for (int64_t j = 0; j < L; ++j) s = max ? std::max(s, x[j]) : arith::add(s, x[j]);
-    int32_t* y = m.acc.row(dst + i);
-    for (int64_t j = 0; j < L; ++j) y[j] = s;
-  }
+  for (int64_t i = 0; i < rows; ++i) f(m.acc.row(src + i), m.acc.row(dst + i));
   m.acc.markWritten(dst, rows);
   return -1;
+}
+
+int64_t ComputeCall::reduce() {
+  const bool max = op(3) != 0;
+  return accumulatorRows(op(0), op(1), op(2), [&](const int32_t* x, int32_t* y) {
+    int32_t s = max ? x[0] : 0;
+    for (int64_t j = 0; j < L; ++j) s = max ? std::max(s, x[j]) : arith::add(s, x[j]);
+    std::fill(y, y + L, s);
+  });
+}
+
+int64_t ComputeCall::recip() {
+  const auto shift = static_cast<int32_t>(op(3));
+  const bool sqrt = op(4) != 0;
+  return accumulatorRows(op(0), op(1), op(2), [&](const int32_t* x, int32_t* y) {
+    for (int64_t j = 0; j < L; ++j) y[j] = sqrt ? arith::reciprocalSqrt(x[j], shift) : arith::reciprocal(x[j], shift);
+  });
 }
 
 }  // namespace
@@ -291,6 +325,7 @@ int64_t executeCompute(const isa::Params& p, const isa::InstrDesc& d, const isa:
   ComputeCall c{p, d, in, m, poison, array};
   switch (d.semantics) {
     case Semantics::WeightPreload: return c.weightPreload();
+    case Semantics::WeightPreloadT: return c.weightPreloadTransposed();
     case Semantics::MatmulTile: return c.matmulTile();
     case Semantics::MatmulStream: return c.matmulStream();
     case Semantics::Requantize: return c.requantize();
@@ -300,6 +335,7 @@ int64_t executeCompute(const isa::Params& p, const isa::InstrDesc& d, const isa:
     case Semantics::VectorMax: return c.maximum();
     case Semantics::VectorLut: return c.lut();
     case Semantics::VectorReduce: return c.reduce();
+    case Semantics::VectorRecip: return c.recip();
     default: return -1;  // nop, finish; DMA classes run on the DMA units
   }
 }

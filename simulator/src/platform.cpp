@@ -307,7 +307,7 @@ QueueUnit::Timing QueueUnit::execute(const isa::InstrDesc& d, const isa::Instruc
   const auto occupancy = occupied + penalty;
   // A preload on the weight path (two weight sets) keeps no activation row out of the array: it
   // is not counted as array busy time.
-  if (isa::isArrayProduct(d.semantics) || d.semantics == Semantics::WeightPreload) {
+  if (isa::isArrayProduct(d.semantics) || isa::isWeightPreload(d.semantics)) {
     if (!isa::onWeightPath(p, d)) region_->counters.busy_cycles[static_cast<size_t>(Resource::Array)] += occupancy;
   } else if (d.semantics != Semantics::Nop && d.semantics != Semantics::Finish)
     region_->counters.busy_cycles[static_cast<size_t>(Resource::Vector)] += occupancy;

@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # The host JIT end to end (hostjit/): `systole run --check` of a model with the JIT on and off
-# gives the same output files byte for byte; with it on, every host operator of the transformer
-# (LayerNormalization, Softmax, both MatMuls, Slice, Transpose, Reshape, Quantize- and
-# DequantizeLinear) runs JIT-compiled, and the second run takes the compiled code from the cache.
+# gives the same output files byte for byte; with it on, every host operator runs JIT-compiled, and
+# the second run takes the compiled code from the cache.
 #   host_jit.sh SYSTOLE MODEL.onnx EXPECTED_JIT_COMPILED_COUNT
 set -euo pipefail
 SYSTOLE=$1

@@ -327,6 +327,46 @@ TEST(Arith, Widen) {
       for (int m : {-32768, -3, 0, 1, 32767, 32768}) ASSERT_EQ(widen(static_cast<int8_t>(x), zp, m), (x - zp) * m);
 }
 
+TEST(Arith, ReciprocalIsTheFloorOfTheQuotient) {
+  EXPECT_EQ(reciprocal(1, 0), 1);
+  EXPECT_EQ(reciprocal(3, 4), 5);  // 16 / 3
+  EXPECT_EQ(reciprocal(127, 30), (int64_t{1} << 30) / 127);
+  EXPECT_EQ(reciprocal(1, 31), kInt32Max) << "2^31 saturates";
+  EXPECT_EQ(reciprocal(1, 63), kInt32Max);
+  EXPECT_EQ(reciprocal(0, 10), kInt32Max) << "division by zero saturates";
+  EXPECT_EQ(reciprocal(-5, 10), kInt32Max);
+  EXPECT_EQ(reciprocal(7, 64 + 4), 2) << "only the low 6 bits of the shift count";
+  std::mt19937 rng(11);
+  for (int i = 0; i < 10000; ++i) {
+    const auto x = static_cast<int32_t>(rng() % 2000000 + 1);
+    const auto s = static_cast<int32_t>(rng() % 40);
+    ASSERT_EQ(reciprocal(x, s), std::min<int64_t>((int64_t{1} << s) / x, kInt32Max)) << x << " " << s;
+  }
+}
+
+TEST(Arith, ReciprocalSqrtIsTheLargestYWhoseSquareFits) {
+  EXPECT_EQ(reciprocalSqrt(4, 10), 512);  // 1024 / 2
+  EXPECT_EQ(reciprocalSqrt(2, 0), 0);     // 1 / 1.41
+  EXPECT_EQ(reciprocalSqrt(1, 20), 1 << 20);
+  EXPECT_EQ(reciprocalSqrt(1, 31), kInt32Max);  // 2^31 saturates
+  EXPECT_EQ(reciprocalSqrt(0, 8), kInt32Max);
+  EXPECT_EQ(reciprocalSqrt(-1, 8), kInt32Max);
+  EXPECT_EQ(reciprocalSqrt(kInt32Max, 63),
+            static_cast<int32_t>(std::floor(std::ldexp(1.0, 63) / std::sqrt(2147483647.0))));
+  std::mt19937 rng(12);
+  for (int i = 0; i < 10000; ++i) {
+    const auto x = static_cast<int32_t>(rng() % 100000000 + 1);
+    const auto s = static_cast<int32_t>(rng() % 45);
+    const int32_t y = reciprocalSqrt(x, s);
+    using u128 = unsigned __int128;
+    const u128 limit = u128{1} << (2 * s);
+    ASSERT_LE(u128(uint64_t(y)) * uint64_t(y) * uint64_t(x), limit) << x << " " << s;
+    if (y < kInt32Max) {
+      ASSERT_GT(u128(uint64_t(y) + 1) * (uint64_t(y) + 1) * uint64_t(x), limit) << x << " " << s;
+    }
+  }
+}
+
 TEST(Arith, LutIndex) {
   EXPECT_EQ(lutIndex(-128), 0);
   EXPECT_EQ(lutIndex(0), 128);

@@ -68,7 +68,7 @@ TEST(Config, EveryShippedConfigLoads) {
     // os16 also streams its reduction (matmul_stream); the weight-stationary configs do not.
     // default also has 2-D loads (dma_load_2d).
     const bool streams = name == "os16", loads2d = name == "default";
-    EXPECT_EQ(isa.instructions().size(), 15u + (streams ? 1 : 0) + (loads2d ? 1 : 0));
+    EXPECT_EQ(isa.instructions().size(), 17u + (streams ? 1 : 0) + (loads2d ? 1 : 0));
     // load() and parse() agree.
     const IsaConfig parsed = IsaConfig::parse(text, "mem.yaml");
     EXPECT_EQ(parsed.hash(), isa.hash());

@@ -17,6 +17,7 @@
 #include <string>
 
 #include "sim_test_util.h"
+#include "systole/isa/arith.h"
 #include "systole/isa/builder.h"
 
 namespace systole::testing {
@@ -618,6 +619,34 @@ TEST_P(KernelsOnConfig, VectorReduceMulAndAddWrap) {
   int64_t row2 = 0;
   for (int64_t j = 0; j < L; ++j) row2 += A[static_cast<size_t>(2 * L + j)];
   EXPECT_GT(row2, int64_t{INT32_MAX}) << "row 2's sum must overflow int32 (and wrap)";
+}
+
+// vector_recip: the reciprocal and the reciprocal square root of accumulator rows, with the
+// saturating cases (zero, negative, a quotient beyond int32) among them.
+TEST_P(KernelsOnConfig, VectorRecip) {
+  const auto& isa = shippedConfig(GetParam());
+  const auto& p = isa.params();
+  const int64_t L = p.acc_row_elems, N = 3, bytes = p.acc_row_bytes;
+  std::mt19937 rng(601);
+  std::vector<int32_t> A(static_cast<size_t>(N * L));
+  for (size_t i = 0; i < A.size(); ++i) A[i] = static_cast<int32_t>(rng() % 100000) + 1;
+  A[0] = 0, A[1] = -7, A[2] = 1;
+  Kernel k(isa);
+  const uint64_t aAddr = k.data(A);
+  const uint64_t outAddr = k.output("out", static_cast<size_t>(2 * N * bytes));
+  k.load(Semantics::DmaLoadAcc, {static_cast<int64_t>(aAddr), 0, N, bytes, bytes});
+  k.compute(Semantics::VectorRecip, {N, 0, N, 30, 0});
+  k.compute(Semantics::VectorRecip, {2 * N, 0, N, 31, 1});
+  k.store(Semantics::DmaStoreAcc, {static_cast<int64_t>(outAddr), N, 2 * N, bytes, bytes});
+  const auto got = int32Of(Kernel::outputBytes(k.run(), "out"));
+  ASSERT_EQ(got.size(), static_cast<size_t>(2 * N * L));
+  for (size_t i = 0; i < A.size(); ++i) {
+    ASSERT_EQ(got[i], isa::arith::reciprocal(A[i], 30)) << "element " << i << ", x=" << A[i];
+    ASSERT_EQ(got[A.size() + i], isa::arith::reciprocalSqrt(A[i], 31)) << "element " << i << ", x=" << A[i];
+  }
+  EXPECT_EQ(got[0], INT32_MAX);
+  EXPECT_EQ(got[2], 1 << 30) << "2^30 / 1 fits";
+  EXPECT_EQ(got[A.size() + 2], INT32_MAX) << "2^31 / sqrt(1) saturates";
 }
 
 INSTANTIATE_TEST_SUITE_P(ShippedConfigs, KernelsOnConfig, ::testing::ValuesIn(shippedConfigs()),

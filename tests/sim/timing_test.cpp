@@ -21,6 +21,7 @@
 //                           array.rows + array.cols + 2 * m - 2      (os16, output-stationary)
 //   requantize, widen, add, mul, max, lut   vector.latency + rows
 //   vector_reduce           vector.latency + rows + log2_ceil(vector.lanes)
+//   vector_recip            2 * vector.latency + rows
 //   nop, finish             1
 // A DMA keeps the shared DRAM channel busy for rows * ceil_div(bytes, dram.bytes_per_cycle) cycles
 // from its start, first come first served in cycle order (a DMA that finds the channel busy gets
@@ -188,6 +189,7 @@ TEST_P(TimingOnConfig, EachComputeInstructionTakesItsYamlCycles) {
       {"max", Semantics::VectorMax, {16, 0, 5, rows}, vectorCycles(p, rows)},
       {"lut", Semantics::VectorLut, {0, 0, rows, 100}, vectorCycles(p, rows)},
       {"reduce", Semantics::VectorReduce, {8, 0, rows, 1}, reduceCycles(p, rows)},
+      {"recip", Semantics::VectorRecip, {8, 0, rows, 20, 1}, vectorCycles(p, rows) + p.vector_latency},
       {"nop", Semantics::Nop, {}, 1},
   };
   ASSERT_GT(p.spad_banks, 1);

@@ -1,7 +1,9 @@
 #include "operator_registry.h"
 
 #include <algorithm>
+#include <variant>
 
+#include "systole/compiler/quant_math.h"
 #include "systole/isa/diagnostic.h"
 
 namespace systole::compiler {
@@ -14,8 +16,19 @@ const Value& valueOf(const Graph& g, int v) { return g.values[static_cast<size_t
 
 // ---- eligibility rules -------------------------------------------------------------------------
 
+/// A MatMul of two int8 activations at zero point 0, stacks of matrices (rank 2 or 3).
+std::string checkActivationMatmul(const Graph& g, const Node& n) {
+  const Value &a = valueOf(g, n.inputs[0]), &b = valueOf(g, n.inputs[1]);
+  if (a.shape.size() > 3 || b.shape.size() != a.shape.size())
+    return "a product of two activations runs on the NPU for matrices and stacks of them (rank 2 or 3)";
+  if (a.quant->zero_point.at(0) != 0 || b.quant->zero_point.at(0) != 0)
+    return "a product of two activations needs both at zero point 0";
+  return "";
+}
+
 std::string checkMatmul(const Graph& g, const Node& n, const std::vector<ActBuffer>&, const std::vector<ActBuffer>&) {
   const Value& w = valueOf(g, n.inputs.at(1));
+  if (isActivationProduct(g, n)) return checkActivationMatmul(g, n);
   if (!w.is_constant || w.type != ElemType::Int8) return "its weights are not a constant int8 tensor";
   if (n.op != Op::Conv && w.shape.size() != 2) return "its weights are not a matrix";
   if (n.op == Op::Conv && w.shape.size() != 4) return "only 2-D convolutions run on the NPU";
@@ -94,9 +107,71 @@ std::string checkAlias(const Graph& g, const Node& n, const std::vector<ActBuffe
   return same ? "" : "this reshape reorders bytes in the NHWC layout";
 }
 
+std::string checkRowPermutation(const Graph& g, const Node& n, const std::vector<ActBuffer>&,
+                                const std::vector<ActBuffer>&) {
+  return rowPermutation(g, n) ? "" : "only a Transpose of whole rows ([A, B, C] -> [B, A, C]) runs on the NPU";
+}
+
 std::string checkNearestResize(const Graph& g, const Node& n, const std::vector<ActBuffer>&,
                                const std::vector<ActBuffer>&) {
   return nearestUpsampleFactors(g, n) ? "" : "only a nearest upsampling of H and W by integer factors runs on the NPU";
+}
+
+/// Softmax and LayerNormalization over the last axis of a matrix whose rows are whole accumulator tiles.
+std::string checkSoftmax(const Graph& g, const Node& n, const std::vector<ActBuffer>&, const std::vector<ActBuffer>&) {
+  if (valueOf(g, n.inputs[0]).shape.size() == 4)
+    return "a " + n.op.name() + " over a 4-D tensor reduces its W axis, which the NHWC layout does not keep contiguous";
+  return "";
+}
+
+/// A product of two activations preloads B's tiles as the array's weights (transposed with transB).
+std::string matmulFits(const Graph& g, const Node& n, const isa::IsaConfig& isa) {
+  if (!isActivationProduct(g, n)) return "";
+  std::vector<S> need = {S::WeightPreload, S::MatmulTile};
+  if (n.getInt("transB", 0) != 0) need.push_back(S::WeightPreloadT);
+  for (S s : need)
+    if (isa.bySemantics(s) < 0)
+      return "ISA '" + isa.params().name + "' has no '" + std::string(isa::semanticsInfo(s).name) +
+             "' instruction for a product of two activations";
+  return "";
+}
+
+/// The vector tiles of one row of `n`'s input (its last axis), or the reason it has no whole number of
+/// them. Every layout's load slot has at least an eighth of the scratchpad and its accumulator half
+/// (acc_rows - 16) / 2 rows (tiling.cpp, chooseOnChipLayout), which the callers check their blocks against.
+std::variant<int64_t, std::string> rowTiles(const Graph& g, const Node& n, const isa::Params& p) {
+  const int64_t len = valueOf(g, n.inputs[0]).shape.back();
+  if (len % p.acc_row_elems != 0)
+    return "a " + n.op.name() + " row of " + std::to_string(len) + " elements is not a whole number of " +
+           std::to_string(p.acc_row_elems) + "-lane vector tiles";
+  if (p.spad_row_elems < p.acc_row_elems) return std::string("a scratchpad row is narrower than an accumulator row");
+  return len / p.acc_row_elems;
+}
+
+/// Rows of whole vector tiles whose deviations, beta rows and gamma scales (two blocks and a pair
+/// of rows per tile) fit an accumulator half beside four blocks more (tile_layernorm.cpp).
+std::string layerNormFits(const Graph& g, const Node& n, const isa::IsaConfig& isa) {
+  const isa::Params& p = isa.params();
+  const auto tiles = rowTiles(g, n, p);
+  if (const auto* why = std::get_if<std::string>(&tiles)) return *why;
+  const int64_t t = std::get<int64_t>(tiles);
+  if ((2 * t + 4) * 2 + 2 * t > (p.acc_rows - 16) / 2 || t > p.spad_rows / 8)
+    return "a row of " + std::to_string(t) + " tiles, its deviations and per-channel constants do not fit the " +
+           "accumulator";
+  return "";
+}
+
+/// Rows of whole vector tiles that fit a load slot beside the two exponential tables, and whose
+/// exponentials fit an accumulator half beside three blocks more (tile_softmax.cpp).
+std::string softmaxFits(const Graph& g, const Node& n, const isa::IsaConfig& isa) {
+  const isa::Params& p = isa.params();
+  const auto tiles = rowTiles(g, n, p);
+  if (const auto* why = std::get_if<std::string>(&tiles)) return *why;
+  const int64_t t = std::get<int64_t>(tiles);
+  if (2 * p.lut_rows + t + 2 > p.spad_rows / 8 || 2 * (t + 3) > (p.acc_rows - 16) / 2)
+    return "the exponential tables (2 x " + std::to_string(p.lut_rows) + " scratchpad rows) and a row of " +
+           std::to_string(t) + " tiles do not fit the on-chip memory";
+  return "";
 }
 
 // ---- halos -------------------------------------------------------------------------------------
@@ -126,6 +201,11 @@ const std::vector<S> kRescale = {S::DmaLoad, S::DmaStore, S::Requantize, S::DmaL
 const std::vector<S> kMax = {S::DmaLoad, S::DmaStore, S::VectorMax};
 const std::vector<S> kWidenMul = {S::DmaLoad, S::DmaStore, S::Requantize, S::DmaLoadAcc, S::VectorWiden, S::VectorMul};
 const std::vector<S> kLut = {S::DmaLoad, S::DmaStore, S::VectorLut};
+const std::vector<S> kLayerNorm = {S::DmaLoad,   S::DmaStore,  S::DmaLoadAcc,   S::Requantize, S::VectorWiden,
+                                   S::VectorAdd, S::VectorMul, S::VectorReduce, S::VectorRecip};
+const std::vector<S> kSoftmax = {S::DmaLoad,      S::DmaStore,  S::DmaLoadAcc, S::Requantize,
+                                 S::VectorWiden,  S::VectorAdd, S::VectorMul,  S::VectorMax,
+                                 S::VectorReduce, S::VectorLut, S::VectorRecip};
 // min(a, b) = a + b - max(a, b) in the accumulator (tile_extremum.cpp).
 const std::vector<S> kMin = {S::DmaLoad,     S::DmaStore,  S::Requantize, S::DmaLoadAcc,
                              S::VectorWiden, S::VectorAdd, S::VectorMax};
@@ -136,10 +216,21 @@ const std::vector<NpuOperator>& table() {
   static const std::vector<NpuOperator> ops = {
       {Op::Conv, kMatmul, kArrayProduct, false, checkMatmul, padsHalo, false, tileMatmul},
       {Op::Gemm, kMatmul, kArrayProduct, false, checkMatmul, nullptr, false, tileMatmul},
-      {Op::MatMul, kMatmul, kArrayProduct, false, checkMatmul, nullptr, false, tileMatmul},
+      {Op::MatMul, kMatmul, kArrayProduct, false, checkMatmul, nullptr, false, tileMatmul, false, matmulFits},
       {Op::Add, kWidenAdd, {}, false, checkAdd, nullptr, false, tileAdd},
       {Op::Mul, kWidenMul, {}, false, checkMul, nullptr, false, tileMul},
       {Op::Lut, kLut, {}, false, nullptr, nullptr, false, tileLut},
+      {Op::Softmax, kSoftmax, {}, false, checkSoftmax, nullptr, false, tileSoftmax, false, softmaxFits},
+      {Op::LayerNormalization,
+       kLayerNorm,
+       {},
+       false,
+       checkSoftmax,
+       nullptr,
+       false,
+       tileLayerNorm,
+       false,
+       layerNormFits},
       {Op::Max, kMax, {}, false, checkSameShape, nullptr, false, tileMax},
       {Op::Min, kMin, {}, false, checkSameShape, nullptr, false, tileMin},
       {Op::MaxPool, kMax, {}, false, nullptr, maxPoolHalo, true, tileMaxPool},
@@ -156,6 +247,7 @@ const std::vector<NpuOperator>& table() {
       {Op::FlattenNhwc, kRescale, {}, false, nullptr, nullptr, false, tileFlattenNhwc, true},
       {Op::Resize, kRescale, {}, false, checkNearestResize, nullptr, false, tileNearestResize},
       {Op::Upsample, kRescale, {}, false, checkNearestResize, nullptr, false, tileNearestResize},
+      {Op::Transpose, kRescale, {}, false, checkRowPermutation, nullptr, false, tileRowPermutation},
       aliasOp(Op::Reshape),
       aliasOp(Op::Flatten),
       aliasOp(Op::Squeeze),
@@ -221,8 +313,8 @@ ActBuffer bufferShape(const Value& v) {
   const auto& s = v.shape;
   if (s.size() == 4) {
     b.N = s[0], b.C = s[1], b.H = s[2], b.W = s[3];
-  } else if (s.size() == 3 && s[0] == 1) {
-    b.W = s[1], b.C = s[2];
+  } else if (s.size() == 3) {  // a stack of matrices is one matrix of their rows (row-major, same bytes)
+    b.W = s[0] * s[1], b.C = s[2];
   } else if (s.size() == 2) {
     b.W = s[0], b.C = s[1];
   } else if (s.size() == 1) {
@@ -262,6 +354,7 @@ std::string npuIneligibility(const Graph& g, const Node& n, const isa::IsaConfig
       if (isa.bySemantics(s) < 0)
         return "ISA '" + isa.params().name + "' has no '" + std::string(isa::semanticsInfo(s).name) +
                "' instruction to pad its input";
+  if (std::string why = entry->fits ? entry->fits(g, n, isa) : ""; !why.empty()) return why;
   return entry->check ? entry->check(g, n, ins, outs) : "";
 }
 

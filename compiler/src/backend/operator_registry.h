@@ -34,13 +34,14 @@ struct NpuOperator {
   void (*tile)(TileContext& T, const Node& n) = nullptr;
   /// The output is a matrix whose rows are the input's images (so its own batch is 1).
   bool images_as_rows = false;
+  /// Eligibility that depends on the config's shape (lanes, rows): "" or the reason.
+  std::string (*fits)(const Graph& g, const Node& n, const isa::IsaConfig& isa) = nullptr;
 };
 
 /// The entry for an ONNX operator type, or nullptr.
 const NpuOperator* npuOperator(Op op);
 std::span<const NpuOperator> npuOperators();
-/// Whether the back end may emit an instruction of class `s` (dma_store_acc and vector_reduce it
-/// never does).
+/// Whether the back end may emit an instruction of class `s` (dma_store_acc it never does).
 bool backendEmits(isa::Semantics s);
 
 /// Why `n` cannot run on the NPU described by `isa`, or "" if it can.
@@ -52,22 +53,26 @@ int64_t npuMacs(const Graph& g, const Node& n);
 ActBuffer bufferShape(const Value& v);
 
 // The tilers (one file each family).
-void tileMatmul(TileContext& T, const Node& n);   // Conv, Gemm, MatMul: tile_matmul.cpp
-void tileAdd(TileContext& T, const Node& n);      // tile_elementwise.cpp
-void tileRequant(TileContext& T, const Node& n);  // Requant, Relu, Clip
+void tileMatmul(TileContext& T, const Node& n);            // Conv, Gemm, MatMul: tile_matmul.cpp
+void tileActivationMatmul(TileContext& T, const Node& n);  // MatMul of two activations: tile_activation_matmul.cpp
+void tileAdd(TileContext& T, const Node& n);               // tile_elementwise.cpp
+void tileRequant(TileContext& T, const Node& n);           // Requant, Relu, Clip
 void tileConcat(TileContext& T, const Node& n);
 void tileMul(TileContext& T, const Node& n);
-void tileLut(TileContext& T, const Node& n);            // tile_lut.cpp
-void tileMax(TileContext& T, const Node& n);            // Max of two activations: tile_extremum.cpp
-void tileMin(TileContext& T, const Node& n);            // Min of two activations
-void tileMaxPool(TileContext& T, const Node& n);        // tile_pool.cpp
-void tileAveragePool(TileContext& T, const Node& n);    // AveragePool, GlobalAveragePool
-void tileChannelSelect(TileContext& T, const Node& n);  // Slice, Gather of channels: tile_channel_select.cpp
-void tilePixelGather(TileContext& T, const Node& n);    // Pad (edge, reflect), spatial Slice: tile_pixel_gather.cpp
-void tileSlice(TileContext& T, const Node& n);          // a channel selection, else a pixel gather
-void tileDepthToSpace(TileContext& T, const Node& n);   // tile_depth_to_space.cpp
-void tileFlattenNhwc(TileContext& T, const Node& n);    // tile_flatten_nhwc.cpp
-void tileNearestResize(TileContext& T, const Node& n);  // Resize, Upsample (nearest, integer factors)
+void tileLut(TileContext& T, const Node& n);             // tile_lut.cpp
+void tileSoftmax(TileContext& T, const Node& n);         // over the last axis: tile_softmax.cpp
+void tileLayerNorm(TileContext& T, const Node& n);       // LayerNormalization, last axis: tile_layernorm.cpp
+void tileMax(TileContext& T, const Node& n);             // Max of two activations: tile_extremum.cpp
+void tileMin(TileContext& T, const Node& n);             // Min of two activations
+void tileMaxPool(TileContext& T, const Node& n);         // tile_pool.cpp
+void tileAveragePool(TileContext& T, const Node& n);     // AveragePool, GlobalAveragePool
+void tileChannelSelect(TileContext& T, const Node& n);   // Slice, Gather of channels: tile_channel_select.cpp
+void tilePixelGather(TileContext& T, const Node& n);     // Pad (edge, reflect), spatial Slice: tile_pixel_gather.cpp
+void tileSlice(TileContext& T, const Node& n);           // a channel selection, else a pixel gather
+void tileDepthToSpace(TileContext& T, const Node& n);    // tile_depth_to_space.cpp
+void tileFlattenNhwc(TileContext& T, const Node& n);     // tile_flatten_nhwc.cpp
+void tileNearestResize(TileContext& T, const Node& n);   // Resize, Upsample (nearest, integer factors)
+void tileRowPermutation(TileContext& T, const Node& n);  // Transpose [A, B, C] -> [B, A, C]: tile_row_permutation.cpp
 
 /// The input channel of each output channel when `n` (Slice or Gather) selects whole channels
 /// (constant parameters, every other axis kept), else nullopt.
@@ -82,6 +87,9 @@ struct SpatialMove {
 /// `n` as a spatial layout move — a Slice keeping the batch, an edge or reflect Pad of H and W
 /// (constant parameters) — else nullopt.
 std::optional<SpatialMove> spatialMove(const Graph& g, const Node& n);
+
+/// (A, B) when `n` is a Transpose [A, B, C] -> [B, A, C] (whole rows move), else nullopt.
+std::optional<std::pair<int64_t, int64_t>> rowPermutation(const Graph& g, const Node& n);
 
 /// The integer factors (H, W) of a Resize/Upsample that samples output pixel (y, x) from input
 /// pixel (y / sy, x / sx) of a 4-D tensor (nearest, constant parameters), else nullopt.

@@ -103,7 +103,7 @@ std::vector<uint8_t> int32Bytes(const std::vector<int32_t>& v) {
   return b;
 }
 
-void loadScales(TileContext& T, std::vector<int32_t> multipliers, std::vector<int32_t> shifts, int64_t row) {
+void loadScales(TileContext& T, std::vector<int32_t> multipliers, std::vector<int32_t> shifts, Operand row) {
   // One (multiplier row, shift row) pair per tile of `vector.lanes` channels; a per-tensor scale
   // is the same in every lane.
   const int64_t lanes = T.p.acc_row_elems;
@@ -268,6 +268,17 @@ void emitRescale(TileContext& T, const ActBuffer& in, const ActBuffer& out, cons
 std::string chunkLabel(int64_t c0, int64_t nc, const std::vector<PixelRun>& chunk) {
   return "c [" + std::to_string(c0) + ", " + std::to_string(c0 + nc) + "), px " + std::to_string(chunk.front().y) +
          ":" + std::to_string(chunk.front().x0) + " +" + std::to_string(chunkPixels(chunk));
+}
+
+RowBlocks rowBlocks(const TileContext& T, const Node& n, int64_t tiles, int64_t spadBlocks, int64_t spadExtra,
+                    int64_t accBlocks, int64_t accExtra) {
+  const OnChipLayout& l = T.layout();
+  for (int64_t rows = std::min({l.chunk / tiles, l.slot_rows, l.acc_half}); rows > 0; --rows) {
+    const RowBlocks b{rows, conflictFreeStride(rows, T.p.spad_banks), conflictFreeStride(rows, T.p.acc_banks)};
+    if (spadBlocks * b.spad_gap + spadExtra <= l.slot_rows && accBlocks * b.acc_gap + accExtra <= l.acc_half) return b;
+  }
+  throw Error("node '" + n.name + "' (" + n.op.name() + "): a row of " + std::to_string(tiles) +
+              " vector tiles does not fit the scratchpad and accumulator tiles");
 }
 
 std::vector<std::vector<PixelRun>> pixelChunks(int64_t H, int64_t W, int64_t maxPixels) {

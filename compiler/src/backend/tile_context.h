@@ -72,8 +72,9 @@ class TileContext {
   int64_t image_ = 0;
 };
 
-/// Loads one pair of scale rows (multiplier, shift per lane) into the accumulator at `row`.
-void loadScales(TileContext& T, std::vector<int32_t> multipliers, std::vector<int32_t> shifts, int64_t row);
+/// Loads one pair of scale rows (multiplier, shift per lane) into the accumulator at `row` (one
+/// pair per tile of lanes when there is a multiplier per channel).
+void loadScales(TileContext& T, std::vector<int32_t> multipliers, std::vector<int32_t> shifts, Operand row);
 /// Loads the chunk's pixel runs of channels [c0, c0 + nc) of `in` into rows from `toRow`.
 void loadRuns(TileContext& T, const std::vector<PixelRun>& chunk, const ActBuffer& in, int64_t c0, int64_t nc,
               Operand toRow);
@@ -135,6 +136,16 @@ inline void emitRescale(TileContext& T, const ActBuffer& in, int64_t inC0, const
                         int64_t C, int32_t zIn, int32_t M, int32_t S, int32_t zOut, int32_t lo, int32_t hi) {
   emitRescale(T, in, out, {{inC0, outC0, C}}, zIn, M, S, zOut, lo, hi);
 }
+/// The rows one step of an operator over whole matrix rows of `tiles` vector tiles handles (the
+/// output slot holds them all), and the strides between its blocks of that many rows in the
+/// scratchpad and the accumulator (bank-conflict free).
+struct RowBlocks {
+  int64_t rows = 0, spad_gap = 0, acc_gap = 0;
+};
+/// The most rows whose `spadBlocks` blocks plus `spadExtra` rows fit a load slot and `accBlocks`
+/// blocks plus `accExtra` rows an accumulator half; throws naming `n` if not even one does.
+RowBlocks rowBlocks(const TileContext& T, const Node& n, int64_t tiles, int64_t spadBlocks, int64_t spadExtra,
+                    int64_t accBlocks, int64_t accExtra);
 /// "c [c0, c0 + nc), px y:x +n": the loop indices of a step over a channel tile and a pixel chunk.
 std::string chunkLabel(int64_t c0, int64_t nc, const std::vector<PixelRun>& chunk);
 /// Rows between two source blocks of `n` rows such that row i of each falls in different banks.

@@ -28,6 +28,7 @@
 #include "matmul_weights.h"
 #include "operator_registry.h"
 #include "systole/compiler/parallel.h"
+#include "systole/compiler/quant_math.h"
 #include "systole/isa/diagnostic.h"
 #include "systole/isa/pipeline.h"
 #include "tile_context.h"
@@ -515,6 +516,7 @@ std::pair<MatmulTiling, int64_t> fastestStreamTiling(const TileContext& T, const
 }  // namespace
 
 void tileMatmul(TileContext& T, const Node& n) {
+  if (isActivationProduct(T.g, n)) return tileActivationMatmul(T, n);
   const ConvShape s = convShape(T, n);
   const MatmulConstants k = matmulConstants(T, n, s);
   const auto fastest = T.isa.bySemantics(Semantics::MatmulStream) >= 0 ? fastestStreamTiling : fastestOcBlocking;

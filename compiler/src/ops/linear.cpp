@@ -66,13 +66,24 @@ void gemm(const Ctx& c) {
 
 void matmul(const Ctx& c) {
   Shape a = c.input(0).shape, b = c.input(1).shape;
+  const float* pb = c.f(1);
+  std::vector<float> transposed;  // B [..., N, K] of a MatMul with transB, as [..., K, N]
+  if (c.n.getInt("transB", 0) != 0 && b.size() >= 2) {
+    const int64_t rows = b[b.size() - 2], cols = b.back(), count = ops::product(b) / std::max<int64_t>(rows * cols, 1);
+    transposed.resize(static_cast<size_t>(ops::product(b)));
+    for (int64_t m = 0; m < count; ++m)
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t k = 0; k < cols; ++k)
+          transposed[static_cast<size_t>((m * cols + k) * rows + r)] = pb[(m * rows + r) * cols + k];
+    std::swap(b[b.size() - 1], b[b.size() - 2]);
+    pb = transposed.data();
+  }
   if (a.size() == 1) a.insert(a.begin(), 1);
   if (b.size() == 1) b.push_back(1);
   const int64_t M = a[a.size() - 2], K = a.back(), N = b.back();
   Shape batchA(a.begin(), a.end() - 2), batchB(b.begin(), b.end() - 2);
   const Shape batch = ops::broadcast(batchA, batchB);
   const float* pa = c.f(0);
-  const float* pb = c.f(1);
   auto& Y = c.output();
   float* y = c.fo();
   std::fill(y, y + Y.elements(), 0.f);
@@ -340,8 +351,41 @@ void conv(const Graph& g, const Node& n, const std::vector<const HostTensor*>& i
   }
 }
 
+/// MatMul of two activations (both at zero point 0, docs/quantized-ops.md): per batch index,
+/// a [M, K] x b [K, N] (or b [N, K] transposed, with transB), requantized per tensor.
+void activationMatmul(const Graph& g, const Node& n, const std::vector<const HostTensor*>& in, HostTensor& y) {
+  const HostTensor *a = in.at(0), *b = in.at(1);
+  expectType(a, ElemType::Int8, "MatMul input A");
+  expectType(b, ElemType::Int8, "MatMul input B");
+  const bool transB = n.getInt("transB", 0) != 0;
+  if (a->shape.size() < 2 || a->shape.size() != b->shape.size())
+    throw Error("a product of two activations needs operands of one rank >= 2");
+  const size_t r = a->shape.size();
+  const int64_t M = a->shape[r - 2], K = a->shape[r - 1];
+  const int64_t N = transB ? b->shape[r - 2] : b->shape[r - 1], Kb = transB ? b->shape[r - 1] : b->shape[r - 2];
+  const int64_t batch = a->elements() / std::max<int64_t>(M * K, 1);
+  if (Kb != K || b->elements() != batch * K * N || y.elements() != batch * M * N)
+    throw Error("MatMul operands " + ops::shapeText(a->shape) + " and " + ops::shapeText(b->shape) + " do not match");
+  if (perTensorQuant(g, n.inputs[0]).zero_point != 0 || perTensorQuant(g, n.inputs[1]).zero_point != 0)
+    throw Error("a product of two activations needs both at zero point 0");
+  const Requantizer rq(n, 1, perTensorQuant(g, n.outputs.at(0)).zero_point, true);
+  const int8_t *ad = a->data<int8_t>(), *bd = b->data<int8_t>();
+  int8_t* yd = y.data<int8_t>();
+  for (int64_t t = 0; t < batch; ++t)
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t j = 0; j < N; ++j) {
+        int32_t acc = 0;
+        for (int64_t k = 0; k < K; ++k) {
+          const int8_t bv = transB ? bd[(t * N + j) * K + k] : bd[(t * K + k) * N + j];
+          acc = arith::mac(acc, ad[(t * M + m) * K + k], bv);
+        }
+        yd[(t * M + m) * N + j] = rq(acc, 0);
+      }
+}
+
 /// Gemm and MatMul with a constant right operand: a [..., K] x w [K, N] + b [N].
 void matmul(const Graph& g, const Node& n, const std::vector<const HostTensor*>& in, HostTensor& y) {
+  if (isActivationProduct(g, n)) return activationMatmul(g, n, in, y);
   const HostTensor* a = in.at(0);
   const HostTensor* w = in.size() > 1 ? in[1] : nullptr;
   const HostTensor* b = in.size() > 2 ? in[2] : nullptr;
@@ -552,9 +596,18 @@ std::vector<int64_t> matmulOutput(std::vector<int64_t> a, std::vector<int64_t> b
   return out;
 }
 
+/// B's shape as the product reads it: with Systole's transB (attention-layout) B is [..., N, K].
+std::vector<int64_t> productOperandB(const Node& n, std::vector<int64_t> b) {
+  if (n.getInt("transB", 0) != 0) {
+    if (b.size() < 2) throw Error("MatMul with transB needs a B of rank >= 2");
+    std::swap(b[b.size() - 1], b[b.size() - 2]);
+  }
+  return b;
+}
+
 std::vector<OutputInfo> matmulShape(const ShapeCtx& c) {
   c.need(2);
-  std::vector<int64_t> shape = matmulOutput(c.x().shape, c.in[1].shape);
+  std::vector<int64_t> shape = matmulOutput(c.x().shape, productOperandB(c.n, c.in[1].shape));
   if (ops::present(c.in, 2) && ops::broadcast(shape, c.in[2].shape) != shape)
     throw Error("MatMul bias " + ops::shapeText(c.in[2].shape) + " does not broadcast to " + ops::shapeText(shape));
   return c.same(shape);

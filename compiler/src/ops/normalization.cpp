@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "ops/int8_kernel.h"
 #include "ops/op_def.h"
 
 namespace systole::compiler::float_kernels {
@@ -119,6 +120,88 @@ void reduce(const Ctx& c) {
 
 }  // namespace systole::compiler::float_kernels
 
+namespace systole::compiler::int8_kernels {
+
+namespace {
+
+/// Softmax over the last axis, as the vector unit computes it (docs/quantized-ops.md), row by row:
+///   M = max_j (x_j - zx)                                        vector_max, vector_widen, vector_reduce
+///   i_j = requantize(M - (x_j - zx), index multiplier, zp -128)  vector_widen (x -1), vector_add, requantize
+///   e_j = 256 hi[i_j] + lo[i_j] + 128 (round(32767 exp(-t (i_j + 128))), two tables)
+///                                                               vector_lut x 2, vector_widen x 2, vector_add
+///   Z = sum_j e_j,  R = floor(2^recip_shift / Z)                 vector_add, vector_reduce, vector_recip
+///   y_j = requantize(e_j * R, multiplier, zy)                     vector_mul, requantize
+void softmax(const Graph& g, const Node& n, const std::vector<const HostTensor*>& in, HostTensor& y) {
+  expectType(in.at(0), ElemType::Int8, "Softmax input");
+  const int32_t zx = perTensorQuant(g, n.inputs[0]).zero_point;
+  const Requantizer out(n, 1, perTensorQuant(g, n.outputs.at(0)).zero_point, false);
+  const std::vector<int64_t> hi = intsAttr(n, "table"), lo = intsAttr(n, "table_lo");
+  if (hi.size() != 256 || lo.size() != 256) throw Error("a Softmax's 'table' and 'table_lo' have 256 entries");
+  const int32_t im = intAttr(n, "index_multiplier"), is = intAttr(n, "index_shift"), rs = intAttr(n, "recip_shift");
+  const int64_t len = in[0]->shape.empty() ? 1 : in[0]->shape.back();
+  const int8_t* x = in[0]->data<int8_t>();
+  int8_t* yd = y.data<int8_t>();
+  std::vector<int32_t> e(static_cast<size_t>(len));
+  for (int64_t r = 0; len > 0 && r < in[0]->elements() / len; ++r) {
+    const int8_t* xr = x + r * len;
+    const int32_t M = arith::widen(*std::max_element(xr, xr + len), zx, 1);
+    int32_t Z = 0;
+    for (int64_t j = 0; j < len; ++j) {
+      const int32_t d = arith::add(arith::widen(xr[j], zx, -1), M);
+      const auto k = static_cast<size_t>(arith::lutIndex(arith::requantize(d, im, is, -128, -128, 127)));
+      e[static_cast<size_t>(j)] = arith::add(arith::widen(static_cast<int8_t>(hi[k]), 0, 256),
+                                             arith::widen(static_cast<int8_t>(lo[k]), -128, 1));
+      Z = arith::add(Z, e[static_cast<size_t>(j)]);
+    }
+    const int32_t R = arith::reciprocal(Z, rs);
+    for (int64_t j = 0; j < len; ++j) yd[r * len + j] = out(arith::mul(e[static_cast<size_t>(j)], R), 0);
+  }
+}
+
+/// LayerNormalization over the last axis, as the vector unit computes it (docs/quantized-ops.md),
+/// row by row, with X_j = x_j - zx and C the row's length:
+///   D_j = C X_j - sum X,  D'_j = requantize(D_j, stats multiplier)          vector_widen, vector_add, requantize
+///   V = sum D'_j^2 + epsilon_q,  R = floor(2^k / sqrt(V))                  vector_mul, vector_add, vector_reduce,
+///   vector_recip t_j = requantize(D_j R, gamma multiplier_j)                             vector_mul, requantize y_j =
+///   requantize(256 t_j + beta_q_j, multiplier, zy)                    vector_widen, vector_add, requantize
+void layerNorm(const Graph& g, const Node& n, const std::vector<const HostTensor*>& in, HostTensor& y) {
+  expectType(in.at(0), ElemType::Int8, "LayerNormalization input");
+  const int32_t zx = perTensorQuant(g, n.inputs[0]).zero_point;
+  const int64_t C = in[0]->shape.empty() ? 1 : in[0]->shape.back();
+  const Requantizer out(n, 1, perTensorQuant(g, n.outputs.at(0)).zero_point, false);
+  const std::vector<int64_t> gm = intsAttr(n, "gamma_multiplier"), gs = intsAttr(n, "gamma_shift"),
+                             bq = intsAttr(n, "beta_q");
+  if (static_cast<int64_t>(gm.size()) != C || gs.size() != gm.size() || bq.size() != gm.size())
+    throw Error("a LayerNormalization's gamma and beta attributes have one entry per channel");
+  const int32_t sm = intAttr(n, "stats_multiplier"), ss = intAttr(n, "stats_shift"), eq = intAttr(n, "epsilon_q"),
+                k = intAttr(n, "rsqrt_shift");
+  const auto c32 = static_cast<int32_t>(C);
+  const int8_t* x = in[0]->data<int8_t>();
+  int8_t* yd = y.data<int8_t>();
+  std::vector<int32_t> d(static_cast<size_t>(C));
+  for (int64_t r = 0; C > 0 && r < in[0]->elements() / C; ++r) {
+    const int8_t* xr = x + r * C;
+    int32_t negSum = 0, V = 0;
+    for (int64_t j = 0; j < C; ++j) negSum = arith::add(negSum, arith::widen(xr[j], zx, -1));
+    for (int64_t j = 0; j < C; ++j) {
+      d[static_cast<size_t>(j)] = arith::add(arith::widen(xr[j], zx, c32), negSum);
+      const int32_t half = arith::widen(arith::requantize(d[static_cast<size_t>(j)], sm, ss, 0, -128, 127), 0, 1);
+      V = arith::add(V, arith::mul(half, half));
+    }
+    const int32_t R = arith::reciprocalSqrt(arith::add(V, eq), k);
+    for (int64_t j = 0; j < C; ++j) {
+      const auto c = static_cast<size_t>(j);
+      const int8_t t = arith::requantize(arith::mul(d[c], R), static_cast<int32_t>(gm[c]), static_cast<int32_t>(gs[c]),
+                                         0, -128, 127);
+      yd[r * C + j] = out(arith::add(arith::widen(t, 0, 256), static_cast<int32_t>(bq[c])), 0);
+    }
+  }
+}
+
+}  // namespace
+
+}  // namespace systole::compiler::int8_kernels
+
 namespace systole::compiler {
 
 namespace {
@@ -198,6 +281,9 @@ void defineNormalizationOps(OpTable& t) {
   t.flag(kImported,
          {Op::BatchNormalization, Op::LayerNormalization, Op::ReduceMax, Op::ReduceMean, Op::ReduceSum, Op::Softmax});
   t[Op::LayerNormalization].since_opset = 17;
+  t.int8Kernels({{Op::Softmax, int8_kernels::softmax}, {Op::LayerNormalization, int8_kernels::layerNorm}});
+  t.int8Form(Int8Form::Softmax, {Op::Softmax});
+  t.int8Form(Int8Form::LayerNorm, {Op::LayerNormalization});
 }
 
 }  // namespace systole::compiler

@@ -58,9 +58,11 @@ enum class Int8Form : uint8_t {
   Clip,
   Move,  // pure data movement: the float kernel moves bytes of any element type, so int8 too
   Concat,
-  Lut,      // an element-wise function of one input: on int8, a 256-entry table
-  Scale,    // a product with (or quotient by) positive constants: a rescale
-  Extremum  // Max or Min of two activations of one shape
+  Lut,       // an element-wise function of one input: on int8, a 256-entry table
+  Scale,     // a product with (or quotient by) positive constants: a rescale
+  Extremum,  // Max or Min of two activations of one shape
+  Softmax,   // over the last axis: the vector unit's exponential table, row sums and reciprocal
+  LayerNorm  // over the last axis: row sums, reciprocal square root, per-channel scale and shift
 };
 
 struct OpDef {

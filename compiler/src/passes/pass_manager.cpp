@@ -44,6 +44,10 @@ const std::vector<PassInfo>& passRegistry() {
        "turn detection heads' layout Transposes (to rows per anchor) into copies of the NHWC bytes, and their "
        "Concat of row blocks into one of rows",
        headsToNhwc},
+      {"attention-layout",
+       "turn Transposes that keep every byte in place into Reshapes, and a MatMul of a transposed operand into one "
+       "with transB (the array's transposed weight preload)",
+       attentionLayout},
       {"recognize-channel-shuffle", "replace Reshape-Transpose-Reshape channel shuffles by a Gather of channels",
        recognizeChannelShuffle},
       {"recognize-layernorm", "replace decomposed layer normalization by LayerNormalization", recognizeLayerNorm},

@@ -60,6 +60,14 @@ ActivationQuant chooseActivationQuant(double lo, double hi) {
   return {s, static_cast<int32_t>(std::clamp(z, -128.0, 127.0))};
 }
 
+ActivationQuant chooseSymmetricQuant(double magnitude) {
+  if (!std::isfinite(magnitude)) throw Error("activation range must be finite");
+  if (magnitude <= 0) return {1.0f, 0};
+  return {static_cast<float>(std::clamp(magnitude / 127.0, double{std::numeric_limits<float>::min()},
+                                        double{std::numeric_limits<float>::max()})),
+          0};
+}
+
 int8_t quantizeFloat(float x, float scale, int32_t zero_point) {
   const float v = x / scale;
   if (std::isnan(v)) return static_cast<int8_t>(std::clamp(zero_point, -128, 127));

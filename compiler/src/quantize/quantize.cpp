@@ -41,6 +41,13 @@ using quant::Kind;
 
 /// Log2 of the larger Add input's widen multiplier (|m| < 2^15 is the ISA's limit).
 constexpr int kAddMultiplierBits = 14;
+/// Softmax: exponentials are 15-bit (exp(0) = 32767, two int8 tables), the table spans distances
+/// up to ln(2 * 32767 + 2), past which 32767 exp(-x) rounds to 0 (so its last entry, where every
+/// farther distance is clamped, is 0), and the reciprocal of a row's sum is floor(2^30 / Z): the
+/// sum is at least 32767 (the max's entry), so every product e * R stays at or below 2^30.
+constexpr double kSoftmaxOne = 32767.0;
+const double kSoftmaxExpRange = std::log(2 * kSoftmaxOne + 2);
+constexpr int kSoftmaxRecipShift = 30;
 
 template <typename T>
 std::vector<uint8_t> bytesOf(const std::vector<T>& v) {
@@ -68,6 +75,7 @@ class Rewriter {
   QuantSummary run() {
     const std::vector<Kind> kind = quant::classifyNodes(g_);
     const std::vector<bool> quantized = decide(kind);
+    symmetric_ = symmetricSources(kind);
 
     for (int id : g_.topoOrder()) {
       if (quantized[static_cast<size_t>(id)]) {
@@ -125,6 +133,31 @@ class Rewriter {
     return q;
   }
 
+  /// The values whose int8 form an activation product reads: each operand of a MatMul of two
+  /// activations, followed up through data movement and positive scalings (which keep the zero
+  /// point) to the value an operator computes.
+  std::set<int> symmetricSources(const std::vector<Kind>& kind) const {
+    std::set<int> out;
+    for (size_t id = 0; id < g_.nodes.size(); ++id) {
+      const Node& n = g_.nodes[id];
+      if (n.dead || kind[id] != Kind::MatMul || n.inputs.size() != 2 ||
+          g_.values[static_cast<size_t>(n.inputs[1])].is_constant)
+        continue;
+      for (int v : n.inputs) {
+        for (int p = g_.values[static_cast<size_t>(v)].producer;
+             p >= 0 && (kind[static_cast<size_t>(p)] == Kind::Move || kind[static_cast<size_t>(p)] == Kind::Scale);
+             p = g_.values[static_cast<size_t>(v)].producer) {
+          const Node& mover = g_.nodes[static_cast<size_t>(p)];
+          const auto f = kind[static_cast<size_t>(p)] == Kind::Scale ? constantFactor(g_, mover) : std::nullopt;
+          if (kind[static_cast<size_t>(p)] == Kind::Scale && (!f || f->factors.size() != 1)) break;
+          v = mover.inputs[f ? f->input : 0];
+        }
+        out.insert(v);
+      }
+    }
+    return out;
+  }
+
   // -- values --
 
   bool isInt8(int v) const {
@@ -178,11 +211,19 @@ class Rewriter {
     return g_.addNode(std::move(n));
   }
 
-  Quant calibrated(int v) const {
+  const TensorRange& range(int v) const {
     const std::string& name = g_.values[static_cast<size_t>(v)].name;
     auto it = ranges_.find(name);
     if (it == ranges_.end()) throw Error("quantize: no calibration range for tensor '" + name + "'");
-    return perTensor(chooseActivationQuant(it->second.lo, it->second.hi));
+    return it->second;
+  }
+
+  /// The value's quantization from its calibrated range: symmetric (zero point 0) for the sources
+  /// of activation products (symmetricSources), so that no Requant is needed before them.
+  Quant calibrated(int v) const {
+    const TensorRange& r = range(v);
+    if (symmetric_.count(v)) return perTensor(chooseSymmetricQuant(std::max(std::abs(r.lo), std::abs(r.hi))));
+    return perTensor(chooseActivationQuant(r.lo, r.hi));
   }
 
   static Quant constantQuant(const Value& v) {
@@ -346,6 +387,8 @@ class Rewriter {
       case Kind::Mul: rewriteMul(n, y); break;
       case Kind::Scale: rewriteScale(n, y); break;
       case Kind::Lut: rewriteLut(n, y); break;
+      case Kind::Softmax: rewriteSoftmax(n, y); break;
+      case Kind::LayerNorm: rewriteLayerNorm(n, y); break;
       case Kind::Relu:
       case Kind::Clip: rewriteClamp(n, y, kind); break;
       case Kind::Concat:
@@ -365,6 +408,7 @@ class Rewriter {
   }
 
   void rewriteMatrixProduct(Node& n, Kind kind) {
+    if (!g_.values[static_cast<size_t>(n.inputs[1])].is_constant) return rewriteActivationProduct(n, n.outputs[0]);
     const Value& w = g_.values[static_cast<size_t>(n.inputs[1])];
     const std::string wName = w.name;
     int64_t K = w.shape[0], N = w.shape[1];
@@ -388,6 +432,34 @@ class Rewriter {
     n.attrs.erase("alpha");
     n.attrs.erase("beta");
     rewriteMatrix(n, qw, {K, N}, 1, wName, std::move(bias));
+  }
+
+  /// A product of two activations: both at zero point 0 (sum a b needs no correction terms), so an
+  /// operand quantized otherwise gets a Requant to its symmetric form; one multiplier per tensor.
+  void rewriteActivationProduct(Node& n, int y) {
+    for (size_t i = 0; i < 2; ++i) n.inputs[i] = int8Input(n.inputs[i], symmetricQuant(n.inputs[i]));
+    const double sa = g_.values[static_cast<size_t>(n.inputs[0])].quant->scale.at(0);
+    const double sb = g_.values[static_cast<size_t>(n.inputs[1])].quant->scale.at(0);
+    const Quant qy = calibrated(y);
+    setRequantize(n, {quantizeMultiplier(sa * sb / double{qy.scale[0]})});
+    setClamp(n, fusedClamp(n, qy));
+    retypeOutput(y, qy);
+  }
+
+  /// The zero-point-0 quantization of value `v`: its own when it is int8 at zero point 0, else
+  /// the symmetric one covering its range (int8 or calibrated).
+  Quant symmetricQuant(int v) const {
+    double lo, hi;
+    if (isInt8(v)) {
+      const Quant& q = *g_.values[static_cast<size_t>(v)].quant;
+      if (q.zero_point.at(0) == 0) return q;
+      lo = q.scale.at(0) * (-128.0 - q.zero_point[0]);
+      hi = q.scale.at(0) * (127.0 - q.zero_point[0]);
+    } else {
+      const TensorRange& r = range(v);
+      lo = r.lo, hi = r.hi;
+    }
+    return perTensor(chooseSymmetricQuant(std::max(std::abs(lo), std::abs(hi))));
   }
 
   void rewriteAdd(Node& n, int y) {
@@ -471,6 +543,79 @@ class Rewriter {
     retypeOutput(y, qy);
   }
 
+  /// Softmax on int8 (the integer algorithm is the int8 kernel's, normalization.cpp): the output
+  /// is a probability at scale 1/127, zero point 0 (symmetric, so a product with it needs no
+  /// zero-point correction). The exponential is a table over 256 steps of t of the distance to the
+  /// row's max: t = s_x while 255 steps reach kSoftmaxExpRange, finer steps of that range beyond
+  /// (the index requantize multiplies by s_x / t >= 1, so the table loses none of x's resolution).
+  void rewriteSoftmax(Node& n, int y) {
+    const int x = int8Input(n.inputs[0]);
+    const double sx = g_.values[static_cast<size_t>(x)].quant->scale.at(0);
+    const Quant qy{{1.0f / 127.0f}, {0}, -1};
+    const double t = std::min(255.0 * sx, kSoftmaxExpRange) / 255.0;
+    std::vector<int64_t> hi(256), lo(256);  // e = 256 hi + lo: 15 bits of 32767 exp(-t i), two int8 tables
+    for (size_t i = 0; i < hi.size(); ++i) {
+      const int64_t e = std::llround(kSoftmaxOne * std::exp(-t * static_cast<double>(i)));
+      hi[i] = e / 256;
+      lo[i] = e % 256 - 128;  // stored offset by -128 (widened with zero point -128)
+    }
+    const FixedMultiplier index = quantizeMultiplier(sx / t);
+    n.inputs = {x};
+    n.attrs = {{"table", hi},
+               {"table_lo", lo},
+               {"index_multiplier", int64_t{index.multiplier}},
+               {"index_shift", int64_t{index.shift}},
+               {"recip_shift", int64_t{kSoftmaxRecipShift}}};
+    // y = e * floor(2^k / Z) * 2^-k / s_y: the row's exponentials over their sum, at the output scale.
+    setRequantize(n, {quantizeMultiplier(1.0 / (std::ldexp(1.0, kSoftmaxRecipShift) * double{qy.scale[0]}))});
+    retypeOutput(y, qy);
+  }
+
+  /// LayerNormalization on int8 (the integer algorithm is the int8 kernel's, normalization.cpp):
+  /// with X = x - z_x and a row of C, D = C X - sum X (= C (X - mean)), D' = round(D / 2C) holds
+  /// (X - mean) / 2 in int8 for the variance V = sum D'^2 + eps (~ C var / 4), R = 2^k / sqrt(V),
+  /// and D R = 2 sqrt(C) 2^k (X - mean) / sigma. Each channel's gamma is the multiplier of a first
+  /// requantize to t = gamma * normalized (symmetric, at the scale of the output's range plus the
+  /// largest |beta|); beta is added to t widened by 2^8, and a second requantize gives y. k keeps
+  /// |D R| <= C 2^(k+1) (|X - mean| <= 2 sqrt(V)) within 2^30.
+  void rewriteLayerNorm(Node& n, int y) {
+    const int x = int8Input(n.inputs[0]);
+    const Value& xv = g_.values[static_cast<size_t>(x)];
+    const double sx = xv.quant->scale.at(0);
+    const int64_t C = xv.shape.back();
+    const std::vector<float> gamma = floatsOf(g_.values[static_cast<size_t>(n.inputs[1])]);
+    std::vector<float> beta(gamma.size(), 0.0f);
+    if (n.inputs.size() > 2 && n.inputs[2] >= 0) beta = floatsOf(g_.values[static_cast<size_t>(n.inputs[2])]);
+    const double eps = n.getFloat("epsilon", 1e-5);
+    const Quant qy = calibrated(y);
+    const TensorRange& ry = range(y);
+    double betaMax = 0;
+    for (float b : beta) betaMax = std::max(betaMax, std::abs(double{b}));
+    const double st = chooseSymmetricQuant(std::max(std::abs(ry.lo), std::abs(ry.hi)) + betaMax).scale;
+    int log2C = 0;
+    while ((int64_t{1} << log2C) < C) ++log2C;
+    const int k = 29 - log2C;
+    const double unit = std::sqrt(static_cast<double>(C)) * std::ldexp(1.0, k + 1);  // D R per standard deviation
+    std::vector<int64_t> gm, gs, bq;
+    for (size_t j = 0; j < gamma.size(); ++j) {
+      const FixedMultiplier m = quantizeMultiplier(std::abs(double{gamma[j]}) / (st * unit));
+      gm.push_back(gamma[j] < 0 ? -int64_t{m.multiplier} : m.multiplier);
+      gs.push_back(m.shift);
+      bq.push_back(std::llround(double{beta[j]} / st * 256.0));
+    }
+    const FixedMultiplier stats = quantizeMultiplier(1.0 / (2.0 * static_cast<double>(C)));
+    n.inputs = {x};
+    n.attrs = {{"stats_multiplier", int64_t{stats.multiplier}},
+               {"stats_shift", int64_t{stats.shift}},
+               {"epsilon_q", std::max<int64_t>(1, std::llround(static_cast<double>(C) * eps / (4.0 * sx * sx)))},
+               {"rsqrt_shift", int64_t{k}},
+               {"gamma_multiplier", gm},
+               {"gamma_shift", gs},
+               {"beta_q", bq}};
+    setRequantize(n, {quantizeMultiplier(st / (256.0 * double{qy.scale[0]}))});
+    retypeOutput(y, qy);
+  }
+
   void rewriteClamp(Node& n, int y, Kind kind) {
     n.inputs[0] = int8Input(n.inputs[0]);
     const Quant q = *g_.values[static_cast<size_t>(n.inputs[0])].quant;
@@ -506,6 +651,7 @@ class Rewriter {
 
   Graph& g_;
   const std::map<std::string, TensorRange>& ranges_;
+  std::set<int> symmetric_;  // values quantized at zero point 0 (activation products read them)
   std::set<std::string> names_;
   size_t originalValues_ = 0;
   std::vector<bool> int8_;        // original value id -> produced by an int8 node (retyped in place)

@@ -95,6 +95,8 @@ class Classifier {
       case Kind::Concat: return concat(n);
       case Kind::Extremum: return extremum(n);
       case Kind::Mul: return mul(n);
+      case Kind::Softmax: return softmax(n);
+      case Kind::LayerNorm: return layerNorm(n);
       case Kind::Scale:  // a quotient by something else than a positive constant
       case Kind::Float: return false;
     }
@@ -173,11 +175,22 @@ class Classifier {
   }
 
   bool matmul(const Node& n) const {
+    if (n.inputs.size() == 2 && isActivation(n.inputs[0]) && isActivation(n.inputs[1])) return activationProduct(n);
     if (n.inputs.size() < 2 || n.inputs.size() > 3 || !isActivation(n.inputs[0]) || !isConstFloat(n.inputs[1]))
       return false;
     const auto& a = shape(n.inputs[0]);
     const auto& b = shape(n.inputs[1]);
     return !a.empty() && b.size() == 2 && a.back() == b[0] && fusableActivation(n) && optionalConst(n, 2, b[1]);
+  }
+
+  /// Two activations of one rank >= 2 with the same leading (batch) axes: A [..., M, K] times
+  /// B [..., K, N], or B [..., N, K] transposed with transB (attention's Q K^T and P V).
+  bool activationProduct(const Node& n) const {
+    const auto& a = shape(n.inputs[0]);
+    const auto& b = shape(n.inputs[1]);
+    if (a.size() < 2 || a.size() != b.size() || !fusableActivation(n)) return false;
+    if (!std::equal(a.begin(), a.end() - 2, b.begin())) return false;
+    return a.back() == (n.getInt("transB", 0) != 0 ? b.back() : b[b.size() - 2]);
   }
 
   bool add(const Node& n) const {
@@ -213,6 +226,25 @@ class Classifier {
   bool extremum(const Node& n) const {
     if (n.inputs.size() != 2 || !isActivation(n.inputs[0]) || !isActivation(n.inputs[1])) return false;
     return shape(n.inputs[0]) == shape(n.outputs[0]) && shape(n.inputs[1]) == shape(n.outputs[0]);
+  }
+
+  /// A Softmax over the last axis (at any opset: before 13 it flattens from `axis`, the same there).
+  bool softmax(const Node& n) const {
+    if (n.inputs.size() != 1 || !isActivation(n.inputs[0])) return false;
+    const auto rank = static_cast<int64_t>(shape(n.inputs[0]).size());
+    const int64_t axis = n.getInt("axis", g_.opset < 13 ? 1 : -1);
+    return rank >= 1 && (axis == rank - 1 || axis == -1);
+  }
+
+  /// LayerNormalization over the last axis with constant scale (and bias) of its length, a length
+  /// the widen multiplier holds (the row length times x is the first step).
+  bool layerNorm(const Node& n) const {
+    if (n.inputs.size() < 2 || !isActivation(n.inputs[0]) || !isConstFloat(n.inputs[1])) return false;
+    const auto& x = shape(n.inputs[0]);
+    const auto rank = static_cast<int64_t>(x.size());
+    const int64_t axis = n.getInt("axis", -1);
+    if (rank < 1 || (axis != rank - 1 && axis != -1) || x.back() > 32767) return false;
+    return val(n.inputs[1]).elements() == x.back() && optionalConst(n, 2, x.back());
   }
 
   bool concat(const Node& n) const {

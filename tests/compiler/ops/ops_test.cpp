@@ -48,8 +48,9 @@ TEST(Ops, Flags) {
   EXPECT_TRUE(isByteCopy(Op::Dropout));
   EXPECT_FALSE(isByteCopy(Op::Transpose));  // moves bytes, in another order
   EXPECT_EQ(opDef(Op::Transpose).int8_form, Int8Form::Move);
-  EXPECT_EQ(opDef(Op::Sub).int8_form, Int8Form::Add);  // a - b is an Add whose b multiplier is negative
-  EXPECT_EQ(opDef(Op::Softmax).int8_form, Int8Form::Float);
+  EXPECT_EQ(opDef(Op::Sub).int8_form, Int8Form::Add);          // a - b is an Add whose b multiplier is negative
+  EXPECT_EQ(opDef(Op::Softmax).int8_form, Int8Form::Softmax);  // the vector unit's table, sums and reciprocal
+  EXPECT_EQ(opDef(Op::LayerNormalization).int8_form, Int8Form::LayerNorm);
   // Every operator that the quantized graph can hold has an int8 kernel (the quantizer renames
   // Sub to Add, a Lut-able function to Lut, a Scale to Identity or Requant; data moves run the
   // float kernels on bytes).

@@ -3,8 +3,10 @@
 // outputs are compared with the float graph's on inputs that calibration never saw.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <random>
 
 #include "quant_net.h"
@@ -242,6 +244,107 @@ TEST(QuantizeE2E, FloatOperatorBetweenDequantizeAndQuantize) {
   const Value& c2in = q.values[static_cast<size_t>(c2n.inputs[0])];
   EXPECT_EQ(c2in.type, ElemType::Int8);
   EXPECT_LE(c2in.quant->scale[0], 1.0f / 255.0f * 1.001f);
+}
+
+/// A row-wise operator after a MatMul: x [1, S, K] times weights uniform in +-`range` gives
+/// s [1, S, C]; `op(b, s)` adds the operator, writing "y" [1, S, C]; s and y are both outputs. The
+/// graph is quantized on 16 random inputs and the operator must read int8. Returns the quantized
+/// graph and its outputs on 4 other inputs (s dequantized is the operator's own input).
+struct RowOperatorRun {
+  Graph q;
+  Node op;  // the operator, quantized
+  std::vector<std::map<std::string, HostTensor>> outputs;
+};
+
+RowOperatorRun runRowOperator(GraphBuilder& b, int64_t S, int64_t K, int64_t C, float range, std::mt19937& rng,
+                              const std::function<int(GraphBuilder&, int)>& op) {
+  const int x = b.input("x", {1, S, K});
+  const int w = b.constF("w", {K, C}, test::randomFloats(static_cast<size_t>(K * C), rng, -range, range));
+  const int s = b.node("MatMul", {x, w}, "s", {1, S, C});
+  b.output(s);
+  b.output(op(b, s));
+  RowOperatorRun run{b.g, {}, {}};
+  quantize(run.q, makeRandomInputs(b.g, 16, /*seed=*/1));
+  run.op = nodeProducing(run.q, "y_q");
+  EXPECT_EQ(run.q.values[static_cast<size_t>(run.op.inputs[0])].type, ElemType::Int8);
+  for (const auto& in : makeRandomInputs(b.g, 4, /*seed=*/99)) run.outputs.push_back(interpret(run.q, in));
+  return run;
+}
+
+// A Softmax over the last axis runs on int8 (the vector unit's algorithm): its output is a
+// probability at scale 1/127, and against the float softmax of its own (dequantized) input each
+// probability is within the documented bound, for scores of a small range (the table steps by s_x)
+// and of a large one (finer steps than s_x over the table's range).
+TEST(QuantizeE2E, SoftmaxOnInt8WithinItsErrorBound) {
+  for (const float range : {0.05f, 2.0f}) {
+    const int64_t S = 24, L = 48;
+    GraphBuilder b;
+    std::mt19937 rng(7);
+    const RowOperatorRun run = runRowOperator(b, S, 32, L, range, rng, [&](GraphBuilder& gb, int s) {
+      return gb.node("Softmax", {s}, "y", {1, S, L}, {{"axis", int64_t{-1}}});
+    });
+    ASSERT_EQ(run.op.op, "Softmax");
+    const Quant& qy = *run.q.values[static_cast<size_t>(run.op.outputs[0])].quant;
+    EXPECT_FLOAT_EQ(qy.scale[0], 1.0f / 127.0f);
+    EXPECT_EQ(qy.zero_point[0], 0);
+    double worst = 0;
+    for (const auto& got : run.outputs) {
+      const float* sd = got.at("s").data<float>();
+      const float* yd = got.at("y").data<float>();
+      for (int64_t r = 0; r < S; ++r) {
+        const float* row = sd + r * L;
+        const double mx = *std::max_element(row, row + L);
+        double z = 0;
+        for (int64_t j = 0; j < L; ++j) z += std::exp(double{row[j]} - mx);
+        for (int64_t j = 0; j < L; ++j)
+          worst = std::max(worst, std::abs(double{yd[r * L + j]} - std::exp(double{row[j]} - mx) / z));
+      }
+    }
+    std::printf("[ softmax  ] weight range %.2f: largest probability error %.5f (%.2f / 127)\n", range, worst,
+                worst * 127);
+    EXPECT_LE(worst, 1.2 / 127) << "weight range " << range;
+  }
+}
+
+// A LayerNormalization over the last axis runs on int8 (the vector unit's algorithm): against the
+// float LayerNormalization of its own (dequantized) input, each output the int8 output can hold
+// is within two steps of the output's scale (its two requantizations), for a wide and a narrow
+// input range.
+TEST(QuantizeE2E, LayerNormOnInt8WithinTwoOutputSteps) {
+  for (const float range : {0.05f, 1.0f}) {
+    const int64_t S = 12, C = 64;
+    GraphBuilder b;
+    b.g.opset = 17;
+    std::mt19937 rng(8);
+    const std::vector<float> gamma = test::randomFloats(static_cast<size_t>(C), rng, -2, 2),
+                             beta = test::randomFloats(static_cast<size_t>(C), rng, -1, 1);
+    const RowOperatorRun run = runRowOperator(b, S, 32, C, range, rng, [&](GraphBuilder& gb, int s) {
+      const int g = gb.constF("g", {C}, gamma), bt = gb.constF("b", {C}, beta);
+      return gb.node("LayerNormalization", {s, g, bt}, "y", {1, S, C}, {{"axis", int64_t{-1}}});
+    });
+    ASSERT_EQ(run.op.op, "LayerNormalization");
+    const Quant& qy = *run.q.values[static_cast<size_t>(run.op.outputs[0])].quant;
+    const double sy = qy.scale[0], lo = sy * (-128 - qy.zero_point[0]), hi = sy * (127 - qy.zero_point[0]);
+    double worst = 0;
+    for (const auto& got : run.outputs) {
+      const float* sd = got.at("s").data<float>();
+      const float* yd = got.at("y").data<float>();
+      for (int64_t r = 0; r < S; ++r) {
+        const float* row = sd + r * C;
+        double mean = 0, var = 0;
+        for (int64_t j = 0; j < C; ++j) mean += row[j] / static_cast<double>(C);
+        for (int64_t j = 0; j < C; ++j) var += (row[j] - mean) * (row[j] - mean) / static_cast<double>(C);
+        for (int64_t j = 0; j < C; ++j) {
+          const double want =
+              (row[j] - mean) / std::sqrt(var + 1e-5) * gamma[static_cast<size_t>(j)] + beta[static_cast<size_t>(j)];
+          if (want >= lo && want <= hi)  // beyond the calibrated range the output saturates, as any int8 one
+            worst = std::max(worst, std::abs(double{yd[r * C + j]} - want) / sy);
+        }
+      }
+    }
+    std::printf("[ layernorm] weight range %.2f: largest error %.2f output steps\n", range, worst);
+    EXPECT_LE(worst, 2.0) << "weight range " << range;
+  }
 }
 
 TEST(QuantizeE2E, OneInputFunctionBecomesLutOfItsFloatKernel) {

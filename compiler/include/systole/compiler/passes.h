@@ -63,8 +63,9 @@ void resizeLinearToConv(
 void reduceMeanToPool(Graph& g);         // reducemean-to-pool (spatial ReduceMean -> GlobalAveragePool)
 void stridedPointwiseToSlice(Graph& g);  // strided-pointwise-to-slice (1x1 stride s -> Slice steps s + Conv stride 1)
 void foldPads(Graph& g);                 // fold-pad (zero Pads into Conv / AveragePool)
-void flattenToNhwc(Graph& g);  // flatten-to-nhwc (Flatten -> FlattenNhwc before Gemm/MatMul, weights permuted)
-void headsToNhwc(Graph& g);    // heads-to-nhwc (detection heads' Transpose/Reshape/Concat -> FlattenNhwc rows)
+void flattenToNhwc(Graph& g);    // flatten-to-nhwc (Flatten -> FlattenNhwc before Gemm/MatMul, weights permuted)
+void headsToNhwc(Graph& g);      // heads-to-nhwc (detection heads' Transpose/Reshape/Concat -> FlattenNhwc rows)
+void attentionLayout(Graph& g);  // attention-layout (byte-keeping Transposes -> Reshape; MatMul(A, B^T) -> transB)
 void recognizeChannelShuffle(Graph& g);   // recognize-channel-shuffle (-> Gather of channels)
 void recognizeLayerNorm(Graph& g);        // recognize-layernorm
 void recognizeGelu(Graph& g);             // recognize-gelu

@@ -11,6 +11,14 @@
 
 namespace systole::compiler {
 
+/// A quantized MatMul whose right operand is an activation (per-tensor quantized, computed at run
+/// time: attention's Q K^T and P V), not constant weights.
+inline bool isActivationProduct(const Graph& g, const Node& n) {
+  if (n.op != Op::MatMul || n.inputs.size() != 2 || n.inputs[1] < 0) return false;
+  const Value& b = g.values[static_cast<size_t>(n.inputs[1])];
+  return !b.is_constant && b.type == ElemType::Int8 && b.quant && b.quant->scale.size() == 1;
+}
+
 /// A real multiplier r as `M * 2^-S`: what arith::requantize takes.
 struct FixedMultiplier {
   int32_t multiplier = 0;  // M
@@ -37,6 +45,8 @@ struct ActivationQuant {
 /// is exact), then s = (hi - lo) / 255 and z = round(-128 - lo / s) in [-128, 127]. A range of
 /// width 0 (all zeros) gets s = 1, z = 0. Throws Error for a non-finite bound.
 ActivationQuant chooseActivationQuant(double lo, double hi);
+/// Zero point 0 and the scale that puts +-`magnitude` at +-127 (an operand of an activation product).
+ActivationQuant chooseSymmetricQuant(double magnitude);
 
 /// float -> int8 with QuantizeLinear's rounding: sat8(round_half_to_even(x / s) + z), with x / s
 /// evaluated in float as ONNX does. NaN becomes z.

@@ -44,4 +44,32 @@ constexpr int32_t mac(int32_t acc, int8_t a, int8_t w) {
 /// vector_lut: the table has 256 entries indexed by x + 128.
 constexpr int lutIndex(int8_t x) { return int{x} + 128; }
 
+inline constexpr int32_t kInt32Max = 2147483647;
+
+/// vector_recip, op 0: floor(2^shift / x) for x > 0, at most INT32_MAX; x <= 0 gives INT32_MAX.
+/// The shift uses the low 6 bits.
+constexpr int32_t reciprocal(int32_t x, int32_t shift) {
+  if (x <= 0) return kInt32Max;
+  const uint64_t q = (uint64_t{1} << (shift & 63)) / static_cast<uint64_t>(x);
+  return static_cast<int32_t>(std::min<uint64_t>(q, kInt32Max));
+}
+
+/// vector_recip, op 1: floor(2^shift / sqrt(x)) for x > 0 — the largest y with y^2 * x <= 2^(2 shift) —
+/// at most INT32_MAX; x <= 0 gives INT32_MAX. The shift uses the low 6 bits. Exact: found by
+/// bisection in 128-bit integers (y^2 * x < 2^93, 2^(2 shift) <= 2^126).
+constexpr int32_t reciprocalSqrt(int32_t x, int32_t shift) {
+  if (x <= 0) return kInt32Max;
+  using u128 = unsigned __int128;
+  const u128 limit = u128{1} << (2 * (shift & 63));
+  uint64_t lo = 0, hi = uint64_t{kInt32Max} + 1;  // y in [lo, hi): lo fits, hi does not or is the cap
+  while (hi - lo > 1) {
+    const uint64_t mid = lo + (hi - lo) / 2;
+    if (u128{mid} * mid * static_cast<uint64_t>(x) <= limit)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return static_cast<int32_t>(lo);
+}
+
 }  // namespace systole::isa::arith

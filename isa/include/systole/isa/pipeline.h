@@ -84,9 +84,9 @@ class ComputeScoreboard {
 };
 
 /// Whether the instruction runs on the array's weight path beside the compute unit's instruction
-/// stream: a weight_preload when the array holds two weight sets.
+/// stream: a weight_preload (either form) when the array holds two weight sets.
 inline bool onWeightPath(const Params& p, const InstrDesc& d) {
-  return d.semantics == Semantics::WeightPreload && p.array_weight_buffers > 1;
+  return isWeightPreload(d.semantics) && p.array_weight_buffers > 1;
 }
 
 /// The cycles a two-source vector instruction loses to bank conflicts: rows interleave across

@@ -16,25 +16,30 @@ enum class Unit : uint8_t { Load, Compute, Store };
 inline constexpr int kNumUnits = 3;
 
 enum class Semantics : uint8_t {
-  DmaLoad,        // DRAM -> scratchpad rows
-  DmaLoadAcc,     // DRAM -> accumulator rows (int32)
-  DmaStore,       // scratchpad rows -> DRAM
-  DmaStoreAcc,    // accumulator rows -> DRAM (int32)
-  WeightPreload,  // scratchpad rows -> the array's weight registers
-  MatmulTile,     // activation rows x weights -> accumulator rows
-  MatmulStream,   // output-stationary: a reduction of several slices, both operands from the scratchpad
-  Requantize,     // accumulator rows -> scratchpad rows (int32 -> int8)
-  VectorWiden,    // scratchpad rows -> accumulator rows ((x - zp) * multiplier)
-  VectorAdd,      // accumulator rows + accumulator rows
-  VectorMul,      // accumulator rows * accumulator rows
-  VectorMax,      // max of scratchpad rows
-  VectorLut,      // scratchpad rows through a 256-entry int8 table
-  VectorReduce,   // accumulator row -> its lane sum or lane max, broadcast to every lane
-  Nop,            // no effect; carries dependency tokens
-  Finish,         // end of program once all queues drain
-  DmaLoad2d,      // DRAM -> scratchpad rows, several runs of strided rows (a 2-D transfer)
+  DmaLoad,         // DRAM -> scratchpad rows
+  DmaLoadAcc,      // DRAM -> accumulator rows (int32)
+  DmaStore,        // scratchpad rows -> DRAM
+  DmaStoreAcc,     // accumulator rows -> DRAM (int32)
+  WeightPreload,   // scratchpad rows -> the array's weight registers
+  MatmulTile,      // activation rows x weights -> accumulator rows
+  MatmulStream,    // output-stationary: a reduction of several slices, both operands from the scratchpad
+  Requantize,      // accumulator rows -> scratchpad rows (int32 -> int8)
+  VectorWiden,     // scratchpad rows -> accumulator rows ((x - zp) * multiplier)
+  VectorAdd,       // accumulator rows + accumulator rows
+  VectorMul,       // accumulator rows * accumulator rows
+  VectorMax,       // max of scratchpad rows
+  VectorLut,       // scratchpad rows through a 256-entry int8 table
+  VectorReduce,    // accumulator row -> its lane sum or lane max, broadcast to every lane
+  Nop,             // no effect; carries dependency tokens
+  Finish,          // end of program once all queues drain
+  DmaLoad2d,       // DRAM -> scratchpad rows, several runs of strided rows (a 2-D transfer)
+  VectorRecip,     // accumulator rows -> 2^shift / x or 2^shift / sqrt(x), lane by lane
+  WeightPreloadT,  // scratchpad rows -> the array's weight registers, transposed (rows become columns)
 };
-inline constexpr int kNumSemantics = 17;
+inline constexpr int kNumSemantics = 19;
+
+/// weight_preload and its transposed form: both load the array's next weight set.
+inline bool isWeightPreload(Semantics s) { return s == Semantics::WeightPreload || s == Semantics::WeightPreloadT; }
 
 /// Operands of a semantics class, in the order they are passed to the arithmetic.
 struct SemanticsInfo {

@@ -983,6 +983,57 @@ MODELS["bad_raw_size_constant"] = lambda: bad_raw_size("constant")
 MODELS["bad_raw_size_untyped_attribute"] = lambda: bad_raw_size("untyped")
 
 
+# A Softmax over the rows of a matrix between two matrix products (the vector unit's exponential
+# table, row sums and reciprocal).
+@model
+def softmax_rows():
+    nodes = [h.make_node("MatMul", ["x", "w1"], ["s"], name="scores"),
+             h.make_node("Softmax", ["s"], ["p"], name="softmax", axis=-1),
+             h.make_node("MatMul", ["p", "w2"], ["y"], name="mix")]
+    return build(nodes, [vi("x", [1, 8, 16])], [vi("y", [1, 8, 16])], [f32("w1", [16, 32], -2, 2), f32("w2", [32, 16])])
+
+
+# A LayerNormalization (opset 17) of a matrix between two matrix products: row sums, the
+# reciprocal square root of the variance, per-channel gamma and beta on the vector unit.
+@model
+def layernorm_rows():
+    nodes = [h.make_node("MatMul", ["x", "w1"], ["s"], name="proj"),
+             h.make_node("LayerNormalization", ["s", "g", "b"], ["n"], name="ln", axis=-1, epsilon=1e-5),
+             h.make_node("MatMul", ["n", "w2"], ["y"], name="head")]
+    inits = [f32("w1", [32, 64]), f32("g", [64], -1.5, 1.5), f32("b", [64], -0.5, 0.5), f32("w2", [64, 16])]
+    return build(nodes, [vi("x", [1, 8, 32])], [vi("y", [1, 8, 16])], inits, opset=17)
+
+
+# Multi-head self-attention as PyTorch's batch_first nn.MultiheadAttention exports it (2 heads of
+# 16, sequence 16): the [1, S, D] <-> [S, 1, D] Transposes, the heads split by Reshape and
+# Transpose(1, 0, 2), K transposed by Transpose(1, 2, 0), Q K^T, Softmax, P V, the heads merged.
+@model
+def attention():
+    S, H, d = 16, 2, 16
+    D = H * d
+    nodes = [h.make_node("Transpose", ["x"], ["xt"], name="to_seq_first", perm=[1, 0, 2])]
+    for name in "qkv":
+        nodes += [h.make_node("MatMul", ["xt", "w" + name], [name + "m"], name=name + "_proj"),
+                  h.make_node("Add", [name + "m", "b" + name], [name + "b"], name=name + "_bias"),
+                  h.make_node("Reshape", [name + "b", "heads"], [name + "h"], name=name + "_heads")]
+    nodes += [h.make_node("Transpose", ["qh"], ["qt"], name="q_split", perm=[1, 0, 2]),
+              h.make_node("Div", ["qt", "sqrt_d"], ["qs"], name="q_scale"),
+              h.make_node("Transpose", ["kh"], ["kt"], name="k_split_transposed", perm=[1, 2, 0]),
+              h.make_node("Transpose", ["vh"], ["vt"], name="v_split", perm=[1, 0, 2]),
+              h.make_node("MatMul", ["qs", "kt"], ["scores"], name="qk"),
+              h.make_node("Softmax", ["scores"], ["probs"], name="softmax", axis=-1),
+              h.make_node("MatMul", ["probs", "vt"], ["o"], name="pv"),
+              h.make_node("Transpose", ["o"], ["om"], name="merge", perm=[1, 0, 2]),
+              h.make_node("Reshape", ["om", "rows"], ["o2"], name="merge_rows"),
+              h.make_node("MatMul", ["o2", "wo"], ["out"], name="out_proj"),
+              h.make_node("Reshape", ["out", "seq_batch"], ["out3"], name="to_3d"),
+              h.make_node("Transpose", ["out3"], ["y"], name="to_batch_first", perm=[1, 0, 2])]
+    inits = [f32("w" + n, [D, D]) for n in "qkv"] + [f32("b" + n, [D], -0.1, 0.1) for n in "qkv"]
+    inits += [f32("wo", [D, D]), i64("heads", [S, H, d]), i64("rows", [S, D]), i64("seq_batch", [S, 1, D]),
+              scalar("sqrt_d", 4.0)]
+    return build(nodes, [vi("x", [1, S, D])], [vi("y", [1, S, D])], inits)
+
+
 def main():
     if len(sys.argv) == 2 and sys.argv[1] == "--list":
         print("\n".join(MODELS))

@@ -1,0 +1,89 @@
+// Algorithm: a LayerNormalization over the last axis of a matrix runs on the vector unit, chunk of
+// rows by chunk of rows, each row's C elements as C / lanes tiles side by side (the int8 kernel in
+// ops/normalization.cpp is the same computation, instruction for instruction):
+//   1. -sum X: the tiles widened with multiplier -1 and added, vector_reduce (sum);
+//   2. per tile: D = C X - sum X (widened with multiplier C, plus the negated sum), kept in the
+//      accumulator, and D' = requantize(D / 2C) into the tile's scratchpad rows;
+//   3. V = sum D'^2 (widen, vector_mul, vector_add, vector_reduce) plus epsilon (a broadcast row),
+//      R = vector_recip (op 1: 2^k / sqrt(V));
+//   4. per tile: D R requantized with each channel's gamma multiplier (t), widened by 256, plus
+//      each channel's beta (a broadcast row), requantized to the output, stored.
+// The accumulation tile holds the negated sum, a work block, V, epsilon, each tile's D and beta
+// rows, and the per-channel gamma scale rows (one pair per tile), at a bank-conflict-free stride.
+#include <algorithm>
+
+#include "operator_registry.h"
+#include "systole/isa/diagnostic.h"
+#include "tile_context.h"
+
+namespace systole::compiler {
+
+using isa::Semantics;
+
+void tileLayerNorm(TileContext& T, const Node& n) {
+  const ActBuffer& x = T.buffer(n.inputs[0]);
+  const ActBuffer& y = T.buffer(n.outputs[0]);
+  const OnChipLayout& l = T.layout();
+  const int64_t lanes = T.p.acc_row_elems, tiles = x.C / lanes, accBytes = T.p.acc_row_bytes;
+  const auto [rows, sg, ag] = rowBlocks(T, n, tiles, tiles, 0, 2 * tiles + 4, 2 * tiles);
+  const int32_t zx = T.zeroPoint(n.inputs[0]), zy = T.zeroPoint(n.outputs[0]);
+  const auto C = static_cast<int32_t>(x.C);
+  const auto k = static_cast<int32_t>(n.getInt("rsqrt_shift", 0));
+  const Operand beta = T.addConstant(int32Bytes(int32s(n, "beta_q")), "beta");
+  const Operand epsilon = T.addConstant(
+      int32Bytes(std::vector<int32_t>(static_cast<size_t>(lanes), static_cast<int32_t>(n.getInt("epsilon_q", 1)))),
+      "epsilon");
+  const int64_t statsScales = l.scale_base, outScales = l.scale_base + 2;
+  T.layer().loops = "row chunks of <= " + std::to_string(rows) + " x " + std::to_string(tiles) +
+                    " tiles: sum, deviations, variance, reciprocal square root, gamma, beta";
+  const auto tile = [&](int64_t t) { return T.loadSlot(t * sg); };
+  bool first = true;
+  for (const auto& chunk : pixelChunks(y.H, y.W, rows)) {
+    const int64_t m = chunkPixels(chunk);
+    const Operand acc = T.newAccTile(), negSum = acc, work = acc + ag, var = acc + 2 * ag, eps = acc + 3 * ag;
+    const auto dev = [&](int64_t t) { return acc + (4 + t) * ag; };
+    const auto shift = [&](int64_t t) { return acc + (4 + tiles + t) * ag; };
+    const Operand gammaScales = acc + (4 + 2 * tiles) * ag;
+    if (first) {
+      loadScales(T, {static_cast<int32_t>(n.getInt("stats_multiplier", 0))},
+                 {static_cast<int32_t>(n.getInt("stats_shift", 0))}, statsScales);
+      loadScales(T, int32s(n, "multiplier"), int32s(n, "shift"), outScales);
+    }
+    first = false;
+    loadScales(T, int32s(n, "gamma_multiplier"), int32s(n, "gamma_shift"), gammaScales);
+    T.load(Semantics::DmaLoadAcc, {epsilon, eps, m, accBytes, 0});
+    for (int64_t t = 0; t < tiles; ++t) {
+      T.load(Semantics::DmaLoadAcc, {beta + t * accBytes, shift(t), m, accBytes, 0});
+      loadRuns(T, chunk, x, t * lanes, lanes, tile(t));
+    }
+    for (int64_t t = 0; t < tiles; ++t) {
+      T.compute(Semantics::VectorWiden, {tile(t), t == 0 ? negSum : work, m, zx, -1});
+      if (t > 0) T.compute(Semantics::VectorAdd, {negSum, negSum, work, m});
+    }
+    T.compute(Semantics::VectorReduce, {negSum, negSum, m, 0});
+    for (int64_t t = 0; t < tiles; ++t) {
+      T.compute(Semantics::VectorWiden, {tile(t), dev(t), m, zx, C});
+      T.compute(Semantics::VectorAdd, {dev(t), dev(t), negSum, m});
+      T.compute(Semantics::Requantize, {dev(t), tile(t), m, statsScales, 0, -128, 127});
+      T.compute(Semantics::VectorWiden, {tile(t), work, m, 0, 1});
+      T.compute(Semantics::VectorMul, {t == 0 ? var : work, work, work, m});
+      if (t > 0) T.compute(Semantics::VectorAdd, {var, var, work, m});
+    }
+    T.compute(Semantics::VectorReduce, {var, var, m, 0});
+    T.compute(Semantics::VectorAdd, {var, var, eps, m});
+    T.compute(Semantics::VectorRecip, {var, var, m, k, 1});
+    for (int64_t t = 0; t < tiles; ++t) {
+      T.compute(Semantics::VectorMul, {dev(t), dev(t), var, m});
+      T.compute(Semantics::Requantize, {dev(t), tile(t), m, gammaScales + 2 * t, 0, -128, 127});
+      T.compute(Semantics::VectorWiden, {tile(t), work, m, 0, 256});
+      T.compute(Semantics::VectorAdd, {work, work, shift(t), m});
+      T.compute(Semantics::Requantize, {work, T.outSlot(t * rows), m, outScales, zy, -128, 127});
+    }
+    T.writesOutput();
+    for (int64_t t = 0; t < tiles; ++t) storeRuns(T, chunk, y, t * lanes, lanes, T.outSlot(t * rows));
+    T.endStep(chunkLabel(0, x.C, chunk));
+  }
+  T.layer().min_dram_bytes = 2 * x.H * x.W * x.C + 12 * x.C;
+}
+
+}  // namespace systole::compiler

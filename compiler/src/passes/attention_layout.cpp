@@ -1,0 +1,99 @@
+// Algorithm: the layout moves around attention, made into what the NPU does without a transpose:
+//   (a) a Transpose that moves only axes of size 1 keeps every byte where it is: a Reshape
+//       (PyTorch's batch_first MultiheadAttention: [1, S, D] -> [S, 1, D]);
+//   (b) MatMul(A, Transpose(X, p)) whose p ends by swapping the last two axes of p' (p with its
+//       last two entries exchanged), where p' keeps X's last axis last, is
+//       MatMul(A, Transpose(X, p'), transB = 1): B's rows are read as the columns of the product
+//       (the array's transposed weight preload), and the Transpose left is a row permutation
+//       (the heads split, (1, 0, 2)), or nothing when p' is the identity, or (a) again.
+// A MatMul with transB is Systole's (ONNX's MatMul has no attributes): A [..., M, K] times
+// B [..., N, K] transposed.
+#include "passes/pass_util.h"
+
+namespace systole::compiler {
+
+namespace {
+
+using passes::val;
+
+/// Whether `perm` keeps the order of the axes longer than 1 (so no byte moves).
+bool keepsBytes(const std::vector<int64_t>& perm, const std::vector<int64_t>& shape) {
+  int64_t last = -1;
+  for (int64_t a : perm) {
+    if (a < 0 || a >= static_cast<int64_t>(shape.size())) return false;
+    if (shape[static_cast<size_t>(a)] == 1) continue;
+    if (a < last) return false;
+    last = a;
+  }
+  return true;
+}
+
+bool isIdentity(const std::vector<int64_t>& perm) {
+  for (size_t i = 0; i < perm.size(); ++i)
+    if (perm[i] != static_cast<int64_t>(i)) return false;
+  return true;
+}
+
+/// (a): returns true if it rewrote node `id`.
+bool transposeToReshape(Graph& g, int id) {
+  Node& n = g.nodes[static_cast<size_t>(id)];
+  const auto& shape = val(g, n.inputs[0]).shape;
+  const std::vector<int64_t> perm = n.getInts("perm");
+  if (perm.size() != shape.size() || isIdentity(perm) || !keepsBytes(perm, shape)) return false;
+  const std::vector<int64_t> target = val(g, n.outputs[0]).shape;
+  if (target.size() != shape.size()) return false;
+  const int shapeConst = passes::addInt64Constant(g, n.name + ".shape", target);
+  Node& t = g.nodes[static_cast<size_t>(id)];  // addInt64Constant may grow the value table only
+  t.op = Op::Reshape;
+  t.attrs.clear();
+  t.inputs = {t.inputs[0], shapeConst};
+  return true;
+}
+
+/// (b): returns true if it rewrote MatMul `id`.
+bool foldTransposedOperand(Graph& g, int id, const passes::Uses& uses) {
+  const Node& mm = g.nodes[static_cast<size_t>(id)];
+  if (mm.inputs.size() != 2 || mm.getInt("transB", 0) != 0) return false;
+  const int b = mm.inputs[1];
+  const int tp = passes::producerOp(g, b, Op::Transpose);
+  if (tp < 0 || uses.single(b) != id) return false;
+  const Node& t = g.nodes[static_cast<size_t>(tp)];
+  const auto& x = val(g, t.inputs[0]).shape;
+  std::vector<int64_t> perm = t.getInts("perm");
+  if (perm.size() < 2 || perm.size() != x.size() || val(g, mm.inputs[0]).shape.size() != x.size()) return false;
+  std::swap(perm[perm.size() - 1], perm[perm.size() - 2]);
+  if (perm.back() != static_cast<int64_t>(perm.size()) - 1) return false;  // p' would not keep X's rows whole
+  const int src = t.inputs[0];
+  int rows = src;  // B's rows: X permuted by p'
+  if (!isIdentity(perm)) {
+    std::vector<int64_t> shape(perm.size());
+    for (size_t i = 0; i < perm.size(); ++i) shape[i] = x[static_cast<size_t>(perm[i])];
+    rows = passes::addNode(g, passes::nameLike(t.name, "Transpose"), Op::Transpose, {src}, shape, {{"perm", perm}});
+  }
+  Node& m = g.nodes[static_cast<size_t>(id)];
+  m.inputs[1] = rows;
+  m.attrs["transB"] = int64_t{1};
+  g.nodes[static_cast<size_t>(tp)].dead = true;
+  return true;
+}
+
+}  // namespace
+
+void attentionLayout(Graph& g) {
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    const passes::Uses uses(g);
+    for (int id : g.topoOrder()) {
+      const Node& n = g.nodes[static_cast<size_t>(id)];
+      if (n.dead) continue;
+      if (n.op == Op::MatMul && foldTransposedOperand(g, id, uses)) {
+        changed = true;
+        break;  // the use lists are stale
+      }
+      if (n.op == Op::Transpose && n.inputs.size() == 1 && transposeToReshape(g, id)) changed = true;
+    }
+  }
+}
+
+}  // namespace systole::compiler
