@@ -47,7 +47,9 @@ class DecoderBlock(nn.Module):
 def vit():
     from torchvision.models.vision_transformer import VisionTransformer
 
-    return VisionTransformer(image_size=64, patch_size=8, num_layers=4, num_heads=3, hidden_dim=192, mlp_dim=768)
+    model = VisionTransformer(image_size=64, patch_size=8, num_layers=4, num_heads=3, hidden_dim=192, mlp_dim=768)
+    nn.init.normal_(model.heads.head.weight, std=0.02)  # torchvision zeroes it: the logits would be the bias alone
+    return model
 
 
 MODELS = {
@@ -66,9 +68,9 @@ def export(name, out_dir):
     make, shape = MODELS[name]
     torch.manual_seed(0)
     model = make().eval()
-    with torch.no_grad():
-        torch.onnx.export(model, torch.randn(shape), path + ".tmp", opset_version=14, input_names=["input"],
-                          output_names=["output"])
+    # (not under torch.no_grad(): PyTorch's fused inference path of the encoder has no ONNX export)
+    torch.onnx.export(model, torch.randn(shape), path + ".tmp", opset_version=14, input_names=["input"],
+                      output_names=["output"])
     os.replace(path + ".tmp", path)
     rng = np.random.default_rng(1)
     calib = os.path.join(out_dir, name + ".calib")

@@ -6,9 +6,13 @@
 //       MatMul(A, Transpose(X, p'), transB = 1): B's rows are read as the columns of the product
 //       (the array's transposed weight preload), and the Transpose left is a row permutation
 //       (the heads split, (1, 0, 2)), or nothing when p' is the identity, or (a) again.
+//   (c) a MatMul with constant weights whose output only channel Slices read (the packed Q, K, V
+//       projection) becomes one MatMul per Slice with its columns of the weights (and bias): the
+//       same MACs, and each of Q, K and V gets its own calibrated range instead of their union.
 // A MatMul with transB is Systole's (ONNX's MatMul has no attributes): A [..., M, K] times
 // B [..., N, K] transposed.
 #include "passes/pass_util.h"
+#include "systole/isa/diagnostic.h"
 
 namespace systole::compiler {
 
@@ -77,6 +81,63 @@ bool foldTransposedOperand(Graph& g, int id, const passes::Uses& uses) {
   return true;
 }
 
+/// The columns [first, first + count) a Slice with step 1 keeps of its input's last axis, every
+/// other axis whole, else nullopt.
+std::optional<std::pair<int64_t, int64_t>> lastAxisColumns(const Graph& g, const Node& slice) {
+  const auto& x = val(g, slice.inputs[0]).shape;
+  std::vector<ops::SliceAxis> axes;
+  try {
+    axes = ops::sliceParams(slice, g.opset, ops::graphOperands(g, slice));
+  } catch (const Error&) {
+    return std::nullopt;  // bounds only known at run time
+  }
+  for (size_t d = 0; d + 1 < x.size(); ++d)
+    if (axes[d].start != 0 || axes[d].step != 1 || axes[d].count != x[d]) return std::nullopt;
+  if (axes.back().step != 1) return std::nullopt;
+  return std::pair{axes.back().start, axes.back().count};
+}
+
+/// (c): returns true if it split MatMul `id`.
+bool splitSlicedProjection(Graph& g, int id, const passes::Uses& uses) {
+  const Node& mm = g.nodes[static_cast<size_t>(id)];
+  if (mm.inputs.size() < 2 || !passes::isFloatConst(g, mm.inputs[1]) || mm.has("activation")) return false;
+  const auto& w = val(g, mm.inputs[1]).shape;
+  const bool bias = mm.inputs.size() > 2 && mm.inputs[2] >= 0;
+  if (w.size() != 2 || (bias && (!passes::isFloatConst(g, mm.inputs[2]) || val(g, mm.inputs[2]).elements() != w[1])))
+    return false;
+  const int y = mm.outputs[0];
+  if (uses.isGraphOutput(y) || uses.of(y).size() < 2) return false;
+  std::vector<std::pair<int, std::pair<int64_t, int64_t>>> slices;
+  for (int u : uses.of(y)) {
+    const Node& s = g.nodes[static_cast<size_t>(u)];
+    if (s.op != Op::Slice || s.inputs[0] != y) return false;
+    const auto cols = lastAxisColumns(g, s);
+    if (!cols) return false;
+    slices.push_back({u, *cols});
+  }
+  const std::vector<float> weights = passes::floats(g, mm.inputs[1]);
+  const std::vector<float> b = bias ? passes::floats(g, mm.inputs[2]) : std::vector<float>{};
+  const int x = mm.inputs[0];
+  const std::string name = mm.name;
+  for (const auto& [u, cols] : slices) {
+    const auto [first, count] = cols;
+    std::vector<float> part(static_cast<size_t>(w[0] * count));
+    for (int64_t k = 0; k < w[0]; ++k)
+      for (int64_t j = 0; j < count; ++j)
+        part[static_cast<size_t>(k * count + j)] = weights[static_cast<size_t>(k * w[1] + first + j)];
+    std::vector<int> inputs = {x, passes::addFloatConstant(g, name + ".columns", {w[0], count}, part)};
+    if (bias)
+      inputs.push_back(passes::addFloatConstant(g, name + ".bias", {count},
+                                                std::vector<float>(b.begin() + first, b.begin() + first + count)));
+    Node& slice = g.nodes[static_cast<size_t>(u)];
+    const int out = slice.outputs[0];
+    slice.dead = true;
+    passes::addNode(g, passes::nameLike(name, "MatMul"), Op::MatMul, inputs, val(g, out).shape, {}, out);
+  }
+  g.nodes[static_cast<size_t>(id)].dead = true;
+  return true;
+}
+
 }  // namespace
 
 void attentionLayout(Graph& g) {
@@ -87,7 +148,7 @@ void attentionLayout(Graph& g) {
     for (int id : g.topoOrder()) {
       const Node& n = g.nodes[static_cast<size_t>(id)];
       if (n.dead) continue;
-      if (n.op == Op::MatMul && foldTransposedOperand(g, id, uses)) {
+      if (n.op == Op::MatMul && (foldTransposedOperand(g, id, uses) || splitSlicedProjection(g, id, uses))) {
         changed = true;
         break;  // the use lists are stale
       }

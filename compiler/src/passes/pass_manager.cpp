@@ -44,10 +44,6 @@ const std::vector<PassInfo>& passRegistry() {
        "turn detection heads' layout Transposes (to rows per anchor) into copies of the NHWC bytes, and their "
        "Concat of row blocks into one of rows",
        headsToNhwc},
-      {"attention-layout",
-       "turn Transposes that keep every byte in place into Reshapes, and a MatMul of a transposed operand into one "
-       "with transB (the array's transposed weight preload)",
-       attentionLayout},
       {"recognize-channel-shuffle", "replace Reshape-Transpose-Reshape channel shuffles by a Gather of channels",
        recognizeChannelShuffle},
       {"recognize-layernorm", "replace decomposed layer normalization by LayerNormalization", recognizeLayerNorm},
@@ -56,6 +52,11 @@ const std::vector<PassInfo>& passRegistry() {
        recognizeHardActivations},
       {"fuse-bias", "fold an Add of a constant bias into the Conv, Gemm or MatMul before it", fuseBias},
       {"fuse-activation", "fold Relu or Clip into the Conv, Gemm, MatMul or Add before it", fuseActivations},
+      {"attention-layout",
+       "turn Transposes that keep every byte in place into Reshapes, a MatMul of a transposed operand into one with "
+       "transB (the array's transposed weight preload), and a packed projection read by channel Slices into one "
+       "MatMul per Slice",
+       attentionLayout},
       {"dce", "remove nodes no graph output depends on", eliminateDeadCode},
   };
   return passes;

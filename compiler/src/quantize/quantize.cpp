@@ -544,14 +544,17 @@ class Rewriter {
   }
 
   /// Softmax on int8 (the integer algorithm is the int8 kernel's, normalization.cpp): the output
-  /// is a probability at scale 1/127, zero point 0 (symmetric, so a product with it needs no
-  /// zero-point correction). The exponential is a table over 256 steps of t of the distance to the
+  /// is a probability at zero point 0 (so a product with it needs no zero-point correction), the
+  /// largest calibrated one at 127. The exponential is a table over 256 steps of t of the distance to the
   /// row's max: t = s_x while 255 steps reach kSoftmaxExpRange, finer steps of that range beyond
   /// (the index requantize multiplies by s_x / t >= 1, so the table loses none of x's resolution).
   void rewriteSoftmax(Node& n, int y) {
     const int x = int8Input(n.inputs[0]);
     const double sx = g_.values[static_cast<size_t>(x)].quant->scale.at(0);
-    const Quant qy{{1.0f / 127.0f}, {0}, -1};
+    // The calibrated largest probability at 127 (zero point 0): attention over many keys is flat,
+    // its probabilities far below 1, and 1/127 steps would leave them a step or two.
+    const double pMax = std::clamp(range(y).hi, 1.0 / 127.0, 1.0);
+    const Quant qy = perTensor(chooseSymmetricQuant(pMax));
     const double t = std::min(255.0 * sx, kSoftmaxExpRange) / 255.0;
     std::vector<int64_t> hi(256), lo(256);  // e = 256 hi + lo: 15 bits of 32767 exp(-t i), two int8 tables
     for (size_t i = 0; i < hi.size(); ++i) {

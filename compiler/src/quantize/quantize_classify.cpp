@@ -13,7 +13,7 @@ namespace systole::compiler::quant {
 
 bool isCompute(Kind k) {
   return k == Kind::Conv || k == Kind::Gemm || k == Kind::MatMul || k == Kind::Add || k == Kind::Mul ||
-         k == Kind::AveragePool || k == Kind::GlobalAveragePool;
+         k == Kind::AveragePool || k == Kind::GlobalAveragePool || k == Kind::Softmax || k == Kind::LayerNorm;
 }
 
 const float* floatData(const Value& v) {

@@ -16,8 +16,8 @@ namespace systole::compiler::quant {
 /// definition where the form's conditions hold.
 using Kind = Int8Form;
 
-/// Compute operators (Conv, Gemm, MatMul, Add, Mul, AveragePool, GlobalAveragePool) always become
-/// int8; the others follow their inputs.
+/// Compute operators (Conv, Gemm, MatMul, Add, Mul, AveragePool, GlobalAveragePool, Softmax,
+/// LayerNormalization) always become int8; the others follow their inputs.
 bool isCompute(Kind k);
 
 /// Every node's kind, indexed like g.nodes (a dead node's is Float).

@@ -1004,6 +1004,19 @@ def layernorm_rows():
     return build(nodes, [vi("x", [1, 8, 32])], [vi("y", [1, 8, 16])], inits, opset=17)
 
 
+# PyTorch's packed in-projection: one MatMul and bias for Q, K and V, then three Slices of the
+# last axis.
+@model
+def packed_qkv():
+    nodes = [h.make_node("MatMul", ["x", "w"], ["m"], name="in_proj"),
+             h.make_node("Add", ["b", "m"], ["p"], name="in_proj_bias")]
+    for i, name in enumerate("qkv"):
+        nodes.append(h.make_node("Slice", ["p", f"s{i}", f"e{i}", "axis"], [name], name="slice_" + name))
+    nodes += [h.make_node("Add", ["q", "k"], ["qk"], name="sum1"), h.make_node("Add", ["qk", "v"], ["y"], name="sum2")]
+    inits = [f32("w", [16, 48]), f32("b", [48], -0.1, 0.1), i64("axis", [-1])]
+    inits += [i64(f"s{i}", [16 * i]) for i in range(3)] + [i64(f"e{i}", [16 * (i + 1)]) for i in range(3)]
+    return build(nodes, [vi("x", [1, 8, 16])], [vi("y", [1, 8, 16])], inits)
+
 # Multi-head self-attention as PyTorch's batch_first nn.MultiheadAttention exports it (2 heads of
 # 16, sequence 16): the [1, S, D] <-> [S, 1, D] Transposes, the heads split by Reshape and
 # Transpose(1, 0, 2), K transposed by Transpose(1, 2, 0), Q K^T, Softmax, P V, the heads merged.
