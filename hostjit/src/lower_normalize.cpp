@@ -115,7 +115,7 @@ Emitter planNormalize(const Graph& g, const Node& n) {
   const auto& x = valueOf(g, n.inputs[0]);
   const auto& y = valueOf(g, n.outputs[0]);
   if (x.type != ElemType::Float32 || y.type != ElemType::Float32 || x.shape != y.shape) return {};
-  if (n.op == compiler::Op::Softmax) return softmax(g, n);
+  if (n.op == compiler::Op::Softmax) return n.inputs.size() > 1 ? Emitter{} : softmax(g, n);  // masked: interpreter
   if (n.op == compiler::Op::LayerNormalization) return layerNorm(g, n);
   return {};
 }

@@ -161,14 +161,15 @@ std::string layerNormFits(const Graph& g, const Node& n, const isa::IsaConfig& i
   return "";
 }
 
-/// Rows of whole vector tiles that fit a load slot beside the two exponential tables, and whose
-/// exponentials fit an accumulator half beside three blocks more (tile_softmax.cpp).
+/// Rows of whole vector tiles (and as many mask tiles) that fit a load slot beside the two
+/// exponential tables, and whose exponentials fit an accumulator half beside four blocks and a
+/// pair of scale rows more (tile_softmax.cpp).
 std::string softmaxFits(const Graph& g, const Node& n, const isa::IsaConfig& isa) {
   const isa::Params& p = isa.params();
   const auto tiles = rowTiles(g, n, p);
   if (const auto* why = std::get_if<std::string>(&tiles)) return *why;
   const int64_t t = std::get<int64_t>(tiles);
-  if (2 * p.lut_rows + t + 2 > p.spad_rows / 8 || 2 * (t + 3) > (p.acc_rows - 16) / 2)
+  if (2 * p.lut_rows + 2 * t + 2 > p.spad_rows / 8 || 2 * (t + 4) + 2 > (p.acc_rows - 16) / 2)
     return "the exponential tables (2 x " + std::to_string(p.lut_rows) + " scratchpad rows) and a row of " +
            std::to_string(t) + " tiles do not fit the on-chip memory";
   return "";

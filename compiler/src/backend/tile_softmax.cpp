@@ -23,75 +23,152 @@ using isa::Semantics;
 
 namespace {
 
-Operand tableConstant(TileContext& T, const Node& n, const char* attr, const std::string& what) {
-  std::vector<uint8_t> table;
-  for (int64_t v : n.getInts(attr)) table.push_back(static_cast<uint8_t>(static_cast<int8_t>(v)));
-  return T.addConstant(std::move(table), what);
-}
+/// A masked element's distance to the row max is pushed this far, past the table's range (as the
+/// int8 kernel does, ops/normalization.cpp).
+constexpr int64_t kMasked = 32767;
 
-}  // namespace
+/// One Softmax layer's places and the instructions of one chunk of rows.
+struct SoftmaxTiler {
+  TileContext& T;
+  const Node& n;
+  const ActBuffer &x, &y;
+  const bool masked;
+  const int64_t lanes, tiles, tableRows, rows, sg, ag;
+  const int32_t zx, zy;
+  const int64_t indexScales, outScales;
+  Operand acc{}, mx{}, work{}, sum{}, work2{};
+  int64_t m = 0;
 
-void tileSoftmax(TileContext& T, const Node& n) {
-  const ActBuffer& x = T.buffer(n.inputs[0]);
-  const ActBuffer& y = T.buffer(n.outputs[0]);
-  const OnChipLayout& l = T.layout();
-  const int64_t lanes = T.p.acc_row_elems, tiles = x.C / lanes, tableRows = T.p.lut_rows;
-  const auto [rows, sg, ag] = rowBlocks(T, n, tiles, tiles + 2, 2 * tableRows, tiles + 3, 0);
-  const Operand hiTable = tableConstant(T, n, "table", "exponential table (high bytes)");
-  const Operand loTable = tableConstant(T, n, "table_lo", "exponential table (low bytes)");
-  const int32_t zx = T.zeroPoint(n.inputs[0]), zy = T.zeroPoint(n.outputs[0]);
-  const auto recipShift = static_cast<int32_t>(n.getInt("recip_shift", 0));
-  const int64_t indexScales = l.scale_base, outScales = l.scale_base + 2;
-  T.layer().loops = "row chunks of <= " + std::to_string(rows) + " x " + std::to_string(tiles) +
-                    " tiles: max, exponential tables, sum, reciprocal, scale";
-  const auto tile = [&](int64_t t) { return T.loadSlot(2 * tableRows + t * sg); };
-  const Operand rowMax = tile(tiles), low = tile(tiles + 1);
-  bool first = true;
-  for (const auto& chunk : pixelChunks(y.H, y.W, rows)) {
-    const int64_t m = chunkPixels(chunk);
-    const Operand acc = T.newAccTile(), mx = acc, work = acc + ag, sum = acc + 2 * ag;
-    const auto exps = [&](int64_t t) { return acc + (3 + t) * ag; };
-    if (first) {
-      loadScales(T, {static_cast<int32_t>(n.getInt("index_multiplier", 0))},
-                 {static_cast<int32_t>(n.getInt("index_shift", 0))}, indexScales);
-      loadScales(T, int32s(n, "multiplier"), int32s(n, "shift"), outScales);
-    }
-    first = false;
-    const int64_t width = T.p.spad_row_bytes;
-    T.load(Semantics::DmaLoad, {hiTable, T.loadSlot(), tableRows, width, width});
-    T.load(Semantics::DmaLoad, {loTable, T.loadSlot(tableRows), tableRows, width, width});
-    for (int64_t t = 0; t < tiles; ++t) loadRuns(T, chunk, x, t * lanes, lanes, tile(t));
+  Operand tile(int64_t t) const { return T.loadSlot(2 * tableRows + t * sg); }
+  Operand rowMax() const { return tile(tiles); }
+  Operand low() const { return tile(tiles + 1); }
+  Operand maskTile(int64_t t) const { return tile(tiles + 2 + t); }
+  Operand exps(int64_t t) const { return acc + (4 + t) * ag; }
+  Operand identityScales() const { return acc + (4 + tiles) * ag; }
+
+  /// mx = the row max minus zx, in every lane: vector_max across the tiles, widened, reduced.
+  void rowMaxOfAll() {
     Operand maxOf = tile(0);
     if (tiles > 1) {
-      maxOf = rowMax;
-      T.compute(Semantics::VectorMax, {rowMax, tile(0), tile(1), m});
-      for (int64_t t = 2; t < tiles; ++t) T.compute(Semantics::VectorMax, {rowMax, rowMax, tile(t), m});
+      maxOf = rowMax();
+      T.compute(Semantics::VectorMax, {rowMax(), tile(0), tile(1), m});
+      for (int64_t t = 2; t < tiles; ++t) T.compute(Semantics::VectorMax, {rowMax(), rowMax(), tile(t), m});
     }
     T.compute(Semantics::VectorWiden, {maxOf, mx, m, zx, 1});
     T.compute(Semantics::VectorReduce, {mx, mx, m, 1});
+  }
+
+  /// The same over the kept elements: per tile, x pushed below -128 where masked, reduced, back to
+  /// int8 (clamped) and vector_max across the tiles.
+  void rowMaxOfKept() {
     for (int64_t t = 0; t < tiles; ++t) {
-      T.compute(Semantics::VectorWiden, {tile(t), work, m, zx, -1});
-      T.compute(Semantics::VectorAdd, {work, work, mx, m});
-      T.compute(Semantics::Requantize, {work, tile(t), m, indexScales, -128, -128, 127});
-      T.compute(Semantics::VectorLut, {low, tile(t), m, T.loadSlot(tableRows)});
-      T.compute(Semantics::VectorLut, {tile(t), tile(t), m, T.loadSlot()});
-      T.compute(Semantics::VectorWiden, {tile(t), exps(t), m, 0, 256});
-      T.compute(Semantics::VectorWiden, {low, work, m, -128, 1});
-      if (t == 0) T.compute(Semantics::VectorAdd, {sum, exps(0), work, m});  // the sum starts as tile 0's
-      T.compute(Semantics::VectorAdd, {exps(t), exps(t), work, m});
-      if (t > 0) T.compute(Semantics::VectorAdd, {sum, sum, exps(t), m});
+      T.compute(Semantics::VectorWiden, {tile(t), work, m, 0, 1});
+      T.compute(Semantics::VectorWiden, {maskTile(t), work2, m, 0, -kMasked});
+      T.compute(Semantics::VectorAdd, {work, work, work2, m});
+      T.compute(Semantics::VectorReduce, {work, work, m, 1});
+      T.compute(Semantics::Requantize, {work, t == 0 ? rowMax() : low(), m, identityScales(), 0, -128, 127});
+      if (t > 0) T.compute(Semantics::VectorMax, {rowMax(), rowMax(), low(), m});
     }
+    T.compute(Semantics::VectorWiden, {rowMax(), mx, m, zx, 1});
+  }
+
+  /// Tile t's exponentials (masked ones 0) into exps(t), and into the row sum.
+  void exponentials(int64_t t) {
+    T.compute(Semantics::VectorWiden, {tile(t), work, m, zx, -1});
+    T.compute(Semantics::VectorAdd, {work, work, mx, m});
+    if (masked) {
+      T.compute(Semantics::VectorWiden, {maskTile(t), work2, m, 0, kMasked});
+      T.compute(Semantics::VectorAdd, {work, work, work2, m});
+    }
+    T.compute(Semantics::Requantize, {work, tile(t), m, indexScales, -128, -128, 127});
+    T.compute(Semantics::VectorLut, {low(), tile(t), m, T.loadSlot(tableRows)});
+    T.compute(Semantics::VectorLut, {tile(t), tile(t), m, T.loadSlot()});
+    T.compute(Semantics::VectorWiden, {tile(t), exps(t), m, 0, 256});
+    T.compute(Semantics::VectorWiden, {low(), work, m, -128, 1});
+    if (t == 0) T.compute(Semantics::VectorAdd, {sum, exps(0), work, m});  // the sum starts as tile 0's
+    T.compute(Semantics::VectorAdd, {exps(t), exps(t), work, m});
+    if (t > 0) T.compute(Semantics::VectorAdd, {sum, sum, exps(t), m});
+  }
+
+  /// One chunk of rows, the first of its mask rows `maskRow`.
+  void chunk(const std::vector<PixelRun>& runs, const Operand& tables, const Operand& mask, int64_t maskRow) {
+    m = chunkPixels(runs);
+    acc = T.newAccTile(), mx = acc, work = acc + ag, sum = acc + 2 * ag, work2 = acc + 3 * ag;
+    const int64_t width = T.p.spad_row_bytes;
+    T.load(Semantics::DmaLoad, {tables, T.loadSlot(), 2 * tableRows, width, width});
+    for (int64_t t = 0; t < tiles; ++t) loadRuns(T, runs, x, t * lanes, lanes, tile(t));
+    if (masked) {
+      loadScales(T, {1 << 30}, {30}, identityScales());
+      for (int64_t t = 0; t < tiles; ++t)
+        T.load(Semantics::DmaLoad, {mask + (maskRow * x.C + t * lanes), maskTile(t), m, lanes, x.C});
+      rowMaxOfKept();
+    } else {
+      rowMaxOfAll();
+    }
+    for (int64_t t = 0; t < tiles; ++t) exponentials(t);
     T.compute(Semantics::VectorReduce, {sum, sum, m, 0});
-    T.compute(Semantics::VectorRecip, {sum, sum, m, recipShift, 0});
+    T.compute(Semantics::VectorRecip, {sum, sum, m, static_cast<int32_t>(n.getInt("recip_shift", 0)), 0});
     for (int64_t t = 0; t < tiles; ++t) {
       T.compute(Semantics::VectorMul, {work, exps(t), sum, m});
       T.compute(Semantics::Requantize, {work, T.outSlot(t * rows), m, outScales, zy, -128, 127});
     }
     T.writesOutput();
-    for (int64_t t = 0; t < tiles; ++t) storeRuns(T, chunk, y, t * lanes, lanes, T.outSlot(t * rows));
-    T.endStep(chunkLabel(0, x.C, chunk));
+    for (int64_t t = 0; t < tiles; ++t) storeRuns(T, runs, y, t * lanes, lanes, T.outSlot(t * rows));
+    T.endStep(chunkLabel(0, x.C, runs));
   }
-  T.layer().min_dram_bytes = 2 * x.H * x.W * x.C + 512;
+};
+
+SoftmaxTiler softmaxTiler(TileContext& T, const Node& n) {
+  const ActBuffer& x = T.buffer(n.inputs[0]);
+  const bool masked = n.inputs.size() > 1;
+  const int64_t lanes = T.p.acc_row_elems, tiles = x.C / lanes, tableRows = T.p.lut_rows;
+  const auto [rows, sg, ag] =
+      rowBlocks(T, n, tiles, (masked ? 2 : 1) * tiles + 2, 2 * tableRows, tiles + 4, masked ? 2 : 0);
+  return {T,
+          n,
+          x,
+          T.buffer(n.outputs[0]),
+          masked,
+          lanes,
+          tiles,
+          tableRows,
+          rows,
+          sg,
+          ag,
+          T.zeroPoint(n.inputs[0]),
+          T.zeroPoint(n.outputs[0]),
+          T.layout().scale_base,
+          T.layout().scale_base + 2};
+}
+
+}  // namespace
+
+void tileSoftmax(TileContext& T, const Node& n) {
+  SoftmaxTiler s = softmaxTiler(T, n);
+  // Both tables in one constant, loaded into consecutive rows (high bytes first).
+  std::vector<uint8_t> tables(static_cast<size_t>(2 * s.tableRows * T.p.spad_row_bytes), 0);
+  for (const auto& [attr, at] : {std::pair{"table", int64_t{0}}, std::pair{"table_lo", s.tableRows}}) {
+    const std::vector<int64_t> v = n.getInts(attr);
+    for (size_t i = 0; i < v.size() && i < 256; ++i)
+      tables[static_cast<size_t>(at * T.p.spad_row_bytes) + i] = static_cast<uint8_t>(static_cast<int8_t>(v[i]));
+  }
+  const Operand tableAt = T.addConstant(tables, "exponential tables (high bytes, low bytes)");
+  // The mask: int8 rows of the row length, repeating every maskRows rows (a chunk stays in one repeat).
+  const Value* mask = s.masked ? &T.g.values[static_cast<size_t>(n.inputs[1])] : nullptr;
+  const Operand maskAt = mask ? T.addConstant(mask->data, "mask") : Operand{};
+  const int64_t maskRows = mask ? mask->elements() / s.x.C : s.y.W;
+  T.layer().loops = "row chunks of <= " + std::to_string(s.rows) + " x " + std::to_string(s.tiles) +
+                    " tiles: " + (s.masked ? "masked " : "") + "max, exponential tables, sum, reciprocal, scale";
+  loadScales(T, {static_cast<int32_t>(n.getInt("index_multiplier", 0))},
+             {static_cast<int32_t>(n.getInt("index_shift", 0))}, s.indexScales);
+  loadScales(T, int32s(n, "multiplier"), int32s(n, "shift"), s.outScales);
+  for (int64_t r0 = 0; r0 < s.y.W; r0 += maskRows)
+    for (auto runs : pixelChunks(1, std::min(maskRows, s.y.W - r0), s.rows)) {
+      const int64_t first = runs.front().x0;
+      for (PixelRun& r : runs) r.x0 += r0;
+      s.chunk(runs, tableAt, maskAt, first);
+    }
+  T.layer().min_dram_bytes = 2 * s.x.W * s.x.C + 512 + (mask ? mask->elements() : 0);
 }
 
 }  // namespace systole::compiler

@@ -74,18 +74,26 @@ void softmax(const Ctx& c) {
   const int64_t inner = legacy ? 1 : ops::product(X.shape, axis + 1);
   const float* x = c.f(0);
   float* y = c.fo();
+  // Systole's masked form (attention-layout): input 1 keeps (1) or masks (0) each element of the
+  // last axis, its rows repeating over the others' (a causal mask); masked elements are 0.
+  const float* keep = c.has(1) ? c.f(1) : nullptr;
+  const int64_t keepRows = keep ? c.input(1).elements() / len : 1;
+  if (keep && (inner != 1 || keepRows * len != c.input(1).elements()))
+    throw Error("a masked Softmax reduces its last axis, and its mask has whole rows of it");
+  const auto kept = [&](int64_t o, int64_t k) { return !keep || keep[(o % keepRows) * len + k] != 0.0f; };
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t i = 0; i < inner; ++i) {
       const int64_t base = o * len * inner + i;
       float mx = -std::numeric_limits<float>::infinity();
-      for (int64_t k = 0; k < len; ++k) mx = std::max(mx, x[base + k * inner]);
+      for (int64_t k = 0; k < len; ++k)
+        if (kept(o, k)) mx = std::max(mx, x[base + k * inner]);
       double sum = 0;
       for (int64_t k = 0; k < len; ++k) {
-        const float e = std::exp(x[base + k * inner] - mx);
+        const float e = kept(o, k) ? std::exp(x[base + k * inner] - mx) : 0.0f;
         y[base + k * inner] = e;
         sum += e;
       }
-      const float inv = static_cast<float>(1.0 / sum);
+      const float inv = sum > 0 ? static_cast<float>(1.0 / sum) : 0.0f;  // every element masked: all 0
       for (int64_t k = 0; k < len; ++k) y[base + k * inner] *= inv;
     }
 }
@@ -124,6 +132,9 @@ namespace systole::compiler::int8_kernels {
 
 namespace {
 
+/// A masked element's distance to the row max is pushed this far, past the table's range.
+constexpr int32_t kMasked = 32767;
+
 /// Softmax over the last axis, as the vector unit computes it (docs/quantized-ops.md), row by row:
 ///   M = max_j (x_j - zx)                                        vector_max, vector_widen, vector_reduce
 ///   i_j = requantize(M - (x_j - zx), index multiplier, zp -128)  vector_widen (x -1), vector_add, requantize
@@ -139,15 +150,28 @@ void softmax(const Graph& g, const Node& n, const std::vector<const HostTensor*>
   if (hi.size() != 256 || lo.size() != 256) throw Error("a Softmax's 'table' and 'table_lo' have 256 entries");
   const int32_t im = intAttr(n, "index_multiplier"), is = intAttr(n, "index_shift"), rs = intAttr(n, "recip_shift");
   const int64_t len = in[0]->shape.empty() ? 1 : in[0]->shape.back();
+  // The masked form: input 1 (int8, 1 = masked) has whole rows, repeating over x's rows.
+  const int8_t* mask = in.size() > 1 && in[1] ? in[1]->data<int8_t>() : nullptr;
+  const int64_t maskRows = mask && len > 0 ? in[1]->elements() / len : 1;
+  if (mask && maskRows * len != in[1]->elements()) throw Error("a masked Softmax's mask has whole rows");
   const int8_t* x = in[0]->data<int8_t>();
   int8_t* yd = y.data<int8_t>();
   std::vector<int32_t> e(static_cast<size_t>(len));
   for (int64_t r = 0; len > 0 && r < in[0]->elements() / len; ++r) {
     const int8_t* xr = x + r * len;
-    const int32_t M = arith::widen(*std::max_element(xr, xr + len), zx, 1);
+    const int8_t* mr = mask ? mask + (r % maskRows) * len : nullptr;
+    // The max of the kept elements (a masked one is pushed below -128 and clamped there).
+    int8_t top = -128;
+    for (int64_t j = 0; j < len; ++j)
+      top =
+          std::max(top, mr ? arith::requantize(arith::add(arith::widen(xr[j], 0, 1), arith::widen(mr[j], 0, -kMasked)),
+                                               1 << 30, 30, 0, -128, 127)
+                           : xr[j]);
+    const int32_t M = arith::widen(top, zx, 1);
     int32_t Z = 0;
     for (int64_t j = 0; j < len; ++j) {
-      const int32_t d = arith::add(arith::widen(xr[j], zx, -1), M);
+      int32_t d = arith::add(arith::widen(xr[j], zx, -1), M);
+      if (mr) d = arith::add(d, arith::widen(mr[j], 0, kMasked));  // past the table's end: e = 0
       const auto k = static_cast<size_t>(arith::lutIndex(arith::requantize(d, im, is, -128, -128, 127)));
       e[static_cast<size_t>(j)] = arith::add(arith::widen(static_cast<int8_t>(hi[k]), 0, 256),
                                              arith::widen(static_cast<int8_t>(lo[k]), -128, 1));

@@ -9,6 +9,10 @@
 //   (c) a MatMul with constant weights whose output only channel Slices read (the packed Q, K, V
 //       projection) becomes one MatMul per Slice with its columns of the weights (and bias): the
 //       same MACs, and each of Q, K and V gets its own calibrated range instead of their union.
+//   (d) Softmax(Add(x, M)) over the last axis, M a constant of 0s and large negatives (-inf: a
+//       causal or padding mask) whose rows repeat over x's rows, is Systole's masked Softmax(x,
+//       keep): keep is 1 where M is 0, 0 where it masks; masked elements are 0 and take no part
+//       in the row's max.
 // A MatMul with transB is Systole's (ONNX's MatMul has no attributes): A [..., M, K] times
 // B [..., N, K] transposed.
 #include "passes/pass_util.h"
@@ -138,6 +142,38 @@ bool splitSlicedProjection(Graph& g, int id, const passes::Uses& uses) {
   return true;
 }
 
+/// (d): returns true if it folded the additive mask before Softmax `id`.
+bool foldSoftmaxMask(Graph& g, int id, const passes::Uses& uses) {
+  const Node& sm = g.nodes[static_cast<size_t>(id)];
+  if (sm.inputs.size() != 1) return false;
+  const auto& x = val(g, sm.inputs[0]).shape;
+  const auto rank = static_cast<int64_t>(x.size());
+  const int64_t axis = sm.getInt("axis", g.opset < 13 ? 1 : -1);
+  const int add = passes::producerOp(g, sm.inputs[0], Op::Add);
+  if (rank < 2 || (axis != -1 && axis != rank - 1) || add < 0 || uses.single(sm.inputs[0]) != id) return false;
+  const Node& a = g.nodes[static_cast<size_t>(add)];
+  const int m = passes::isFloatConst(g, a.inputs[1]) ? a.inputs[1] : a.inputs[0];
+  const int scores = m == a.inputs[1] ? a.inputs[0] : a.inputs[1];
+  if (!passes::isFloatConst(g, m) || passes::isConst(g, scores) || val(g, scores).shape != x) return false;
+  // M's rows: [..., R0, L] with every axis before R0 of size 1 and R0 either x's rows or 1.
+  const auto& ms = val(g, m).shape;
+  if (ms.empty() || ms.size() > x.size() || ms.back() != x.back()) return false;
+  const int64_t rows = ms.size() >= 2 ? ms[ms.size() - 2] : 1;
+  if (rows != 1 && rows != x[x.size() - 2]) return false;
+  for (size_t d = 0; d + 2 < ms.size(); ++d)
+    if (ms[d] != 1) return false;
+  std::vector<float> keep;
+  for (float v : passes::floats(g, m)) {
+    if (v != 0.0f && v > -1e4f) return false;  // not a mask: a real bias of the scores
+    keep.push_back(v == 0.0f ? 1.0f : 0.0f);
+  }
+  const int keepConst = passes::addFloatConstant(g, sm.name + ".keep", {rows, x.back()}, keep);
+  Node& s = g.nodes[static_cast<size_t>(id)];
+  s.inputs = {scores, keepConst};
+  g.nodes[static_cast<size_t>(add)].dead = true;
+  return true;
+}
+
 }  // namespace
 
 void attentionLayout(Graph& g) {
@@ -153,6 +189,10 @@ void attentionLayout(Graph& g) {
         break;  // the use lists are stale
       }
       if (n.op == Op::Transpose && n.inputs.size() == 1 && transposeToReshape(g, id)) changed = true;
+      if (n.op == Op::Softmax && foldSoftmaxMask(g, id, uses)) {
+        changed = true;
+        break;  // the use lists are stale
+      }
     }
   }
 }

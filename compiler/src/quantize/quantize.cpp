@@ -563,7 +563,14 @@ class Rewriter {
       lo[i] = e % 256 - 128;  // stored offset by -128 (widened with zero point -128)
     }
     const FixedMultiplier index = quantizeMultiplier(sx / t);
-    n.inputs = {x};
+    std::vector<int> inputs = {x};
+    if (n.inputs.size() > 1) {  // the mask: int8, 1 where the float form keeps nothing (0)
+      const Value& keep = g_.values[static_cast<size_t>(n.inputs[1])];
+      std::vector<uint8_t> masked;
+      for (float k : floatsOf(keep)) masked.push_back(k == 0.0f ? 1 : 0);
+      inputs.push_back(newConstant(keep.name + "_masked", ElemType::Int8, keep.shape, Quant{{1.0f}, {0}, -1}, masked));
+    }
+    n.inputs = inputs;
     n.attrs = {{"table", hi},
                {"table_lo", lo},
                {"index_multiplier", int64_t{index.multiplier}},

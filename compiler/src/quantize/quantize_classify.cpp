@@ -228,9 +228,11 @@ class Classifier {
     return shape(n.inputs[0]) == shape(n.outputs[0]) && shape(n.inputs[1]) == shape(n.outputs[0]);
   }
 
-  /// A Softmax over the last axis (at any opset: before 13 it flattens from `axis`, the same there).
+  /// A Softmax over the last axis (at any opset: before 13 it flattens from `axis`, the same there),
+  /// or Systole's masked one (a constant mask of whole rows, attention-layout).
   bool softmax(const Node& n) const {
-    if (n.inputs.size() != 1 || !isActivation(n.inputs[0])) return false;
+    if (n.inputs.empty() || n.inputs.size() > 2 || !isActivation(n.inputs[0])) return false;
+    if (n.inputs.size() == 2 && !isConstFloat(n.inputs[1])) return false;
     const auto rank = static_cast<int64_t>(shape(n.inputs[0]).size());
     const int64_t axis = n.getInt("axis", g_.opset < 13 ? 1 : -1);
     return rank >= 1 && (axis == rank - 1 || axis == -1);

@@ -680,6 +680,24 @@ TEST(LstmKernel, MismatchedInputsAreErrors) {
   EXPECT_THROW(runOp("LSTM", {&x, &W, &R, nullptr, &lens}, attrs, 1), Error);
 }
 
+// Systole's masked Softmax (attention-layout's fold of an additive mask): masked elements are 0
+// and take no part in the max or the sum; the mask's rows repeat over the input's; a row with
+// every element masked is all 0.
+TEST(SoftmaxKernel, MaskedElementsAreZeroAndRowsRepeat) {
+  const HostTensor x = floatTensor({2, 2, 3}, {1, 2, 3, 4, 5, 6, 0, 9, 1, -1, -2, -3});
+  const HostTensor keep = floatTensor({2, 3}, {1, 1, 0, 0, 0, 0});
+  const HostTensor y = run1("Softmax", {&x, &keep}, {{"axis", int64_t{-1}}});
+  const auto v = values(y);
+  const double e = std::exp(1.0);
+  EXPECT_NEAR(v[0], 1 / (1 + e), 1e-6);
+  EXPECT_NEAR(v[1], e / (1 + e), 1e-6);
+  EXPECT_EQ(v[2], 0.0f);
+  for (int i : {3, 4, 5, 9, 10, 11}) EXPECT_EQ(v[static_cast<size_t>(i)], 0.0f) << i;  // a row masked whole
+  EXPECT_NEAR(v[6], 1 / (1 + std::exp(9.0)), 1e-6);  // the second matrix reuses the mask's rows
+  EXPECT_NEAR(v[7], std::exp(9.0) / (1 + std::exp(9.0)), 1e-6);
+  EXPECT_EQ(v[8], 0.0f);
+}
+
 // Expand broadcasts with numpy's rules, to the larger of both shapes.
 TEST(ExpandKernel, BroadcastsToTheShapeInput) {
   const HostTensor x = floatTensor({3, 1}, {1, 2, 3}), shape = intTensor({3}, {2, 1, 4});

@@ -1017,6 +1017,19 @@ def packed_qkv():
     inits += [i64(f"s{i}", [16 * i]) for i in range(3)] + [i64(f"e{i}", [16 * (i + 1)]) for i in range(3)]
     return build(nodes, [vi("x", [1, 8, 16])], [vi("y", [1, 8, 16])], inits)
 
+# A causal mask added to attention scores before the Softmax (-inf above the diagonal), as
+# nn.MultiheadAttention's attn_mask exports it.
+@model
+def causal_softmax():
+    S = 16
+    mask = np.triu(np.full((S, S), -np.inf, dtype=np.float32), k=1)
+    nodes = [h.make_node("MatMul", ["x", "w1"], ["s"], name="scores"),
+             h.make_node("Add", ["s", "mask"], ["sm"], name="causal"),
+             h.make_node("Softmax", ["sm"], ["p"], name="softmax", axis=-1),
+             h.make_node("MatMul", ["p", "w2"], ["y"], name="mix")]
+    inits = [f32("w1", [16, S], -2, 2), nh.from_array(mask, "mask"), f32("w2", [S, 16])]
+    return build(nodes, [vi("x", [2, S, 16])], [vi("y", [2, S, 16])], inits)
+
 # Multi-head self-attention as PyTorch's batch_first nn.MultiheadAttention exports it (2 heads of
 # 16, sequence 16): the [1, S, D] <-> [S, 1, D] Transposes, the heads split by Reshape and
 # Transpose(1, 0, 2), K transposed by Transpose(1, 2, 0), Q K^T, Softmax, P V, the heads merged.
