@@ -70,7 +70,7 @@ class Draw:
         self.stream = self.output_stationary and rng.random() < 0.7
         self.short_names = rng.random() < 0.3  # tiny.yaml's mnemonics (ld, mm, rq, ...)
         self.narrowed = []  # row fields narrower than their memory (narrow_row_fields)
-        # Optional instructions (dma.store.acc and vreduce the compiler never emits; the rest fall back).
+        # Optional instructions (dma.store.acc the compiler never emits; the rest fall back to the host).
         optional = ["dma.load2d", "dma.store.acc", "vreduce", "vlut", "vmax", "vmul", "vadd", "widen"]
         self.dropped = {name for name in optional if rng.random() < 0.25}
         if rng.random() < 0.05:

@@ -25,7 +25,9 @@ void tileLayerNorm(TileContext& T, const Node& n) {
   const ActBuffer& y = T.buffer(n.outputs[0]);
   const OnChipLayout& l = T.layout();
   const int64_t lanes = T.p.acc_row_elems, tiles = x.C / lanes, accBytes = T.p.acc_row_bytes;
-  const auto [rows, sg, ag] = rowBlocks(T, n, tiles, tiles, 0, 2 * tiles + 4, 2 * tiles);
+  // (not a structured binding: the lambdas below capture the strides, which clang before 16 refuses)
+  const RowBlocks blocks = rowBlocks(T, n, tiles, tiles, 0, 2 * tiles + 4, 2 * tiles);
+  const int64_t rows = blocks.rows, sg = blocks.spad_gap, ag = blocks.acc_gap;
   const int32_t zx = T.zeroPoint(n.inputs[0]), zy = T.zeroPoint(n.outputs[0]);
   const auto C = static_cast<int32_t>(x.C);
   const auto k = static_cast<int32_t>(n.getInt("rsqrt_shift", 0));
