@@ -117,8 +117,9 @@ std::string checkNearestResize(const Graph& g, const Node& n, const std::vector<
   return nearestUpsampleFactors(g, n) ? "" : "only a nearest upsampling of H and W by integer factors runs on the NPU";
 }
 
-/// Softmax and LayerNormalization over the last axis of a matrix whose rows are whole accumulator tiles.
-std::string checkSoftmax(const Graph& g, const Node& n, const std::vector<ActBuffer>&, const std::vector<ActBuffer>&) {
+/// Softmax and LayerNormalization over the last axis of a matrix (not of a 4-D tensor).
+std::string checkLastAxisOfMatrix(const Graph& g, const Node& n, const std::vector<ActBuffer>&,
+                                  const std::vector<ActBuffer>&) {
   if (valueOf(g, n.inputs[0]).shape.size() == 4)
     return "a " + n.op.name() + " over a 4-D tensor reduces its W axis, which the NHWC layout does not keep contiguous";
   return "";
@@ -158,6 +159,9 @@ std::string layerNormFits(const Graph& g, const Node& n, const isa::IsaConfig& i
   if ((2 * t + 4) * 2 + 2 * t > (p.acc_rows - 16) / 2 || t > p.spad_rows / 8)
     return "a row of " + std::to_string(t) + " tiles, its deviations and per-channel constants do not fit the " +
            "accumulator";
+  const int64_t len = valueOf(g, n.inputs[0]).shape.back();  // the first step widens x by the row's length
+  if (len > operandLimit(isa, S::VectorWiden, 4))
+    return "a row of " + std::to_string(len) + " elements is beyond the widen multiplier field";
   return "";
 }
 
@@ -172,6 +176,8 @@ std::string softmaxFits(const Graph& g, const Node& n, const isa::IsaConfig& isa
   if (2 * p.lut_rows + 2 * t + 2 > p.spad_rows / 8 || 2 * (t + 4) + 2 > (p.acc_rows - 16) / 2)
     return "the exponential tables (2 x " + std::to_string(p.lut_rows) + " scratchpad rows) and a row of " +
            std::to_string(t) + " tiles do not fit the on-chip memory";
+  if (n.inputs.size() > 1 && n.getInt("mask_push", 0) > operandLimit(isa, S::VectorWiden, 4))
+    return "the mask's push (" + std::to_string(n.getInt("mask_push", 0)) + ") is beyond the widen multiplier field";
   return "";
 }
 
@@ -221,12 +227,12 @@ const std::vector<NpuOperator>& table() {
       {Op::Add, kWidenAdd, {}, false, checkAdd, nullptr, false, tileAdd},
       {Op::Mul, kWidenMul, {}, false, checkMul, nullptr, false, tileMul},
       {Op::Lut, kLut, {}, false, nullptr, nullptr, false, tileLut},
-      {Op::Softmax, kSoftmax, {}, false, checkSoftmax, nullptr, false, tileSoftmax, false, softmaxFits},
+      {Op::Softmax, kSoftmax, {}, false, checkLastAxisOfMatrix, nullptr, false, tileSoftmax, false, softmaxFits},
       {Op::LayerNormalization,
        kLayerNorm,
        {},
        false,
-       checkSoftmax,
+       checkLastAxisOfMatrix,
        nullptr,
        false,
        tileLayerNorm,

@@ -16,14 +16,16 @@ const ActBuffer& TileContext::buffer(int value) const { return plan.buffers.at(v
 
 int32_t TileContext::zeroPoint(int value) const { return g.values[static_cast<size_t>(value)].quant->zero_point.at(0); }
 
-int64_t TileContext::limit(Semantics s, int operand) const {
+int64_t operandLimit(const isa::IsaConfig& isa, Semantics s, int operand) {
   const int index = isa.bySemantics(s);
   if (index < 0)
-    throw Error("code generation: ISA '" + p.name + "' has no '" + std::string(isa::semanticsInfo(s).name) +
+    throw Error("code generation: ISA '" + isa.params().name + "' has no '" + std::string(isa::semanticsInfo(s).name) +
                 "' instruction");
   const auto& d = isa.instr(index);
   return d.fields[static_cast<size_t>(d.operand_field[static_cast<size_t>(operand)])].limit();
 }
+
+int64_t TileContext::limit(Semantics s, int operand) const { return operandLimit(isa, s, operand); }
 
 void TileContext::transfer(std::vector<PlanInstr>& to, Semantics s, std::initializer_list<Operand> operands) const {
   std::vector<Operand> ops(operands);

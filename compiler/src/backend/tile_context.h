@@ -14,6 +14,10 @@
 
 namespace systole::compiler {
 
+/// The largest value an operand field of the config's instruction for `s` takes (throws if the
+/// config has no such instruction).
+int64_t operandLimit(const isa::IsaConfig& isa, isa::Semantics s, int operand);
+
 class TileContext {
  public:
   TileContext(const Graph& graph, const isa::IsaConfig& config, TilePlan& plan);

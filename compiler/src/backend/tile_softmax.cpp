@@ -23,10 +23,6 @@ using isa::Semantics;
 
 namespace {
 
-/// A masked element's distance to the row max is pushed this far, past the table's range (as the
-/// int8 kernel does, ops/normalization.cpp).
-constexpr int64_t kMasked = 32767;
-
 /// One Softmax layer's places and the instructions of one chunk of rows.
 struct SoftmaxTiler {
   TileContext& T;
@@ -63,7 +59,7 @@ struct SoftmaxTiler {
   void rowMaxOfKept() {
     for (int64_t t = 0; t < tiles; ++t) {
       T.compute(Semantics::VectorWiden, {tile(t), work, m, 0, 1});
-      T.compute(Semantics::VectorWiden, {maskTile(t), work2, m, 0, -kMasked});
+      T.compute(Semantics::VectorWiden, {maskTile(t), work2, m, 0, -n.getInt("mask_push", 0)});
       T.compute(Semantics::VectorAdd, {work, work, work2, m});
       T.compute(Semantics::VectorReduce, {work, work, m, 1});
       T.compute(Semantics::Requantize, {work, t == 0 ? rowMax() : low(), m, identityScales(), 0, -128, 127});
@@ -77,7 +73,7 @@ struct SoftmaxTiler {
     T.compute(Semantics::VectorWiden, {tile(t), work, m, zx, -1});
     T.compute(Semantics::VectorAdd, {work, work, mx, m});
     if (masked) {
-      T.compute(Semantics::VectorWiden, {maskTile(t), work2, m, 0, kMasked});
+      T.compute(Semantics::VectorWiden, {maskTile(t), work2, m, 0, n.getInt("mask_push", 0)});
       T.compute(Semantics::VectorAdd, {work, work, work2, m});
     }
     T.compute(Semantics::Requantize, {work, tile(t), m, indexScales, -128, -128, 127});

@@ -132,9 +132,6 @@ namespace systole::compiler::int8_kernels {
 
 namespace {
 
-/// A masked element's distance to the row max is pushed this far, past the table's range.
-constexpr int32_t kMasked = 32767;
-
 /// Softmax over the last axis, as the vector unit computes it (docs/quantized-ops.md), row by row:
 ///   M = max_j (x_j - zx)                                        vector_max, vector_widen, vector_reduce
 ///   i_j = requantize(M - (x_j - zx), index multiplier, zp -128)  vector_widen (x -1), vector_add, requantize
@@ -152,6 +149,7 @@ void softmax(const Graph& g, const Node& n, const std::vector<const HostTensor*>
   const int64_t len = in[0]->shape.empty() ? 1 : in[0]->shape.back();
   // The masked form: input 1 (int8, 1 = masked) has whole rows, repeating over x's rows.
   const int8_t* mask = in.size() > 1 && in[1] ? in[1]->data<int8_t>() : nullptr;
+  const int32_t push = mask ? intAttr(n, "mask_push") : 0;  // below -128 for the max, past the table for d
   const int64_t maskRows = mask && len > 0 ? in[1]->elements() / len : 1;
   if (mask && maskRows * len != in[1]->elements()) throw Error("a masked Softmax's mask has whole rows");
   const int8_t* x = in[0]->data<int8_t>();
@@ -163,15 +161,14 @@ void softmax(const Graph& g, const Node& n, const std::vector<const HostTensor*>
     // The max of the kept elements (a masked one is pushed below -128 and clamped there).
     int8_t top = -128;
     for (int64_t j = 0; j < len; ++j)
-      top =
-          std::max(top, mr ? arith::requantize(arith::add(arith::widen(xr[j], 0, 1), arith::widen(mr[j], 0, -kMasked)),
-                                               1 << 30, 30, 0, -128, 127)
-                           : xr[j]);
+      top = std::max(top, mr ? arith::requantize(arith::add(arith::widen(xr[j], 0, 1), arith::widen(mr[j], 0, -push)),
+                                                 1 << 30, 30, 0, -128, 127)
+                             : xr[j]);
     const int32_t M = arith::widen(top, zx, 1);
     int32_t Z = 0;
     for (int64_t j = 0; j < len; ++j) {
       int32_t d = arith::add(arith::widen(xr[j], zx, -1), M);
-      if (mr) d = arith::add(d, arith::widen(mr[j], 0, kMasked));  // past the table's end: e = 0
+      if (mr) d = arith::add(d, arith::widen(mr[j], 0, push));  // past the table's end: e = 0
       const auto k = static_cast<size_t>(arith::lutIndex(arith::requantize(d, im, is, -128, -128, 127)));
       e[static_cast<size_t>(j)] = arith::add(arith::widen(static_cast<int8_t>(hi[k]), 0, 256),
                                              arith::widen(static_cast<int8_t>(lo[k]), -128, 1));

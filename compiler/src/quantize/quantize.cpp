@@ -46,6 +46,10 @@ constexpr int kAddMultiplierBits = 14;
 /// farther distance is clamped, is 0), and the reciprocal of a row's sum is floor(2^30 / Z): the
 /// sum is at least 32767 (the max's entry), so every product e * R stays at or below 2^30.
 constexpr double kSoftmaxOne = 32767.0;
+/// A masked Softmax element is pushed this far: below -128 for the row max (x <= 127), and past
+/// the table's last index for its distance (at most 255 steps of x plus a max up to 255 below it,
+/// times an index multiplier >= 1). The NPU widens the mask by it (checked against the field).
+constexpr int64_t kSoftmaxMaskPush = 1024;
 const double kSoftmaxExpRange = std::log(2 * kSoftmaxOne + 2);
 constexpr int kSoftmaxRecipShift = 30;
 
@@ -576,6 +580,7 @@ class Rewriter {
                {"index_multiplier", int64_t{index.multiplier}},
                {"index_shift", int64_t{index.shift}},
                {"recip_shift", int64_t{kSoftmaxRecipShift}}};
+    if (inputs.size() > 1) n.attrs["mask_push"] = kSoftmaxMaskPush;
     // y = e * floor(2^k / Z) * 2^-k / s_y: the row's exponentials over their sum, at the output scale.
     setRequantize(n, {quantizeMultiplier(1.0 / (std::ldexp(1.0, kSoftmaxRecipShift) * double{qy.scale[0]}))});
     retypeOutput(y, qy);

@@ -238,14 +238,13 @@ class Classifier {
     return rank >= 1 && (axis == rank - 1 || axis == -1);
   }
 
-  /// LayerNormalization over the last axis with constant scale (and bias) of its length, a length
-  /// the widen multiplier holds (the row length times x is the first step).
+  /// LayerNormalization over the last axis with constant scale (and bias) of its length.
   bool layerNorm(const Node& n) const {
     if (n.inputs.size() < 2 || !isActivation(n.inputs[0]) || !isConstFloat(n.inputs[1])) return false;
     const auto& x = shape(n.inputs[0]);
     const auto rank = static_cast<int64_t>(x.size());
     const int64_t axis = n.getInt("axis", -1);
-    if (rank < 1 || (axis != rank - 1 && axis != -1) || x.back() > 32767) return false;
+    if (rank < 1 || (axis != rank - 1 && axis != -1)) return false;
     return val(n.inputs[1]).elements() == x.back() && optionalConst(n, 2, x.back());
   }
 
