@@ -137,35 +137,34 @@ std::string matmulFits(const Graph& g, const Node& n, const isa::IsaConfig& isa)
   return "";
 }
 
-/// The vector tiles of one row of `n`'s input (its last axis), or the reason it has no whole number of
-/// them. Every layout's load slot has at least an eighth of the scratchpad and its accumulator half
-/// (acc_rows - 16) / 2 rows (tiling.cpp, chooseOnChipLayout), which the callers check their blocks against.
+/// The vector tiles of one row of `n`'s input (its last axis; the last one may be partly padding), or
+/// the reason it cannot have them. Every layout's load slot has at least an eighth of the scratchpad and its
+/// accumulator half (acc_rows - 16) / 2 rows (tiling.cpp, chooseOnChipLayout), which the callers check their blocks
+/// against.
 std::variant<int64_t, std::string> rowTiles(const Graph& g, const Node& n, const isa::Params& p) {
   const int64_t len = valueOf(g, n.inputs[0]).shape.back();
-  if (len % p.acc_row_elems != 0)
-    return "a " + n.op.name() + " row of " + std::to_string(len) + " elements is not a whole number of " +
-           std::to_string(p.acc_row_elems) + "-lane vector tiles";
   if (p.spad_row_elems < p.acc_row_elems) return std::string("a scratchpad row is narrower than an accumulator row");
-  return len / p.acc_row_elems;
+  return (len + p.acc_row_elems - 1) / p.acc_row_elems;
 }
 
-/// Rows of whole vector tiles whose deviations, beta rows and gamma scales (two blocks and a pair
-/// of rows per tile) fit an accumulator half beside four blocks more (tile_layernorm.cpp).
+/// Rows of vector tiles whose deviations, beta rows and gamma scales (two blocks and a pair of rows
+/// per tile) fit an accumulator half beside four blocks more (five for a ragged row; tile_layernorm.cpp).
 std::string layerNormFits(const Graph& g, const Node& n, const isa::IsaConfig& isa) {
   const isa::Params& p = isa.params();
   const auto tiles = rowTiles(g, n, p);
   if (const auto* why = std::get_if<std::string>(&tiles)) return *why;
   const int64_t t = std::get<int64_t>(tiles);
-  if ((2 * t + 4) * 2 + 2 * t > (p.acc_rows - 16) / 2 || t > p.spad_rows / 8)
+  const int64_t len = valueOf(g, n.inputs[0]).shape.back();  // the first step widens x by the row's length
+  const int64_t blocks = 2 * t + 4 + (len % p.acc_row_elems != 0 ? 1 : 0);
+  if (blocks * 2 + 2 * t > (p.acc_rows - 16) / 2 || t > p.spad_rows / 8)
     return "a row of " + std::to_string(t) + " tiles, its deviations and per-channel constants do not fit the " +
            "accumulator";
-  const int64_t len = valueOf(g, n.inputs[0]).shape.back();  // the first step widens x by the row's length
   if (len > operandLimit(isa, S::VectorWiden, 4))
     return "a row of " + std::to_string(len) + " elements is beyond the widen multiplier field";
   return "";
 }
 
-/// Rows of whole vector tiles (and as many mask tiles) that fit a load slot beside the two
+/// Rows of vector tiles (and as many mask tiles) that fit a load slot beside the two
 /// exponential tables, and whose exponentials fit an accumulator half beside four blocks and a
 /// pair of scale rows more (tile_softmax.cpp).
 std::string softmaxFits(const Graph& g, const Node& n, const isa::IsaConfig& isa) {
@@ -176,7 +175,8 @@ std::string softmaxFits(const Graph& g, const Node& n, const isa::IsaConfig& isa
   if (2 * p.lut_rows + 2 * t + 2 > p.spad_rows / 8 || 2 * (t + 4) + 2 > (p.acc_rows - 16) / 2)
     return "the exponential tables (2 x " + std::to_string(p.lut_rows) + " scratchpad rows) and a row of " +
            std::to_string(t) + " tiles do not fit the on-chip memory";
-  if (n.inputs.size() > 1 && n.getInt("mask_push", 0) > operandLimit(isa, S::VectorWiden, 4))
+  const bool ragged = valueOf(g, n.inputs[0]).shape.back() % p.acc_row_elems != 0;
+  if ((n.inputs.size() > 1 || ragged) && n.getInt("mask_push", 0) > operandLimit(isa, S::VectorWiden, 4))
     return "the mask's push (" + std::to_string(n.getInt("mask_push", 0)) + ") is beyond the widen multiplier field";
   return "";
 }

@@ -1,6 +1,8 @@
 // Algorithm: a Softmax over the last axis of a matrix runs on the vector unit, chunk of rows by
-// chunk of rows, each row's C elements as C / lanes tiles side by side (the int8 kernel in
-// ops/normalization.cpp is the same computation, instruction for instruction):
+// chunk of rows, each row's C elements as ceil(C / lanes) tiles side by side (the int8 kernel in
+// ops/normalization.cpp is the same computation, instruction for instruction; a ragged row's
+// padding lanes are masked, so they are out of the max and their exponential is the table's last
+// entry, 0):
 //   1. the row max: vector_max of the tiles into one (int8), widened, vector_reduce (max);
 //   2. per tile: widen with multiplier -1, add the max (the distance to it, >= 0), requantize to
 //      the exponential tables' index, two vector_luts (the high and low bytes of 32767 exp(-d)),
@@ -28,7 +30,7 @@ struct SoftmaxTiler {
   TileContext& T;
   const Node& n;
   const ActBuffer &x, &y;
-  const bool masked;
+  const bool masked;  // by the model's mask, or the padding lanes of a ragged row
   const int64_t lanes, tiles, tableRows, rows, sg, ag;
   const int32_t zx, zy;
   const int64_t indexScales, outScales;
@@ -86,17 +88,22 @@ struct SoftmaxTiler {
     if (t > 0) T.compute(Semantics::VectorAdd, {sum, sum, exps(t), m});
   }
 
-  /// One chunk of rows, the first of its mask rows `maskRow`.
-  void chunk(const std::vector<PixelRun>& runs, const Operand& tables, const Operand& mask, int64_t maskRow) {
+  /// Tile t's elements of a row (the last tile of a ragged row has fewer than lanes).
+  int64_t tileWidth(int64_t t) const { return std::min(lanes, x.C - t * lanes); }
+
+  /// One chunk of rows, the first of its mask rows `maskRow` (mask rows of tiles * lanes bytes, or one
+  /// row broadcast: `maskStride` 0).
+  void chunk(const std::vector<PixelRun>& runs, const Operand& tables, const Operand& mask, int64_t maskRow,
+             int64_t maskStride) {
     m = chunkPixels(runs);
     acc = T.newAccTile(), mx = acc, work = acc + ag, sum = acc + 2 * ag, work2 = acc + 3 * ag;
     const int64_t width = T.p.spad_row_bytes;
     T.load(Semantics::DmaLoad, {tables, T.loadSlot(), 2 * tableRows, width, width});
-    for (int64_t t = 0; t < tiles; ++t) loadRuns(T, runs, x, t * lanes, lanes, tile(t));
+    for (int64_t t = 0; t < tiles; ++t) loadRuns(T, runs, x, t * lanes, tileWidth(t), tile(t));
     if (masked) {
       loadScales(T, {1 << 30}, {30}, identityScales());
       for (int64_t t = 0; t < tiles; ++t)
-        T.load(Semantics::DmaLoad, {mask + (maskRow * x.C + t * lanes), maskTile(t), m, lanes, x.C});
+        T.load(Semantics::DmaLoad, {mask + (maskRow * maskStride + t * lanes), maskTile(t), m, lanes, maskStride});
       rowMaxOfKept();
     } else {
       rowMaxOfAll();
@@ -109,15 +116,15 @@ struct SoftmaxTiler {
       T.compute(Semantics::Requantize, {work, T.outSlot(t * rows), m, outScales, zy, -128, 127});
     }
     T.writesOutput();
-    for (int64_t t = 0; t < tiles; ++t) storeRuns(T, runs, y, t * lanes, lanes, T.outSlot(t * rows));
+    for (int64_t t = 0; t < tiles; ++t) storeRuns(T, runs, y, t * lanes, tileWidth(t), T.outSlot(t * rows));
     T.endStep(chunkLabel(0, x.C, runs));
   }
 };
 
 SoftmaxTiler softmaxTiler(TileContext& T, const Node& n) {
   const ActBuffer& x = T.buffer(n.inputs[0]);
-  const bool masked = n.inputs.size() > 1;
-  const int64_t lanes = T.p.acc_row_elems, tiles = x.C / lanes, tableRows = T.p.lut_rows;
+  const int64_t lanes = T.p.acc_row_elems, tiles = (x.C + lanes - 1) / lanes, tableRows = T.p.lut_rows;
+  const bool masked = n.inputs.size() > 1 || x.C % lanes != 0;
   const auto [rows, sg, ag] =
       rowBlocks(T, n, tiles, (masked ? 2 : 1) * tiles + 2, 2 * tableRows, tiles + 4, masked ? 2 : 0);
   return {T,
@@ -149,10 +156,16 @@ void tileSoftmax(TileContext& T, const Node& n) {
       tables[static_cast<size_t>(at * T.p.spad_row_bytes) + i] = static_cast<uint8_t>(static_cast<int8_t>(v[i]));
   }
   const Operand tableAt = T.addConstant(tables, "exponential tables (high bytes, low bytes)");
-  // The mask: int8 rows of the row length, repeating every maskRows rows (a chunk stays in one repeat).
-  const Value* mask = s.masked ? &T.g.values[static_cast<size_t>(n.inputs[1])] : nullptr;
-  const Operand maskAt = mask ? T.addConstant(mask->data, "mask") : Operand{};
-  const int64_t maskRows = mask ? mask->elements() / s.x.C : s.y.W;
+  // The mask: int8 rows of whole tiles (the padding lanes masked), repeating every maskRows rows (a
+  // chunk stays in one repeat); a ragged row without the model's mask has one row, broadcast.
+  const Value* mask = n.inputs.size() > 1 ? &T.g.values[static_cast<size_t>(n.inputs[1])] : nullptr;
+  const int64_t maskRows = mask ? mask->elements() / s.x.C : s.y.W, paddedC = s.tiles * s.lanes;
+  std::vector<uint8_t> padded(static_cast<size_t>((mask ? maskRows : 1) * paddedC), 1);
+  for (int64_t r = 0; r * paddedC < static_cast<int64_t>(padded.size()); ++r)
+    for (int64_t j = 0; j < s.x.C; ++j)
+      padded[static_cast<size_t>(r * paddedC + j)] = mask ? mask->data[static_cast<size_t>(r * s.x.C + j)] : 0;
+  const Operand maskAt = s.masked ? T.addConstant(std::move(padded), "mask") : Operand{};
+  const int64_t maskStride = mask ? paddedC : 0;
   T.layer().loops = "row chunks of <= " + std::to_string(s.rows) + " x " + std::to_string(s.tiles) +
                     " tiles: " + (s.masked ? "masked " : "") + "max, exponential tables, sum, reciprocal, scale";
   loadScales(T, {static_cast<int32_t>(n.getInt("index_multiplier", 0))},
@@ -162,9 +175,9 @@ void tileSoftmax(TileContext& T, const Node& n) {
     for (auto runs : pixelChunks(1, std::min(maskRows, s.y.W - r0), s.rows)) {
       const int64_t first = runs.front().x0;
       for (PixelRun& r : runs) r.x0 += r0;
-      s.chunk(runs, tableAt, maskAt, first);
+      s.chunk(runs, tableAt, maskAt, first, maskStride);
     }
-  T.layer().min_dram_bytes = 2 * s.x.W * s.x.C + 512 + (mask ? mask->elements() : 0);
+  T.layer().min_dram_bytes = 2 * s.x.W * s.x.C + 512 + (s.masked ? (mask ? maskRows : 1) * paddedC : 0);
 }
 
 }  // namespace systole::compiler

@@ -41,14 +41,14 @@ using quant::Kind;
 
 /// Log2 of the larger Add input's widen multiplier (|m| < 2^15 is the ISA's limit).
 constexpr int kAddMultiplierBits = 14;
-/// Softmax: exponentials are 15-bit (exp(0) = 32767, two int8 tables), the table spans distances
-/// up to ln(2 * 32767 + 2), past which 32767 exp(-x) rounds to 0 (so its last entry, where every
-/// farther distance is clamped, is 0), and the reciprocal of a row's sum is floor(2^30 / Z): the
-/// sum is at least 32767 (the max's entry), so every product e * R stays at or below 2^30.
+/// Softmax: exponentials are 15-bit (exp(0) = 32767, two int8 tables), the table's first 255
+/// entries span distances up to ln(2 * 32767 + 2), past which 32767 exp(-x) rounds to 0, and its
+/// last entry, where every farther distance (and a masked element) is clamped, is 0; the reciprocal of a row's sum is
+/// floor(2^30 / Z): the sum is at least 32767 (the max's entry), so every product e * R stays at or below 2^30.
 constexpr double kSoftmaxOne = 32767.0;
 /// A masked Softmax element is pushed this far: below -128 for the row max (x <= 127), and past
 /// the table's last index for its distance (at most 255 steps of x plus a max up to 255 below it,
-/// times an index multiplier >= 1). The NPU widens the mask by it (checked against the field).
+/// times an index multiplier >= 254/255). The NPU widens the mask by it (checked against the field).
 constexpr int64_t kSoftmaxMaskPush = 1024;
 const double kSoftmaxExpRange = std::log(2 * kSoftmaxOne + 2);
 constexpr int kSoftmaxRecipShift = 30;
@@ -549,9 +549,9 @@ class Rewriter {
 
   /// Softmax on int8 (the integer algorithm is the int8 kernel's, normalization.cpp): the output
   /// is a probability at zero point 0 (so a product with it needs no zero-point correction), the
-  /// largest calibrated one at 127. The exponential is a table over 256 steps of t of the distance to the
-  /// row's max: t = s_x while 255 steps reach kSoftmaxExpRange, finer steps of that range beyond
-  /// (the index requantize multiplies by s_x / t >= 1, so the table loses none of x's resolution).
+  /// largest calibrated one at 127. The exponential is a table over 255 steps of t of the distance to the
+  /// row's max, its 256th entry 0 (masked elements and padding lanes): t = 255 s_x / 254 while 255
+  /// steps of s_x reach kSoftmaxExpRange, that range over 254 steps beyond.
   void rewriteSoftmax(Node& n, int y) {
     const int x = int8Input(n.inputs[0]);
     const double sx = g_.values[static_cast<size_t>(x)].quant->scale.at(0);
@@ -559,10 +559,10 @@ class Rewriter {
     // its probabilities far below 1, and 1/127 steps would leave them a step or two.
     const double pMax = std::clamp(range(y).hi, 1.0 / 127.0, 1.0);
     const Quant qy = perTensor(chooseSymmetricQuant(pMax));
-    const double t = std::min(255.0 * sx, kSoftmaxExpRange) / 255.0;
+    const double t = std::min(255.0 * sx, kSoftmaxExpRange) / 254.0;
     std::vector<int64_t> hi(256), lo(256);  // e = 256 hi + lo: 15 bits of 32767 exp(-t i), two int8 tables
     for (size_t i = 0; i < hi.size(); ++i) {
-      const int64_t e = std::llround(kSoftmaxOne * std::exp(-t * static_cast<double>(i)));
+      const int64_t e = i == 255 ? 0 : std::llround(kSoftmaxOne * std::exp(-t * static_cast<double>(i)));
       hi[i] = e / 256;
       lo[i] = e % 256 - 128;  // stored offset by -128 (widened with zero point -128)
     }
@@ -580,7 +580,7 @@ class Rewriter {
                {"index_multiplier", int64_t{index.multiplier}},
                {"index_shift", int64_t{index.shift}},
                {"recip_shift", int64_t{kSoftmaxRecipShift}}};
-    if (inputs.size() > 1) n.attrs["mask_push"] = kSoftmaxMaskPush;
+    n.attrs["mask_push"] = kSoftmaxMaskPush;  // the model's mask, or the NPU's padding lanes
     // y = e * floor(2^k / Z) * 2^-k / s_y: the row's exponentials over their sum, at the output scale.
     setRequantize(n, {quantizeMultiplier(1.0 / (std::ldexp(1.0, kSoftmaxRecipShift) * double{qy.scale[0]}))});
     retypeOutput(y, qy);

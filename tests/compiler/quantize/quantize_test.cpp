@@ -285,6 +285,12 @@ TEST(QuantizeE2E, SoftmaxOnInt8WithinItsErrorBound) {
       return gb.node("Softmax", {s}, "y", {1, S, L}, {{"axis", int64_t{-1}}});
     });
     ASSERT_EQ(run.op.op, "Softmax");
+    // The table's last entry, where masked elements, padding lanes and farther distances land, is 0.
+    EXPECT_EQ(run.op.getInts("table").at(255), 0);
+    EXPECT_EQ(run.op.getInts("table_lo").at(255), -128);
+    if (range < 1.0f) {  // 254 steps of s_x fall short of the table's range: entry 254 is not yet 0
+      EXPECT_GT(run.op.getInts("table_lo").at(254) + 128 + 256 * run.op.getInts("table").at(254), 0);
+    }
     const Quant& qy = *run.q.values[static_cast<size_t>(run.op.outputs[0])].quant;
     EXPECT_LE(qy.scale[0], 1.0f / 127.0f * 1.0001f);
     EXPECT_EQ(qy.zero_point[0], 0);

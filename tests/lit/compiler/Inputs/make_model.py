@@ -985,23 +985,45 @@ MODELS["bad_raw_size_untyped_attribute"] = lambda: bad_raw_size("untyped")
 
 # A Softmax over the rows of a matrix between two matrix products (the vector unit's exponential
 # table, row sums and reciprocal).
-@model
-def softmax_rows():
+def softmax_between(width):
     nodes = [h.make_node("MatMul", ["x", "w1"], ["s"], name="scores"),
              h.make_node("Softmax", ["s"], ["p"], name="softmax", axis=-1),
              h.make_node("MatMul", ["p", "w2"], ["y"], name="mix")]
-    return build(nodes, [vi("x", [1, 8, 16])], [vi("y", [1, 8, 16])], [f32("w1", [16, 32], -2, 2), f32("w2", [32, 16])])
+    return build(nodes, [vi("x", [1, 8, 16])], [vi("y", [1, 8, 16])],
+                 [f32("w1", [16, width], -2, 2), f32("w2", [width, 16])])
+
+
+@model
+def softmax_rows():
+    return softmax_between(32)
+
+
+# Rows of 40: not a whole number of 16- or 32-lane vector tiles (PaddleOCR's SVTR attention).
+@model
+def softmax_ragged():
+    return softmax_between(40)
 
 
 # A LayerNormalization (opset 17) of a matrix between two matrix products: row sums, the
 # reciprocal square root of the variance, per-channel gamma and beta on the vector unit.
-@model
-def layernorm_rows():
+def layernorm_between(width):
     nodes = [h.make_node("MatMul", ["x", "w1"], ["s"], name="proj"),
              h.make_node("LayerNormalization", ["s", "g", "b"], ["n"], name="ln", axis=-1, epsilon=1e-5),
              h.make_node("MatMul", ["n", "w2"], ["y"], name="head")]
-    inits = [f32("w1", [32, 64]), f32("g", [64], -1.5, 1.5), f32("b", [64], -0.5, 0.5), f32("w2", [64, 16])]
+    inits = [f32("w1", [32, width]), f32("g", [width], -1.5, 1.5), f32("b", [width], -0.5, 0.5),
+             f32("w2", [width, 16])]
     return build(nodes, [vi("x", [1, 8, 32])], [vi("y", [1, 8, 16])], inits, opset=17)
+
+
+@model
+def layernorm_rows():
+    return layernorm_between(64)
+
+
+# Rows of 40 (a ragged last tile).
+@model
+def layernorm_ragged():
+    return layernorm_between(40)
 
 
 # PyTorch's packed in-projection: one MatMul and bias for Q, K and V, then three Slices of the
@@ -1019,9 +1041,7 @@ def packed_qkv():
 
 # A causal mask added to attention scores before the Softmax (-inf above the diagonal), as
 # nn.MultiheadAttention's attn_mask exports it.
-@model
-def causal_softmax():
-    S = 16
+def causal_softmax_of(S):
     mask = np.triu(np.full((S, S), -np.inf, dtype=np.float32), k=1)
     nodes = [h.make_node("MatMul", ["x", "w1"], ["s"], name="scores"),
              h.make_node("Add", ["s", "mask"], ["sm"], name="causal"),
@@ -1029,6 +1049,17 @@ def causal_softmax():
              h.make_node("MatMul", ["p", "w2"], ["y"], name="mix")]
     inits = [f32("w1", [16, S], -2, 2), nh.from_array(mask, "mask"), f32("w2", [S, 16])]
     return build(nodes, [vi("x", [2, S, 16])], [vi("y", [2, S, 16])], inits)
+
+
+@model
+def causal_softmax():
+    return causal_softmax_of(16)
+
+
+# Rows of 20: the mask and the padding lanes together.
+@model
+def causal_softmax_ragged():
+    return causal_softmax_of(20)
 
 # Multi-head self-attention as PyTorch's batch_first nn.MultiheadAttention exports it (2 heads of
 # 16, sequence 16): the [1, S, D] <-> [S, 1, D] Transposes, the heads split by Reshape and
