@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <variant>
 
+#include "systole/compiler/float_ops.h"
 #include "systole/compiler/quant_math.h"
 #include "systole/isa/diagnostic.h"
 
@@ -47,9 +48,15 @@ std::string checkSameShape(const Graph& g, const Node& n, const std::vector<ActB
   return "";
 }
 
+/// An int8 constant an operator reads as an activation (a position embedding, a class token).
+bool isInt8Constant(const Value& v) { return v.is_constant && v.type == ElemType::Int8 && v.quant; }
+
+/// Two tensors of one shape: two activations, or an activation and an int8 constant.
 std::string checkAdd(const Graph& g, const Node& n, const std::vector<ActBuffer>& ins, const std::vector<ActBuffer>&) {
-  if (ins.size() != 2 || valueOf(g, n.inputs[0]).shape != valueOf(g, n.inputs[1]).shape)
+  if (n.inputs.size() != 2 || valueOf(g, n.inputs[0]).shape != valueOf(g, n.inputs[1]).shape)
     return "broadcasting adds run on the host";
+  if (ins.size() != 2 && !isInt8Constant(valueOf(g, n.inputs[0])) && !isInt8Constant(valueOf(g, n.inputs[1])))
+    return "an add of a constant that is not int8 runs on the host";
   return "";
 }
 
@@ -62,26 +69,29 @@ std::string checkMul(const Graph& g, const Node& n, const std::vector<ActBuffer>
   return "only same-shape or per-channel products run on the NPU";
 }
 
-std::string checkConcat(const Graph& g, const Node& n, const std::vector<ActBuffer>& ins,
-                        const std::vector<ActBuffer>&) {
-  if (ins.size() != n.inputs.size()) return "concatenation with a constant tensor runs on the host";
+/// Channels, or the rows of a matrix (a class token before the patches); int8 constants among them.
+std::string checkConcat(const Graph& g, const Node& n, const std::vector<ActBuffer>&, const std::vector<ActBuffer>&) {
+  for (int v : n.inputs)
+    if (valueOf(g, v).is_constant && !isInt8Constant(valueOf(g, v)))
+      return "concatenation with a constant that is not int8 runs on the host";
   const auto& shape = valueOf(g, n.outputs[0]).shape;
-  const int64_t axis = n.getInt("axis", 1);
+  const auto axis = static_cast<int64_t>(ops::normAxis(n.getInt("axis", 1), shape.size()));
   const int64_t channelAxis = shape.size() == 4 ? 1 : static_cast<int64_t>(shape.size()) - 1;
-  if (axis != channelAxis && axis != channelAxis - static_cast<int64_t>(shape.size()))
-    return "only channel concatenation runs on the NPU";
+  if (axis != channelAxis && !isRowAxis(shape, axis)) return "only channel or row concatenation runs on the NPU";
   return "";
 }
 
 std::string checkChannelSelect(const Graph& g, const Node& n, const std::vector<ActBuffer>&,
                                const std::vector<ActBuffer>&) {
-  return selectedChannels(g, n) ? "" : "only a constant selection of whole channels runs on the NPU";
+  return selectedChannels(g, n) || selectedRows(g, n)
+             ? ""
+             : "only a constant selection of whole channels or matrix rows runs on the NPU";
 }
 
 std::string checkSlice(const Graph& g, const Node& n, const std::vector<ActBuffer>&, const std::vector<ActBuffer>&) {
-  return selectedChannels(g, n) || spatialMove(g, n)
+  return selectedChannels(g, n) || spatialMove(g, n) || selectedRows(g, n)
              ? ""
-             : "only a constant selection of channels, or of pixels keeping the batch, runs on the NPU";
+             : "only a constant selection of channels, of matrix rows, or of pixels keeping the batch, runs on the NPU";
 }
 
 std::string checkPad(const Graph& g, const Node& n, const std::vector<ActBuffer>&, const std::vector<ActBuffer>&) {
@@ -313,6 +323,12 @@ const NpuOperator* npuOperator(Op op) {
   for (const auto& entry : table())
     if (entry.op == op) return &entry;
   return nullptr;
+}
+
+bool isRowAxis(const std::vector<int64_t>& shape, int64_t axis) {
+  const auto rank = static_cast<int64_t>(shape.size());
+  if (rank < 2 || rank > 3 || axis < 0 || axis >= rank - 1) return false;
+  return std::all_of(shape.begin(), shape.begin() + axis, [](int64_t d) { return d == 1; });
 }
 
 ActBuffer bufferShape(const Value& v) {

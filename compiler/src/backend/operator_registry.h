@@ -51,6 +51,10 @@ int64_t npuMacs(const Graph& g, const Node& n);
 
 /// The NHWC buffer shape of a graph value (batch 1); throws if the NPU cannot hold it.
 ActBuffer bufferShape(const Value& v);
+/// Whether `axis` of a matrix or a stack of them ([A, B, C]: A*B rows of C) moves whole rows that
+/// stay consecutive (every axis before it is 1), so a concatenation or selection along it is a copy
+/// of row ranges.
+bool isRowAxis(const std::vector<int64_t>& shape, int64_t axis);
 
 // The tilers (one file each family).
 void tileMatmul(TileContext& T, const Node& n);            // Conv, Gemm, MatMul: tile_matmul.cpp
@@ -88,6 +92,10 @@ struct SpatialMove {
 /// (constant parameters) — else nullopt.
 std::optional<SpatialMove> spatialMove(const Graph& g, const Node& n);
 
+/// The input matrix row of each output row when `n` (Gather or Slice, constant parameters) selects
+/// along a row axis (isRowAxis), else nullopt.
+std::optional<std::vector<int64_t>> selectedRows(const Graph& g, const Node& n);
+void tileRowSelect(TileContext& T, const Node& n);  // tile_row_permutation.cpp
 /// (A, B) when `n` is a Transpose [A, B, C] -> [B, A, C] (whole rows move), else nullopt.
 std::optional<std::pair<int64_t, int64_t>> rowPermutation(const Graph& g, const Node& n);
 

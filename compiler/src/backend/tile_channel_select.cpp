@@ -50,6 +50,7 @@ std::optional<std::vector<int64_t>> selectedChannels(const Graph& g, const Node&
 }
 
 void tileChannelSelect(TileContext& T, const Node& n) {
+  if (n.op == Op::Gather && !selectedChannels(T.g, n)) return tileRowSelect(T, n);
   const auto picked = selectedChannels(T.g, n);
   if (!picked) throw Error("code generation: node '" + n.name + "' does not select channels");
   const std::vector<ChannelRun> runs = channelRuns(*picked);

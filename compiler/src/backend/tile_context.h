@@ -30,6 +30,9 @@ class TileContext {
 
   /// The buffer view (shape, halo, DRAM buffer id) of graph value `value`.
   const ActBuffer& buffer(int value) const;
+  /// An operator's input: its activation buffer, or an int8 constant as one (placed among the
+  /// layer's constants).
+  ActBuffer source(int value);
   int32_t zeroPoint(int value) const;
   /// The largest value an operand field of the config's instruction for `s` takes.
   int64_t limit(isa::Semantics s, int operand) const;

@@ -4,14 +4,18 @@
 // two sources, and requantized once into the output slot.
 //   * Requant / Relu / Clip: one rescaling copy (Relu and Clip: the identity scale M = 2^30,
 //     S = 30 with the clamp).
-//   * Concat: one rescaling copy per input into its channel range of the output.
-//   * Add: both inputs widened (each with its own multiplier), added, requantized. Source rows are
-//     placed so the two-source vector_add avoids accumulator bank conflicts where it can.
+//   * Concat: one rescaling copy per input into its channel range of the output, or for rows
+//     (a class token before the patches) into its row range; an int8 constant input is read from
+//     the program's constants.
+//   * Add: both inputs widened (each with its own multiplier), added, requantized; either may be
+//     an int8 constant of the same shape (a position embedding). Source rows are placed so the two-source vector_add
+//     avoids accumulator bank conflicts where it can.
 //   * Mul: both inputs widened, multiplied (vector_mul), requantized. A per-channel second input
 //     ([N, C, 1, 1], squeeze-and-excitation) is broadcast over the chunk's pixels by a stride-0 DMA.
 #include <algorithm>
 
 #include "operator_registry.h"
+#include "systole/compiler/float_ops.h"
 #include "tile_context.h"
 
 namespace systole::compiler {
@@ -31,14 +35,20 @@ void tileRequant(TileContext& T, const Node& n) {
 
 void tileConcat(TileContext& T, const Node& n) {
   const ActBuffer& out = T.buffer(n.outputs[0]);
-  T.layer().loops = "inputs x c / lanes x pixel chunks: copy into the output's channel range";
+  const auto& shape = T.g.values[static_cast<size_t>(n.outputs[0])].shape;
+  const bool rows = isRowAxis(shape, static_cast<int64_t>(ops::normAxis(n.getInt("axis", 1), shape.size())));
+  T.layer().loops = std::string("inputs x c / lanes x pixel chunks: copy into the output's ") +
+                    (rows ? "row range" : "channel range");
   int64_t offset = 0;
   for (int v : n.inputs) {
-    const ActBuffer& in = T.buffer(v);
+    const ActBuffer in = T.source(v);
     const int32_t z = T.zeroPoint(v);
-    emitRescale(T, in, 0, out, offset, in.C, z, 1 << 30, 30, z, -128, 127);
+    if (rows)
+      emitRescale(T, in, 0, out.rows(offset, in.W), 0, in.C, z, 1 << 30, 30, z, -128, 127);
+    else
+      emitRescale(T, in, 0, out, offset, in.C, z, 1 << 30, 30, z, -128, 127);
     T.barrier();  // the next input's scale rows reuse the same accumulator rows
-    offset += in.C;
+    offset += rows ? in.W : in.C;
   }
 }
 
@@ -47,8 +57,8 @@ namespace {
 /// Add and Mul: both inputs widened into one accumulation tile (each with its multiplier; b
 /// broadcast over the pixels when it has one per channel), combined by `combine`, requantized.
 void tileTwoInputs(TileContext& T, const Node& n, Semantics combine, int64_t ma, int64_t mb, const std::string& what) {
-  const ActBuffer& a = T.buffer(n.inputs[0]);
-  const ActBuffer& b = T.buffer(n.inputs[1]);
+  const ActBuffer a = T.source(n.inputs[0]);
+  const ActBuffer b = T.source(n.inputs[1]);
   const ActBuffer& y = T.buffer(n.outputs[0]);
   const OnChipLayout& l = T.layout();
   const bool broadcast = b.H * b.W == 1 && a.H * a.W > 1;

@@ -78,6 +78,8 @@ void tilePixelGather(TileContext& T, const Node& n) {
 void tileSlice(TileContext& T, const Node& n) {
   if (selectedChannels(T.g, n))
     tileChannelSelect(T, n);
+  else if (selectedRows(T.g, n))
+    tileRowSelect(T, n);
   else
     tilePixelGather(T, n);
 }

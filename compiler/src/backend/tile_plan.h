@@ -97,6 +97,7 @@ struct ActBuffer {
   int64_t base = 0;
   int64_t pitch = 0;  // bytes from one pixel to the next; 0: C (the buffer is the value's own)
   int64_t channel0 = 0;
+  Space space = Space::Buffer;  // Constant: an int8 constant read as an activation (id: the constant)
 
   int64_t pixelBytes() const { return pitch > 0 ? pitch : C; }
   int64_t paddedW() const { return W + 2 * halo; }
@@ -104,7 +105,14 @@ struct ActBuffer {
   int64_t imageBytes() const { return paddedH() * paddedW() * pixelBytes(); }
   int64_t bytes() const { return N * imageBytes(); }
   /// The DRAM operand `byteOffset` bytes into the current image.
-  Operand at(int64_t byteOffset) const { return {Space::Buffer, id, base + byteOffset}; }
+  Operand at(int64_t byteOffset) const { return {space, id, base + byteOffset}; }
+  /// Rows [x0, x0 + count) of a matrix (one image row, no halo) as a buffer of their own.
+  ActBuffer rows(int64_t x0, int64_t count) const {
+    ActBuffer v = *this;
+    v.base += x0 * pixelBytes();
+    v.W = count;
+    return v;
+  }
   /// Pixel (y, x) in halo-padded coordinates (its first channel).
   Operand padded(int64_t y, int64_t x) const { return at((y * paddedW() + x) * pixelBytes() + channel0); }
   Operand interior(int64_t y, int64_t x) const { return padded(y + halo, x + halo); }

@@ -15,6 +15,7 @@
 #include <set>
 #include <string>
 
+#include "systole/compiler/float_ops.h"
 #include "operator_registry.h"
 #include "backend_passes.h"
 #include "systole/isa/diagnostic.h"
@@ -89,6 +90,8 @@ std::set<int> elideConcats(const Graph& g, const std::vector<int>& order, const 
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     const Node& n = g.nodes[static_cast<size_t>(*it)];
     if (n.op != Op::Concat) continue;
+    const auto& shape = valueOf(g, n.outputs[0]).shape;  // a concatenation of rows is copied
+    if (isRowAxis(shape, static_cast<int64_t>(ops::normAxis(n.getInt("axis", 1), shape.size())))) continue;
     std::set<int> distinct(n.inputs.begin(), n.inputs.end());
     if (distinct.size() != n.inputs.size()) continue;
     if (!std::all_of(n.inputs.begin(), n.inputs.end(), [&](int v) { return member(v, *it); })) continue;

@@ -1026,6 +1026,24 @@ def layernorm_ragged():
     return layernorm_between(40)
 
 
+# A ViT's token handling: a class token (a constant row) concatenated before the patches' rows, a
+# position embedding (a constant of the same shape) added, the class token's row taken back by a
+# Gather (x[:, 0]) and the patches' rows by a Slice, each into a matrix product.
+@model
+def class_token():
+    nodes = [h.make_node("MatMul", ["x", "w"], ["p"], name="patches"),
+             h.make_node("Concat", ["cls", "p"], ["t"], name="with_class", axis=1),
+             h.make_node("Add", ["t", "pos"], ["e"], name="position"),
+             h.make_node("Gather", ["e", "zero"], ["c"], name="class_row", axis=1),
+             h.make_node("Gemm", ["c", "wc"], ["y"], name="head"),
+             h.make_node("Slice", ["e", "one", "end", "axis1"], ["rest"], name="patch_rows"),
+             h.make_node("MatMul", ["rest", "wr"], ["z"], name="mix")]
+    inits = [f32("w", [16, 16]), f32("cls", [1, 1, 16], -0.5, 0.5), f32("pos", [1, 9, 16], -0.5, 0.5),
+             nh.from_array(np.array(0, dtype=np.int64), "zero"), f32("wc", [16, 8]),
+             i64("one", [1]), i64("end", [9]), i64("axis1", [1]), f32("wr", [16, 16])]
+    return build(nodes, [vi("x", [1, 8, 16])], [vi("y", [1, 8]), vi("z", [1, 8, 16])], inits)
+
+
 # PyTorch's packed in-projection: one MatMul and bias for Q, K and V, then three Slices of the
 # last axis.
 @model
