@@ -22,6 +22,17 @@ namespace systole::compiler {
 
 using isa::Semantics;
 
+namespace {
+
+/// A broadcast int32 row of the first `valid` lanes 1, the rest 0 (a ragged row's keep lanes).
+Operand keepLanesRow(TileContext& T, int64_t lanes, int64_t valid) {
+  std::vector<int32_t> keep(static_cast<size_t>(lanes), 0);
+  std::fill_n(keep.begin(), valid, 1);
+  return T.addConstant(int32Bytes(keep), "keep lanes");
+}
+
+}  // namespace
+
 void tileLayerNorm(TileContext& T, const Node& n) {
   const ActBuffer& x = T.buffer(n.inputs[0]);
   const ActBuffer& y = T.buffer(n.outputs[0]);
@@ -39,9 +50,7 @@ void tileLayerNorm(TileContext& T, const Node& n) {
   const Operand epsilon = T.addConstant(
       int32Bytes(std::vector<int32_t>(static_cast<size_t>(lanes), static_cast<int32_t>(n.getInt("epsilon_q", 1)))),
       "epsilon");
-  std::vector<int32_t> keepLanes(static_cast<size_t>(lanes), 0);
-  std::fill_n(keepLanes.begin(), valid, 1);
-  const Operand keepRow = ragged ? T.addConstant(int32Bytes(keepLanes), "keep lanes") : Operand{};
+  const Operand keepRow = ragged ? keepLanesRow(T, lanes, valid) : Operand{};
   const int64_t statsScales = l.scale_base, outScales = l.scale_base + 2;
   T.layer().loops = "row chunks of <= " + std::to_string(rows) + " x " + std::to_string(tiles) +
                     " tiles: sum, deviations, variance, reciprocal square root, gamma, beta";
@@ -52,7 +61,8 @@ void tileLayerNorm(TileContext& T, const Node& n) {
     const Operand acc = T.newAccTile(), negSum = acc, work = acc + ag, var = acc + 2 * ag, eps = acc + 3 * ag;
     const auto dev = [&](int64_t t) { return acc + (4 + t) * ag; };
     const auto shift = [&](int64_t t) { return acc + (4 + tiles + t) * ag; };
-    const Operand gammaScales = acc + (4 + 2 * tiles) * ag, keep = acc + (5 + 2 * tiles) * ag;
+    // The gamma scale rows last: they are the accumulator's extra rows beyond the blocks.
+    const Operand keep = acc + (4 + 2 * tiles) * ag, gammaScales = acc + (4 + 2 * tiles + (ragged ? 1 : 0)) * ag;
     // Zeroes a ragged row's padding lanes of the last tile's block b.
     const auto keepValid = [&](int64_t t, Operand b) {
       if (ragged && t == tiles - 1) T.compute(Semantics::VectorMul, {b, b, keep, m});

@@ -13,8 +13,18 @@
 //       causal or padding mask) whose rows repeat over x's rows, is Systole's masked Softmax(x,
 //       keep): keep is 1 where M is 0, 0 where it masks; masked elements are 0 and take no part
 //       in the row's max.
+//   (e) PaddleOCR's (and timm's) packed heads: Reshape(P [1, S, 3 H d] -> [1, S, 3, H, d]),
+//       Transpose (2, 0, 3, 1, 4), and Slice [i] + Squeeze of its first axis for Q, K and V is,
+//       per i, Transpose(Reshape(Slice(P, channels [i H d, (i + 1) H d)) -> [S, H, d]), (1, 0, 2)):
+//       a channel Slice ((c) then splits the projection) and the heads split of (b). The result
+//       is [H, S, d], without the leading 1 of [1, H, S, d], and so is every rank-4 value computed
+//       from it by a product with a scalar, a MatMul, a Softmax over the last axis or a Transpose
+//       keeping the first axis (whose axis and perm lose it too): the batched attention of ranks 3
+//       the NPU runs. A reader of another kind gets a Reshape back to rank 4.
 // A MatMul with transB is Systole's (ONNX's MatMul has no attributes): A [..., M, K] times
 // B [..., N, K] transposed.
+#include <set>
+
 #include "passes/pass_util.h"
 #include "systole/isa/diagnostic.h"
 
@@ -174,6 +184,130 @@ bool foldSoftmaxMask(Graph& g, int id, const passes::Uses& uses) {
   return true;
 }
 
+/// (e)'s Slice [i] of the first axis followed by a Squeeze of it: the Squeeze's node, or -1.
+int squeezedSlice(const Graph& g, int sliceId, const passes::Uses& uses, int64_t& index) {
+  const Node& s = g.nodes[static_cast<size_t>(sliceId)];
+  if (s.op != Op::Slice) return -1;
+  std::vector<ops::SliceAxis> axes;
+  try {
+    axes = ops::sliceParams(s, g.opset, ops::graphOperands(g, s));
+  } catch (const Error&) {
+    return -1;
+  }
+  const auto& x = val(g, s.inputs[0]).shape;
+  for (size_t d = 1; d < x.size(); ++d)
+    if (axes[d].start != 0 || axes[d].step != 1 || axes[d].count != x[d]) return -1;
+  if (axes[0].count != 1) return -1;
+  index = axes[0].start;
+  const int sq = uses.single(s.outputs[0]);
+  if (sq < 0) return -1;
+  const Node& q = g.nodes[static_cast<size_t>(sq)];
+  const bool squeezesFirst = q.op == Op::Squeeze && (q.inputs.size() > 1 ? passes::isConst(g, q.inputs[1]) : true);
+  if (!squeezesFirst || val(g, q.outputs[0]).shape.size() + 1 != x.size()) return -1;
+  return sq;
+}
+
+/// Rank-4 values with a leading 1 computed from the reduced ones lose it (e); returns the nodes
+/// whose output it dropped.
+void dropLeadingOne(Graph& g, std::set<int> reduced) {
+  for (int id : g.topoOrder()) {
+    Node& n = g.nodes[static_cast<size_t>(id)];
+    if (n.dead || n.outputs.size() != 1) continue;
+    const auto readsReduced = [&] {
+      return std::any_of(n.inputs.begin(), n.inputs.end(), [&](int v) { return reduced.count(v) > 0; });
+    };
+    if (!readsReduced()) continue;
+    const std::vector<int64_t> y = val(g, n.outputs[0]).shape;
+    bool drop = y.size() == 4 && y[0] == 1;
+    const auto scalarOther = [&] {
+      return std::all_of(n.inputs.begin(), n.inputs.end(), [&](int v) {
+        return reduced.count(v) > 0 || (passes::isConst(g, v) && val(g, v).elements() == 1);
+      });
+    };
+    if (n.op == Op::Mul || n.op == Op::Div || n.op == Op::Add || n.op == Op::Sub) {
+      drop = drop && scalarOther();
+    } else if (n.op == Op::MatMul) {
+      drop = drop && n.inputs.size() == 2 && reduced.count(n.inputs[0]) && reduced.count(n.inputs[1]);
+    } else if (n.op == Op::Softmax) {
+      const int64_t axis = n.getInt("axis", -1);
+      drop = drop && (axis == -1 || axis == 3);
+      if (drop) n.attrs["axis"] = int64_t{-1};
+    } else if (n.op == Op::Transpose) {
+      std::vector<int64_t> perm = n.getInts("perm");
+      drop = drop && perm.size() == 4 && perm[0] == 0;
+      if (drop) {
+        perm.erase(perm.begin());
+        for (int64_t& a : perm) --a;
+        n.attrs["perm"] = perm;
+      }
+    } else {
+      if (n.op == Op::Reshape && reduced.count(n.inputs[0]) && !reduced.count(n.inputs[1])) {
+        // Its output keeps its shape, spelled out: a 0 in the target (copy the input's axis, as
+        // paddle2onnx writes it) would now copy the wrong axis.
+        n.inputs[1] = passes::addInt64Constant(g, val(g, n.outputs[0]).name + ".shape", y);
+        continue;
+      }
+    }
+    if (drop) {
+      passes::val(g, n.outputs[0]).shape.erase(passes::val(g, n.outputs[0]).shape.begin());
+      reduced.insert(n.outputs[0]);
+      continue;
+    }
+    for (size_t k = 0; k < g.nodes[static_cast<size_t>(id)].inputs.size(); ++k) {  // another kind: rank 4 again
+      const int v = g.nodes[static_cast<size_t>(id)].inputs[k];
+      if (!reduced.count(v)) continue;
+      std::vector<int64_t> four = val(g, v).shape;
+      four.insert(four.begin(), 1);
+      const std::string name = val(g, v).name;
+      const int shape = passes::addInt64Constant(g, name + ".rank4", four);
+      const int restored = passes::addNode(g, passes::nameLike(name, "Reshape"), Op::Reshape, {v, shape}, four);
+      g.nodes[static_cast<size_t>(id)].inputs[k] = restored;
+    }
+  }
+}
+
+/// (e): returns true if it split the packed heads that Transpose `id` reads.
+bool splitPackedHeads(Graph& g, int id, const passes::Uses& uses) {
+  const Node t = g.nodes[static_cast<size_t>(id)];  // copies: adding nodes and values moves the tables
+  if (t.getInts("perm") != std::vector<int64_t>{2, 0, 3, 1, 4} || uses.isGraphOutput(t.outputs[0])) return false;
+  const int reshape = passes::producerOp(g, t.inputs[0], Op::Reshape);
+  if (reshape < 0 || uses.single(t.inputs[0]) != id) return false;
+  const int packed = g.nodes[static_cast<size_t>(reshape)].inputs[0];
+  const std::vector<int64_t> r = val(g, t.inputs[0]).shape;  // [1, S, parts, H, d]
+  const std::vector<int64_t> p = val(g, packed).shape;
+  if (r[0] != 1 || p.empty() || p.back() != r[2] * r[3] * r[4] || val(g, packed).elements() != r[1] * p.back())
+    return false;
+  std::vector<std::pair<int, int64_t>> parts;  // (Squeeze, index)
+  for (int u : uses.of(t.outputs[0])) {
+    int64_t index = 0;
+    const int sq = squeezedSlice(g, u, uses, index);
+    if (sq < 0) return false;
+    parts.push_back({sq, index});
+  }
+  const int64_t S = r[1], H = r[3], d = r[4], width = H * d;
+  const int heads = passes::addInt64Constant(g, t.name + ".heads", {S, H, d});
+  std::set<int> reduced;
+  for (const auto& [sq, index] : parts) {
+    const std::string name = g.nodes[static_cast<size_t>(sq)].name;
+    std::vector<int64_t> sliced = p;
+    sliced.back() = width;
+    const int cols = passes::addSlice(g, passes::nameLike(name, "Slice"), packed, index * width, (index + 1) * width,
+                                      static_cast<int64_t>(p.size()) - 1, sliced);
+    const int rows = passes::addNode(g, passes::nameLike(name, "Reshape"), Op::Reshape, {cols, heads}, {S, H, d});
+    const int out = g.nodes[static_cast<size_t>(sq)].outputs[0];
+    g.nodes[static_cast<size_t>(sq)].dead = true;
+    passes::val(g, out).shape = {H, S, d};
+    passes::addNode(g, passes::nameLike(name, "Transpose"), Op::Transpose, {rows}, {H, S, d},
+                    {{"perm", std::vector<int64_t>{1, 0, 2}}}, out);
+    reduced.insert(out);
+  }
+  for (int u : uses.of(t.outputs[0])) g.nodes[static_cast<size_t>(u)].dead = true;
+  g.nodes[static_cast<size_t>(id)].dead = true;
+  g.nodes[static_cast<size_t>(reshape)].dead = true;
+  dropLeadingOne(g, reduced);
+  return true;
+}
+
 }  // namespace
 
 void attentionLayout(Graph& g) {
@@ -189,6 +323,10 @@ void attentionLayout(Graph& g) {
         break;  // the use lists are stale
       }
       if (n.op == Op::Transpose && n.inputs.size() == 1 && transposeToReshape(g, id)) changed = true;
+      if (n.op == Op::Transpose && n.inputs.size() == 1 && splitPackedHeads(g, id, uses)) {
+        changed = true;
+        break;  // the use lists are stale
+      }
       if (n.op == Op::Softmax && foldSoftmaxMask(g, id, uses)) {
         changed = true;
         break;  // the use lists are stale

@@ -2,7 +2,8 @@
 // into rows of values per anchor with a layout Transpose, then join the scales:
 //   (a) Transpose(perm 0,2,3,1) -> Reshape to [N, ..., K] (or Flatten)       SSD and its descendants
 //   (b) Reshape to [N, C, H*W] -> Concat(axis 2) -> Transpose(perm 0,2,1)     YOLOX
-//       (or without the Concat: a vision transformer's patch embedding)
+//       (or without the Concat: a vision transformer's patch embedding; or a Squeeze of H = 1 for
+//       the Reshape: PaddleOCR's SVTR back to its sequence)
 // Both compute the map's elements in (h, w, c) order, which is how the NPU already holds a 4-D
 // tensor (NHWC): (a) becomes FlattenNhwc (one copy of the NHWC bytes) and the same Reshape of its
 // row; (b) becomes, per scale, FlattenNhwc and a Reshape to [N, H*W, C], concatenated along axis 1.
@@ -20,9 +21,10 @@ bool staticShape(const std::vector<int64_t>& s) {
   return std::all_of(s.begin(), s.end(), [](int64_t d) { return d >= 1; });
 }
 
-/// The 4-D map with static shape that `v` is a reshape of, or -1.
+/// The 4-D map with static shape that `v` is a reshape (or a Squeeze) of, or -1.
 int reshapedMap(const Graph& g, int v) {
-  const int p = passes::producerOp(g, v, Op::Reshape);
+  int p = passes::producerOp(g, v, Op::Reshape);
+  if (p < 0) p = passes::producerOp(g, v, Op::Squeeze);
   if (p < 0) return -1;
   const int x = g.nodes[static_cast<size_t>(p)].inputs[0];
   const auto& s = passes::val(g, x).shape;

@@ -61,6 +61,20 @@ int addNode(Graph& g, const std::string& name, OpType op, std::vector<int> input
   return v;
 }
 
+int addSlice(Graph& g, const std::string& name, int input, int64_t begin, int64_t end, int64_t axis,
+             std::vector<int64_t> shape, int out) {
+  if (g.opset < 10)
+    return addNode(g, name, Op::Slice, {input}, shape,
+                   {{"starts", std::vector<int64_t>{begin}},
+                    {"ends", std::vector<int64_t>{end}},
+                    {"axes", std::vector<int64_t>{axis}}},
+                   out);
+  const int starts = addInt64Constant(g, name + "_start", {begin});
+  const int ends = addInt64Constant(g, name + "_end", {end});
+  const int axes = addInt64Constant(g, name + "_axis", {axis});
+  return addNode(g, name, Op::Slice, {input, starts, ends, axes}, shape, {}, out);
+}
+
 void replaceUses(Graph& g, int from, int to) {
   for (auto& n : g.nodes) {
     if (n.dead) continue;

@@ -101,6 +101,11 @@ int addActivation(Graph& g, const std::string& baseName, std::vector<int64_t> sh
 int addNode(Graph& g, const std::string& name, OpType op, std::vector<int> inputs, const std::vector<int64_t>& shape,
             std::map<std::string, AttrValue> attrs = {}, int out = -1);
 
+/// A Slice of [begin, end) of `axis` of `input` (attributes before opset 10, constant inputs from
+/// it on) writing `out`, or a new value of `shape`; returns the output.
+int addSlice(Graph& g, const std::string& name, int input, int64_t begin, int64_t end, int64_t axis,
+             std::vector<int64_t> shape, int out = -1);
+
 /// Every live reader of `from` (and the graph outputs) reads `to` instead.
 void replaceUses(Graph& g, int from, int to);
 

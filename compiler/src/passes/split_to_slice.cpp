@@ -30,22 +30,8 @@ void splitToSlice(Graph& g) {
       const int64_t begin = offset, end = offset + sizes[k];
       offset = end;
       if (n.outputs[k] < 0) continue;
-      Node slice;
-      slice.name = passes::nameLike(n.name, "Slice_" + std::to_string(k));
-      slice.op = Op::Slice;
-      slice.outputs = {n.outputs[k]};
-      if (g.opset < 10) {
-        slice.inputs = {n.inputs[0]};
-        slice.attrs = {{"starts", std::vector<int64_t>{begin}},
-                       {"ends", std::vector<int64_t>{end}},
-                       {"axes", std::vector<int64_t>{axis}}};
-      } else {
-        const std::string base = n.name + ".part" + std::to_string(k);
-        slice.inputs = {n.inputs[0], passes::addInt64Constant(g, base + "_start", {begin}),
-                        passes::addInt64Constant(g, base + "_end", {end}),
-                        passes::addInt64Constant(g, base + "_axis", {axis})};
-      }
-      g.addNode(std::move(slice));
+      passes::addSlice(g, passes::nameLike(n.name, "Slice_" + std::to_string(k)), n.inputs[0], begin, end, axis,
+                       passes::val(g, n.outputs[k]).shape, n.outputs[k]);
     }
   }
 }

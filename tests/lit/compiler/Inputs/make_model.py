@@ -1044,6 +1044,36 @@ def class_token():
     return build(nodes, [vi("x", [1, 8, 16])], [vi("y", [1, 8]), vi("z", [1, 8, 16])], inits)
 
 
+# PaddleOCR's SVTR (and timm's) attention: the packed Q, K, V projection reshaped to
+# [1, S, 3, H, d], transposed (2, 0, 3, 1, 4) and split by Slice + Squeeze of the first axis, the
+# scaled Q K^T over rank-4 [1, H, S, d] tensors, Softmax over axis 3, P V, and the heads merged by
+# Transpose (0, 2, 1, 3) and a Reshape whose target copies its first axis (0, as paddle2onnx
+# writes it). Heads of 5 (not a whole vector tile).
+@model
+def packed_heads():
+    S, H, d = 8, 2, 5
+    D = H * d
+    nodes = [h.make_node("MatMul", ["x", "w"], ["m"], name="qkv"),
+             h.make_node("Add", ["m", "b"], ["p"], name="qkv_bias"),
+             h.make_node("Reshape", ["p", "split"], ["r"], name="split"),
+             h.make_node("Transpose", ["r"], ["t"], name="heads", perm=[2, 0, 3, 1, 4])]
+    for i, name in enumerate("qkv"):
+        nodes += [h.make_node("Slice", ["t", f"s{i}", f"e{i}", "axis0"], [name + "5"], name="slice_" + name),
+                  h.make_node("Squeeze", [name + "5", "axis0"], [name], name="squeeze_" + name)]
+    nodes += [h.make_node("Mul", ["q", "scale"], ["qs"], name="scale"),
+              h.make_node("Transpose", ["k"], ["kt"], name="k_t", perm=[0, 1, 3, 2]),
+              h.make_node("MatMul", ["qs", "kt"], ["scores"], name="qk"),
+              h.make_node("Softmax", ["scores"], ["probs"], name="softmax", axis=3),
+              h.make_node("MatMul", ["probs", "v"], ["o"], name="pv"),
+              h.make_node("Transpose", ["o"], ["om"], name="merge", perm=[0, 2, 1, 3]),
+              h.make_node("Reshape", ["om", "rows"], ["o2"], name="merge_rows"),
+              h.make_node("MatMul", ["o2", "wo"], ["y"], name="out_proj")]
+    inits = [f32("w", [D, 3 * D]), f32("b", [3 * D], -0.1, 0.1), i64("split", [1, S, 3, H, d]), i64("axis0", [0]),
+             scalar("scale", d ** -0.5), i64("rows", [0, S, D]), f32("wo", [D, D])]
+    inits += [i64(f"s{i}", [i]) for i in range(3)] + [i64(f"e{i}", [i + 1]) for i in range(3)]
+    return build(nodes, [vi("x", [1, S, D])], [vi("y", [1, S, D])], inits, opset=13)
+
+
 # PyTorch's packed in-projection: one MatMul and bias for Q, K and V, then three Slices of the
 # last axis.
 @model
