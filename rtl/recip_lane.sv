@@ -1,0 +1,122 @@
+// One lane of the vector unit's vector_recip (docs/isa-semantics.md,
+// systole::isa::arith::reciprocal and reciprocalSqrt), with x = acc[src_row + i][j], s = shift & 63:
+//   op 0: y = floor(2^s / x)        the largest y >= 0 with x * y   <= 2^s
+//   op 1: y = floor(2^s / sqrt(x))  the largest y >= 0 with x * y^2 <= 2^(2s)
+//   out = min(y, 2^31 - 1); x <= 0 gives 2^31 - 1.
+//
+// Algorithm: both are "the largest y with f(y) <= 2^(k s)" for an f that grows with y (f(y) = x y,
+// k = 1; f(y) = x y^2, k = 2), so y is found exactly, bit by bit from 2^30 down to 2^0, by the
+// restoring recurrence (no seed table, no rounding to get wrong):
+//   P = 2^(k s) - f(y) >= 0 (the budget left), Z = x * y (op 1)
+//   for i = 30 .. 0:  D = f(y + 2^i) - f(y) = op ? (Z << (i+1)) + (x << 2i) : x << i
+//                     if D <= P: P -= D, y += 2^i, Z += x << i
+// The greedy choice from the top bit down gives the largest y < 2^31 with f(y) <= 2^(k s). Whether
+// the true y is >= 2^31 (the result saturates) is decided up front, exactly, with no division:
+//   f(2^31) <= 2^(k s)  <=>  s >= 31 and x <= 2^e, e = k (s - 31)
+// (x < 2^31, so e >= 31 always saturates). Without saturation 2^(k s) < f(2^31) = x 2^(31 k), so
+// P <= 2^(k s) < 2^62 (op 0) or < 2^93 (op 1); every D is < 2^93 too (op 1: D = x (2y + 2^i) 2^i
+// with 2y + 2^i < 2^32), so W = 93 bits hold them, and Z = x y < 2^62. When the result saturates
+// the recurrence runs on a meaningless P and its y is ignored. (With a P wide enough for 2^126 the
+// recurrence alone would give 2^31 - 1 whenever y >= 2^31; the test is what keeps P to W bits.)
+//
+// Pipeline: one element per cycle, latency exactly 2 * VECTOR_LATENCY: an element presented with
+// in_valid_i in cycle t appears with out_valid_o in cycle t + 2 * VECTOR_LATENCY, so a row set of
+// `rows` rows occupies 2 * vector.latency + rows cycles (vector_recip's YAML timing). The 31 steps
+// are split as evenly as possible over 2 * VECTOR_LATENCY segments, each ending in a register (the
+// saturation test sits in front of the first; beyond 31 segments the extra ones only delay). The
+// operands (shift, op) travel with each element, so consecutive rows may belong to different
+// instructions.
+module recip_lane
+  import systole_pkg::*;
+(
+  input  logic        clk_i,
+  input  logic        rst_ni,
+
+  input  logic        in_valid_i,
+  input  logic [31:0] in_x_i,      // x, int32
+  input  logic [5:0]  in_shift_i,  // s (the instruction's 6-bit shift field)
+  input  logic        in_op_i,     // 0: reciprocal, 1: reciprocal square root
+
+  output logic        out_valid_o,
+  output logic [31:0] out_data_o
+);
+
+  localparam int S    = 2 * VECTOR_LATENCY;  // pipeline registers
+  localparam int BITS = 31;                  // result bits 30..0 (the result is < 2^31)
+  localparam int W    = 93;                  // width of the budget P (see the header)
+
+  if (VECTOR_LATENCY < 1) begin : g_bad_latency
+    $error("recip_lane needs VECTOR_LATENCY >= 1");
+  end
+
+  // What an element carries through the pipeline.
+  typedef struct packed {
+    logic         op;   // 1: reciprocal square root
+    logic         sat;  // the result is 2^31 - 1 (x <= 0, or y >= 2^31)
+    logic [30:0]  x;    // x (> 0 unless sat)
+    logic [W-1:0] p;    // the budget 2^(k s) - f(y)
+    logic [61:0]  z;    // x * y (op 1 only)
+    logic [30:0]  y;    // the result bits decided so far
+  } state_t;
+
+  // One step of the recurrence: decides result bit i.
+  function automatic state_t step(state_t st, int i);
+    state_t       nx;
+    logic [W-1:0] d;
+    nx = st;
+    d  = st.op ? (W'(st.z) << (i + 1)) + (W'(st.x) << (2 * i)) : W'(st.x) << i;
+    if (d <= st.p) begin
+      nx.p    = st.p - d;
+      nx.y[i] = 1'b1;
+      nx.z    = st.z + (62'(st.x) << i);
+    end
+    return nx;
+  endfunction
+
+  // ---- setup: saturation test and the initial budget 2^(k s).
+  state_t     setup;
+  logic       x_pos, big;
+  logic [6:0] e;  // k (s - 31), when s >= 31
+
+  assign x_pos = ~in_x_i[31] & (in_x_i[30:0] != '0);
+  assign e     = in_op_i ? {in_shift_i - 6'd31, 1'b0} : 7'(in_shift_i - 6'd31);
+  assign big   = (in_shift_i >= 6'd31) & ((e >= 7'd31) | (in_x_i[30:0] <= (31'd1 << e)));
+  assign setup = '{op:  in_op_i,
+                   sat: ~x_pos | big,
+                   x:   in_x_i[30:0],
+                   p:   W'(1) << (in_op_i ? {in_shift_i, 1'b0} : 7'(in_shift_i)),
+                   z:   '0,
+                   y:   '0};
+
+  // ---- the segments: steps [LO, HI) then a register.
+  state_t         seg_q [S];
+  logic [S-1:0]   valid_q;
+
+  for (genvar s = 0; s < S; s++) begin : g_seg
+    localparam int LO = s * BITS / S;
+    localparam int HI = (s + 1) * BITS / S;
+    state_t seg_in, seg_d;
+
+    if (s == 0) begin : g_first
+      assign seg_in = setup;
+    end else begin : g_next
+      assign seg_in = seg_q[s-1];
+    end
+
+    always_comb begin
+      seg_d = seg_in;
+      for (int j = LO; j < HI; j++) seg_d = step(seg_d, BITS - 1 - j);
+    end
+
+    always_ff @(posedge clk_i) seg_q[s] <= seg_d;
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) valid_q <= '0;
+    else valid_q <= S'({valid_q, in_valid_i});
+  end
+
+  assign out_valid_o = valid_q[S-1];
+  assign out_data_o  = seg_q[S-1].sat ? 32'h7fff_ffff : {1'b0, seg_q[S-1].y};
+
+endmodule
