@@ -1,11 +1,11 @@
 // Algorithm: data movement on any element type, as kernels_float.cpp moves it. Identity, Reshape,
-// Flatten, Squeeze, Unsqueeze and Dropout copy the bytes (one memcpy). Transpose, Slice and
-// FlattenNhwc are one strided gather: the output is walked in order (a loop per dimension) and
+// Flatten, Squeeze, Unsqueeze and Dropout copy the bytes (one memcpy). Transpose, Slice,
+// FlattenNhwc and UnflattenNhwc are one strided gather: the output is walked in order (a loop per dimension) and
 // element (i0, i1, ...) reads input element base + sum(i_d * stride_d), with the strides and the
 // base constants of the node (Transpose: the permuted input strides; Slice: start and step times
-// the input strides; FlattenNhwc: [N, C, HW] read as [N, HW, C]); an innermost dimension that is
-// contiguous in the input moves as one memcpy per run. Elements move as integers of their size,
-// so every bit (a NaN's payload too) is kept.
+// the input strides; FlattenNhwc: [N, C, HW] read as [N, HW, C]; UnflattenNhwc the other way); an innermost dimension
+// that is contiguous in the input moves as one memcpy per run. Elements move as integers of their size, so every bit (a
+// NaN's payload too) is kept.
 #include "systole/compiler/float_ops.h"
 #include "lower.h"
 
@@ -85,6 +85,10 @@ Emitter planMovement(const Graph& g, const Node& n) {
   if (n.op == compiler::Op::FlattenNhwc && x.shape.size() == 4) {
     const int64_t N = x.shape[0], C = x.shape[1], HW = x.shape[2] * x.shape[3];
     return gather({N, HW, C}, 0, {C * HW, 1, HW}, bytes);
+  }
+  if (n.op == compiler::Op::UnflattenNhwc && x.shape.size() == 3) {
+    const int64_t N = x.shape[0], HW = x.shape[1], C = x.shape[2];
+    return gather({N, C, HW}, 0, {HW * C, 1, C}, bytes);
   }
   return {};
 }

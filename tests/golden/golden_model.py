@@ -84,6 +84,9 @@ def _step(g, node, env):
         return np.concatenate([env[i] for i in node.inputs], axis=a["axis"])
     if op == "FlattenNhwc":
         return x.transpose(0, 2, 3, 1).reshape(yv.shape)
+    if op == "UnflattenNhwc":  # rows [N, H*W, C] -> [N, C, H, W]
+        n, c, hh, ww = yv.shape
+        return x.reshape(n, hh, ww, c).transpose(0, 3, 1, 2)
     raise NotImplementedError(f"golden_model.py has no {op} (node '{node.name}'): add it from docs/quantized-ops.md")
 
 

@@ -195,6 +195,8 @@ TEST(HostJit, CopiesAndTransposes) {
   expectBitExact(t, t.node("Transpose", {x}, {t.value(ElemType::Int8, {5, 4, 3, 2})}));  // default: reversed
   expectBitExact(t, t.node("Reshape", {x, t.constantInts({6, 20})}, {t.value(ElemType::Int8, {6, 20})}));
   expectBitExact(t, t.node("FlattenNhwc", {x}, {t.value(ElemType::Int8, {2, 60})}));
+  const int rows = t.input(ElemType::Int8, {2, 20, 3});
+  expectBitExact(t, t.node("UnflattenNhwc", {rows}, {t.value(ElemType::Int8, {2, 3, 4, 5})}, {{"height", int64_t{4}}}));
   const int f = t.input(ElemType::Float32, {4, 16, 16});
   t.floats(f)[5] = std::nanf("");  // moved as bits
   expectBitExact(t, t.node("Transpose", {f}, {t.value(ElemType::Float32, {16, 4, 16})},

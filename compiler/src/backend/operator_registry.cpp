@@ -270,6 +270,7 @@ const std::vector<NpuOperator>& table() {
       aliasOp(Op::Squeeze),
       aliasOp(Op::Unsqueeze),
       aliasOp(Op::Identity),
+      {Op::UnflattenNhwc, kRescale, {}, false, nullptr, nullptr, false, tileUnflattenNhwc},
   };
   return ops;
 }

@@ -33,17 +33,28 @@ void storeElement(HostTensor& Y, int64_t i, double v) {
   }
 }
 
-/// FlattenNhwc (Systole op): [N, C, H, W] -> [N, H * W * C] in (h, w, c) order, on any element type.
-void flattenNhwc(const Ctx& c) {
-  const auto& X = c.input(0);
-  auto& Y = c.output();
-  const int64_t N = X.shape.at(0), C = X.shape.at(1), HW = X.shape.at(2) * X.shape.at(3);
+/// Element (n, c, s) of [N, C, HW] (NCHW) to element (n, s, c) of [N, HW, C] (NHWC rows), or back.
+void moveNhwc(const HostTensor& X, HostTensor& Y, int64_t N, int64_t C, int64_t HW, bool toRows) {
   const size_t eb = static_cast<size_t>(elemTypeBytes(X.type));
   for (int64_t n = 0; n < N; ++n)
     for (int64_t ch = 0; ch < C; ++ch)
-      for (int64_t s = 0; s < HW; ++s)
-        std::memcpy(Y.bytes.data() + static_cast<size_t>((n * HW + s) * C + ch) * eb,
-                    X.bytes.data() + static_cast<size_t>((n * C + ch) * HW + s) * eb, eb);
+      for (int64_t s = 0; s < HW; ++s) {
+        const auto nchw = static_cast<size_t>((n * C + ch) * HW + s), nhwc = static_cast<size_t>((n * HW + s) * C + ch);
+        std::memcpy(Y.bytes.data() + (toRows ? nhwc : nchw) * eb, X.bytes.data() + (toRows ? nchw : nhwc) * eb, eb);
+      }
+}
+
+/// FlattenNhwc (Systole op): [N, C, H, W] -> [N, H * W * C] in (h, w, c) order, on any element type.
+void flattenNhwc(const Ctx& c) {
+  const auto& X = c.input(0);
+  moveNhwc(X, c.output(), X.shape.at(0), X.shape.at(1), X.shape.at(2) * X.shape.at(3), true);
+}
+
+/// UnflattenNhwc (Systole op, FlattenNhwc's inverse): rows [N, H * W, C] -> [N, C, H, W] with
+/// y[n, c, h, w] = x[n, h * W + w, c] (attribute `height` = H), on any element type.
+void unflattenNhwc(const Ctx& c) {
+  auto& Y = c.output();
+  moveNhwc(c.input(0), Y, Y.shape.at(0), Y.shape.at(1), Y.shape.at(2) * Y.shape.at(3), false);
 }
 
 void copyBytes(const Ctx& c) {
@@ -431,6 +442,14 @@ std::vector<OutputInfo> flattenNhwcShape(const ShapeCtx& c) {
   return c.same({c.x().shape[0], ops::product(c.x().shape, 1)});
 }
 
+std::vector<OutputInfo> unflattenNhwcShape(const ShapeCtx& c) {
+  const auto& x = c.x().shape;
+  const int64_t h = c.n.getInt("height", 0);
+  if (x.size() != 3 || h < 1 || x[1] % h != 0)
+    throw Error("UnflattenNhwc needs rows [N, H * W, C] and a height H that divides H * W");
+  return c.same({x[0], x[2], h, x[1] / h});
+}
+
 std::vector<OutputInfo> reshapeShape(const ShapeCtx& c) {
   c.need(2);
   return c.same(ops::reshapeTarget(c.n, c.in));
@@ -578,6 +597,7 @@ void defineMovementOps(OpTable& t) {
       {Op::Dropout, copyBytes},
       {Op::Flatten, copyBytes},
       {Op::FlattenNhwc, flattenNhwc},
+      {Op::UnflattenNhwc, unflattenNhwc},
       {Op::Reshape, copyBytes},
       {Op::Squeeze, copyBytes},
       {Op::Unsqueeze, copyBytes},
@@ -603,6 +623,7 @@ void defineMovementOps(OpTable& t) {
       {Op::ConstantOfShape, constantOfShapeShape},
       {Op::Flatten, flattenShape},
       {Op::FlattenNhwc, flattenNhwcShape},
+      {Op::UnflattenNhwc, unflattenNhwcShape},
       {Op::Reshape, reshapeShape},
       {Op::Transpose, transposeShape},
       {Op::Concat, concatShape},
@@ -626,8 +647,8 @@ void defineMovementOps(OpTable& t) {
           Op::Split,  Op::Squeeze,  Op::Transpose, Op::Unsqueeze,    Op::Upsample, Op::ConstantOfShape});
   t.flag(kByteCopy, {Op::Identity, Op::Dropout, Op::Flatten, Op::Reshape, Op::Squeeze, Op::Unsqueeze});
   t.int8Form(Int8Form::Move,
-             {Op::Reshape, Op::Flatten, Op::FlattenNhwc, Op::Squeeze, Op::Unsqueeze, Op::Identity, Op::Transpose,
-              Op::Slice, Op::Gather, Op::DepthToSpace, Op::Resize, Op::Upsample, Op::Pad});
+             {Op::Reshape, Op::Flatten, Op::FlattenNhwc, Op::UnflattenNhwc, Op::Squeeze, Op::Unsqueeze, Op::Identity,
+              Op::Transpose, Op::Slice, Op::Gather, Op::DepthToSpace, Op::Resize, Op::Upsample, Op::Pad});
   t.int8Form(Int8Form::Concat, {Op::Concat});
   t.int8Kernels({{Op::Concat, int8_kernels::concat}});
 }

@@ -10,6 +10,9 @@
 //   (c) A Concat along axis 1 of [1, L, K] row blocks whose inputs are Reshapes (what (a) and (b)
 // leave, the scales joined) appends whole rows: it becomes a Concat of the [1, L*K] rows along
 // their columns (the NPU's channel concatenation) and one Reshape back to [1, sum L, K].
+//   (d) The way back, rows to a map: Transpose(perm 0,3,1,2) of a Reshape of rows [N, H*W, C] to
+//       [N, H, W, C] (PaddleOCR's SVTR returning to its convolutions) is UnflattenNhwc: the rows
+//       are the map's NHWC bytes already.
 // Each rewrite is an identity of the float model; nodes left without readers go to dce.
 #include "passes/pass_util.h"
 
@@ -151,9 +154,28 @@ void rowBlockConcats(Graph& g) {
   }
 }
 
+/// (d): Transpose(perm 0,3,1,2) of a Reshape of [N, H*W, C] rows to [N, H, W, C] is UnflattenNhwc.
+void rowsToMaps(Graph& g) {
+  const size_t count = g.nodes.size();
+  for (size_t id = 0; id < count; ++id) {
+    const Node t = g.nodes[id];
+    if (t.dead || t.op != Op::Transpose || t.getInts("perm", {}) != std::vector<int64_t>{0, 3, 1, 2}) continue;
+    const int r = passes::producerOp(g, t.inputs[0], Op::Reshape);
+    if (r < 0) continue;
+    const int rows = g.nodes[static_cast<size_t>(r)].inputs[0];
+    const std::vector<int64_t> x = passes::val(g, rows).shape, m = passes::val(g, t.inputs[0]).shape;
+    if (x.size() != 3 || m.size() != 4 || !staticShape(m) || x != std::vector<int64_t>{m[0], m[1] * m[2], m[3]})
+      continue;
+    g.nodes[id].dead = true;
+    passes::addNode(g, passes::nameLike(t.name, "UnflattenNhwc"), Op::UnflattenNhwc, {rows},
+                    passes::val(g, t.outputs[0]).shape, {{"height", AttrValue{m[1]}}}, t.outputs[0]);
+  }
+}
+
 }  // namespace
 
 void headsToNhwc(Graph& g) {
+  rowsToMaps(g);
   transposeReshapeHeads(g);
   concatTransposeHeads(g);
   rowBlockConcats(g);

@@ -477,6 +477,21 @@ TEST(MovementKernel, TransposeConcatFlattenReshape) {
   EXPECT_EQ(values(r), values(x));
 }
 
+// UnflattenNhwc (Systole's) takes rows [N, H * W, C] to the map [N, C, H, W] whose NHWC bytes they
+// are, y[n, c, h, w] = x[n, h W + w, c]; FlattenNhwc takes the map back to the same rows.
+TEST(MovementKernel, UnflattenNhwcInvertsFlattenNhwc) {
+  const HostTensor x = randomTensor({2, 6, 3}, 142);
+  const HostTensor m = run1("UnflattenNhwc", {&x}, {{"height", int64_t{2}}});
+  ASSERT_EQ(m.shape, (Shape{2, 3, 2, 3}));
+  for (int64_t i = 0; i < m.elements(); ++i) {
+    const auto idx = unflat(m.shape, i);
+    EXPECT_EQ(m.data<float>()[i], x.data<float>()[flat(x.shape, {idx[0], idx[2] * 3 + idx[3], idx[1]})]);
+  }
+  const HostTensor back = run1("FlattenNhwc", {&m});
+  ASSERT_EQ(back.shape, (Shape{2, 18}));
+  EXPECT_EQ(values(back), values(x));
+}
+
 TEST(MovementKernel, SliceWithStepsAxesAndNegativeIndices) {
   const HostTensor x = randomTensor({4, 6}, 150);
   const HostTensor starts = intTensor({2}, {-1, 1}), ends = intTensor({2}, {INT64_MIN, 100}),

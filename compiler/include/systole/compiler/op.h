@@ -23,7 +23,7 @@ namespace systole::compiler {
   X(LessOrEqual) X(Log) X(LSTM) X(Lut) X(MatMul) X(Max) X(MaxPool) X(Min) X(Mul) X(Neg) X(Not) X(Or) X(Pad) X(Pow) X(PRelu)  \
   X(QuantizeLinear) X(ReduceMax) X(ReduceMean) X(ReduceSum) X(Relu) X(Requant) X(Reshape) X(Resize) X(Shape) X(Sigmoid)    \
   X(Slice) X(Softmax) X(Softplus) X(Softsign) X(Split) X(Sqrt) X(Squeeze) X(Sub) X(Tanh) X(Transpose)         \
-  X(Unsqueeze) X(Upsample) X(Where) X(Xor)
+  X(UnflattenNhwc) X(Unsqueeze) X(Upsample) X(Where) X(Xor)
 // clang-format on
 
 enum class Op : uint8_t {

@@ -1074,6 +1074,23 @@ def packed_heads():
     return build(nodes, [vi("x", [1, S, D])], [vi("y", [1, S, D])], inits, opset=13)
 
 
+# PaddleOCR's SVTR neck: a map flattened to its sequence (Reshape to [N, C, H*W], Transpose
+# (0, 2, 1)), a LayerNormalization of the rows, and back (Reshape to [N, H, W, C], Transpose
+# (0, 3, 1, 2)) into a convolution.
+@model
+def rows_to_map():
+    nodes = [h.make_node("Conv", ["x", "w1"], ["c"], name="conv1"),
+             h.make_node("Reshape", ["c", "seq_shape"], ["s"], name="to_seq"),
+             h.make_node("Transpose", ["s"], ["rows"], name="to_rows", perm=[0, 2, 1]),
+             h.make_node("LayerNormalization", ["rows", "g", "b"], ["n"], name="ln", axis=-1, epsilon=1e-5),
+             h.make_node("Reshape", ["n", "map_shape"], ["m"], name="to_map"),
+             h.make_node("Transpose", ["m"], ["back"], name="to_nchw", perm=[0, 3, 1, 2]),
+             h.make_node("Conv", ["back", "w2"], ["y"], name="conv2", pads=[1, 1, 1, 1])]
+    inits = [f32("w1", [24, 3, 1, 1]), i64("seq_shape", [1, 24, 8]), f32("g", [24], 0.5, 1.5),
+             f32("b", [24], -0.2, 0.2), i64("map_shape", [1, 2, 4, 24]), f32("w2", [8, 24, 3, 3])]
+    return build(nodes, [vi("x", [1, 3, 2, 4])], [vi("y", [1, 8, 2, 4])], inits, opset=17)
+
+
 # PyTorch's packed in-projection: one MatMul and bias for Q, K and V, then three Slices of the
 # last axis.
 @model
