@@ -17,39 +17,19 @@ is kept.
 """
 import argparse
 import os
+import sys
 
 import numpy as np
 import torch
 import torch.nn as nn
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "models"))
+from export_models import DecoderBlock, vit  # noqa: E402  (the model zoo's definitions)
+
 
 def encoder(layers=4, d=256, heads=4, ffn=1024):
     layer = nn.TransformerEncoderLayer(d, heads, ffn, dropout=0.0, activation="gelu", batch_first=True)
     return nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
-
-
-class DecoderBlock(nn.Module):
-    """GPT-2's block: x + attn(ln1(x)) with a causal mask, then x + mlp(ln2(x))."""
-
-    def __init__(self, d=256, heads=4, seq=128):
-        super().__init__()
-        self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
-        self.attn = nn.MultiheadAttention(d, heads, dropout=0.0, batch_first=True)
-        self.mlp = nn.Sequential(nn.Linear(d, 4 * d), nn.GELU(), nn.Linear(4 * d, d))
-        self.register_buffer("mask", torch.triu(torch.full((seq, seq), float("-inf")), diagonal=1))
-
-    def forward(self, x):
-        h = self.ln1(x)
-        x = x + self.attn(h, h, h, attn_mask=self.mask, need_weights=False)[0]
-        return x + self.mlp(self.ln2(x))
-
-
-def vit():
-    from torchvision.models.vision_transformer import VisionTransformer
-
-    model = VisionTransformer(image_size=64, patch_size=8, num_layers=4, num_heads=3, hidden_dim=192, mlp_dim=768)
-    nn.init.normal_(model.heads.head.weight, std=0.02)  # torchvision zeroes it: the logits would be the bias alone
-    return model
 
 
 MODELS = {

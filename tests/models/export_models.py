@@ -53,6 +53,32 @@ def transformer():
     return nn.TransformerEncoderLayer(d_model=64, nhead=4, dim_feedforward=128, batch_first=True, activation="gelu")
 
 
+class DecoderBlock(nn.Module):
+    """GPT-2's block: x + attn(ln1(x)) with a causal mask, then x + mlp(ln2(x))."""
+
+    def __init__(self, d=256, heads=4, seq=128):
+        super().__init__()
+        self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
+        self.attn = nn.MultiheadAttention(d, heads, dropout=0.0, batch_first=True)
+        self.mlp = nn.Sequential(nn.Linear(d, 4 * d), nn.GELU(), nn.Linear(4 * d, d))
+        self.register_buffer("mask", torch.triu(torch.full((seq, seq), float("-inf")), diagonal=1))
+
+    def forward(self, x):
+        h = self.ln1(x)
+        x = x + self.attn(h, h, h, attn_mask=self.mask, need_weights=False)[0]
+        return x + self.mlp(self.ln2(x))
+
+
+def vit(image=64, patch=8, layers=4, heads=3, d=192, mlp_dim=768):
+    """torchvision's VisionTransformer (a class token, a position embedding, x[:, 0] to the head)."""
+    from torchvision.models.vision_transformer import VisionTransformer
+
+    model = VisionTransformer(image_size=image, patch_size=patch, num_layers=layers, num_heads=heads, hidden_dim=d,
+                              mlp_dim=mlp_dim)
+    nn.init.normal_(model.heads.head.weight, std=0.02)  # torchvision zeroes it: the logits would be the bias alone
+    return model
+
+
 def vision(name):
     import torchvision
 
@@ -200,6 +226,10 @@ MODELS = {
     "mobilenet_v2": (lambda: vision("mobilenet_v2"), (1, 3, 224, 224), True, True),
     "resnet50": (lambda: vision("resnet50"), (1, 3, 224, 224), False, False),
     "transformer": (transformer, (1, 16, 64), False, False),
+    # Issue 32's transformer families, small: a GPT-2 block (causal mask, sequence 16) and a ViT of
+    # 17 tokens (16 patches and a class token: Softmax rows that are not whole vector tiles).
+    "gpt_block": (lambda: DecoderBlock(64, 4, 16), (1, 16, 64), False, False),
+    "vit_small": (lambda: vit(32, 8, 2, 2, 64, 128), (1, 3, 32, 32), False, False),
     # The oldest and newest opsets the importer takes (attribute-style Split/Clip/Slice/Unsqueeze at
     # 9; native LayerNormalization at 17).
     "tiny_cnn_opset9": (TinyCnn, (1, 3, 16, 16), True, True, 9),
