@@ -29,10 +29,7 @@
 namespace {
 
 using namespace systole;
-using rtlcheck::Clocked;
-using rtlcheck::Report;
-using rtlcheck::Timing;
-using rtlcheck::uniform;
+using namespace systole::rtlcheck;
 using Tb = Vtb_dma_addr_gen;
 
 struct Desc {
@@ -120,10 +117,10 @@ struct RtlRun {
   int64_t stalls = 0;  // cycles a beat waited for beat_ready_i
 };
 
-class DmaCheck {
+class DmaCheck : Bench<Tb> {
  public:
   DmaCheck(const isa::IsaConfig& isa, Clocked<Tb>& sim, Report& report, std::mt19937_64& rng)
-      : p_(isa.params()), sim_(sim), t_(sim.top()), r_(report), rng_(rng) {
+      : Bench(isa, sim, report, rng) {
     for (auto s : {isa::Semantics::DmaLoad, isa::Semantics::DmaLoad2d, isa::Semantics::DmaStore,
                    isa::Semantics::DmaLoadAcc, isa::Semantics::DmaStoreAcc}) {
       Timing t(isa, s);
@@ -133,15 +130,15 @@ class DmaCheck {
 
   bool packageMatches() {
     sim_.settle();
-    bool ok = rtlcheck::samePackage(r_, "DMA_BURST_BYTES", t_.pkg_burst_bytes_o, p_.dma_burst_bytes);
-    ok &= rtlcheck::samePackage(r_, "DRAM_BYTES_PER_CYCLE", t_.pkg_bytes_per_cycle_o, p_.dram_bytes_per_cycle);
-    ok &= rtlcheck::samePackage(r_, "DRAM_LATENCY", t_.pkg_dram_latency_o, p_.dram_latency);
-    ok &= rtlcheck::samePackage(r_, "SCRATCHPAD_BANKS", t_.pkg_spad_banks_o, p_.spad_banks);
-    ok &= rtlcheck::samePackage(r_, "ACCUMULATOR_BANKS", t_.pkg_acc_banks_o, p_.acc_banks);
-    ok &= rtlcheck::samePackage(r_, "DMA_BROADCAST", t_.pkg_broadcast_o, p_.dma_broadcast);
+    bool ok = samePackage(r_, "DMA_BURST_BYTES", t_.pkg_burst_bytes_o, p_.dma_burst_bytes);
+    ok &= samePackage(r_, "DRAM_BYTES_PER_CYCLE", t_.pkg_bytes_per_cycle_o, p_.dram_bytes_per_cycle);
+    ok &= samePackage(r_, "DRAM_LATENCY", t_.pkg_dram_latency_o, p_.dram_latency);
+    ok &= samePackage(r_, "SCRATCHPAD_BANKS", t_.pkg_spad_banks_o, p_.spad_banks);
+    ok &= samePackage(r_, "ACCUMULATOR_BANKS", t_.pkg_acc_banks_o, p_.acc_banks);
+    ok &= samePackage(r_, "DMA_BROADCAST", t_.pkg_broadcast_o, p_.dma_broadcast);
     int aw = 0;
     while ((int64_t{1} << aw) < p_.dram_size) ++aw;
-    ok &= rtlcheck::samePackage(r_, "the DRAM address width", t_.pkg_addr_bits_o, aw);
+    ok &= samePackage(r_, "the DRAM address width", t_.pkg_addr_bits_o, aw);
     addrMask_ = (uint64_t{1} << aw) - 1;
     if (timings_.empty()) {
       r_.fail("the config has no DMA instruction");
@@ -157,7 +154,7 @@ class DmaCheck {
     d.acc = id.semantics == isa::Semantics::DmaLoadAcc || id.semantics == isa::Semantics::DmaStoreAcc;
     d.bcastForm = id.semantics == isa::Semantics::DmaLoad || id.semantics == isa::Semantics::DmaLoadAcc;
     const bool twoD = id.semantics == isa::Semantics::DmaLoad2d;
-    auto lim = [&](int k) { return id.fields[static_cast<size_t>(id.operand_field[static_cast<size_t>(k)])].limit(); };
+    auto lim = [&](int k) { return d.timing->operandLimit(k); };
     const int64_t memRows = d.acc ? p_.acc_rows : p_.spad_rows;
     const int64_t banks = d.acc ? p_.acc_banks : p_.spad_banks;
     const int64_t rowBytes = d.acc ? p_.acc_row_bytes : p_.spad_row_bytes;
@@ -213,57 +210,48 @@ class DmaCheck {
       res.ok = false;
       return res;
     }
-    constexpr int64_t kTimeout = 1000000;
-    for (int64_t c = 0;; ++c) {
-      const bool first = c == 0;
-      t_.desc_valid_i = first;
-      t_.desc_acc_i = first ? d.acc : (rng_() & 1);
-      t_.desc_bcast_i = first ? d.bcastForm : (rng_() & 1);
-      t_.desc_addr_i = static_cast<uint32_t>((first ? static_cast<uint64_t>(d.addr) : rng_()) & addrMask_);
-      t_.desc_stride_i = static_cast<uint32_t>((first ? static_cast<uint64_t>(d.stride) : rng_()) & addrMask_);
-      t_.desc_run_stride_i = static_cast<uint32_t>((first ? static_cast<uint64_t>(d.runStride) : rng_()) & addrMask_);
-      rtlcheck::set(t_.desc_rows_i, first ? d.rows : static_cast<int64_t>(rng_() & 0xff));
-      rtlcheck::set(t_.desc_runs_i, first ? d.runs : static_cast<int64_t>(rng_() & 0xff));
-      rtlcheck::set(t_.desc_bytes_i, first ? d.bytes : static_cast<int64_t>(rng_() & 0x3));
-      rtlcheck::set(t_.desc_row_i, first ? d.row : 0);
-      t_.beat_ready_i = stall ? (rng_() % 10 < 6) : 1;
-      sim_.settle();
-      if (t_.beat_valid_o) {
-        if (t_.beat_ready_i) {
-          Beat b;
-          b.addr = t_.beat_addr_o;
-          b.bytes = t_.beat_bytes_o;
-          b.first = t_.beat_first_o;
-          b.last = t_.beat_last_o;
-          b.descLast = t_.beat_desc_last_o;
-          b.burstAddr = t_.burst_addr_o;
-          b.burstLen = t_.burst_len_o;
-          b.bank = t_.beat_bank_o;
-          b.bankRow = t_.beat_bank_row_o;
-          b.offset = t_.beat_offset_o;
-          res.beats.push_back(b);
-        } else {
-          ++res.stalls;
-        }
-      }
-      if (t_.copy_valid_o) res.copies.push_back({t_.copy_bank_o, t_.copy_bank_row_o});
-      const bool done = t_.done_o;
-      sim_.tick();
-      if (sim_.assertionFailed()) {
-        r_.fail("ASSERTION failed in the RTL (see above)");
-        res.ok = false;
-        break;
-      }
-      if (done) {
-        res.cycles = c + 1;
-        break;
-      }
-      if (c > kTimeout) {
-        r_.fail("TIMEOUT: descriptor not done");
-        res.ok = false;
-        break;
-      }
-    }
+    bool done = false;
+    res.ok = clockUntil(
+        sim_, r_, 1000000, "TIMEOUT: descriptor not done",
+        [&](int64_t c) {
+          const bool first = c == 0;
+          t_.desc_valid_i = first;
+          t_.desc_acc_i = first ? d.acc : (rng_() & 1);
+          t_.desc_bcast_i = first ? d.bcastForm : (rng_() & 1);
+          t_.desc_addr_i = static_cast<uint32_t>((first ? static_cast<uint64_t>(d.addr) : rng_()) & addrMask_);
+          t_.desc_stride_i = static_cast<uint32_t>((first ? static_cast<uint64_t>(d.stride) : rng_()) & addrMask_);
+          t_.desc_run_stride_i =
+              static_cast<uint32_t>((first ? static_cast<uint64_t>(d.runStride) : rng_()) & addrMask_);
+          rtlcheck::set(t_.desc_rows_i, first ? d.rows : static_cast<int64_t>(rng_() & 0xff));
+          rtlcheck::set(t_.desc_runs_i, first ? d.runs : static_cast<int64_t>(rng_() & 0xff));
+          rtlcheck::set(t_.desc_bytes_i, first ? d.bytes : static_cast<int64_t>(rng_() & 0x3));
+          rtlcheck::set(t_.desc_row_i, first ? d.row : 0);
+          t_.beat_ready_i = stall ? (rng_() % 10 < 6) : 1;
+        },
+        [&](int64_t) {
+          if (t_.beat_valid_o) {
+            if (t_.beat_ready_i) {
+              res.beats.push_back({.addr = t_.beat_addr_o,
+                                   .bytes = t_.beat_bytes_o,
+                                   .first = t_.beat_first_o != 0,
+                                   .last = t_.beat_last_o != 0,
+                                   .descLast = t_.beat_desc_last_o != 0,
+                                   .burstAddr = t_.burst_addr_o,
+                                   .burstLen = t_.burst_len_o,
+                                   .bank = t_.beat_bank_o,
+                                   .bankRow = t_.beat_bank_row_o,
+                                   .offset = t_.beat_offset_o});
+            } else {
+              ++res.stalls;
+            }
+          }
+          if (t_.copy_valid_o) res.copies.push_back({t_.copy_bank_o, t_.copy_bank_row_o});
+          done = t_.done_o;
+        },
+        [&](int64_t c) {
+          if (done) res.cycles = c + 1;
+          return done;
+        });
     t_.desc_valid_i = 0;
     return res;
   }
@@ -276,9 +264,7 @@ class DmaCheck {
     ++descs_;
     ++byInstr_[id.name];
     beats_ += static_cast<int64_t>(ref.beats.size());
-    auto name = [&](int k) {
-      return id.fields[static_cast<size_t>(id.operand_field[static_cast<size_t>(k)])].name.c_str();
-    };
+    auto name = [&](int k) { return d.timing->operandName(k); };
     const std::array<int64_t, 7> values = {d.addr,   d.row,  d.rows,     d.bytes,
                                            d.stride, d.runs, d.runStride};  // semantics order
     std::vector<std::pair<const char*, int64_t>> ops;
@@ -317,11 +303,7 @@ class DmaCheck {
       d.timing->check(r_, ops, rtl.cycles, ref.cycles);
     } else {
       ++stalled_;
-      const int64_t expected = d.timing->eval(ops) + rtl.stalls;
-      r_.expect(rtl.cycles == expected, "TIMING MISMATCH with back-pressure " + d.timing->describe(ops) +
-                                            ": the expression + " + std::to_string(rtl.stalls) +
-                                            " stall cycles gives " + std::to_string(expected) + ", the RTL took " +
-                                            std::to_string(rtl.cycles));
+      d.timing->checkStalled(r_, ops, rtl.cycles, rtl.stalls, "back-pressure", "stall cycles");
     }
   }
 
@@ -360,11 +342,6 @@ class DmaCheck {
   int64_t stalled() const { return stalled_; }
 
  private:
-  const isa::Params& p_;
-  Clocked<Tb>& sim_;
-  Tb& t_;
-  Report& r_;
-  std::mt19937_64& rng_;
   std::vector<Timing> timings_;
   uint64_t addrMask_ = 0;
   int64_t descs_ = 0, beats_ = 0, empty_ = 0, stalled_ = 0;
@@ -374,33 +351,17 @@ class DmaCheck {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const auto opt = rtlcheck::parseOptions(
-      argc, argv, "dma_addr_gen_check --config FILE.yaml [--seed N] [--cases N] [--inject bad-descriptor]");
-  return rtlcheck::runCheck("dma_addr_gen", [&] {
-    const auto isa = isa::IsaConfig::load(opt.config);
-    Report report("dma_addr_gen[" + isa.params().name + "]");
-    const uint64_t seed = rtlcheck::seedFor(opt, isa);
-    Clocked<Tb> sim(seed);
-    sim.reset();
-    std::mt19937_64 rng(seed);
-    DmaCheck check(isa, sim, report, rng);
-    if (!check.packageMatches()) return report.finish("package does not match the config");
-    if (opt.inject == "bad-descriptor") {
-      check.injectBadDescriptor();
-      report.expect(!sim.assertionFailed(), "ASSERTION failed in the RTL (see above) after an injected bad descriptor");
-      return report.finish("protocol violation injected");
-    }
-
-    const int cases = opt.cases > 0 ? opt.cases : 5000;
+  const Injection<DmaCheck> inject = {"bad-descriptor", "bad descriptor", &DmaCheck::injectBadDescriptor};
+  return checkMain<Tb, DmaCheck>(argc, argv, "dma_addr_gen", inject, [](Session<Tb>& s, DmaCheck& check) {
+    const int cases = s.cases(5000);
     for (int i = 0; i < cases; ++i) {
-      if (sim.assertionFailed()) break;  // reported once; the state is no longer meaningful
-      const bool empty = rng() % 40 == 0;
-      const bool stall = rng() % 5 == 0;
+      if (s.sim.assertionFailed()) break;  // reported once; the state is no longer meaningful
+      const bool empty = s.rng() % 40 == 0;
+      const bool stall = s.rng() % 5 == 0;
       check.check(check.randomDesc(empty), stall);
     }
-    return report.finish("seed " + std::to_string(seed) + ": " + std::to_string(check.descs()) + " descriptors (" +
-                         std::to_string(check.empties()) + " empty, " + std::to_string(check.stalled()) +
-                         " with back-pressure; " + check.byInstr() + "), " + std::to_string(check.beats()) +
-                         " beats compared");
+    return s.finish(std::to_string(check.descs()) + " descriptors (" + std::to_string(check.empties()) + " empty, " +
+                    std::to_string(check.stalled()) + " with back-pressure; " + check.byInstr() + "), " +
+                    std::to_string(check.beats()) + " beats compared");
   });
 }

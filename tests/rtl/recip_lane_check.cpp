@@ -10,23 +10,17 @@
 #include <algorithm>
 #include <array>
 #include <climits>
-#include <deque>
 #include <string>
 #include <vector>
 
 #include "Vtb_recip_lane.h"
-#include "rtl_check.h"
+#include "row_stream.h"
 #include "systole/isa/arith.h"
 
 namespace {
 
 using namespace systole;
-using rtlcheck::Clocked;
-using rtlcheck::getBits;
-using rtlcheck::putBits;
-using rtlcheck::Report;
-using rtlcheck::Timing;
-using rtlcheck::uniform;
+using namespace systole::rtlcheck;
 using Tb = Vtb_recip_lane;
 using u128 = unsigned __int128;
 
@@ -35,7 +29,6 @@ struct Instr {
   bool sqrt = false;
   std::vector<std::vector<int32_t>> x;  // rows x lanes
   int64_t dstRow = 0, srcRow = 0;
-  int64_t firstIn = -1;  // cycle of the first row in
 };
 
 int32_t clampX(u128 v) { return static_cast<int32_t>(std::min<u128>(v, INT32_MAX)); }
@@ -112,30 +105,15 @@ std::vector<int32_t> sweepXs(int s, bool sqrt) {
   return xs;
 }
 
-class RecipCheck {
+class RecipCheck final : public LaneCheck<Tb, Instr> {
  public:
   RecipCheck(const isa::IsaConfig& isa, Clocked<Tb>& sim, Report& report, std::mt19937_64& rng)
-      : p_(isa.params()),
-        sim_(sim),
-        t_(sim.top()),
-        r_(report),
-        rng_(rng),
-        timing_(isa, isa::Semantics::VectorRecip),
-        L_(static_cast<int>(p_.vector_lanes)) {}
+      : LaneCheck(isa, sim, report, rng, isa::Semantics::VectorRecip) {}
 
-  bool packageMatches() {
-    sim_.settle();
-    bool ok = rtlcheck::samePackage(r_, "VECTOR_LANES", t_.pkg_vector_lanes_o, p_.vector_lanes);
-    ok &= rtlcheck::samePackage(r_, "VECTOR_LATENCY", t_.pkg_vector_latency_o, p_.vector_latency);
-    return ok;
-  }
   bool present() const { return timing_.present(); }
 
   /// The limit of the class's k-th operand (dst_row, src_row, rows, shift, op).
-  int64_t limit(int k) const {
-    const auto& d = timing_.desc();
-    return d.fields[static_cast<size_t>(d.operand_field[static_cast<size_t>(k)])].limit();
-  }
+  int64_t limit(int k) const { return timing_.operandLimit(k); }
 
   Instr randomInstr() {
     Instr in;
@@ -172,70 +150,24 @@ class RecipCheck {
     return prog;
   }
 
-  /// Runs the instructions through the lanes with gaps[i] idle cycles before instruction i.
-  void run(std::vector<Instr>& prog, const std::vector<int>& gaps) {
-    struct Pending {
-      size_t instr, row;
-    };
-    std::deque<Pending> expected;
-    size_t next = 0, nextRow = 0;
-    int gapLeft = prog.empty() ? 0 : gaps[0];
-    int64_t c = 0;
-    for (;; ++c) {
-      bool valid = false;
-      // Idle cycles carry garbage: only in_valid_i may make the lanes care.
-      for (int j = 0; j < L_; ++j) putBits(t_.in_x_i, 32 * j, 32, rng_());
-      t_.in_shift_i = static_cast<uint8_t>(rng_() & 63);
-      t_.in_op_i = rng_() & 1;
-      if (next < prog.size() && gapLeft == 0) {
-        Instr& in = prog[next];
-        if (nextRow == 0) in.firstIn = c;
-        for (int j = 0; j < L_; ++j)
-          putBits(t_.in_x_i, 32 * j, 32, static_cast<uint32_t>(in.x[nextRow][static_cast<size_t>(j)]));
-        t_.in_shift_i = static_cast<uint8_t>(in.shift);
-        t_.in_op_i = in.sqrt;
-        valid = true;
-        expected.push_back({next, nextRow});
-        if (++nextRow == in.x.size()) {
-          nextRow = 0;
-          if (++next < prog.size()) gapLeft = gaps[next];
-        }
-      } else if (gapLeft > 0) {
-        --gapLeft;
-      }
-      t_.in_valid_i = valid;
-      sim_.settle();
-      if (t_.out_valid_o) {
-        if (expected.empty()) {
-          r_.fail("output row with no row in flight");
-        } else {
-          const Pending pend = expected.front();
-          expected.pop_front();
-          compareRow(prog[pend.instr], pend.row, c);
-        }
-      }
-      sim_.tick();
-      if (sim_.assertionFailed()) {
-        r_.fail("ASSERTION failed in the RTL (see above)");
-        break;
-      }
-      if (next == prog.size() && expected.empty()) break;
-      if (c > static_cast<int64_t>(prog.size()) * 200 + 1000) {
-        r_.fail("TIMEOUT waiting for output rows");
-        break;
-      }
-    }
-    t_.in_valid_i = 0;
-  }
-
-  int64_t rows() const { return rows_; }
-  int64_t instrs() const { return instrs_; }
   int64_t saturated() const { return saturated_; }
   int64_t zeros() const { return zeros_; }
 
  private:
-  void compareRow(const Instr& in, size_t row, int64_t cycle) {
-    ++rows_;
+  void garbageInputs() override {
+    for (int j = 0; j < L_; ++j) putBits(t_.in_x_i, 32 * j, 32, rng_());
+    t_.in_shift_i = static_cast<uint8_t>(rng_() & 63);
+    t_.in_op_i = rng_() & 1;
+  }
+
+  void putInputs(const Instr& in, size_t row) override {
+    for (int j = 0; j < L_; ++j)
+      putBits(t_.in_x_i, 32 * j, 32, static_cast<uint32_t>(in.x[row][static_cast<size_t>(j)]));
+    t_.in_shift_i = static_cast<uint8_t>(in.shift);
+    t_.in_op_i = in.sqrt;
+  }
+
+  void compareRow(const Instr& in, size_t row) override {
     for (int j = 0; j < L_; ++j) {
       const int32_t x = in.x[row][static_cast<size_t>(j)];
       const int32_t want = in.sqrt ? isa::arith::reciprocalSqrt(x, in.shift) : isa::arith::reciprocal(x, in.shift);
@@ -249,67 +181,36 @@ class RecipCheck {
       else
         r_.pass();
     }
-    if (row + 1 == in.x.size()) {
-      ++instrs_;
-      const auto& d = timing_.desc();
-      auto name = [&](int k) {
-        return d.fields[static_cast<size_t>(d.operand_field[static_cast<size_t>(k)])].name.c_str();
-      };
-      const std::vector<std::pair<const char*, int64_t>> ops = {{name(0), in.dstRow},
-                                                                {name(1), in.srcRow},
-                                                                {name(2), static_cast<int64_t>(in.x.size())},
-                                                                {name(3), in.shift},
-                                                                {name(4), in.sqrt ? 1 : 0}};
-      timing_.check(r_, ops, cycle - in.firstIn + 1);
-    }
   }
 
-  const isa::Params& p_;
-  Clocked<Tb>& sim_;
-  Tb& t_;
-  Report& r_;
-  std::mt19937_64& rng_;
-  Timing timing_;
-  int L_;
-  int64_t rows_ = 0, instrs_ = 0, saturated_ = 0, zeros_ = 0;
+  /// An instruction's occupancy: its first row in to its last row out.
+  void checkTiming(const Instr& in, int64_t cycles) override {
+    auto name = [&](int k) { return timing_.operandName(k); };
+    const std::vector<std::pair<const char*, int64_t>> ops = {{name(0), in.dstRow},
+                                                              {name(1), in.srcRow},
+                                                              {name(2), static_cast<int64_t>(in.x.size())},
+                                                              {name(3), in.shift},
+                                                              {name(4), in.sqrt ? 1 : 0}};
+    timing_.check(r_, ops, cycles);
+  }
+
+  int64_t saturated_ = 0, zeros_ = 0;
 };
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  const auto opt = rtlcheck::parseOptions(argc, argv, "recip_lane_check --config FILE.yaml [--seed N] [--cases N]");
-  return rtlcheck::runCheck("recip_lane", [&] {
-    const auto isa = isa::IsaConfig::load(opt.config);
-    Report report("recip_lane[" + isa.params().name + "]");
-    const uint64_t seed = rtlcheck::seedFor(opt, isa);
-    Clocked<Tb> sim(seed);
-    sim.reset();
-    std::mt19937_64 rng(seed);
-    RecipCheck check(isa, sim, report, rng);
-    if (!check.packageMatches()) return report.finish("package does not match the config");
-    if (!check.present()) return report.finish("the config has no vector_recip instruction: nothing to check");
+  return checkMain<Tb, RecipCheck>(argc, argv, "recip_lane", [](Session<Tb>& s, RecipCheck& check) {
+    if (!check.present()) return s.report.finish("the config has no vector_recip instruction: nothing to check");
 
     // First every shift and op with its edge values, then random batches.
-    std::vector<Instr> sweep = check.sweep();
+    const std::vector<Instr> sweep = check.sweep();
     check.run(sweep, std::vector<int>(sweep.size(), 0));
-    const int batches = opt.cases > 0 ? opt.cases : 1000;
-    const int64_t latency = 2 * isa.params().vector_latency;
-    for (int b = 0; b < batches; ++b) {
-      if (sim.assertionFailed()) break;  // reported once; the state is no longer meaningful
-      // A batch of vector_recip instructions: some back to back, some with idle gaps (shorter,
-      // equal to and longer than the pipeline) between them.
-      std::vector<Instr> prog;
-      std::vector<int> gaps;
-      const int count = 1 + static_cast<int>(rng() % 6);
-      for (int i = 0; i < count; ++i) {
-        prog.push_back(check.randomInstr());
-        gaps.push_back(static_cast<int>(uniform(rng, 0, latency + 2)));
-      }
-      check.run(prog, gaps);
-    }
-    return report.finish(
-        "seed " + std::to_string(seed) + ": " + std::to_string(check.instrs()) + " vector_recip instructions, " +
-        std::to_string(check.rows()) + " rows x " + std::to_string(isa.params().vector_lanes) + " lanes compared (" +
-        std::to_string(check.saturated()) + " saturated or x <= 0, " + std::to_string(check.zeros()) + " zero)");
+    // Batches of vector_recip instructions, some back to back, some with idle gaps between them.
+    check.runBatches(s.cases(1000), 2 * s.isa.params().vector_latency, [&] { return check.randomInstr(); });
+    return s.finish(std::to_string(check.items()) + " vector_recip instructions, " + std::to_string(check.rows()) +
+                    " rows x " + std::to_string(s.isa.params().vector_lanes) + " lanes compared (" +
+                    std::to_string(check.saturated()) + " saturated or x <= 0, " + std::to_string(check.zeros()) +
+                    " zero)");
   });
 }

@@ -7,23 +7,17 @@
 #include <algorithm>
 #include <array>
 #include <climits>
-#include <deque>
 #include <string>
 #include <vector>
 
 #include "Vtb_requant_lane.h"
-#include "rtl_check.h"
+#include "row_stream.h"
 #include "systole/isa/arith.h"
 
 namespace {
 
 using namespace systole;
-using rtlcheck::Clocked;
-using rtlcheck::getBits;
-using rtlcheck::putBits;
-using rtlcheck::Report;
-using rtlcheck::Timing;
-using rtlcheck::uniform;
+using namespace systole::rtlcheck;
 using Tb = Vtb_requant_lane;
 
 struct Instr {
@@ -32,7 +26,6 @@ struct Instr {
   int32_t zp = 0, lo = -128, hi = 127;  // signed 8-bit operands
   std::vector<std::vector<int32_t>> x;  // rows x lanes
   int64_t accRow = 0, spadRow = 0, scaleRow = 0;
-  int64_t firstIn = -1;  // cycle of the first row in
 };
 
 int32_t pickX(std::mt19937_64& rng) {
@@ -69,21 +62,13 @@ int32_t pickInt8(std::mt19937_64& rng) {
   return static_cast<int32_t>(uniform(rng, -128, 127));
 }
 
-class RequantCheck {
+class RequantCheck final : public LaneCheck<Tb, Instr> {
  public:
   RequantCheck(const isa::IsaConfig& isa, Clocked<Tb>& sim, Report& report, std::mt19937_64& rng)
-      : p_(isa.params()),
-        sim_(sim),
-        t_(sim.top()),
-        r_(report),
-        rng_(rng),
-        timing_(isa, isa::Semantics::Requantize),
-        L_(static_cast<int>(p_.vector_lanes)) {}
+      : LaneCheck(isa, sim, report, rng, isa::Semantics::Requantize) {}
 
   bool packageMatches() {
-    sim_.settle();
-    bool ok = rtlcheck::samePackage(r_, "VECTOR_LANES", t_.pkg_vector_lanes_o, p_.vector_lanes);
-    ok &= rtlcheck::samePackage(r_, "VECTOR_LATENCY", t_.pkg_vector_latency_o, p_.vector_latency);
+    bool ok = LaneCheck::packageMatches();
     if (!timing_.present()) {
       r_.fail("the config has no requantize instruction");
       ok = false;
@@ -91,10 +76,7 @@ class RequantCheck {
     return ok;
   }
 
-  int64_t fieldLimit(const char* field) const {
-    const int k = timing_.desc().fieldIndex(field);
-    return timing_.desc().fields[static_cast<size_t>(k)].limit();
-  }
+  int64_t fieldLimit(const char* field) const { return timing_.fieldLimit(field); }
 
   Instr randomInstr(int id) {
     Instr in;
@@ -141,78 +123,30 @@ class RequantCheck {
     return in;
   }
 
-  /// Streams the instructions through the lanes, `gap[i]` idle cycles before instruction i
-  /// (0 = back to back), and checks every output row and each instruction's occupancy.
-  void run(std::vector<Instr>& prog, const std::vector<int>& gaps) {
-    struct Pending {
-      size_t instr;
-      size_t row;
-    };
-    std::deque<Pending> expected;
-    size_t next = 0, nextRow = 0;
-    int gapLeft = prog.empty() ? 0 : gaps[0];
-    int64_t c = 0;
-    for (;; ++c) {
-      bool valid = false;
-      for (int j = 0; j < L_; ++j) {
-        putBits(t_.in_acc_i, 32 * j, 32, rng_());
-        putBits(t_.in_multiplier_i, 32 * j, 32, rng_());
-        putBits(t_.in_shift_i, 32 * j, 32, rng_());
-      }
-      t_.in_zero_point_i = static_cast<uint8_t>(rng_());
-      t_.in_clamp_min_i = static_cast<uint8_t>(rng_());
-      t_.in_clamp_max_i = static_cast<uint8_t>(rng_());
-      if (next < prog.size() && gapLeft == 0) {
-        Instr& in = prog[next];
-        if (nextRow == 0) in.firstIn = c;
-        for (int j = 0; j < L_; ++j) {
-          putBits(t_.in_acc_i, 32 * j, 32, static_cast<uint32_t>(in.x[nextRow][static_cast<size_t>(j)]));
-          putBits(t_.in_multiplier_i, 32 * j, 32, static_cast<uint32_t>(in.mult[static_cast<size_t>(j)]));
-          putBits(t_.in_shift_i, 32 * j, 32, static_cast<uint32_t>(in.shift[static_cast<size_t>(j)]));
-        }
-        t_.in_zero_point_i = static_cast<uint8_t>(in.zp);
-        t_.in_clamp_min_i = static_cast<uint8_t>(in.lo);
-        t_.in_clamp_max_i = static_cast<uint8_t>(in.hi);
-        valid = true;
-        expected.push_back({next, nextRow});
-        if (++nextRow == in.x.size()) {
-          nextRow = 0;
-          if (++next < prog.size()) gapLeft = gaps[next];
-        }
-      } else if (gapLeft > 0) {
-        --gapLeft;
-      }
-      t_.in_valid_i = valid;
-      sim_.settle();
-      if (t_.out_valid_o) {
-        if (expected.empty()) {
-          r_.fail("output row with no row in flight");
-        } else {
-          const Pending pend = expected.front();
-          expected.pop_front();
-          compareRow(prog[pend.instr], pend.row, c);
-        }
-      }
-      sim_.tick();
-      if (sim_.assertionFailed()) {
-        r_.fail("ASSERTION failed in the RTL (see above)");
-        break;
-      }
-      if (next == prog.size() && expected.empty()) break;
-      if (c > static_cast<int64_t>(prog.size()) * 200 + 1000) {
-        r_.fail("TIMEOUT waiting for output rows");
-        break;
-      }
+ private:
+  void garbageInputs() override {
+    for (int j = 0; j < L_; ++j) {
+      putBits(t_.in_acc_i, 32 * j, 32, rng_());
+      putBits(t_.in_multiplier_i, 32 * j, 32, rng_());
+      putBits(t_.in_shift_i, 32 * j, 32, rng_());
     }
-    t_.in_valid_i = 0;
+    t_.in_zero_point_i = static_cast<uint8_t>(rng_());
+    t_.in_clamp_min_i = static_cast<uint8_t>(rng_());
+    t_.in_clamp_max_i = static_cast<uint8_t>(rng_());
   }
 
-  int64_t rows() const { return rows_; }
-  int64_t instrs() const { return instrs_; }
+  void putInputs(const Instr& in, size_t row) override {
+    for (int j = 0; j < L_; ++j) {
+      putBits(t_.in_acc_i, 32 * j, 32, static_cast<uint32_t>(in.x[row][static_cast<size_t>(j)]));
+      putBits(t_.in_multiplier_i, 32 * j, 32, static_cast<uint32_t>(in.mult[static_cast<size_t>(j)]));
+      putBits(t_.in_shift_i, 32 * j, 32, static_cast<uint32_t>(in.shift[static_cast<size_t>(j)]));
+    }
+    t_.in_zero_point_i = static_cast<uint8_t>(in.zp);
+    t_.in_clamp_min_i = static_cast<uint8_t>(in.lo);
+    t_.in_clamp_max_i = static_cast<uint8_t>(in.hi);
+  }
 
- private:
-  void compareRow(const Instr& in, size_t row, int64_t cycle) {
-    ++rows_;
+  void compareRow(const Instr& in, size_t row) override {
     for (int j = 0; j < L_; ++j) {
       const size_t lj = static_cast<size_t>(j);
       const int32_t x = in.x[row][lj];
@@ -227,58 +161,26 @@ class RequantCheck {
       else
         r_.pass();
     }
-    if (row + 1 == in.x.size()) {
-      ++instrs_;
-      const std::vector<std::pair<const char*, int64_t>> ops = {
-          {"acc_row", in.accRow},     {"spad_row", in.spadRow}, {"rows", static_cast<int64_t>(in.x.size())},
-          {"scale_row", in.scaleRow}, {"zero_point", in.zp},    {"clamp_min", in.lo},
-          {"clamp_max", in.hi}};
-      timing_.check(r_, ops, cycle - in.firstIn + 1);
-    }
   }
 
-  const isa::Params& p_;
-  Clocked<Tb>& sim_;
-  Tb& t_;
-  Report& r_;
-  std::mt19937_64& rng_;
-  Timing timing_;
-  int L_;
-  int64_t rows_ = 0, instrs_ = 0;
+  /// An instruction's occupancy: its first row in to its last row out.
+  void checkTiming(const Instr& in, int64_t cycles) override {
+    const std::vector<std::pair<const char*, int64_t>> ops = {
+        {"acc_row", in.accRow},     {"spad_row", in.spadRow}, {"rows", static_cast<int64_t>(in.x.size())},
+        {"scale_row", in.scaleRow}, {"zero_point", in.zp},    {"clamp_min", in.lo},
+        {"clamp_max", in.hi}};
+    timing_.check(r_, ops, cycles);
+  }
 };
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  const auto opt = rtlcheck::parseOptions(argc, argv, "requant_lane_check --config FILE.yaml [--seed N] [--cases N]");
-  return rtlcheck::runCheck("requant_lane", [&] {
-    const auto isa = isa::IsaConfig::load(opt.config);
-    Report report("requant_lane[" + isa.params().name + "]");
-    const uint64_t seed = rtlcheck::seedFor(opt, isa);
-    Clocked<Tb> sim(seed);
-    sim.reset();
-    std::mt19937_64 rng(seed);
-    RequantCheck check(isa, sim, report, rng);
-    if (!check.packageMatches()) return report.finish("package does not match the config");
-
-    const int batches = opt.cases > 0 ? opt.cases : 500;
-    const int64_t latency = isa.params().vector_latency;
+  return checkMain<Tb, RequantCheck>(argc, argv, "requant_lane", [](Session<Tb>& s, RequantCheck& check) {
+    // Batches of requantize instructions, some back to back, some with idle gaps between them.
     int id = 0;
-    for (int b = 0; b < batches; ++b) {
-      if (sim.assertionFailed()) break;  // reported once; the state is no longer meaningful
-      // A batch of requantize instructions: some back to back, some with idle gaps (shorter,
-      // equal to and longer than the pipeline) between them.
-      std::vector<Instr> prog;
-      std::vector<int> gaps;
-      const int count = 1 + static_cast<int>(rng() % 6);
-      for (int i = 0; i < count; ++i) {
-        prog.push_back(check.randomInstr(id++));
-        gaps.push_back(static_cast<int>(uniform(rng, 0, latency + 2)));
-      }
-      check.run(prog, gaps);
-    }
-    return report.finish("seed " + std::to_string(seed) + ": " + std::to_string(check.instrs()) +
-                         " requantize instructions, " + std::to_string(check.rows()) + " rows x " +
-                         std::to_string(isa.params().vector_lanes) + " lanes compared");
+    check.runBatches(s.cases(500), s.isa.params().vector_latency, [&] { return check.randomInstr(id++); });
+    return s.finish(std::to_string(check.items()) + " requantize instructions, " + std::to_string(check.rows()) +
+                    " rows x " + std::to_string(s.isa.params().vector_lanes) + " lanes compared");
   });
 }

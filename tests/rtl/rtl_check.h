@@ -1,6 +1,8 @@
 // Shared pieces of the RTL checks: command line, the config and its timing expressions, failure
-// reporting, clocking a Verilated model, and reading/writing elements of packed-array ports
-// whatever C++ type Verilator chose for them (CData..QData for <= 64 bits, VlWide above).
+// reporting, clocking a Verilated model (one cycle, or a drive/observe loop until done), reading/
+// writing elements of packed-array ports whatever C++ type Verilator chose for them (CData..QData
+// for <= 64 bits, VlWide above), what every check class holds (Bench) and a check's main()
+// (checkMain). Streaming rows into a block: row_stream.h.
 //
 // Every check is one executable per (block, config): the Verilated model is built from that
 // config's generated package, and the config file named on the command line must match it.
@@ -118,6 +120,16 @@ class Timing {
   bool present() const { return desc_ != nullptr; }
   const isa::InstrDesc& desc() const { return *desc_; }
 
+  /// The name and the limit of the instruction's k-th operand (its semantics class's order).
+  const char* operandName(int k) const { return operand(k).name.c_str(); }
+  int64_t operandLimit(int k) const { return operand(k).limit(); }
+  /// The limit of the field named `field`.
+  int64_t fieldLimit(const char* field) const {
+    const int k = desc_->fieldIndex(field);
+    if (k < 0) throw std::runtime_error("instruction " + desc_->name + " has no field " + field);
+    return desc_->fields[static_cast<size_t>(k)].limit();
+  }
+
   /// Field values in the instruction's field order, from (operand name, value) pairs.
   std::vector<int64_t> fields(std::span<const std::pair<const char*, int64_t>> operands) const {
     std::vector<int64_t> f(desc_->fields.size(), 0);
@@ -170,7 +182,21 @@ class Timing {
     }
   }
 
+  /// check() for a run held up for `stalls` cycles (idle inputs, back-pressure), each of which
+  /// costs one cycle more than the expression; `cause` and `unit` name them in a mismatch.
+  void checkStalled(Report& r, std::span<const std::pair<const char*, int64_t>> operands, int64_t rtlCycles,
+                    int64_t stalls, const std::string& cause, const std::string& unit) const {
+    const int64_t expected = eval(operands) + stalls;
+    r.expect(rtlCycles == expected, "TIMING MISMATCH with " + cause + " " + describe(operands) + ": the expression + " +
+                                        std::to_string(stalls) + " " + unit + " gives " + std::to_string(expected) +
+                                        ", the RTL took " + std::to_string(rtlCycles));
+  }
+
  private:
+  const isa::FieldDesc& operand(int k) const {
+    return desc_->fields[static_cast<size_t>(desc_->operand_field[static_cast<size_t>(k)])];
+  }
+
   const isa::IsaConfig* isa_;
   int index_ = -1;
   const isa::InstrDesc* desc_ = nullptr;
@@ -271,6 +297,46 @@ class Clocked {
   uint64_t cycle_ = 0;
 };
 
+/// Clocks a streaming check until it is done, one cycle per round: drive(c) sets cycle c's inputs,
+/// settle(), observe(c) reads its outputs, tick(). Stops after a cycle in which an SVA assertion
+/// fired, after one in which done(c) holds, or once c passes `timeout` (the first and the last
+/// reported as failures). Returns true if done(c) ended it.
+template <typename Top, typename Drive, typename Observe, typename Done>
+bool clockUntil(Clocked<Top>& sim, Report& r, int64_t timeout, const std::string& timeoutMessage, Drive&& drive,
+                Observe&& observe, Done&& done) {
+  for (int64_t c = 0;; ++c) {
+    drive(c);
+    sim.settle();
+    observe(c);
+    sim.tick();
+    if (sim.assertionFailed()) {
+      r.fail("ASSERTION failed in the RTL (see above)");
+      return false;
+    }
+    if (done(c)) return true;
+    if (c > timeout) {
+      r.fail(timeoutMessage);
+      return false;
+    }
+  }
+}
+
+/// What every check class holds: the config's parameters, the clocked model and its top, the
+/// report and the stimulus generator.
+template <typename Top>
+class Bench {
+ public:
+  Bench(const isa::IsaConfig& isa, Clocked<Top>& sim, Report& report, std::mt19937_64& rng)
+      : p_(isa.params()), sim_(sim), t_(sim.top()), r_(report), rng_(rng) {}
+
+ protected:
+  const isa::Params& p_;
+  Clocked<Top>& sim_;
+  Top& t_;
+  Report& r_;
+  std::mt19937_64& rng_;
+};
+
 /// Picks from a list of edge values half the time and a uniform value otherwise.
 template <typename T>
 T edgeOrUniform(std::mt19937_64& rng, std::span<const T> edges, T lo, T hi) {
@@ -291,6 +357,65 @@ int runCheck(const char* name, F&& body) {
     std::fprintf(stderr, "%s: error: %s\n", name, e.what());
     return 2;
   }
+}
+
+/// One run of a check: its options, the config, the report, the seed and the model it drives.
+template <typename Top>
+struct Session {
+  const Options& opt;
+  const isa::IsaConfig& isa;
+  Report& report;
+  uint64_t seed;
+  Clocked<Top>& sim;
+  std::mt19937_64& rng;
+
+  /// --cases if given, else the check's default.
+  int cases(int byDefault) const { return opt.cases > 0 ? opt.cases : byDefault; }
+  /// Prints the summary line, the seed first (so a failure can be replayed); the exit code.
+  int finish(const std::string& counts) const { return report.finish("seed " + std::to_string(seed) + ": " + counts); }
+};
+
+/// A protocol violation a check can inject (--inject `name`): run() presents it, and an SVA
+/// assertion must fire; `what` names it in the report.
+template <typename Check>
+struct Injection {
+  const char* name = nullptr;  // nullptr: the check has none
+  const char* what = nullptr;
+  void (Check::*run)() = nullptr;
+};
+
+/// A check's main(): parses the command line, loads the config, seeds and resets the model,
+/// builds the Check (a Bench) and, if the model's package matches the config, runs the injection
+/// if --inject names it, else returns body(session, check).
+template <typename Top, typename Check, typename Body>
+int checkMain(int argc, char** argv, const std::string& name, const Injection<Check>& injection, Body&& body) {
+  const std::string usage = name + "_check --config FILE.yaml [--seed N] [--cases N]" +
+                            (injection.name ? " [--inject " + std::string(injection.name) + "]" : "");
+  const auto opt = parseOptions(argc, argv, usage.c_str());
+  return runCheck(name.c_str(), [&] {
+    const auto isa = isa::IsaConfig::load(opt.config);
+    Report report(name + "[" + isa.params().name + "]");
+    const uint64_t seed = seedFor(opt, isa);
+    Clocked<Top> sim(seed);
+    sim.reset();
+    std::mt19937_64 rng(seed);
+    Check check(isa, sim, report, rng);
+    if (!check.packageMatches()) return report.finish("package does not match the config");
+    if (injection.name && opt.inject == injection.name) {
+      (check.*injection.run)();
+      report.expect(!sim.assertionFailed(),
+                    "ASSERTION failed in the RTL (see above) after an injected " + std::string(injection.what));
+      return report.finish("protocol violation injected");
+    }
+    Session<Top> session{opt, isa, report, seed, sim, rng};
+    return body(session, check);
+  });
+}
+
+/// checkMain() for a check without an injection.
+template <typename Top, typename Check, typename Body>
+int checkMain(int argc, char** argv, const std::string& name, Body&& body) {
+  return checkMain<Top, Check>(argc, argv, name, Injection<Check>{}, std::forward<Body>(body));
 }
 
 }  // namespace systole::rtlcheck

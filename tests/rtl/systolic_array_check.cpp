@@ -8,6 +8,7 @@
 #include <array>
 #include <climits>
 #include <functional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -18,12 +19,7 @@
 namespace {
 
 using namespace systole;
-using rtlcheck::Clocked;
-using rtlcheck::getBits;
-using rtlcheck::putBits;
-using rtlcheck::Report;
-using rtlcheck::Timing;
-using rtlcheck::uniform;
+using namespace systole::rtlcheck;
 using Tb = Vtb_systolic_array;
 
 using Row8 = std::vector<int8_t>;
@@ -70,14 +66,10 @@ int32_t pickAcc(std::mt19937_64& rng) {
   return static_cast<int32_t>(static_cast<uint32_t>(rng()));
 }
 
-class ArrayCheck {
+class ArrayCheck : Bench<Tb> {
  public:
   ArrayCheck(const isa::IsaConfig& isa, Clocked<Tb>& sim, Report& report, std::mt19937_64& rng)
-      : p_(isa.params()),
-        sim_(sim),
-        t_(sim.top()),
-        r_(report),
-        rng_(rng),
+      : Bench(isa, sim, report, rng),
         preload_(isa, isa::Semantics::WeightPreload),
         matmul_(isa, isa::Semantics::MatmulTile),
         stream_(isa, isa::Semantics::MatmulStream),
@@ -88,12 +80,12 @@ class ArrayCheck {
 
   bool packageMatches() {
     sim_.settle();
-    bool ok = rtlcheck::samePackage(r_, "ARRAY_ROWS", t_.pkg_array_rows_o, p_.array_rows);
-    ok &= rtlcheck::samePackage(r_, "ARRAY_COLS", t_.pkg_array_cols_o, p_.array_cols);
-    ok &= rtlcheck::samePackage(r_, "DATAFLOW_OUTPUT_STATIONARY", t_.pkg_output_stationary_o,
-                                p_.dataflow == isa::Dataflow::OutputStationary);
-    ok &= rtlcheck::samePackage(r_, "SCRATCHPAD_ROW_BYTES", t_.pkg_row_bytes_o, p_.spad_row_bytes);
-    ok &= rtlcheck::samePackage(r_, "k_slices width", t_.pkg_k_slices_bits_o, bitsFor(p_.spad_rows / p_.array_rows));
+    bool ok = samePackage(r_, "ARRAY_ROWS", t_.pkg_array_rows_o, p_.array_rows);
+    ok &= samePackage(r_, "ARRAY_COLS", t_.pkg_array_cols_o, p_.array_cols);
+    ok &= samePackage(r_, "DATAFLOW_OUTPUT_STATIONARY", t_.pkg_output_stationary_o,
+                      p_.dataflow == isa::Dataflow::OutputStationary);
+    ok &= samePackage(r_, "SCRATCHPAD_ROW_BYTES", t_.pkg_row_bytes_o, p_.spad_row_bytes);
+    ok &= samePackage(r_, "k_slices width", t_.pkg_k_slices_bits_o, bitsFor(p_.spad_rows / p_.array_rows));
     if (!preload_.present() || !matmul_.present()) {
       r_.fail("the config has no weight_preload or matmul_tile instruction");
       ok = false;
@@ -103,8 +95,7 @@ class ArrayCheck {
 
   /// Random fields for the parts of an instruction the array does not see (rows in memories).
   int64_t fieldValue(const Timing& t, const char* field, int64_t cap) {
-    const int k = t.desc().fieldIndex(field);
-    const int64_t lim = std::min<int64_t>(t.desc().fields[static_cast<size_t>(k)].limit(), cap);
+    const int64_t lim = std::min<int64_t>(t.fieldLimit(field), cap);
     return uniform(rng_, 0, std::max<int64_t>(lim, 0));
   }
 
@@ -128,18 +119,9 @@ class ArrayCheck {
     });
     if (!res.ok) return;
     ++matmuls_;
-    std::vector<Row32> want(static_cast<size_t>(m), Row32(static_cast<size_t>(N_)));
-    for (int i = 0; i < m; ++i)
-      for (int n = 0; n < N_; ++n) {
-        int32_t v = accumulate ? acc[static_cast<size_t>(i)][static_cast<size_t>(n)] : 0;
-        for (int k = 0; k < R_; ++k)
-          v = isa::arith::mac(v, act[static_cast<size_t>(i)][static_cast<size_t>(k)],
-                              W_[static_cast<size_t>(k)][static_cast<size_t>(n)]);
-        want[static_cast<size_t>(i)][static_cast<size_t>(n)] = v;
-      }
     const bool complete = checkOutputs(
-        res, want, "matmul_tile m=" + std::to_string(m) + " accumulate=" + std::to_string(accumulate),
-        [&](int i, int n) {
+        res, model({&act, 1}, {&W_, 1}, acc, accumulate),
+        "matmul_tile m=" + std::to_string(m) + " accumulate=" + std::to_string(accumulate), [&](int i, int n) {
           std::string a;
           for (int k = 0; k < R_; ++k)
             a += (k ? "," : "") + std::to_string(act[static_cast<size_t>(i)][static_cast<size_t>(k)]);
@@ -188,8 +170,7 @@ class ArrayCheck {
   bool streams() const { return stream_.present(); }
   /// The largest k_slices to try: the field's limit, every weight row in the scratchpad, and `cap`.
   int64_t largestSlices(int64_t cap) const {
-    const int k = stream_.desc().fieldIndex("k_slices");
-    return std::min({stream_.desc().fields[static_cast<size_t>(k)].limit(), p_.spad_rows / p_.array_rows, cap});
+    return std::min({stream_.fieldLimit("k_slices"), p_.spad_rows / p_.array_rows, cap});
   }
 
   /// matmul_stream of act[s] (m rows of R) times w[s] (R rows of N) over the slices s.
@@ -204,17 +185,7 @@ class ArrayCheck {
     });
     if (!res.ok) return;
     ++streams_;
-    std::vector<Row32> want(static_cast<size_t>(m), Row32(static_cast<size_t>(N_)));
-    for (int i = 0; i < m; ++i)
-      for (int n = 0; n < N_; ++n) {
-        int32_t v = accumulate ? acc[static_cast<size_t>(i)][static_cast<size_t>(n)] : 0;
-        for (int s = 0; s < k; ++s)
-          for (int kk = 0; kk < R_; ++kk)
-            v = isa::arith::mac(v, act[static_cast<size_t>(s)][static_cast<size_t>(i)][static_cast<size_t>(kk)],
-                                w[static_cast<size_t>(s)][static_cast<size_t>(kk)][static_cast<size_t>(n)]);
-        want[static_cast<size_t>(i)][static_cast<size_t>(n)] = v;
-      }
-    if (!checkOutputs(res, want,
+    if (!checkOutputs(res, model(act, w, acc, accumulate),
                       "matmul_stream m=" + std::to_string(m) + " k_slices=" + std::to_string(k) +
                           " accumulate=" + std::to_string(accumulate),
                       [](int, int) { return std::string(); }))
@@ -241,10 +212,7 @@ class ArrayCheck {
     }
   }
 
-  int64_t largestM() const {
-    const int k = matmul_.desc().fieldIndex("m");
-    return std::min<int64_t>(matmul_.desc().fields[static_cast<size_t>(k)].limit(), p_.acc_rows);
-  }
+  int64_t largestM() const { return std::min<int64_t>(matmul_.fieldLimit("m"), p_.acc_rows); }
 
   std::vector<Row8> randomRows(int count, int width) {
     const Pattern pat = pickPattern(rng_);
@@ -284,6 +252,22 @@ class ArrayCheck {
     int64_t b = 0;
     while ((int64_t{1} << b) <= max) ++b;
     return b;
+  }
+
+  /// The model's output rows for act[s] (m rows of R) times w[s] (R rows of N) over the slices s:
+  /// from the initial accumulator (or 0), arith::mac per product, slice by slice in k order.
+  std::vector<Row32> model(std::span<const std::vector<Row8>> act, std::span<const std::vector<Row8>> w,
+                           const std::vector<Row32>& acc, bool accumulate) const {
+    const size_t m = act[0].size();
+    std::vector<Row32> want(m, Row32(static_cast<size_t>(N_)));
+    for (size_t i = 0; i < m; ++i)
+      for (size_t n = 0; n < static_cast<size_t>(N_); ++n) {
+        int32_t v = accumulate ? acc[i][n] : 0;
+        for (size_t s = 0; s < act.size(); ++s)
+          for (size_t k = 0; k < static_cast<size_t>(R_); ++k) v = isa::arith::mac(v, act[s][i][k], w[s][k][n]);
+        want[i][n] = v;
+      }
+    return want;
   }
 
   void garbageInputs() {
@@ -365,11 +349,6 @@ class ArrayCheck {
     return res;
   }
 
-  const isa::Params& p_;
-  Clocked<Tb>& sim_;
-  Tb& t_;
-  Report& r_;
-  std::mt19937_64& rng_;
   Timing preload_, matmul_, stream_;
   int R_, N_, E_;
   std::vector<Row8> W_;  // the model's weights
@@ -379,71 +358,55 @@ class ArrayCheck {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const auto opt = rtlcheck::parseOptions(
-      argc, argv, "systolic_array_check --config FILE.yaml [--seed N] [--cases N] [--inject extra-row]");
-  return rtlcheck::runCheck("systolic_array", [&] {
-    const auto isa = isa::IsaConfig::load(opt.config);
-    Report report("systolic_array[" + isa.params().name + "]");
-    const uint64_t seed = rtlcheck::seedFor(opt, isa);
-    Clocked<Tb> sim(seed);
-    sim.reset();
-    std::mt19937_64 rng(seed);
-    ArrayCheck check(isa, sim, report, rng);
-    if (!check.packageMatches()) return report.finish("package does not match the config");
-    if (opt.inject == "extra-row") {
-      check.injectExtraRow();
-      report.expect(!sim.assertionFailed(), "ASSERTION failed in the RTL (see above) after an injected extra row");
-      return report.finish("protocol violation injected");
-    }
-
-    const int R = static_cast<int>(isa.params().array_rows);
-    const int E = static_cast<int>(isa.params().spad_row_bytes);
+  const Injection<ArrayCheck> inject = {"extra-row", "extra row", &ArrayCheck::injectExtraRow};
+  return checkMain<Tb, ArrayCheck>(argc, argv, "systolic_array", inject, [](Session<Tb>& s, ArrayCheck& check) {
+    const int R = static_cast<int>(s.isa.params().array_rows);
+    const int E = static_cast<int>(s.isa.params().spad_row_bytes);
     const int64_t mMax = check.largestM();
     const int64_t mCap = std::min<int64_t>(mMax, 3 * R);  // keeps the run short; m = mMax is tried too
-    const int rounds = opt.cases > 0 ? opt.cases : 300;
+    const int rounds = s.cases(300);
 
     // Before any preload W is zero: the result is the initial accumulator (or zero).
     check.matmul(check.randomRows(2, R), check.randomAcc(2), true);
     check.matmul(check.randomRows(1, R), check.randomAcc(1), false);
 
     for (int round = 0; round < rounds; ++round) {
-      if (sim.assertionFailed()) break;  // reported once; the state is no longer meaningful
-      check.idle(static_cast<int>(rng() % 3));
+      if (s.sim.assertionFailed()) break;  // reported once; the state is no longer meaningful
+      check.idle(static_cast<int>(s.rng() % 3));
       check.preload(check.randomRows(R, E));
-      const int matmuls = 1 + static_cast<int>(rng() % 6);
+      const int matmuls = 1 + static_cast<int>(s.rng() % 6);
       for (int j = 0; j < matmuls; ++j) {
         int64_t m;
-        switch (rng() % 6) {
+        switch (s.rng() % 6) {
           case 0: m = 1; break;
           case 1: m = mCap; break;
           case 2: m = std::min<int64_t>(R, mCap); break;
-          default: m = uniform(rng, 1, mCap);
+          default: m = uniform(s.rng, 1, mCap);
         }
         if (round == 0 && j == 0) m = mMax;  // the largest tile the instruction allows, once
-        const bool accumulate = rng() & 1;
-        check.idle(static_cast<int>(rng() % 2));
+        const bool accumulate = s.rng() & 1;
+        check.idle(static_cast<int>(s.rng() % 2));
         check.matmul(check.randomRows(static_cast<int>(m), R), check.randomAcc(static_cast<int>(m)), accumulate);
       }
       // Streams between matmuls of one preload: the matmuls after them check that W is untouched.
-      const int streams = check.streams() ? static_cast<int>(rng() % 3) : 0;
+      const int streams = check.streams() ? static_cast<int>(s.rng() % 3) : 0;
       for (int j = 0; j < streams; ++j) {
         const int64_t kMax = check.largestSlices(round == 0 ? 64 : 8);
-        const int k = static_cast<int>(round == 0 && j == 0 ? kMax : uniform(rng, 1, kMax));
-        const int m =
-            static_cast<int>(rng() % 3 == 0 ? std::min<int64_t>(R, mMax) : uniform(rng, 1, std::min<int64_t>(R, mMax)));
+        const int k = static_cast<int>(round == 0 && j == 0 ? kMax : uniform(s.rng, 1, kMax));
+        const int m = static_cast<int>(s.rng() % 3 == 0 ? std::min<int64_t>(R, mMax)
+                                                        : uniform(s.rng, 1, std::min<int64_t>(R, mMax)));
         std::vector<std::vector<std::vector<int8_t>>> act, w;
-        for (int s = 0; s < k; ++s) {
+        for (int slice = 0; slice < k; ++slice) {
           act.push_back(check.randomRows(m, R));
-          w.push_back(check.randomRows(R, static_cast<int>(isa.params().array_cols)));
+          w.push_back(check.randomRows(R, static_cast<int>(s.isa.params().array_cols)));
         }
-        check.idle(static_cast<int>(rng() % 2));
-        check.stream(act, w, check.randomAcc(m), rng() & 1);
+        check.idle(static_cast<int>(s.rng() % 2));
+        check.stream(act, w, check.randomAcc(m), s.rng() & 1);
         check.matmul(check.randomRows(1, R), check.randomAcc(1), true);
       }
     }
-    return report.finish("seed " + std::to_string(seed) + ": " + std::to_string(check.preloads()) +
-                         " weight_preload, " + std::to_string(check.matmuls()) + " matmul_tile, " +
-                         std::to_string(check.streamsRun()) + " matmul_stream, " +
-                         std::to_string(check.valuesCompared()) + " int32 outputs compared");
+    return s.finish(std::to_string(check.preloads()) + " weight_preload, " + std::to_string(check.matmuls()) +
+                    " matmul_tile, " + std::to_string(check.streamsRun()) + " matmul_stream, " +
+                    std::to_string(check.valuesCompared()) + " int32 outputs compared");
   });
 }

@@ -15,17 +15,12 @@
 #include <vector>
 
 #include "Vtb_weight_transposer.h"
-#include "rtl_check.h"
+#include "row_stream.h"
 
 namespace {
 
 using namespace systole;
-using rtlcheck::Clocked;
-using rtlcheck::getBits;
-using rtlcheck::putBits;
-using rtlcheck::Report;
-using rtlcheck::Timing;
-using rtlcheck::uniform;
+using namespace systole::rtlcheck;
 using Tb = Vtb_weight_transposer;
 using Rows = std::vector<std::vector<int8_t>>;
 
@@ -46,14 +41,10 @@ struct Tile {
   int64_t gapBefore = 0;     // idle cycles before the tile
 };
 
-class TransposerCheck {
+class TransposerCheck : Bench<Tb> {
  public:
   TransposerCheck(const isa::IsaConfig& isa, Clocked<Tb>& sim, Report& report, std::mt19937_64& rng)
-      : p_(isa.params()),
-        sim_(sim),
-        t_(sim.top()),
-        r_(report),
-        rng_(rng),
+      : Bench(isa, sim, report, rng),
         timing_(isa, isa::Semantics::WeightPreloadT),
         R_(p_.array_rows),
         N_(p_.array_cols),
@@ -61,9 +52,9 @@ class TransposerCheck {
 
   bool packageMatches() {
     sim_.settle();
-    bool ok = rtlcheck::samePackage(r_, "ARRAY_ROWS", t_.pkg_array_rows_o, p_.array_rows);
-    ok &= rtlcheck::samePackage(r_, "ARRAY_COLS", t_.pkg_array_cols_o, p_.array_cols);
-    ok &= rtlcheck::samePackage(r_, "SCRATCHPAD_ROW_BYTES", t_.pkg_row_bytes_o, p_.spad_row_bytes);
+    bool ok = samePackage(r_, "ARRAY_ROWS", t_.pkg_array_rows_o, p_.array_rows);
+    ok &= samePackage(r_, "ARRAY_COLS", t_.pkg_array_cols_o, p_.array_cols);
+    ok &= samePackage(r_, "SCRATCHPAD_ROW_BYTES", t_.pkg_row_bytes_o, p_.spad_row_bytes);
     return ok;
   }
   bool present() const { return timing_.present(); }
@@ -88,7 +79,7 @@ class TransposerCheck {
 
   Tile randomTile() {
     Tile t;
-    const int64_t rowMax = std::min<int64_t>(fieldLimit(), static_cast<int64_t>(spad_.size()) - N_);
+    const int64_t rowMax = std::min<int64_t>(timing_.operandLimit(0), static_cast<int64_t>(spad_.size()) - N_);
     t.spadRow = uniform(rng_, 0, rowMax);
     t.bubbles.assign(static_cast<size_t>(N_), 0);
     if (rng_() % 4 == 0)
@@ -99,50 +90,32 @@ class TransposerCheck {
 
   /// Streams the tiles' rows into the transposer and checks each tile out.
   void run(const std::vector<Tile>& tiles) {
-    size_t tile = 0, row = 0, checked = 0;
-    int64_t idle = tiles.empty() ? 0 : tiles[0].gapBefore;
-    std::vector<int64_t> firstIns(tiles.size(), -1), bubbleCounts(tiles.size(), 0);
-    for (int64_t c = 0;; ++c) {
-      // Idle cycles carry garbage: only in_valid_i may make the transposer take a row.
-      for (int64_t k = 0; k < E_; ++k) putBits(t_.in_row_i, static_cast<int>(8 * k), 8, rng_());
-      bool valid = false;
-      if (tile < tiles.size() && idle == 0) {
-        const Tile& t = tiles[tile];
-        if (row == 0) firstIns[tile] = c;
-        const auto& src = spad_[static_cast<size_t>(t.spadRow + static_cast<int64_t>(row))];
-        for (int64_t k = 0; k < E_; ++k)
-          putBits(t_.in_row_i, static_cast<int>(8 * k), 8, static_cast<uint8_t>(src[static_cast<size_t>(k)]));
-        valid = true;
-        if (++row == static_cast<size_t>(N_)) {
-          row = 0;
-          if (++tile < tiles.size()) idle = tiles[tile].gapBefore;
-        } else {
-          idle = t.bubbles[row];
-          bubbleCounts[tile] += idle;
-        }
-      } else if (idle > 0) {
-        --idle;
-      }
-      t_.in_valid_i = valid;
-      sim_.settle();
-      if (t_.out_valid_o) {
-        if (checked >= tiles.size() || firstIns[checked] < 0)
-          r_.fail("a tile out with no tile in flight");
-        else
-          compareTile(tiles[checked], c - firstIns[checked] + 1, bubbleCounts[checked]);
-        ++checked;
-      }
-      sim_.tick();
-      if (sim_.assertionFailed()) {
-        r_.fail("ASSERTION failed in the RTL (see above)");
-        break;
-      }
-      if (checked >= tiles.size() && tile == tiles.size()) break;
-      if (c > static_cast<int64_t>(tiles.size()) * 4 * (N_ + 8) + 100) {
-        r_.fail("TIMEOUT waiting for a tile");
-        break;
-      }
-    }
+    RowFeeder feed(std::vector<size_t>(tiles.size(), static_cast<size_t>(N_)), [&](size_t tile, size_t row) {
+      return row == 0 ? tiles[tile].gapBefore : tiles[tile].bubbles[row];
+    });
+    size_t checked = 0;
+    clockUntil(
+        sim_, r_, static_cast<int64_t>(tiles.size()) * 4 * (N_ + 8) + 100, "TIMEOUT waiting for a tile",
+        [&](int64_t c) {
+          // Idle cycles carry garbage: only in_valid_i may make the transposer take a row.
+          for (int64_t k = 0; k < E_; ++k) putBits(t_.in_row_i, static_cast<int>(8 * k), 8, rng_());
+          const auto in = feed.step(c);
+          if (in) {
+            const auto& src = spad_[static_cast<size_t>(tiles[in->item].spadRow + static_cast<int64_t>(in->row))];
+            for (int64_t k = 0; k < E_; ++k)
+              putBits(t_.in_row_i, static_cast<int>(8 * k), 8, static_cast<uint8_t>(src[static_cast<size_t>(k)]));
+          }
+          t_.in_valid_i = in.has_value();
+        },
+        [&](int64_t c) {
+          if (!t_.out_valid_o) return;
+          if (checked >= tiles.size() || feed.firstIn(checked) < 0)
+            r_.fail("a tile out with no tile in flight");
+          else
+            compareTile(tiles[checked], feed.since(checked, c), feed.idleWithin(checked));
+          ++checked;
+        },
+        [&](int64_t) { return checked >= tiles.size() && feed.finished(); });
     t_.in_valid_i = 0;
   }
 
@@ -150,11 +123,6 @@ class TransposerCheck {
   int64_t stalled() const { return stalled_; }
 
  private:
-  int64_t fieldLimit() const {
-    const auto& d = timing_.desc();
-    return d.fields[static_cast<size_t>(d.operand_field[0])].limit();
-  }
-
   void compareTile(const Tile& t, int64_t cycles, int64_t bubbles) {
     ++tiles_;
     const Rows want = gather(spad_, t.spadRow, R_, N_);
@@ -173,24 +141,15 @@ class TransposerCheck {
       }
     if (same) r_.pass();
 
-    const std::vector<std::pair<const char*, int64_t>> ops = {
-        {timing_.desc().fields[static_cast<size_t>(timing_.desc().operand_field[0])].name.c_str(), t.spadRow}};
+    const std::vector<std::pair<const char*, int64_t>> ops = {{timing_.operandName(0), t.spadRow}};
     if (bubbles == 0) {
       timing_.check(r_, ops, cycles);
     } else {
       ++stalled_;
-      const int64_t expected = timing_.eval(ops) + bubbles;
-      r_.expect(cycles == expected, "TIMING MISMATCH with idle cycles " + timing_.describe(ops) +
-                                        ": the expression + " + std::to_string(bubbles) + " idle cycles gives " +
-                                        std::to_string(expected) + ", the RTL took " + std::to_string(cycles));
+      timing_.checkStalled(r_, ops, cycles, bubbles, "idle cycles", "idle cycles");
     }
   }
 
-  const isa::Params& p_;
-  Clocked<Tb>& sim_;
-  Tb& t_;
-  Report& r_;
-  std::mt19937_64& rng_;
   Timing timing_;
   int64_t R_, N_, E_;
   Rows spad_;
@@ -200,30 +159,20 @@ class TransposerCheck {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const auto opt =
-      rtlcheck::parseOptions(argc, argv, "weight_transposer_check --config FILE.yaml [--seed N] [--cases N]");
-  return rtlcheck::runCheck("weight_transposer", [&] {
-    const auto isa = isa::IsaConfig::load(opt.config);
-    Report report("weight_transposer[" + isa.params().name + "]");
-    const uint64_t seed = rtlcheck::seedFor(opt, isa);
-    Clocked<Tb> sim(seed);
-    sim.reset();
-    std::mt19937_64 rng(seed);
-    TransposerCheck check(isa, sim, report, rng);
-    if (!check.packageMatches()) return report.finish("package does not match the config");
-    if (!check.present()) return report.finish("the config has no weight_preload_t instruction: nothing to check");
+  return checkMain<Tb, TransposerCheck>(argc, argv, "weight_transposer", [](Session<Tb>& s, TransposerCheck& check) {
+    if (!check.present()) return s.report.finish("the config has no weight_preload_t instruction: nothing to check");
 
-    const int batches = opt.cases > 0 ? opt.cases : 1000;
+    const int batches = s.cases(1000);
     for (int b = 0; b < batches; ++b) {
-      if (sim.assertionFailed()) break;  // reported once; the state is no longer meaningful
+      if (s.sim.assertionFailed()) break;  // reported once; the state is no longer meaningful
       check.fillScratchpad();
       std::vector<Tile> tiles;
-      const int count = 1 + static_cast<int>(rng() % 6);
+      const int count = 1 + static_cast<int>(s.rng() % 6);
       for (int i = 0; i < count; ++i) tiles.push_back(check.randomTile());
       check.run(tiles);
     }
-    return report.finish("seed " + std::to_string(seed) + ": " + std::to_string(check.tiles()) + " tiles of " +
-                         std::to_string(isa.params().array_rows) + " x " + std::to_string(isa.params().array_cols) +
-                         " compared (" + std::to_string(check.stalled()) + " with idle cycles between rows)");
+    return s.finish(std::to_string(check.tiles()) + " tiles of " + std::to_string(s.isa.params().array_rows) + " x " +
+                    std::to_string(s.isa.params().array_cols) + " compared (" + std::to_string(check.stalled()) +
+                    " with idle cycles between rows)");
   });
 }

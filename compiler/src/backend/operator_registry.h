@@ -95,7 +95,7 @@ std::optional<SpatialMove> spatialMove(const Graph& g, const Node& n);
 /// The input matrix row of each output row when `n` (Gather or Slice, constant parameters) selects
 /// along a row axis (isRowAxis), else nullopt.
 std::optional<std::vector<int64_t>> selectedRows(const Graph& g, const Node& n);
-void tileRowSelect(TileContext& T, const Node& n);  // tile_row_permutation.cpp
+void tileRowSelect(TileContext& T, const Node& n);      // tile_row_permutation.cpp
 void tileUnflattenNhwc(TileContext& T, const Node& n);  // tile_flatten_nhwc.cpp
 /// (A, B) when `n` is a Transpose [A, B, C] -> [B, A, C] (whole rows move), else nullopt.
 std::optional<std::pair<int64_t, int64_t>> rowPermutation(const Graph& g, const Node& n);

@@ -39,7 +39,8 @@ TEST(Ops, EveryImportedOperatorHasAShapeFunctionAndAFloatKernel) {
     EXPECT_NE(def.float_kernel, nullptr) << name;
   }
   // Systole's own operators are never imported.
-  for (Op op : {Op::FlattenNhwc, Op::UnflattenNhwc, Op::Lut, Op::Requant, Op::QuantizeLinear, Op::DequantizeLinear, Op::Gelu})
+  for (Op op :
+       {Op::FlattenNhwc, Op::UnflattenNhwc, Op::Lut, Op::Requant, Op::QuantizeLinear, Op::DequantizeLinear, Op::Gelu})
     EXPECT_FALSE(isSupportedOp(opName(op))) << opName(op);
 }
 
