@@ -6,7 +6,7 @@
 
 DIR holds NAME.onnx, NAME.logits.npy (the training framework's float logits on the test set),
 test.npz (`x` [N, ...] float32 images, `labels` [N]) and calib/ (one .npy per calibration sample),
-as bench/trained/train_digits.py writes them (tests/models/trained/ holds a copy). Each network is compiled once (calibrated on calib/),
+as bench/trained/train.py writes them (tests/models/trained/ holds a copy). Each network is compiled once (calibrated on calib/),
 every test image run on the simulated NPU, checked bit for bit against the reference interpreter
 (`check=True`), and its prediction compared with the label. Prints a Markdown row per network:
 the float model's top-1 (PyTorch's logits), INT8 top-1, their difference in points, the share of
