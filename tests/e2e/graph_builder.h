@@ -151,6 +151,54 @@ class FloatGraphBuilder {
     return add(std::move(n));
   }
 
+  // ---- attention (rank-3 activations [B, S, F], as attention-layout leaves them) ----
+
+  /// x [..., K] times a constant [K, n_out] plus a constant bias (fuse-bias's three-input MatMul).
+  int matmul(int x, int64_t n_out) {
+    std::vector<int64_t> y = shape(x);
+    const int64_t k = y.back();
+    y.back() = n_out;
+    const int w = constant({k, n_out}, 1.0f / static_cast<float>(std::sqrt(static_cast<double>(k))));
+    return add(node("MatMul", {x, w, constant({n_out}, 0.1f)}, y));
+  }
+  /// A product of two activations, a [B, M, K] times b [B, K, N] (or b [B, N, K] with transB).
+  int matmulActivations(int a, int b, bool transB) {
+    std::vector<int64_t> y = shape(a);
+    y.back() = transB ? shape(b)[1] : shape(b)[2];
+    compiler::Node n = node("MatMul", {a, b}, y);
+    if (transB) n.attrs["transB"] = int64_t{1};
+    return add(std::move(n));
+  }
+  int softmax(int x) {
+    compiler::Node n = node("Softmax", {x}, shape(x));
+    n.attrs["axis"] = int64_t{-1};
+    return add(std::move(n));
+  }
+  int layerNorm(int x) {
+    const int64_t c = shape(x).back();
+    compiler::Node n = node("LayerNormalization", {x, constant({c}, 1.5f), constant({c}, 0.5f)}, shape(x));
+    n.attrs["axis"] = int64_t{-1};
+    n.attrs["epsilon"] = 1e-5f;
+    return add(std::move(n));
+  }
+  int reshape(int x, const std::vector<int64_t>& to) {
+    compiler::Value v;
+    v.name = "shape" + std::to_string(counter_++);
+    v.type = compiler::ElemType::Int64;
+    v.shape = {static_cast<int64_t>(to.size())};
+    v.is_constant = true;
+    v.data.resize(to.size() * sizeof(int64_t));
+    std::memcpy(v.data.data(), to.data(), v.data.size());
+    return add(node("Reshape", {x, g_.addValue(std::move(v))}, to));
+  }
+  /// [A, B, C] -> [B, A, C] (the heads split and merged).
+  int transposeRows(int x) {
+    const auto s = shape(x);
+    compiler::Node n = node("Transpose", {x}, {s[1], s[0], s[2]});
+    n.attrs["perm"] = std::vector<int64_t>{1, 0, 2};
+    return add(std::move(n));
+  }
+
   compiler::Graph finish(int output) {
     g_.outputs.push_back(output);
     compiler::resolveAutoPad(g_);

@@ -5,8 +5,9 @@
 // number of seeds. Named cases stress one dimension each (AutoPad/...: SAME padding on H != W
 // inputs; Dilation/...: dilations > 1 per axis; StridesByAxis/...: sh != sw over several chunks;
 // Pooling/...: ceil_mode max pooling with overhang, padded average pooling; OddChannels/...: odd
-// channel counts around every array width, grouped convs; Batch/...: N = 2..4 images). The random
-// mix draws batches and grouped convs too.
+// channel counts around every array width, grouped convs; Batch/...: N = 2..4 images;
+// Attention/...: LayerNorm, Softmax and the two activation products on rows of random widths).
+// The random mix draws batches and grouped convs too.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -178,6 +179,24 @@ compiler::Graph batchGraph(uint64_t seed) {
   return b.finish(b.gemm(x, pick(2, 10), false));
 }
 
+/// Attention and its neighbours on [1, S, H d] rows of random, mostly ragged, widths: a position
+/// embedding (an Add of a constant), LayerNorm, the Q, K and V projections, the heads split,
+/// Q K^T (the transposed preload), a Softmax over S, P V, the heads merged, the output
+/// projection, a residual Add and a last LayerNorm.
+compiler::Graph attentionGraph(uint64_t seed) {
+  FloatGraphBuilder b(seed);
+  auto pick = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(b.rng()); };
+  const int64_t S = pick(2, 40), H = pick(1, 3), d = pick(2, 20), D = H * d;
+  int x = b.input("tokens", {1, S, D});
+  x = b.addOp(x, b.constant({1, S, D}, 0.5f), false);
+  const int h = b.layerNorm(x);
+  const auto heads = [&] { return b.transposeRows(b.reshape(b.matmul(h, D), {S, H, d})); };
+  const int q = heads(), k = heads(), v = heads();
+  const int p = b.softmax(b.matmulActivations(q, k, true));
+  const int o = b.reshape(b.transposeRows(b.matmulActivations(p, v, false)), {1, S, D});
+  return b.finish(b.layerNorm(b.addOp(b.matmul(o, D), x, false)));
+}
+
 struct Case {
   uint64_t seed;
   std::string config;
@@ -205,11 +224,13 @@ TEST_P(RandomGraph, CompilesAndRunsBitExact) {
   EXPECT_GT(result.sim.stats.cycles, 0u);
 }
 
-/// `seeds` seeds (SYSTOLE_DIFFERENTIAL_CASES overrides) of `make` on every shipped config.
-std::vector<Case> cases(int seeds, compiler::Graph (*make)(uint64_t)) {
+/// `seeds` seeds (SYSTOLE_DIFFERENTIAL_CASES overrides) of `make` on every shipped config (or those
+/// named).
+std::vector<Case> cases(int seeds, compiler::Graph (*make)(uint64_t),
+                        std::vector<const char*> configs = {"tiny", "default", "large", "os16"}) {
   if (const char* env = std::getenv("SYSTOLE_DIFFERENTIAL_CASES")) seeds = std::max(1, std::atoi(env));
   std::vector<Case> out;
-  for (const char* c : {"tiny", "default", "large", "os16"})
+  for (const char* c : configs)
     for (int s = 0; s < seeds; ++s) out.push_back({static_cast<uint64_t>(s), c, make});
   return out;
 }
@@ -225,6 +246,10 @@ INSTANTIATE_TEST_SUITE_P(StridesByAxis, RandomGraph, ::testing::ValuesIn(cases(8
 INSTANTIATE_TEST_SUITE_P(Pooling, RandomGraph, ::testing::ValuesIn(cases(8, poolingGraph)), caseName);
 INSTANTIATE_TEST_SUITE_P(OddChannels, RandomGraph, ::testing::ValuesIn(cases(8, oddChannelsGraph)), caseName);
 INSTANTIATE_TEST_SUITE_P(Batch, RandomGraph, ::testing::ValuesIn(cases(8, batchGraph)), caseName);
+// tiny has no room for the Softmax's exponential tables (it runs on the host there, which one
+// program cannot hold).
+INSTANTIATE_TEST_SUITE_P(Attention, RandomGraph,
+                         ::testing::ValuesIn(cases(10, attentionGraph, {"default", "large", "os16"})), caseName);
 
 }  // namespace
 }  // namespace systole::testing
