@@ -15,6 +15,8 @@ import os
 import re
 import sys
 
+from product_files import cpp_files
+
 PRODUCT_DIRS = ["compiler", "simulator", "runtime", "hostjit", "tools", "python/src", "rtl/cosim"]
 LITERAL = re.compile(r"(?<![\w.])(-128|127)(?![\w.])")
 
@@ -53,15 +55,10 @@ def main():
     p.add_argument("root", nargs="?", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
     args = p.parse_args()
     found = []
-    for top in PRODUCT_DIRS:
-        for directory, _, files in os.walk(os.path.join(args.root, top)):
-            for name in sorted(files):
-                if not name.endswith((".cpp", ".h")):
-                    continue
-                path = os.path.join(directory, name)
-                for number, code in code_lines(path):
-                    if LITERAL.search(code):
-                        found.append(f"{os.path.relpath(path, args.root)}:{number}: {code.strip()}")
+    for path in cpp_files(args.root, PRODUCT_DIRS):
+        for number, code in code_lines(path):
+            if LITERAL.search(code):
+                found.append(f"{os.path.relpath(path, args.root)}:{number}: {code.strip()}")
     for line in sorted(found):
         print(line)
     print(f"{len(found)} lines restate the int8 range outside isa/ (allowed: {args.max_count})")

@@ -17,6 +17,8 @@ import os
 import re
 import sys
 
+from product_files import cpp_files
+
 PRODUCT_DIRS = ["isa", "compiler", "simulator", "runtime", "hostjit", "tools", "python", "rtl/cosim"]
 NOT_FUNCTIONS = re.compile(r"^\s*(namespace|class|struct|enum|union|extern|template\s*<[^>]*>\s*(class|struct))\b|=\s*\{$|^\s*\w.*\bconst\w*\s+\w+(\[\])?\s*=")
 
@@ -55,14 +57,10 @@ def main():
     p.add_argument("root", nargs="?", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
     a = p.parse_args()
     long = []
-    for d in PRODUCT_DIRS:
-        for dirpath, _, files in os.walk(os.path.join(a.root, d)):
-            for f in sorted(files):
-                if f.endswith((".cpp", ".h")):
-                    path = os.path.join(dirpath, f)
-                    for line, name, length in functions(path):
-                        if length > a.limit:
-                            long.append((os.path.relpath(path, a.root), line, name, length))
+    for path in cpp_files(a.root, PRODUCT_DIRS):
+        for line, name, length in functions(path):
+            if length > a.limit:
+                long.append((os.path.relpath(path, a.root), line, name, length))
     for path, line, name, length in sorted(long, key=lambda t: -t[3]):
         print(f"{path}:{line}: {name} ({length} lines)")
     print(f"{len(long)} product functions over {a.limit} lines (allowed: {a.max_count})")
