@@ -35,14 +35,8 @@ int64_t nhwcOffset(const std::vector<int64_t>& nchw, int64_t halo, int64_t n, in
 
 /// [N, C, H, W] -> [N, H, W, C] for int8 data.
 std::vector<uint8_t> toNhwc(const HostTensor& t) {
-  const int64_t N = t.shape[0], C = t.shape[1], H = t.shape[2], W = t.shape[3];
   std::vector<uint8_t> out(t.bytes.size());
-  for (int64_t n = 0; n < N; ++n)
-    for (int64_t c = 0; c < C; ++c)
-      for (int64_t y = 0; y < H; ++y)
-        for (int64_t x = 0; x < W; ++x)
-          out[static_cast<size_t>(nhwcOffset(t.shape, 0, n, c, y, x))] =
-              t.bytes[static_cast<size_t>(((n * C + c) * H + y) * W + x)];
+  compiler::moveNhwc(t.bytes.data(), out.data(), t.shape[0], t.shape[1], t.shape[2] * t.shape[3], 1, true);
   return out;
 }
 

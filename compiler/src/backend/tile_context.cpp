@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "systole/compiler/host_tensor.h"
 #include "operator_registry.h"
 #include "systole/isa/diagnostic.h"
 
@@ -20,11 +21,7 @@ ActBuffer TileContext::source(int value) {
   if (!v.is_constant) return buffer(value);
   ActBuffer b = bufferShape(v);
   std::vector<uint8_t> bytes = v.data;  // int8, row-major: NCHW for a 4-D tensor, whose buffer is NHWC
-  if (v.shape.size() == 4)
-    for (int64_t i = 0; i < b.N * b.C * b.H * b.W; ++i) {
-      const int64_t x = i % b.W, y = i / b.W % b.H, c = i / (b.W * b.H) % b.C, n = i / (b.W * b.H * b.C);
-      bytes[static_cast<size_t>(((n * b.H + y) * b.W + x) * b.C + c)] = v.data[static_cast<size_t>(i)];
-    }
+  if (v.shape.size() == 4) moveNhwc(v.data.data(), bytes.data(), b.N, b.C, b.H * b.W, 1, true);
   const Operand at = addConstant(std::move(bytes), v.name);
   b.space = Space::Constant, b.id = at.id;
   return b;

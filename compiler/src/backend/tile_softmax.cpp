@@ -121,6 +121,16 @@ struct SoftmaxTiler {
   }
 };
 
+/// The mask's rows (the model's, or one row of zeros) widened to `paddedC` bytes, the padding lanes 1.
+std::vector<uint8_t> paddedMaskRows(const Value* mask, int64_t C, int64_t paddedC) {
+  const int64_t rows = mask ? mask->elements() / C : 1;
+  std::vector<uint8_t> out(static_cast<size_t>(rows * paddedC), 1);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t j = 0; j < C; ++j)
+      out[static_cast<size_t>(r * paddedC + j)] = mask ? mask->data[static_cast<size_t>(r * C + j)] : 0;
+  return out;
+}
+
 SoftmaxTiler softmaxTiler(TileContext& T, const Node& n) {
   const ActBuffer& x = T.buffer(n.inputs[0]);
   const int64_t lanes = T.p.acc_row_elems, tiles = (x.C + lanes - 1) / lanes, tableRows = T.p.lut_rows;
@@ -160,11 +170,7 @@ void tileSoftmax(TileContext& T, const Node& n) {
   // chunk stays in one repeat); a ragged row without the model's mask has one row, broadcast.
   const Value* mask = n.inputs.size() > 1 ? &T.g.values[static_cast<size_t>(n.inputs[1])] : nullptr;
   const int64_t maskRows = mask ? mask->elements() / s.x.C : s.y.W, paddedC = s.tiles * s.lanes;
-  std::vector<uint8_t> padded(static_cast<size_t>((mask ? maskRows : 1) * paddedC), 1);
-  for (int64_t r = 0; r * paddedC < static_cast<int64_t>(padded.size()); ++r)
-    for (int64_t j = 0; j < s.x.C; ++j)
-      padded[static_cast<size_t>(r * paddedC + j)] = mask ? mask->data[static_cast<size_t>(r * s.x.C + j)] : 0;
-  const Operand maskAt = s.masked ? T.addConstant(std::move(padded), "mask") : Operand{};
+  const Operand maskAt = s.masked ? T.addConstant(paddedMaskRows(mask, s.x.C, paddedC), "mask") : Operand{};
   const int64_t maskStride = mask ? paddedC : 0;
   T.layer().loops = "row chunks of <= " + std::to_string(s.rows) + " x " + std::to_string(s.tiles) +
                     " tiles: " + (s.masked ? "masked " : "") + "max, exponential tables, sum, reciprocal, scale";

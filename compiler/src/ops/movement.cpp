@@ -33,28 +33,19 @@ void storeElement(HostTensor& Y, int64_t i, double v) {
   }
 }
 
-/// Element (n, c, s) of [N, C, HW] (NCHW) to element (n, s, c) of [N, HW, C] (NHWC rows), or back.
-void moveNhwc(const HostTensor& X, HostTensor& Y, int64_t N, int64_t C, int64_t HW, bool toRows) {
-  const size_t eb = static_cast<size_t>(elemTypeBytes(X.type));
-  for (int64_t n = 0; n < N; ++n)
-    for (int64_t ch = 0; ch < C; ++ch)
-      for (int64_t s = 0; s < HW; ++s) {
-        const auto nchw = static_cast<size_t>((n * C + ch) * HW + s), nhwc = static_cast<size_t>((n * HW + s) * C + ch);
-        std::memcpy(Y.bytes.data() + (toRows ? nhwc : nchw) * eb, X.bytes.data() + (toRows ? nchw : nhwc) * eb, eb);
-      }
-}
-
 /// FlattenNhwc (Systole op): [N, C, H, W] -> [N, H * W * C] in (h, w, c) order, on any element type.
 void flattenNhwc(const Ctx& c) {
   const auto& X = c.input(0);
-  moveNhwc(X, c.output(), X.shape.at(0), X.shape.at(1), X.shape.at(2) * X.shape.at(3), true);
+  moveNhwc(X.bytes.data(), c.output().bytes.data(), X.shape.at(0), X.shape.at(1), X.shape.at(2) * X.shape.at(3),
+           static_cast<size_t>(elemTypeBytes(X.type)), true);
 }
 
 /// UnflattenNhwc (Systole op, FlattenNhwc's inverse): rows [N, H * W, C] -> [N, C, H, W] with
 /// y[n, c, h, w] = x[n, h * W + w, c] (attribute `height` = H), on any element type.
 void unflattenNhwc(const Ctx& c) {
   auto& Y = c.output();
-  moveNhwc(c.input(0), Y, Y.shape.at(0), Y.shape.at(1), Y.shape.at(2) * Y.shape.at(3), false);
+  moveNhwc(c.input(0).bytes.data(), Y.bytes.data(), Y.shape.at(0), Y.shape.at(1), Y.shape.at(2) * Y.shape.at(3),
+           static_cast<size_t>(elemTypeBytes(Y.type)), false);
 }
 
 void copyBytes(const Ctx& c) {

@@ -207,8 +207,8 @@ int squeezedSlice(const Graph& g, int sliceId, const passes::Uses& uses, int64_t
   return sq;
 }
 
-/// Rank-4 values with a leading 1 computed from the reduced ones lose it (e); returns the nodes
-/// whose output it dropped.
+/// Rank-4 values with a leading 1 computed from the `reduced` ones lose it (e); a reader of another
+/// kind gets a Reshape back to rank 4.
 void dropLeadingOne(Graph& g, std::set<int> reduced) {
   for (int id : g.topoOrder()) {
     Node& n = g.nodes[static_cast<size_t>(id)];

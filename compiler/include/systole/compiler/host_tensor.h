@@ -34,4 +34,16 @@ struct HostTensor {
   bool operator==(const HostTensor&) const = default;
 };
 
+/// Moves element (n, c, s) of `from` [N, C, S] (NCHW, S = H * W) to (n, s, c) of `to` (NHWC), or
+/// the other way with `toNhwc` false; elements of `elemBytes` bytes. The one layout change the
+/// FlattenNhwc kernels, the NPU's constant activations and the runtime's inputs share.
+inline void moveNhwc(const uint8_t* from, uint8_t* to, int64_t N, int64_t C, int64_t S, size_t elemBytes, bool toNhwc) {
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t s = 0; s < S; ++s) {
+        const auto nchw = static_cast<size_t>((n * C + c) * S + s), nhwc = static_cast<size_t>((n * S + s) * C + c);
+        std::memcpy(to + (toNhwc ? nhwc : nchw) * elemBytes, from + (toNhwc ? nchw : nhwc) * elemBytes, elemBytes);
+      }
+}
+
 }  // namespace systole::compiler
