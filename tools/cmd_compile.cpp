@@ -143,6 +143,8 @@ void registerCompile(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& a
                                  "Compile an ONNX model into one artifact (-o OUT.sbin: every NPU program and the host "
                                  "steps); print any stage with --emit");
   addPipelineOptions(*cmd, a);
+  cmd->add_option("--min-cosine", a.minCosine, "--precision auto's target: the outputs' cosine against the float model")
+      ->default_val(a.minCosine);
   cmd->add_option("-o,--output", output, "the .sbin to write; with --emit, the stage's text (default: stdout)");
   actions.emplace_back(cmd, [] { return compile(a, output); });
 }

@@ -10,11 +10,18 @@ namespace systole::tools {
 
 namespace {
 
+/// types.weight as written: "int8", "int8/int4".
+std::string weightTypes(const isa::Params& p) {
+  std::string text;
+  for (int bits : p.weight_bits) text += (text.empty() ? "int" : "/int") + std::to_string(bits);
+  return text;
+}
+
 void printSummary(const isa::IsaConfig& config) {
   const auto& p = config.params();
   std::cout << config.path() << ": ok: ISA '" << p.name << "', " << p.array_rows << "x" << p.array_cols << " "
-            << isa::dataflowName(p.dataflow) << ", " << config.instructions().size() << " instructions of "
-            << p.instr_bits << " bits\n";
+            << isa::dataflowName(p.dataflow) << ", " << weightTypes(p) << " weights, " << config.instructions().size()
+            << " instructions of " << p.instr_bits << " bits\n";
   for (const auto& e : isa::parameterTable(p))
     std::cout << "  " << e.name << std::string(e.name.size() < 24 ? 24 - e.name.size() : 1, ' ') << e.value
               << (e.derived ? "  (derived)" : "") << "\n";

@@ -158,6 +158,7 @@ void printSummary(const Prepared& p, const compiler::CompiledModel& model, const
   printTotalCycles(result);
   printUtilization(result.layers, result.sim.stats.cycles, pes);
   printHostOperators(p.graph, model);
+  printWeightWidths(p.graph);
   printHostTime(result);
   if (a.layers) printLayers(result.layers, pes, accuracy);
   printAccuracy(accuracy);
@@ -191,6 +192,7 @@ int runModel(RunArgs& a) {
   if (compiledModel && a.compile.isa == "default")
     a.compile.isa = isa::shippedConfigPath(artifact->isa_name, a.compile.model);
   const auto config = loadConfig(a.compile.isa);
+  if (!std::isnan(a.minCosine)) a.compile.minCosine = a.minCosine;  // also --precision auto's target
   if (!a.compile.emit.empty()) {
     auto options = pipelineOptions(a.compile, config);
     writeStageText(compiler::runPipeline(a.compile.model, config, options, a.compile.emit), config, a.output);
@@ -293,7 +295,8 @@ void registerRun(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
   auto* minSqnr =
       cmd->add_option("--min-sqnr", a.minSqnr, "fail (exit 1) if an output's SQNR against the float model is below DB");
   auto* minCosine = cmd->add_option("--min-cosine", a.minCosine,
-                                    "fail (exit 1) if an output's cosine against the float model is below X");
+                                    "fail (exit 1) if an output's cosine against the float model is below X (also "
+                                    "--precision auto's target)");
   cmd->add_flag("--no-cache", a.noCache,
                 "compile even if the compile cache ($XDG_CACHE_HOME/systole or ~/.cache/systole) holds this model's "
                 "artifact, and store nothing");

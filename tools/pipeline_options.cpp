@@ -59,6 +59,11 @@ void addCalibrationOptions(CLI::App& cmd, PipelineArgs& a) {
          "how calibration picks each tensor's range (bench/int8_accuracy.md compares them on seven architectures)")
       ->check(CLI::IsMember({"minmax", "percentile", "entropy"}))
       ->default_val(std::string(compiler::calibrationMethodName(defaults.method)));
+  cmd.add_option("--precision", a.precision,
+                 "weight width of every Conv / Gemm / MatMul: int8 or int4 where the config's types.weight offers it, "
+                 "or auto: per layer, the narrowest offered that keeps the outputs' cosine against the float model at "
+                 "--min-cosine (default 0.99) on the calibration samples (default: the first type of types.weight)")
+      ->check(CLI::IsMember({"int8", "int4", "auto"}));
   cmd.add_option("--calib-percentile", a.calibPercentile,
                  "with --calib-method=percentile: the percentile, in (50, 100]")
       ->check(CLI::Range(50.000001, 100.0))
@@ -129,6 +134,8 @@ compiler::PipelineOptions pipelineOptions(const PipelineArgs& a, const isa::IsaC
   options.quant.jobs = a.jobs;
   options.quant.percentile = a.calibPercentile;
   options.calibration_dir = a.calibDir;
+  options.precision = a.precision;
+  options.min_cosine = a.minCosine;
   options.lower.min_npu_macs = a.minNpuMacs;
   for (const std::string& arg : a.shapes) {
     const size_t eq = arg.find('=');

@@ -86,6 +86,15 @@ void printHostOperators(const compiler::Graph& quantized, const compiler::Compil
   for (const auto& line : named) std::printf("on the host although the NPU has a lowering: %s\n", line.c_str());
 }
 
+void printWeightWidths(const compiler::Graph& quantized) {
+  const auto layers = compiler::matrixWeightWidths(quantized);
+  std::string narrow;
+  int count = 0;
+  for (const auto& [name, bits] : layers)
+    if (bits == 4) narrow += (count++ ? ", " : "") + name;
+  if (count > 0) std::printf("weights: int4 in %d of %zu matrix layers: %s\n", count, layers.size(), narrow.c_str());
+}
+
 void printHostTime(const runtime::RunResult& result) {
   if (result.host_jit_runs + result.host_interpreted_runs == 0) return;
   std::printf("host operators run: %zu JIT-compiled, %zu interpreted, %.3f ms", result.host_jit_runs,

@@ -273,12 +273,7 @@ class ConfigLoader {
     if (root["description"]) p.description = str(root["description"], "description");
     p.clock_mhz = integer(root["clock_mhz"], "clock_mhz", 1, 100000);
 
-    const YAML::Node types = root["types"];
-    checkKeys(types, "types", {"activation", "weight", "accumulator"}, {"activation", "weight", "accumulator"});
-    for (auto [key, want] : {std::pair{"activation", "int8"}, {"weight", "int8"}, {"accumulator", "int32"}})
-      if (str(types[key], key) != want)
-        throw Error(at(types[key]),
-                    std::string("types.") + key + " must be " + want + " (the only type this version supports)");
+    readTypes(root["types"], p);
 
     const YAML::Node array = root["array"];
     checkKeys(array, "array", {"rows", "cols", "dataflow", "weight_buffers"}, {"rows", "cols", "dataflow"});
@@ -298,10 +293,41 @@ class ConfigLoader {
     readMemories(root["memories"], p);
     readUnits(root, p);
     readCost(root, p.cost);
+    scaleForWeightWidth(p.cost, p.widestWeightBits());
     deriveParameters(p, at(root["memories"]));
   }
 
   /// memories: dram, scratchpad, accumulator.
+  /// types: int8 activations and int32 accumulators (the only ones this version has); weights
+  /// int8, int4, or a list of them (the first is every layer's default; the compiler may choose
+  /// another per layer).
+  void readTypes(const YAML::Node& types, Params& p) {
+    checkKeys(types, "types", {"activation", "weight", "accumulator"}, {"activation", "weight", "accumulator"});
+    for (auto [key, want] : {std::pair{"activation", "int8"}, {"accumulator", "int32"}})
+      if (str(types[key], std::string("types.") + key) != want)
+        throw Error(at(types[key]), std::string("types.") + key + " must be " + want +
+                                        " (the only type this version supports; int16 activations and narrower "
+                                        "accumulators are not built yet)");
+    const YAML::Node weight = types["weight"];
+    std::vector<YAML::Node> names;
+    if (weight.IsSequence()) {
+      for (const YAML::Node& n : weight) names.push_back(n);
+      if (names.empty()) throw Error(at(weight), "types.weight must name at least one type");
+    } else {
+      names.push_back(weight);
+    }
+    p.weight_bits.clear();
+    for (const YAML::Node& n : names) {
+      const std::string name = str(n, "types.weight");
+      const int bits = name == "int8" ? 8 : name == "int4" ? 4 : 0;
+      if (bits == 0) throw Error(at(n), "types.weight must be int8 or int4 (or a list of them), got '" + name + "'");
+      if (std::find(p.weight_bits.begin(), p.weight_bits.end(), bits) != p.weight_bits.end())
+        throw Error(at(n), "types.weight lists '" + name + "' twice");
+      p.weight_bits.push_back(bits);
+    }
+    typesAt_ = at(weight);
+  }
+
   void readMemories(const YAML::Node& mem, Params& p) {
     checkKeys(mem, "memories", {"dram", "scratchpad", "accumulator"}, {"dram", "scratchpad", "accumulator"});
     const YAML::Node dram = mem["dram"];
@@ -384,6 +410,8 @@ class ConfigLoader {
     }
     if (config.bySemantics(Semantics::Finish) < 0)
       throw Error(at(list), "the instruction set needs an instruction with semantics 'finish'");
+    if (p.offersWeightBits(4) && config.bySemantics(Semantics::DmaLoadInt4) < 0)
+      throw Error(typesAt_, "types.weight offers int4, which needs an instruction with semantics 'dma_load_int4'");
   }
 
   InstrDesc readInstruction(const YAML::Node& n, const Params& p) {
@@ -541,6 +569,7 @@ class ConfigLoader {
 
   std::string file_;
   std::vector<std::pair<YAML::Node, std::string>> overridden_;
+  SourceLocation typesAt_;  // types.weight, for the check that needs the instruction list
 };
 
 IsaConfig IsaConfig::parse(const std::string& text, const std::string& filename,

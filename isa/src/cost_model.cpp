@@ -59,11 +59,18 @@ CostModel defaultCostModel() {
   return m;
 }
 
+void scaleForWeightWidth(CostModel& cost, int weight_bits) {
+  constexpr double kMultiplierEnergyShare = 0.2 / 0.3, kMultiplierAreaShare = 282.0 / 419.0;
+  const double width = weight_bits / 8.0;
+  cost.mac_energy_scale = 1 - kMultiplierEnergyShare + kMultiplierEnergyShare * width;
+  cost.pe_area_scale = 1 - kMultiplierAreaShare + kMultiplierAreaShare * width;
+}
+
 AreaBreakdown areaOf(const Params& p) {
   constexpr double kBytesPerKib = 1024.0;
   const CostModel& c = p.cost;
   AreaBreakdown a;
-  a.array_mm2 = static_cast<double>(p.array_rows * p.array_cols) * c.pe_mm2;
+  a.array_mm2 = static_cast<double>(p.array_rows * p.array_cols) * c.pe_mm2 * c.pe_area_scale;
   a.scratchpad_mm2 = static_cast<double>(p.spad_size) / kBytesPerKib * c.scratchpad_mm2_per_kib;
   a.accumulator_mm2 = static_cast<double>(p.acc_size) / kBytesPerKib * c.accumulator_mm2_per_kib;
   a.fixed_mm2 = c.fixed_mm2;

@@ -20,7 +20,8 @@ RowFootprint rowFootprint(const Params& p, const InstrDesc& d, const Instruction
   };
   switch (d.semantics) {
     // DMA: dram_addr, row, rows, bytes, dram_stride (dma_load_2d: ..., runs, run_stride).
-    case Semantics::DmaLoad: add(kSpad, kWrite, op(1), op(2), S); break;
+    case Semantics::DmaLoad:
+    case Semantics::DmaLoadInt4: add(kSpad, kWrite, op(1), op(2), S); break;
     case Semantics::DmaLoad2d: add(kSpad, kWrite, op(1), op(2) * op(5), S); break;
     case Semantics::DmaLoadAcc: add(kAcc, kWrite, op(1), op(2), A); break;
     case Semantics::DmaStore: add(kSpad, kRead, op(1), op(2), op(3)); break;

@@ -97,6 +97,12 @@ constexpr SemanticsInfo kTable[kNumSemantics] = {
      Unit::Compute,
      {"spad_row"},
      "W[k][n] = spad[spad_row + n][k]: the array's weights from array.cols rows, each row a column"},
+    {Semantics::DmaLoadInt4,
+     "dma_load_int4",
+     Unit::Load,
+     {"dram_addr", "spad_row", "rows", "bytes", "dram_stride"},
+     "copy `rows` strided DRAM rows of ceil(bytes / 2) bytes, two signed 4-bit values per byte (low nibble first), "
+     "sign-extended to `bytes` int8 values per scratchpad row"},
 };
 
 }  // namespace
@@ -114,7 +120,8 @@ RowSpace operandRowSpace(Semantics s, int k) {
   switch (s) {
     case Semantics::DmaLoad:
     case Semantics::DmaStore:
-    case Semantics::DmaLoad2d: return of({N, S});
+    case Semantics::DmaLoad2d:
+    case Semantics::DmaLoadInt4: return of({N, S});
     case Semantics::DmaLoadAcc:
     case Semantics::DmaStoreAcc: return of({N, A});
     case Semantics::WeightPreload:

@@ -79,7 +79,8 @@ std::unique_ptr<Model> compileModel(const std::string& model, const py::object& 
                                     int samples, uint64_t seed, const std::string& method, double percentile,
                                     const std::map<std::string, std::vector<int64_t>>& shapes,
                                     std::optional<int64_t> minNpuMacs, bool cache,
-                                    const std::optional<std::string>& cacheDir, int jobs) {
+                                    const std::optional<std::string>& cacheDir, int jobs, const std::string& precision,
+                                    double minCosine) {
   ConfigPtr cfg = configArg(config);
   compiler::PipelineOptions options;
   setCalibration(options, calibration);
@@ -90,6 +91,8 @@ std::unique_ptr<Model> compileModel(const std::string& model, const py::object& 
   options.quant.method = *m;
   options.quant.percentile = percentile;
   options.quant.jobs = jobs;
+  options.precision = precision;
+  options.min_cosine = minCosine;
   options.import.input_shapes = shapes;
   if (minNpuMacs) options.lower.min_npu_macs = *minNpuMacs;
   const std::string dir = !cache ? "" : cacheDir ? *cacheDir : compiler::defaultCacheDir();
@@ -310,6 +313,9 @@ void bindModel(py::module_& m) {
                                return names;
                              })
       .def_property_readonly("programs", [](const Model& model) { return model.compiled().programCount(); })
+      .def_property_readonly(
+          "weight_bits", [](const Model& model) { return compiler::matrixWeightWidths(model.graph()); },
+          "the matrix layers (Conv, Gemm, MatMul with constant weights) and their weights' width, in node order")
       .def_property_readonly("host_operators",
                              [](const Model& model) {
                                size_t n = 0;
@@ -344,12 +350,16 @@ PYBIND11_MODULE(_systole, m) {
   m.def("compile", &compileModel, "model"_a, "config"_a = "default", py::kw_only(), "calibration"_a = py::none(),
         "calibration_samples"_a = 0, "calibration_seed"_a = 0, "calibration_method"_a = "percentile",
         "percentile"_a = 99.999, "shapes"_a = std::map<std::string, std::vector<int64_t>>{},
-        "min_npu_macs"_a = py::none(), "cache"_a = true, "cache_dir"_a = py::none(), "jobs"_a = 0,
+        "min_npu_macs"_a = py::none(), "cache"_a = true, "cache_dir"_a = py::none(), "jobs"_a = 0, "precision"_a = "",
+        "min_cosine"_a = 0.99,
         "Compiles an ONNX model for a config (a Config, a shipped config's name or a YAML path): import, optimize, "
         "calibrate and quantize to INT8, lower to NPU programs. calibration: NumPy arrays of real input samples "
         "(one array, a list, or a dict by input name; a one-input model's array may stack samples on the batch "
         "dimension), or a directory/.npz path; None calibrates on seeded random inputs, which is rarely faithful. "
-        "The compiled artifact is reused from the compile cache when nothing changed (cache=False skips it).");
+        "precision: the weights' width, 'int8' or 'int4' (where the config offers it) or 'auto' (per layer, the "
+        "narrowest that keeps the outputs' cosine against the float model at min_cosine); '' is the config's "
+        "default. The compiled artifact is reused from the compile cache when nothing changed (cache=False skips "
+        "it).");
   m.def(
       "load", &loadModel, "path"_a, "config"_a = py::none(), "cache"_a = true,
       "Loads a compiled .sbin (from Model.save or `systole compile`); config defaults to the shipped config it names.");

@@ -19,7 +19,7 @@ double times(uint64_t count, double pj) { return static_cast<double>(count) * pj
 
 Energy energyOf(const Counters& c, uint64_t cycles, const isa::CostModel& m) {
   Energy e;
-  e.mac = times(c.macs, m.mac_pj);
+  e.mac = times(c.macs, m.mac_pj * m.mac_energy_scale);
   e.scratchpad = times(c.spad_bytes_read, m.scratchpad_read_pj_per_byte) +
                  times(c.spad_bytes_written, m.scratchpad_write_pj_per_byte);
   e.accumulator = times(c.acc_bytes_read, m.accumulator_read_pj_per_byte) +

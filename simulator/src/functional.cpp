@@ -14,13 +14,14 @@ namespace arith = isa::arith;
 
 bool isDma(Semantics s) {
   return s == Semantics::DmaLoad || s == Semantics::DmaLoad2d || s == Semantics::DmaLoadAcc ||
-         s == Semantics::DmaStore || s == Semantics::DmaStoreAcc;
+         s == Semantics::DmaStore || s == Semantics::DmaStoreAcc || s == Semantics::DmaLoadInt4;
 }
 
 DmaTransfer dmaTransfer(const isa::InstrDesc& d, const isa::Instruction& in) {
   DmaTransfer t;
   t.to_dram = d.semantics == Semantics::DmaStore || d.semantics == Semantics::DmaStoreAcc;
   t.accumulator = d.semantics == Semantics::DmaLoadAcc || d.semantics == Semantics::DmaStoreAcc;
+  t.int4 = d.semantics == Semantics::DmaLoadInt4;
   // Operand order for every DMA class: dram_addr, <row>, rows, bytes, dram_stride.
   t.dram_addr = static_cast<uint64_t>(in.operand(d, 0));
   t.row = in.operand(d, 1);
@@ -52,9 +53,10 @@ void checkDma(const DmaTransfer& t, const MachineState& m, uint64_t dram_size, b
   }
   if (t.rows == 0) return;
   const uint64_t last = t.rowAddress(t.rows - 1);
+  const auto rowBytes = static_cast<uint64_t>(t.dramRowBytes());
   for (uint64_t a : {t.dram_addr, last})
-    if (a > dram_size || static_cast<uint64_t>(t.bytes) > dram_size - a)
-      throw FaultCause{"DRAM access [" + std::to_string(a) + ", " + std::to_string(a + static_cast<uint64_t>(t.bytes)) +
+    if (a > dram_size || rowBytes > dram_size - a)
+      throw FaultCause{"DRAM access [" + std::to_string(a) + ", " + std::to_string(a + rowBytes) +
                        ") out of range: the DRAM has " + std::to_string(dram_size) + " bytes"};
 }
 
@@ -70,7 +72,10 @@ void dmaRowIn(const DmaTransfer& t, int64_t i, const uint8_t* src, MachineState&
     m.acc.markWritten(t.row + i, 1);
   } else {
     auto* row = reinterpret_cast<uint8_t*>(m.spad.row(t.row + i));
-    if (t.bytes > 0) std::memcpy(row, src, static_cast<size_t>(t.bytes));
+    if (t.int4)
+      for (int64_t k = 0; k < t.bytes; ++k) row[k] = static_cast<uint8_t>(arith::int4At(src, k));
+    else if (t.bytes > 0)
+      std::memcpy(row, src, static_cast<size_t>(t.bytes));
     std::memset(row + t.bytes, 0, static_cast<size_t>(m.spad.lanes() - t.bytes));
     m.spad.markWritten(t.row + i, 1);
   }

@@ -355,10 +355,10 @@ uint64_t QueueUnit::executeDma(const isa::InstrDesc& d, const isa::Instruction& 
   uint64_t stall = 0;
   if (!ctx_.timing_only) {
     checkDma(t, *ctx_.state, ctx_.dram->size(), ctx_.poison);
-    rowBuffer_.resize(static_cast<size_t>(t.bytes));
+    rowBuffer_.resize(static_cast<size_t>(t.dramRowBytes()));
     for (int64_t i = 0; i < t.rows; ++i) {
       if (t.to_dram) dmaRowOut(t, i, rowBuffer_.data(), *ctx_.state);
-      stall += moveData(t.rowAddress(i), rowBuffer_.data(), static_cast<uint64_t>(t.bytes), t.to_dram);
+      stall += moveData(t.rowAddress(i), rowBuffer_.data(), static_cast<uint64_t>(t.dramRowBytes()), t.to_dram);
       if (!t.to_dram) dmaRowIn(t, i, rowBuffer_.data(), *ctx_.state);
     }
   }
@@ -371,7 +371,7 @@ uint64_t QueueUnit::executeDma(const isa::InstrDesc& d, const isa::Instruction& 
   const auto dramRows = static_cast<uint64_t>(isa::dramRows(ctx_.params(), d, in));
   timing_->cycle = start;
   timing_->rows = dramRows;
-  timing_->row_bytes = static_cast<uint64_t>(t.bytes);
+  timing_->row_bytes = static_cast<uint64_t>(t.dramRowBytes());
   payload_.set_command(tlm::TLM_IGNORE_COMMAND);
   payload_.set_address(t.dram_addr);
   payload_.set_data_ptr(nullptr);
@@ -383,7 +383,7 @@ uint64_t QueueUnit::executeDma(const isa::InstrDesc& d, const isa::Instruction& 
   (*dram)->b_transport(payload_, delay);
   stall += timeToCycles(delay - issued);
   (t.to_dram ? region_->counters.dram_bytes_written : region_->counters.dram_bytes_read) +=
-      dramRows * static_cast<uint64_t>(t.bytes);
+      dramRows * static_cast<uint64_t>(t.dramRowBytes());
   return stall;
 }
 

@@ -2,7 +2,7 @@
 """Top-1 against real labels, float and INT8 on the NPU, for trained networks (issue 33).
 
     PYTHONPATH=build/default/python /usr/bin/python3 tests/e2e/trained_top1.py DIR [NAME...] [--isa CONFIG]
-        [--max-drop POINTS]
+        [--max-drop POINTS] [--precision int8|int4|auto] [--min-cosine X]
 
 DIR holds NAME.onnx, NAME.logits.npy (the training framework's float logits on the test set),
 test.npz (`x` [N, ...] float32 images, `labels` [N]) and calib/ (one .npy per calibration sample),
@@ -23,8 +23,8 @@ import numpy as np
 import systole
 
 
-def evaluate(path, config, x, labels, float_logits, calib):
-    model = systole.compile(path, config, calibration=calib)
+def evaluate(path, config, x, labels, float_logits, calib, precision, min_cosine):
+    model = systole.compile(path, config, calibration=calib, precision=precision, min_cosine=min_cosine)
     hits_float = hits_int8 = agree = 0
     cosines = []
     for image, label, want in zip(x, labels, float_logits):
@@ -35,7 +35,8 @@ def evaluate(path, config, x, labels, float_logits, calib):
         cosines.append(float(got @ want / (np.linalg.norm(got) * np.linalg.norm(want))))
     n = len(labels)
     return {"float": 100 * hits_float / n, "int8": 100 * hits_int8 / n, "agree": 100 * agree / n,
-            "cos_min": min(cosines), "cos_mean": float(np.mean(cosines)), "programs": model.programs}
+            "cos_min": min(cosines), "cos_mean": float(np.mean(cosines)), "programs": model.programs,
+            "int4": sum(bits == 4 for _, bits in model.weight_bits), "layers": len(model.weight_bits)}
 
 
 def main():
@@ -44,23 +45,26 @@ def main():
     p.add_argument("models", nargs="*")
     p.add_argument("--isa", default="default")
     p.add_argument("--max-drop", type=float, default=None, help="fail if INT8 top-1 falls more points than this")
+    p.add_argument("--precision", default="", help="the weights' width: int8, int4 or auto (default: the config's)")
+    p.add_argument("--min-cosine", type=float, default=0.99, help="--precision auto's target")
     args = p.parse_args()
     test = np.load(os.path.join(args.dir, "test.npz"))
     calib = [np.load(f) for f in sorted(glob.glob(os.path.join(args.dir, "calib", "*.npy")))]
     names = args.models or sorted(os.path.basename(f)[:-5] for f in glob.glob(os.path.join(args.dir, "*.onnx")))
     config = systole.load_config(args.isa)
-    print(f"| network | float top-1 | INT8 top-1 ({args.isa}) | difference | predictions agree | cosine min / mean | NPU programs |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print(f"| network | float top-1 | INT8 top-1 ({args.isa}{', ' + args.precision if args.precision else ''}) | difference | predictions agree | cosine min / mean | int4 layers | NPU programs |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     failed = False
     for name in names:
         try:
             r = evaluate(os.path.join(args.dir, name + ".onnx"), config, test["x"], test["labels"],
-                         np.load(os.path.join(args.dir, name + ".logits.npy")), calib)
+                         np.load(os.path.join(args.dir, name + ".logits.npy")), calib, args.precision,
+                         args.min_cosine)
         except systole.Error as e:
-            print(f"| {name} | error: {e} | | | | | |")
+            print(f"| {name} | error: {e} | | | | | | |")
             return 1
         print(f"| {name} | {r['float']:.2f}% | {r['int8']:.2f}% | {r['int8'] - r['float']:+.2f} | {r['agree']:.2f}% "
-              f"| {r['cos_min']:.5f} / {r['cos_mean']:.5f} | {r['programs']} |")
+              f"| {r['cos_min']:.5f} / {r['cos_mean']:.5f} | {r['int4']} of {r['layers']} | {r['programs']} |")
         if args.max_drop is not None and r["float"] - r["int8"] > args.max_drop:
             print(f"{name}: INT8 top-1 {r['int8']:.2f}% is more than {args.max_drop} points below float's {r['float']:.2f}%")
             failed = True

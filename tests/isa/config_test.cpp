@@ -66,9 +66,11 @@ TEST(Config, EveryShippedConfigLoads) {
     EXPECT_EQ(isa.hash(), fnv1a64(text.data(), text.size()));
     EXPECT_FALSE(isa.params().description.empty());
     // os16 also streams its reduction (matmul_stream); the weight-stationary configs do not.
-    // default also has 2-D loads (dma_load_2d).
-    const bool streams = name == "os16", loads2d = name == "default";
-    EXPECT_EQ(isa.instructions().size(), 17u + (streams ? 1 : 0) + (loads2d ? 1 : 0));
+    // default also has 2-D loads (dma_load_2d) and offers int4 weights (dma_load_int4).
+    const bool streams = name == "os16", loads2d = name == "default", int4 = name == "default";
+    EXPECT_EQ(isa.instructions().size(), 17u + (streams ? 1 : 0) + (loads2d ? 1 : 0) + (int4 ? 1 : 0));
+    EXPECT_EQ(isa.params().offersWeightBits(4), int4);
+    EXPECT_EQ(isa.params().weight_bits.front(), 8);
     // load() and parse() agree.
     const IsaConfig parsed = IsaConfig::parse(text, "mem.yaml");
     EXPECT_EQ(parsed.hash(), isa.hash());
@@ -76,7 +78,8 @@ TEST(Config, EveryShippedConfigLoads) {
     // Every semantics class is implemented, and the lookups agree with the table.
     for (const SemanticsInfo& s : allSemantics()) {
       const int idx = isa.bySemantics(s.semantics);
-      if ((s.semantics == Semantics::MatmulStream && !streams) || (s.semantics == Semantics::DmaLoad2d && !loads2d)) {
+      if ((s.semantics == Semantics::MatmulStream && !streams) || (s.semantics == Semantics::DmaLoad2d && !loads2d) ||
+          (s.semantics == Semantics::DmaLoadInt4 && !int4)) {
         EXPECT_EQ(idx, -1);
         continue;
       }

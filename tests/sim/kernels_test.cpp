@@ -563,6 +563,37 @@ TEST_P(KernelsOnConfig, VectorLutOverAllInt8Values) {
   }
 }
 
+// dma_load_int4 (configs that offer int4 weights): nibbles of both signs, rows of an odd byte count
+// at a stride, sign-extended long-hand; the row's tail is 0, and the DMA reads only the packed
+// bytes from DRAM.
+TEST_P(KernelsOnConfig, DmaLoadInt4SignExtendsPackedNibbles) {
+  const auto& isa = shippedConfig(GetParam());
+  const auto& p = isa.params();
+  if (!p.offersWeightBits(4)) GTEST_SKIP() << "no int4 weights on " << GetParam();
+  const int64_t E = p.spad_row_elems, rows = 5, n = E - 1, packedRow = (n + 1) / 2, stride = packedRow + 3;
+  std::vector<uint8_t> packed(static_cast<size_t>(rows * stride));
+  for (size_t i = 0; i < packed.size(); ++i) packed[i] = static_cast<uint8_t>((i * 37 + 11) & 0xFF);
+  Kernel k(isa);
+  const uint64_t src = k.data(packed), dst = k.output("w", static_cast<size_t>(rows * E));
+  k.load(Semantics::DmaLoadInt4, {static_cast<int64_t>(src), 3, rows, n, stride});
+  k.compute(Semantics::Nop, {});
+  k.store(Semantics::DmaStore, {static_cast<int64_t>(dst), 3, rows, E, E});
+  const auto result = k.run();
+  const auto w = int8Of(Kernel::outputBytes(result, "w"));
+  ASSERT_EQ(static_cast<int64_t>(w.size()), rows * E);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t j = 0; j < E; ++j) {
+      int want = 0;
+      if (j < n) {
+        const int byte = packed[static_cast<size_t>(r * stride + j / 2)];
+        const int nibble = j % 2 == 0 ? byte & 15 : byte >> 4;
+        want = nibble < 8 ? nibble : nibble - 16;
+      }
+      ASSERT_EQ(int{w[static_cast<size_t>(r * E + j)]}, want) << "row " << r << " element " << j;
+    }
+  EXPECT_EQ(result.stats.dram_bytes_read, static_cast<uint64_t>(rows * packedRow));
+}
+
 // vector_reduce (sum with wrap-around, max including all-negative rows), vector_mul and vector_add
 // (both wrapping), accumulator rows in and out through dma_load_acc / dma_store_acc.
 TEST_P(KernelsOnConfig, VectorReduceMulAndAddWrap) {

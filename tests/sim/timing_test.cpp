@@ -234,6 +234,14 @@ TEST_P(TimingOnConfig, DmaAloneTakesLatencyPlusRowsTimesBeats) {
     EXPECT_EQ(stats.cycles, u64(dmaCycles(p, c.rows, c.bytes)));
     EXPECT_EQ(totalStall(stats, StallCause::DramBandwidth), 0u);
   }
+  // dma_load_int4 moves ceil(bytes / 2) DRAM bytes per row (default's YAML timing says so too).
+  if (!p.offersWeightBits(4)) return;
+  for (int64_t bytes : {E, E - 1}) {
+    isa::ProgramBuilder b(isa);
+    b.emit(Semantics::DmaLoadInt4, {0x2000, 0, 7, bytes, (bytes + 1) / 2});
+    b.emit(Semantics::Finish, {});
+    EXPECT_EQ(runProgram(isa, b).cycles, u64(dmaCycles(p, 7, (bytes + 1) / 2))) << "int4 row of " << bytes;
+  }
 }
 
 // Independent loads back to back: with dma.outstanding = k, load i starts when the channel is

@@ -78,7 +78,22 @@ Operand biasConstant(TileContext& T, const Node& n, const Value& w, const ConvSh
   return T.addConstant(int32Bytes(rows), "bias");
 }
 
+/// Rows of `cols` int8 weights (each in [-8, 7]) packed two per byte, a row ceil(cols / 2) bytes.
+std::vector<uint8_t> packInt4Rows(const std::vector<uint8_t>& rows, int64_t cols) {
+  const int64_t n = static_cast<int64_t>(rows.size()) / cols, packedRow = (cols + 1) / 2;
+  std::vector<uint8_t> packed(static_cast<size_t>(n * packedRow));
+  for (int64_t r = 0; r < n; ++r)
+    isa::arith::packInt4(reinterpret_cast<const int8_t*>(rows.data() + r * cols), cols, packed.data() + r * packedRow);
+  return packed;
+}
+
 }  // namespace
+
+void WeightTiles::load(TileContext& T, int64_t offset, Operand to, int64_t rows) const {
+  const int64_t cols = T.p.array_cols, rowBytes = int4 ? (cols + 1) / 2 : cols;
+  T.load(int4 ? isa::Semantics::DmaLoadInt4 : isa::Semantics::DmaLoad,
+         {base + offset / cols * rowBytes, to, rows, cols, rowBytes});
+}
 
 MatmulConstants matmulConstants(TileContext& T, const Node& n, const ConvShape& s) {
   const Value& w = T.g.values[static_cast<size_t>(n.inputs[1])];
@@ -106,7 +121,9 @@ MatmulConstants matmulConstants(TileContext& T, const Node& n, const ConvShape& 
       k.tiles[static_cast<size_t>(j)].push_back({t, static_cast<int64_t>(blob.size())});
       blob.insert(blob.end(), tiles.begin(), tiles.end());
     }
-  k.weights = T.addConstant(std::move(blob), "weight tiles");
+  k.weights.int4 = n.getInt("weight_bits", 8) == 4;
+  if (k.weights.int4) blob = packInt4Rows(blob, Cc);
+  k.weights.base = T.addConstant(std::move(blob), k.weights.int4 ? "int4 weight tiles" : "weight tiles");
 
   for (int64_t v : n.getInts("multiplier")) k.multipliers.push_back(static_cast<int32_t>(v));
   for (int64_t v : n.getInts("shift")) k.shifts.push_back(static_cast<int32_t>(v));

@@ -28,9 +28,20 @@ struct WeightTile {
   int64_t offset = 0;  // bytes into the weight constant
 };
 
+/// Where a layer's weight tiles are in DRAM: rows of array.cols weights, int8 or (a layer with
+/// `weight_bits` 4) packed two per byte for dma_load_int4.
+struct WeightTiles {
+  Operand base;
+  bool int4 = false;
+
+  /// Loads `rows` weight rows into the scratchpad from `to` on; `offset` counts the tiles' bytes
+  /// as if they were int8 (the offsets of WeightTile and the tap arithmetic).
+  void load(TileContext& T, int64_t offset, Operand to, int64_t rows) const;
+};
+
 struct MatmulConstants {
   Operand bias;                                // one accumulator row per output-channel tile
-  Operand weights;                             // the tiles of every (j, t) pair that has a non-zero weight
+  WeightTiles weights;                         // the tiles of every (j, t) pair that has a non-zero weight
   std::vector<std::vector<WeightTile>> tiles;  // by output-channel tile j
   std::vector<int32_t> multipliers, shifts;    // per output channel
 };

@@ -203,13 +203,12 @@ std::vector<Group> streamGroupsFor(const TileContext& T, const MatmulTiling& m, 
 /// in the weight constant: tiles of one output tile in input-tile order, taps in order), the
 /// slices' activations at streamStride rows apart, and per output tile and array.rows output
 /// pixels one matmul_stream over every slice into rows [jj * rows, ...) of `acc`.
-void emitStreamGroup(TileContext& T, const MatmulTiling& m, const Group& g, const Chunk& chunk, Operand weights,
-                     Operand acc) {
+void emitStreamGroup(TileContext& T, const MatmulTiling& m, const Group& g, const Chunk& chunk,
+                     const WeightTiles& weights, Operand acc) {
   const int64_t R = T.p.array_rows, Cc = T.p.array_cols, rows = chunk.rows, J = static_cast<int64_t>(g.offsets.size());
   const int64_t taps = g.b - g.a, slices = g.span * taps, stride = streamStride(T, m, rows);
   for (int64_t jj = 0; jj < J; ++jj)
-    T.load(Semantics::DmaLoad, {weights + (g.offsets[static_cast<size_t>(jj)] + g.a * R * Cc),
-                                T.loadSlot(jj * slices * R), slices * R, Cc, Cc});
+    weights.load(T, g.offsets[static_cast<size_t>(jj)] + g.a * R * Cc, T.loadSlot(jj * slices * R), slices * R);
   const Operand act = T.loadSlot(J * slices * R + streamPad(T));
   if (m.s.conv) {
     for (int64_t i = 0; i < g.span; ++i) {
@@ -239,15 +238,13 @@ void emitStreamGroup(TileContext& T, const MatmulTiling& m, const Group& g, cons
 /// Input tiles t .. t + n - 1 of a matrix product: one weight DMA per output tile; with a single
 /// activation row, one DMA lays it out as n rows of R bytes (the last tile's extra bytes meet
 /// zero weight rows). Output tile jj accumulates into rows [jj * rows, ...) of `acc`.
-void emitMatrixGroup(TileContext& T, const MatmulTiling& m, const Group& g, const Chunk& chunk, Operand weights,
-                     Operand acc) {
-  const int64_t R = T.p.array_rows, Cc = T.p.array_cols, rows = chunk.rows, n = g.span,
-                J = static_cast<int64_t>(g.offsets.size());
+void emitMatrixGroup(TileContext& T, const MatmulTiling& m, const Group& g, const Chunk& chunk,
+                     const WeightTiles& weights, Operand acc) {
+  const int64_t R = T.p.array_rows, rows = chunk.rows, n = g.span, J = static_cast<int64_t>(g.offsets.size());
   const ActBuffer& x = *m.x;
   const Operand act = T.loadSlot(J * n * R);
   const Operand base = x.at(chunk.first * x.C);
-  for (int64_t jj = 0; jj < J; ++jj)
-    T.load(Semantics::DmaLoad, {weights + g.offsets[static_cast<size_t>(jj)], T.loadSlot(jj * n * R), n * R, Cc, Cc});
+  for (int64_t jj = 0; jj < J; ++jj) weights.load(T, g.offsets[static_cast<size_t>(jj)], T.loadSlot(jj * n * R), n * R);
   if (rows == 1)
     T.load(Semantics::DmaLoad, {base + g.t * R, act, n, R, R});
   else
@@ -295,12 +292,11 @@ std::vector<Operand> loadTaps(TileContext& T, const MatmulTiling& m, const Group
 
 /// Taps [a, b) of input tile t of a convolution: one weight DMA per output tile, the taps'
 /// activations, and per output tile jj a preload + gemm per tap into rows [jj * rows, ...) of `acc`.
-void emitConvGroup(TileContext& T, const MatmulTiling& m, const Group& g, const Chunk& chunk, Operand weights,
-                   Operand acc) {
+void emitConvGroup(TileContext& T, const MatmulTiling& m, const Group& g, const Chunk& chunk,
+                   const WeightTiles& weights, Operand acc) {
   const int64_t R = T.p.array_rows, Cc = T.p.array_cols, taps = g.b - g.a, J = static_cast<int64_t>(g.offsets.size());
   for (int64_t jj = 0; jj < J; ++jj)
-    T.load(Semantics::DmaLoad, {weights + (g.offsets[static_cast<size_t>(jj)] + g.a * R * Cc),
-                                T.loadSlot(jj * taps * R), taps * R, Cc, Cc});
+    weights.load(T, g.offsets[static_cast<size_t>(jj)] + g.a * R * Cc, T.loadSlot(jj * taps * R), taps * R);
   const auto tapRow = loadTaps(T, m, g, chunk, T.loadSlot(J * taps * R), chunk.rows);
   for (int64_t jj = 0; jj < J; ++jj)
     for (int64_t tap = g.a; tap < g.b; ++tap) {

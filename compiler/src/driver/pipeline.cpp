@@ -36,12 +36,35 @@ std::vector<TensorMap> calibrationInputs(const Graph& g, const PipelineOptions& 
   return makeRandomInputs(g, count, options.calibration_seed);
 }
 
-void runQuantize(PipelineResult& r, const isa::IsaConfig&, const PipelineOptions& options) {
+/// The quantizer's options with the weight widths --precision asks for, checked against what the
+/// config's types.weight offers.
+QuantOptions quantOptions(const isa::IsaConfig& isa, const PipelineOptions& options) {
+  QuantOptions q = options.quant;
+  const isa::Params& p = isa.params();
+  if (options.precision == "auto") {
+    q.search_widths = p.weight_bits;
+    q.min_cosine = options.min_cosine;
+    return q;
+  }
+  int bits = p.weight_bits.front();
+  if (!options.precision.empty()) {
+    bits = options.precision == "int8" ? 8 : options.precision == "int4" ? 4 : 0;
+    if (bits == 0) throw Error("--precision must be int8, int4 or auto, got '" + options.precision + "'");
+    if (!p.offersWeightBits(bits))
+      throw Error("--precision " + options.precision + ": ISA '" + p.name +
+                  "' does not offer it (types.weight; int4 needs a dma_load_int4 instruction)");
+  }
+  q.weights.bits = bits;
+  return q;
+}
+
+void runQuantize(PipelineResult& r, const isa::IsaConfig& isa, const PipelineOptions& options) {
+  const QuantOptions quant = quantOptions(isa, options);
   const auto samples = calibrationInputs(r.graph, options);
   const size_t wanted = static_cast<size_t>(std::max(0, options.quant.num_samples));
   r.calibration_samples = wanted > 0 ? std::min(samples.size(), wanted) : samples.size();
   if (options.keep_float_graph) r.float_graph = r.graph;
-  r.quant = quantize(r.graph, samples, options.quant);
+  r.quant = quantize(r.graph, samples, quant);
 }
 
 /// Partitions and runs every back-end pass; the plan is kept as text after the passes whose

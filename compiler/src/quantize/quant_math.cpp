@@ -75,8 +75,10 @@ int8_t quantizeFloat(float x, float scale, int32_t zero_point) {
   return static_cast<int8_t>(std::clamp(q, -128.0, 127.0));
 }
 
-QuantizedWeights quantizeWeightsPerChannel(const float* w, const std::vector<int64_t>& shape, int axis) {
+QuantizedWeights quantizeWeightsPerChannel(const float* w, const std::vector<int64_t>& shape, int axis, int bits) {
   if (axis < 0 || axis >= static_cast<int>(shape.size())) throw Error("weight quantization axis out of range");
+  if (bits < 2 || bits > 8) throw Error("weight quantization: " + std::to_string(bits) + "-bit weights");
+  const double qmax = static_cast<double>((1 << (bits - 1)) - 1);  // symmetric: -qmax .. qmax
   int64_t total = 1;
   for (int64_t d : shape) total *= d;
   const int64_t channels = shape[static_cast<size_t>(axis)];
@@ -99,13 +101,13 @@ QuantizedWeights quantizeWeightsPerChannel(const float* w, const std::vector<int
   QuantizedWeights q;
   q.scale.resize(static_cast<size_t>(channels));
   for (size_t c = 0; c < q.scale.size(); ++c) {
-    const double s = absMax[c] / 127.0;
+    const double s = absMax[c] / qmax;
     q.scale[c] = s > 0 ? std::max(static_cast<float>(s), std::numeric_limits<float>::min()) : 1.0f;
   }
   q.data.resize(static_cast<size_t>(total));
   forEach([&](int64_t i, size_t c) {
     const double v = roundHalfToEven(static_cast<double>(w[i]) / static_cast<double>(q.scale[c]));
-    q.data[static_cast<size_t>(i)] = static_cast<int8_t>(std::clamp(v, -127.0, 127.0));
+    q.data[static_cast<size_t>(i)] = static_cast<int8_t>(std::clamp(v, -qmax, qmax));
   });
   return q;
 }

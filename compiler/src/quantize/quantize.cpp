@@ -24,6 +24,7 @@
 #include <limits>
 #include <set>
 
+#include "quantize/precision_search.h"
 #include "quantize/quantize_classify.h"
 #include "quantize/quantize_lut.h"
 #include "systole/compiler/quant_math.h"
@@ -67,7 +68,8 @@ ActivationQuant activationOf(const Quant& q) { return {q.scale.at(0), q.zero_poi
 
 class Rewriter {
  public:
-  Rewriter(Graph& g, const std::map<std::string, TensorRange>& ranges) : g_(g), ranges_(ranges) {
+  Rewriter(Graph& g, const std::map<std::string, TensorRange>& ranges, const WeightPrecision& weights)
+      : g_(g), ranges_(ranges), weights_(weights) {
     for (const Value& v : g_.values) names_.insert(v.name);
     for (const Node& n : g_.nodes) names_.insert(n.name);
     const size_t nv = g_.values.size();
@@ -362,8 +364,11 @@ class Rewriter {
       m.push_back(quantizeMultiplier(double{sx} * double{qw.scale[c]} / double{qy.scale[0]}));
     setRequantize(n, m);
     setClamp(n, fusedClamp(n, qy));
+    if (const int bits = weightBits(n); bits != 8) n.attrs["weight_bits"] = int64_t{bits};
     retypeOutput(y, qy);
   }
+
+  int weightBits(const Node& n) const { return weights_.of(n.name); }
 
   std::optional<std::vector<float>> biasOf(const Node& n, int64_t channels) const {
     if (n.inputs.size() <= 2 || n.inputs[2] < 0) return std::nullopt;
@@ -406,7 +411,7 @@ class Rewriter {
     const Value& w = g_.values[static_cast<size_t>(n.inputs[1])];
     const std::vector<int64_t> shape = w.shape;
     const std::string wName = w.name;
-    const QuantizedWeights qw = quantizeWeightsPerChannel(floatData(w), shape, 0);
+    const QuantizedWeights qw = quantizeWeightsPerChannel(floatData(w), shape, 0, weightBits(n));
     auto bias = biasOf(n, shape[0]);
     rewriteMatrix(n, qw, shape, 0, wName, std::move(bias));
   }
@@ -421,14 +426,14 @@ class Rewriter {
       // Fold transB: quantize the [N][K] rows (channel N is axis 0 there: the same values per
       // channel, so the same scales and bytes), then transpose the int8 result to [K][N].
       std::swap(K, N);
-      QuantizedWeights rows = quantizeWeightsPerChannel(floatData(w), {N, K}, 0);
+      QuantizedWeights rows = quantizeWeightsPerChannel(floatData(w), {N, K}, 0, weightBits(n));
       qw.scale = std::move(rows.scale);
       qw.data.resize(rows.data.size());
       for (int64_t j = 0; j < N; ++j)
         for (int64_t k = 0; k < K; ++k)
           qw.data[static_cast<size_t>(k * N + j)] = rows.data[static_cast<size_t>(j * K + k)];
     } else {
-      qw = quantizeWeightsPerChannel(floatData(w), {K, N}, 1);
+      qw = quantizeWeightsPerChannel(floatData(w), {K, N}, 1, weightBits(n));
     }
     auto bias = biasOf(n, N);
     n.attrs.erase("transA");
@@ -666,6 +671,7 @@ class Rewriter {
 
   Graph& g_;
   const std::map<std::string, TensorRange>& ranges_;
+  const WeightPrecision& weights_;
   std::set<int> symmetric_;  // values quantized at zero point 0 (activation products read them)
   std::set<std::string> names_;
   size_t originalValues_ = 0;
@@ -703,7 +709,8 @@ std::map<std::string, TensorRange> shareConcatRanges(const Graph& g, std::map<st
 
 }  // namespace
 
-QuantSummary quantizeWithRanges(Graph& g, const std::map<std::string, TensorRange>& calibratedRanges) {
+QuantSummary quantizeWithRanges(Graph& g, const std::map<std::string, TensorRange>& calibratedRanges,
+                                const WeightPrecision& weights) {
   const auto ranges = shareConcatRanges(g, calibratedRanges);
   g.verify();
   for (const Value& v : g.values)
@@ -718,7 +725,7 @@ QuantSummary quantizeWithRanges(Graph& g, const std::map<std::string, TensorRang
   for (size_t i = 0; i < bytes.size(); ++i) work.values[i].data = std::move(bytes[i]);
   QuantSummary summary;
   try {
-    summary = Rewriter(work, ranges).run();
+    summary = Rewriter(work, ranges, weights).run();
   } catch (...) {
     for (size_t i = 0; i < g.values.size(); ++i) g.values[i].data = std::move(work.values[i].data);
     throw;
@@ -728,11 +735,29 @@ QuantSummary quantizeWithRanges(Graph& g, const std::map<std::string, TensorRang
   return summary;
 }
 
+std::vector<std::pair<std::string, int>> matrixWeightWidths(const Graph& quantized) {
+  std::vector<std::pair<std::string, int>> layers;
+  for (const Node& n : quantized.nodes) {
+    if ((n.op != Op::Conv && n.op != Op::Gemm && n.op != Op::MatMul) || n.inputs.size() < 2) continue;
+    const Value& w = quantized.values[static_cast<size_t>(n.inputs[1])];
+    if (w.is_constant && w.type == ElemType::Int8)
+      layers.emplace_back(n.name, static_cast<int>(n.getInt("weight_bits", 8)));
+  }
+  return layers;
+}
+
 QuantSummary quantize(Graph& g, const std::vector<TensorMap>& calibration, const QuantOptions& opts) {
   auto ranges = calibrate(g, calibration, opts);
   // The split's partial products are new tensors: their ranges come from a second calibration.
   if (splitMixedRangeConcats(g, ranges) > 0) ranges = calibrate(g, calibration, opts);
-  return quantizeWithRanges(g, ranges);
+  if (opts.search_widths.empty()) return quantizeWithRanges(g, ranges, opts.weights);
+  std::vector<LayerPrecision> layers;
+  double cosine = 0;
+  const WeightPrecision weights = searchWeightPrecision(g, ranges, calibration, opts, layers, cosine);
+  QuantSummary summary = quantizeWithRanges(g, ranges, weights);
+  summary.layers = std::move(layers);
+  summary.searched_cosine = cosine;
+  return summary;
 }
 
 }  // namespace systole::compiler

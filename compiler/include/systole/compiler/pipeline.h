@@ -50,6 +50,12 @@ struct PipelineOptions {
   std::vector<std::pair<std::string, NpyArray>> calibration_arrays;
   /// quant: the seed of the random calibration inputs. Not the seed of a run's inputs.
   uint64_t calibration_seed = 0;
+  /// quant: the weights' width (--precision): "" = the config's default (the first of
+  /// types.weight), "int8" or "int4" for every matrix layer (the config must offer it), "auto" =
+  /// per layer, the narrowest the config offers where the outputs keep `min_cosine` against the
+  /// float graph (QuantOptions::search_widths).
+  std::string precision;
+  double min_cosine = 0.99;
   /// quant: keep a copy of the optimized float graph in PipelineResult::float_graph (what `run`
   /// measures accuracy against). `compile` does not need it, and it is as big as the model.
   bool keep_float_graph = true;

@@ -59,7 +59,7 @@ struct QuantizedWeights {
   std::vector<int8_t> data;
   std::vector<float> scale;  // one per index of `axis`
 };
-QuantizedWeights quantizeWeightsPerChannel(const float* w, const std::vector<int64_t>& shape, int axis);
+QuantizedWeights quantizeWeightsPerChannel(const float* w, const std::vector<int64_t>& shape, int axis, int bits = 8);
 
 /// int32 bias at scale s_x * s_w[c]: q[c] = sat32(round_half_to_even(b[c] / (s_x * s_w[c]))).
 /// `b` has one value per channel (b.size() == s_w.size()).

@@ -30,6 +30,19 @@ std::string_view calibrationMethodName(CalibrationMethod m);
 /// "minmax", "percentile", "entropy" (case-sensitive); nullopt otherwise.
 std::optional<CalibrationMethod> parseCalibrationMethod(std::string_view text);
 
+/// The width of each matrix layer's weights (Conv, Gemm, MatMul with constant weights): `bits`,
+/// unless the layer's node is named in `layers`. Widths are 8 or 4 (int8, int4: symmetric, per
+/// output channel, at most 2^(bits-1) - 1 in magnitude).
+struct WeightPrecision {
+  int bits = 8;
+  std::map<std::string, int> layers;  // node name -> width
+
+  int of(const std::string& node) const {
+    const auto it = layers.find(node);
+    return it == layers.end() ? bits : it->second;
+  }
+};
+
 /// The defaults are measured (bench/int8_accuracy.md): on seven torchvision architectures,
 /// percentile 99.999 had a higher SQNR and mean cosine against PyTorch than minmax on every one
 /// (+0.1 to +1.8 dB); 99.99 and 99.9 clip too much, entropy was worse on two of them.
@@ -38,6 +51,13 @@ struct QuantOptions {
   double percentile = 99.999;  // Percentile only: in (50, 100]
   int num_samples = 0;         // how many of the calibration inputs to use; 0 = all of them
   int jobs = 0;                // calibration threads; 0 = the hardware concurrency (results do not depend on it)
+  WeightPrecision weights;     // every layer int8 unless set
+  /// --precision auto: when not empty, the widths (bits) to choose from per layer instead of
+  /// `weights`: the narrowest width for the layers whose narrowing keeps the outputs' cosine
+  /// against the float graph at least `min_cosine` (quantize/precision_search.cpp).
+  std::vector<int> search_widths;
+  double min_cosine = 0.99;
+  int search_samples = 4;  // calibration samples the search evaluates (the first ones)
   /// Called (from any calibration thread, one call at a time) after each sample of each pass:
   /// samples done and total, counted over all passes.
   std::function<void(size_t done, size_t total)> progress;
@@ -49,6 +69,13 @@ struct TensorRange {
   double hi = 0;
 };
 
+/// One matrix layer's weight width, and what the precision search measured for it.
+struct LayerPrecision {
+  std::string layer;        // the node's name
+  int bits = 8;             // the width chosen
+  double alone_cosine = 1;  // the outputs' cosine with only this layer narrowed (the search's ranking)
+};
+
 /// What quantize() did, for logs and tests.
 struct QuantSummary {
   int quantized_nodes = 0;    // operators now working on int8
@@ -56,6 +83,10 @@ struct QuantSummary {
   int quantize_linear = 0;    // QuantizeLinear nodes inserted
   int dequantize_linear = 0;  // DequantizeLinear nodes inserted
   int requant = 0;            // Requant nodes inserted (Concat inputs with another scale)
+  /// With a precision search: every matrix layer in graph order, and the cosine of the chosen
+  /// mix on the search's samples (0 without a search).
+  std::vector<LayerPrecision> layers;
+  double searched_cosine = 0;
 };
 
 /// The distribution of random calibration inputs.
@@ -107,7 +138,14 @@ std::map<std::string, TensorRange> calibrate(Graph& g, const std::vector<TensorM
 /// int32. Graph inputs and outputs keep their names and stay float32 (QuantizeLinear after the
 /// inputs, DequantizeLinear before the outputs). On success the result is compacted and passes
 /// Graph::verify(); on failure `g` is unchanged.
-QuantSummary quantizeWithRanges(Graph& g, const std::map<std::string, TensorRange>& ranges);
+/// A layer whose weights are narrower than int8 records it in its `weight_bits` attribute (the
+/// back end packs them for dma_load_int4).
+QuantSummary quantizeWithRanges(Graph& g, const std::map<std::string, TensorRange>& ranges,
+                                const WeightPrecision& weights = {});
+
+/// The matrix layers of a quantized graph (Conv, Gemm, MatMul with int8 constant weights) in node
+/// order, with their weights' width (`weight_bits`, 8 when absent).
+std::vector<std::pair<std::string, int>> matrixWeightWidths(const Graph& quantized);
 
 /// Splits each group-1 Conv reading a channel Concat whose inputs' calibrated ranges differ by more
 /// than 8x into one Conv per input and Adds (quantize/split_mixed_concats.cpp), so that each input

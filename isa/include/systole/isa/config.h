@@ -2,6 +2,7 @@
 // derived parameters computed in one place (derive.cpp), and the instruction table.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -46,6 +47,15 @@ struct Params {
   int64_t host_macs_per_cycle = 0;      // Conv / Gemm / MatMul multiply-accumulates
   int64_t host_op_cycles = 0;           // fixed cost of one host operator (dispatch, synchronisation)
   CostModel cost;                       // energy and area (optional sections; defaults in cost_model.cpp)
+  /// types.weight: the weight widths the array and DMA take (8, 4), the first the default. Weights
+  /// are int8 on chip either way; int4 ones are packed two per byte in DRAM (dma_load_int4).
+  std::vector<int> weight_bits = {8};
+
+  bool offersWeightBits(int bits) const {
+    return std::find(weight_bits.begin(), weight_bits.end(), bits) != weight_bits.end();
+  }
+  /// The widest weight type offered: what the array's multipliers are built for (area, energy).
+  int widestWeightBits() const { return *std::max_element(weight_bits.begin(), weight_bits.end()); }
 
   // --- derived ---
   int64_t spad_row_elems = 0;  // int8 lanes of a scratchpad row: max(array.rows, array.cols)

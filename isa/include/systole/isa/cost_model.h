@@ -30,7 +30,15 @@ struct CostModel {
   double scratchpad_mm2_per_kib = 0;
   double accumulator_mm2_per_kib = 0;
   double fixed_mm2 = 0;  // controller, queues, DMA engines, vector unit
+  // --- derived by the loader from types.weight (not a key): ---
+  double mac_energy_scale = 1;  // mac_pj's factor for the array's widest weight type
+  double pe_area_scale = 1;     // pe_mm2's factor for the array's widest weight type
 };
+
+/// Sets cost.mac_energy_scale and cost.pe_area_scale for a PE whose multiplier takes weights of
+/// `weight_bits` bits: mac_pj and pe_mm2 are for int8 weights, and only their multiplier's share
+/// (Horowitz's 45 nm figures: 0.2 of 0.3 pJ, 282 of 419 um^2) scales with the weight width.
+void scaleForWeightWidth(CostModel& cost, int weight_bits);
 
 /// One key of the `energy:` or `area:` section.
 struct CostParameter {

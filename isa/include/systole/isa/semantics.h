@@ -35,8 +35,9 @@ enum class Semantics : uint8_t {
   DmaLoad2d,       // DRAM -> scratchpad rows, several runs of strided rows (a 2-D transfer)
   VectorRecip,     // accumulator rows -> 2^shift / x or 2^shift / sqrt(x), lane by lane
   WeightPreloadT,  // scratchpad rows -> the array's weight registers, transposed (rows become columns)
+  DmaLoadInt4,     // DRAM rows of packed signed 4-bit values -> scratchpad rows of int8 (int4 weights)
 };
-inline constexpr int kNumSemantics = 19;
+inline constexpr int kNumSemantics = 20;
 
 /// weight_preload and its transposed form: both load the array's next weight set.
 inline bool isWeightPreload(Semantics s) { return s == Semantics::WeightPreload || s == Semantics::WeightPreloadT; }

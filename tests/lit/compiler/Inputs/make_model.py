@@ -1156,6 +1156,21 @@ def attention():
     return build(nodes, [vi("x", [1, S, D])], [vi("y", [1, S, D])], inits)
 
 
+# Weight widths (--precision): two convolutions and a classifier, every weight a matrix layer.
+@model
+def precision_net():
+    nodes = [h.make_node("Conv", ["x", "w1", "b1"], ["c1"], name="conv1", pads=[1, 1, 1, 1]),
+             h.make_node("Relu", ["c1"], ["r1"], name="relu1"),
+             h.make_node("Conv", ["r1", "w2", "b2"], ["c2"], name="conv2"),
+             h.make_node("Relu", ["c2"], ["r2"], name="relu2"),
+             h.make_node("GlobalAveragePool", ["r2"], ["p"], name="pool"),
+             h.make_node("Flatten", ["p"], ["f"], name="flatten"),
+             h.make_node("Gemm", ["f", "w3", "b3"], ["y"], name="fc", transB=1)]
+    inits = [f32("w1", [20, 3, 3, 3]), f32("b1", [20], -0.1, 0.1), f32("w2", [20, 20, 1, 1]),
+             f32("b2", [20], -0.1, 0.1), f32("w3", [10, 20]), f32("b3", [10], -0.1, 0.1)]
+    return build(nodes, [vi("x", [1, 3, 8, 8])], [vi("y", [1, 10])], inits)
+
+
 def main():
     if len(sys.argv) == 2 and sys.argv[1] == "--list":
         print("\n".join(MODELS))
