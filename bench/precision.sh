@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Issue 33's precision figures on the networks trained on the 8x8 digits (tests/models/trained):
+# top-1 against the 360 held-out labels per weight width (int8, int4, --precision auto at cosine
+# 0.999), every image bit-exact on the simulated NPU; then the sweep of weight width x array size
+# (bench/sweeps/precision.yaml: cycles, energy, area, cosine on one digit, the Pareto page).
+#   bash bench/precision.sh        (writes build/precision/sweep/report.html; bench/precision.md has the figures)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+OUT=build/precision
+mkdir -p "$OUT"
+for precision in int8 int4 auto; do
+  PYTHONPATH=build/default/python /usr/bin/python3 tests/e2e/trained_top1.py tests/models/trained --isa default \
+    --precision "$precision" --min-cosine 0.999
+  echo
+done
+/usr/bin/python3 -c "import numpy as np; np.save('$OUT/digit.npy', np.load('tests/models/trained/test.npz')['x'][:1])"
+rm -rf "$OUT/sweep"
+build/default/tools/systole sweep bench/sweeps/precision.yaml -o "$OUT/sweep" > /dev/null
+column -s, -t "$OUT/sweep/results.csv"
