@@ -64,6 +64,12 @@ void addCalibrationOptions(CLI::App& cmd, PipelineArgs& a) {
                  "or auto: per layer, the narrowest offered that keeps the outputs' cosine against the float model at "
                  "--min-cosine (default 0.99) on the calibration samples (default: the first type of types.weight)")
       ->check(CLI::IsMember({"int8", "int4", "auto"}));
+  cmd.add_option("--bias-correction", a.biasCorrection,
+                 "fold a Conv / Gemm / MatMul's mean output shift from weight rounding into its bias, measured on the "
+                 "calibration samples: in the layers narrower than int8 (narrow), in every layer (all), or none (off); "
+                 "bench/precision.md measures them")
+      ->check(CLI::IsMember({"off", "narrow", "all"}))
+      ->default_val(a.biasCorrection);
   cmd.add_option("--calib-percentile", a.calibPercentile,
                  "with --calib-method=percentile: the percentile, in (50, 100]")
       ->check(CLI::Range(50.000001, 100.0))
@@ -135,6 +141,7 @@ compiler::PipelineOptions pipelineOptions(const PipelineArgs& a, const isa::IsaC
   options.quant.percentile = a.calibPercentile;
   options.calibration_dir = a.calibDir;
   options.precision = a.precision;
+  options.quant.bias_correction = compiler::parseBiasCorrection(a.biasCorrection).value();  // checked by CLI11
   options.min_cosine = a.minCosine;
   options.lower.min_npu_macs = a.minNpuMacs;
   for (const std::string& arg : a.shapes) {

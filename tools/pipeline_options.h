@@ -19,9 +19,10 @@ struct PipelineArgs {
   double calibPercentile = 0;
   int calibSamples = 0;  // 0: 8 seeded random inputs, or every sample in calibDir
   int64_t minNpuMacs = 0;
-  std::string precision;            // --precision: "", int8, int4, auto
-  double minCosine = 0.99;          // --precision auto's target (run's --min-cosine when given)
-  std::vector<std::string> shapes;  // NAME=DxDx...
+  std::string precision;                  // --precision: "", int8, int4, auto
+  double minCosine = 0.99;                // --precision auto's target (run's --min-cosine when given)
+  std::string biasCorrection = "narrow";  // --bias-correction off|narrow|all
+  std::vector<std::string> shapes;        // NAME=DxDx...
 };
 
 /// Adds MODEL, --isa, --emit (stages from compiler::stageTable()), --passes, --verify-each,

@@ -80,7 +80,7 @@ std::unique_ptr<Model> compileModel(const std::string& model, const py::object& 
                                     const std::map<std::string, std::vector<int64_t>>& shapes,
                                     std::optional<int64_t> minNpuMacs, bool cache,
                                     const std::optional<std::string>& cacheDir, int jobs, const std::string& precision,
-                                    double minCosine) {
+                                    double minCosine, const std::string& biasCorrection) {
   ConfigPtr cfg = configArg(config);
   compiler::PipelineOptions options;
   setCalibration(options, calibration);
@@ -93,6 +93,9 @@ std::unique_ptr<Model> compileModel(const std::string& model, const py::object& 
   options.quant.jobs = jobs;
   options.precision = precision;
   options.min_cosine = minCosine;
+  const auto correction = compiler::parseBiasCorrection(biasCorrection);
+  if (!correction) throw Error("bias_correction: 'off', 'narrow' or 'all', got '" + biasCorrection + "'");
+  options.quant.bias_correction = *correction;
   options.import.input_shapes = shapes;
   if (minNpuMacs) options.lower.min_npu_macs = *minNpuMacs;
   const std::string dir = !cache ? "" : cacheDir ? *cacheDir : compiler::defaultCacheDir();
@@ -351,14 +354,16 @@ PYBIND11_MODULE(_systole, m) {
         "calibration_samples"_a = 0, "calibration_seed"_a = 0, "calibration_method"_a = "percentile",
         "percentile"_a = 99.999, "shapes"_a = std::map<std::string, std::vector<int64_t>>{},
         "min_npu_macs"_a = py::none(), "cache"_a = true, "cache_dir"_a = py::none(), "jobs"_a = 0, "precision"_a = "",
-        "min_cosine"_a = 0.99,
+        "min_cosine"_a = 0.99, "bias_correction"_a = "narrow",
         "Compiles an ONNX model for a config (a Config, a shipped config's name or a YAML path): import, optimize, "
         "calibrate and quantize to INT8, lower to NPU programs. calibration: NumPy arrays of real input samples "
         "(one array, a list, or a dict by input name; a one-input model's array may stack samples on the batch "
         "dimension), or a directory/.npz path; None calibrates on seeded random inputs, which is rarely faithful. "
         "precision: the weights' width, 'int8' or 'int4' (where the config offers it) or 'auto' (per layer, the "
         "narrowest that keeps the outputs' cosine against the float model at min_cosine); '' is the config's "
-        "default. The compiled artifact is reused from the compile cache when nothing changed (cache=False skips "
+        "default. bias_correction: fold a layer's mean output shift from weight rounding into its bias in the layers "
+        "narrower than int8 ('narrow'), every layer ('all') or none ('off'). The compiled artifact is reused from the "
+        "compile cache when nothing changed (cache=False skips "
         "it).");
   m.def(
       "load", &loadModel, "path"_a, "config"_a = py::none(), "cache"_a = true,

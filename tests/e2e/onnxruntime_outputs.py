@@ -3,7 +3,7 @@
 with Systole: its outputs on the measured input were computed by onnxruntime-node when the model
 was packed (tests/models/wild/pack.py).
 
-usage: onnxruntime_outputs.py SYSTOLE WILD_DIR MODEL INPUT=SHAPE CONFIG MIN_COSINE
+usage: onnxruntime_outputs.py SYSTOLE WILD_DIR MODEL INPUT=SHAPE CONFIG MIN_COSINE [RUN_FLAG...]
 
 Runs `systole run WILD_DIR/MODEL.onnx --isa CONFIG --check` on the packed input, calibrated on the
 packed samples (rendered the same way, other texts), and compares every output with onnxruntime's:
@@ -18,6 +18,7 @@ import tempfile
 import numpy as np
 
 systole, wild, model, binding, config, min_cosine = sys.argv[1:6] + [float(sys.argv[6])]
+flags = sys.argv[7:]  # more `systole run` flags (--bias-correction on, --precision auto, ...)
 data = np.load(os.path.join(wild, model + ".npz"))
 failed = False
 with tempfile.TemporaryDirectory() as tmp:
@@ -29,7 +30,7 @@ with tempfile.TemporaryDirectory() as tmp:
     input_name = binding.split("=")[0]
     run = subprocess.run([systole, "run", os.path.join(wild, model + ".onnx"), "--isa", config, "--shape", binding,
                           "--input", f"{input_name}={tmp}/input.npy", "--calib", os.path.join(tmp, "calib"), "--check",
-                          "--output-dir", os.path.join(tmp, "out"), "--quiet"], capture_output=True, text=True)
+                          "--output-dir", os.path.join(tmp, "out"), "--quiet"] + flags, capture_output=True, text=True)
     if run.returncode != 0:
         sys.exit(f"systole run failed ({run.returncode}):\n{run.stdout[-2000:]}{run.stderr[-2000:]}")
     print(next(line for line in run.stdout.splitlines() if "NPU program(s)" in line).split(";")[0])

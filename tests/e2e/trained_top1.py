@@ -2,7 +2,7 @@
 """Top-1 against real labels, float and INT8 on the NPU, for trained networks (issue 33).
 
     PYTHONPATH=build/default/python /usr/bin/python3 tests/e2e/trained_top1.py DIR [NAME...] [--isa CONFIG]
-        [--max-drop POINTS] [--precision int8|int4|auto] [--min-cosine X]
+        [--max-drop POINTS] [--precision int8|int4|auto] [--min-cosine X] [--bias-correction off|narrow|all]
 
 DIR holds NAME.onnx, NAME.logits.npy (the training framework's float logits on the test set),
 test.npz (`x` [N, ...] float32 images, `labels` [N]) and calib/ (one .npy per calibration sample),
@@ -23,8 +23,9 @@ import numpy as np
 import systole
 
 
-def evaluate(path, config, x, labels, float_logits, calib, precision, min_cosine):
-    model = systole.compile(path, config, calibration=calib, precision=precision, min_cosine=min_cosine)
+def evaluate(path, config, x, labels, float_logits, calib, precision, min_cosine, bias_correction):
+    model = systole.compile(path, config, calibration=calib, precision=precision, min_cosine=min_cosine,
+                            bias_correction=bias_correction)
     hits_float = hits_int8 = agree = 0
     cosines = []
     for image, label, want in zip(x, labels, float_logits):
@@ -47,6 +48,8 @@ def main():
     p.add_argument("--max-drop", type=float, default=None, help="fail if INT8 top-1 falls more points than this")
     p.add_argument("--precision", default="", help="the weights' width: int8, int4 or auto (default: the config's)")
     p.add_argument("--min-cosine", type=float, default=0.99, help="--precision auto's target")
+    p.add_argument("--bias-correction", default="narrow", choices=["off", "narrow", "all"],
+                   help="which layers' biases absorb their weight rounding's mean shift")
     args = p.parse_args()
     test = np.load(os.path.join(args.dir, "test.npz"))
     calib = [np.load(f) for f in sorted(glob.glob(os.path.join(args.dir, "calib", "*.npy")))]
@@ -59,7 +62,7 @@ def main():
         try:
             r = evaluate(os.path.join(args.dir, name + ".onnx"), config, test["x"], test["labels"],
                          np.load(os.path.join(args.dir, name + ".logits.npy")), calib, args.precision,
-                         args.min_cosine)
+                         args.min_cosine, args.bias_correction)
         except systole.Error as e:
             print(f"| {name} | error: {e} | | | | | | |")
             return 1

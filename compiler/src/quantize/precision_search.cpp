@@ -12,6 +12,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "quantize/quantize_classify.h"
 #include "systole/compiler/interpreter.h"
 #include "systole/compiler/parallel.h"
 #include "systole/isa/diagnostic.h"
@@ -46,16 +47,11 @@ double cosineOf(const std::vector<std::vector<float>>& a, const std::vector<std:
   return aa == 0 && bb == 0 ? 1.0 : dot / (std::sqrt(aa * bb) + 1e-300);
 }
 
-bool isMatrixLayer(const Graph& g, const Node& n) {
-  if (n.op != Op::Conv && n.op != Op::Gemm && n.op != Op::MatMul) return false;
-  return n.inputs.size() > 1 && g.values[static_cast<size_t>(n.inputs[1])].is_constant;
-}
-
 }  // namespace
 
 WeightPrecision searchWeightPrecision(const Graph& g, const std::map<std::string, TensorRange>& ranges,
                                       const std::vector<TensorMap>& calibration, const QuantOptions& opts,
-                                      std::vector<LayerPrecision>& layers, double& cosine) {
+                                      const ChannelMeans& means, std::vector<LayerPrecision>& layers, double& cosine) {
   const int widest = *std::max_element(opts.search_widths.begin(), opts.search_widths.end());
   const int narrowest = *std::min_element(opts.search_widths.begin(), opts.search_widths.end());
   const size_t count = std::min(calibration.size(), static_cast<size_t>(std::max(1, opts.search_samples)));
@@ -63,7 +59,7 @@ WeightPrecision searchWeightPrecision(const Graph& g, const std::map<std::string
   const auto reference = outputsOf(g, samples, opts.jobs);
   auto measure = [&](const WeightPrecision& w) {
     Graph trial = g;
-    quantizeWithRanges(trial, ranges, w);
+    quantizeWithRanges(trial, ranges, w, means, opts.bias_correction);
     return cosineOf(reference, outputsOf(trial, samples, opts.jobs));
   };
 
@@ -74,7 +70,7 @@ WeightPrecision searchWeightPrecision(const Graph& g, const std::map<std::string
                 std::to_string(widest) + ", below the target " + std::to_string(opts.min_cosine));
   layers.clear();
   for (int id : g.topoOrder())
-    if (isMatrixLayer(g, g.nodes[static_cast<size_t>(id)]))
+    if (quant::isMatrixLayer(g, g.nodes[static_cast<size_t>(id)]))
       layers.push_back({g.nodes[static_cast<size_t>(id)].name, widest, 1.0});
   if (narrowest == widest) return chosen;
   for (LayerPrecision& l : layers) l.alone_cosine = measure(WeightPrecision{widest, {{l.layer, narrowest}}});

@@ -16,6 +16,6 @@ namespace systole::compiler {
 /// and `cosine` (of the chosen mix). Throws Error if even the widest everywhere misses the target.
 WeightPrecision searchWeightPrecision(const Graph& g, const std::map<std::string, TensorRange>& ranges,
                                       const std::vector<TensorMap>& calibration, const QuantOptions& opts,
-                                      std::vector<LayerPrecision>& layers, double& cosine);
+                                      const ChannelMeans& means, std::vector<LayerPrecision>& layers, double& cosine);
 
 }  // namespace systole::compiler

@@ -19,11 +19,13 @@
 //     DequantizeLinear. Graph outputs that became int8 get a DequantizeLinear that takes over the
 //     output's name, so the quantized graph has the float graph's interface.
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <set>
 
+#include "quantize/bias_correction.h"
 #include "quantize/precision_search.h"
 #include "quantize/quantize_classify.h"
 #include "quantize/quantize_lut.h"
@@ -68,8 +70,9 @@ ActivationQuant activationOf(const Quant& q) { return {q.scale.at(0), q.zero_poi
 
 class Rewriter {
  public:
-  Rewriter(Graph& g, const std::map<std::string, TensorRange>& ranges, const WeightPrecision& weights)
-      : g_(g), ranges_(ranges), weights_(weights) {
+  Rewriter(Graph& g, const std::map<std::string, TensorRange>& ranges, const WeightPrecision& weights,
+           const ChannelMeans& means, BiasCorrection correction)
+      : g_(g), ranges_(ranges), weights_(weights), means_(means), correction_(correction) {
     for (const Value& v : g_.values) names_.insert(v.name);
     for (const Node& n : g_.nodes) names_.insert(n.name);
     const size_t nv = g_.values.size();
@@ -370,6 +373,20 @@ class Rewriter {
 
   int weightBits(const Node& n) const { return weights_.of(n.name); }
 
+  /// The calibration means of the layer's input channels, if its bias is to be corrected.
+  const std::vector<double>* inputMeans(const Node& n, int64_t channels) const {
+    if (correction_ == BiasCorrection::Off || (correction_ == BiasCorrection::Narrow && weightBits(n) == 8))
+      return nullptr;
+    const auto it = means_.find(g_.values[static_cast<size_t>(n.inputs[0])].name);
+    return it != means_.end() && static_cast<int64_t>(it->second.size()) == channels ? &it->second : nullptr;
+  }
+
+  /// Subtracts the rounding's output shift from the bias (a layer without one gets one).
+  static void correct(std::optional<std::vector<float>>& bias, const std::vector<double>& shift) {
+    if (!bias) bias.emplace(shift.size(), 0.0f);
+    for (size_t c = 0; c < shift.size(); ++c) (*bias)[c] = static_cast<float>((*bias)[c] - shift[c]);
+  }
+
   std::optional<std::vector<float>> biasOf(const Node& n, int64_t channels) const {
     if (n.inputs.size() <= 2 || n.inputs[2] < 0) return std::nullopt;
     std::vector<float> b = floatsOf(g_.values[static_cast<size_t>(n.inputs[2])]);
@@ -413,6 +430,8 @@ class Rewriter {
     const std::string wName = w.name;
     const QuantizedWeights qw = quantizeWeightsPerChannel(floatData(w), shape, 0, weightBits(n));
     auto bias = biasOf(n, shape[0]);
+    if (const auto* mean = inputMeans(n, shape[1] * n.getInt("group", 1)))
+      correct(bias, convOutputShift(floatData(w), qw, shape, n.getInt("group", 1), *mean));
     rewriteMatrix(n, qw, shape, 0, wName, std::move(bias));
   }
 
@@ -436,6 +455,8 @@ class Rewriter {
       qw = quantizeWeightsPerChannel(floatData(w), {K, N}, 1, weightBits(n));
     }
     auto bias = biasOf(n, N);
+    if (const auto* mean = inputMeans(n, K))
+      correct(bias, matrixOutputShift(floatData(w), qw, K, N, n.getInt("transB", 0) != 0, *mean));
     n.attrs.erase("transA");
     n.attrs.erase("transB");
     n.attrs.erase("alpha");
@@ -672,6 +693,8 @@ class Rewriter {
   Graph& g_;
   const std::map<std::string, TensorRange>& ranges_;
   const WeightPrecision& weights_;
+  const ChannelMeans& means_;
+  BiasCorrection correction_;
   std::set<int> symmetric_;  // values quantized at zero point 0 (activation products read them)
   std::set<std::string> names_;
   size_t originalValues_ = 0;
@@ -710,7 +733,7 @@ std::map<std::string, TensorRange> shareConcatRanges(const Graph& g, std::map<st
 }  // namespace
 
 QuantSummary quantizeWithRanges(Graph& g, const std::map<std::string, TensorRange>& calibratedRanges,
-                                const WeightPrecision& weights) {
+                                const WeightPrecision& weights, const ChannelMeans& means, BiasCorrection correction) {
   const auto ranges = shareConcatRanges(g, calibratedRanges);
   g.verify();
   for (const Value& v : g.values)
@@ -725,7 +748,7 @@ QuantSummary quantizeWithRanges(Graph& g, const std::map<std::string, TensorRang
   for (size_t i = 0; i < bytes.size(); ++i) work.values[i].data = std::move(bytes[i]);
   QuantSummary summary;
   try {
-    summary = Rewriter(work, ranges, weights).run();
+    summary = Rewriter(work, ranges, weights, means, correction).run();
   } catch (...) {
     for (size_t i = 0; i < g.values.size(); ++i) g.values[i].data = std::move(work.values[i].data);
     throw;
@@ -735,14 +758,26 @@ QuantSummary quantizeWithRanges(Graph& g, const std::map<std::string, TensorRang
   return summary;
 }
 
+std::string_view biasCorrectionName(BiasCorrection b) {
+  switch (b) {
+    case BiasCorrection::Off: return "off";
+    case BiasCorrection::Narrow: return "narrow";
+    case BiasCorrection::All: return "all";
+  }
+  return "?";
+}
+
+std::optional<BiasCorrection> parseBiasCorrection(std::string_view text) {
+  for (BiasCorrection b : {BiasCorrection::Off, BiasCorrection::Narrow, BiasCorrection::All})
+    if (text == biasCorrectionName(b)) return b;
+  return std::nullopt;
+}
+
 std::vector<std::pair<std::string, int>> matrixWeightWidths(const Graph& quantized) {
   std::vector<std::pair<std::string, int>> layers;
-  for (const Node& n : quantized.nodes) {
-    if ((n.op != Op::Conv && n.op != Op::Gemm && n.op != Op::MatMul) || n.inputs.size() < 2) continue;
-    const Value& w = quantized.values[static_cast<size_t>(n.inputs[1])];
-    if (w.is_constant && w.type == ElemType::Int8)
+  for (const Node& n : quantized.nodes)
+    if (quant::isMatrixLayer(quantized, n) && quantized.values[static_cast<size_t>(n.inputs[1])].type == ElemType::Int8)
       layers.emplace_back(n.name, static_cast<int>(n.getInt("weight_bits", 8)));
-  }
   return layers;
 }
 
@@ -750,11 +785,17 @@ QuantSummary quantize(Graph& g, const std::vector<TensorMap>& calibration, const
   auto ranges = calibrate(g, calibration, opts);
   // The split's partial products are new tensors: their ranges come from a second calibration.
   if (splitMixedRangeConcats(g, ranges) > 0) ranges = calibrate(g, calibration, opts);
-  if (opts.search_widths.empty()) return quantizeWithRanges(g, ranges, opts.weights);
+  const bool narrow = opts.weights.bits < 8 || !opts.weights.layers.empty() || opts.search_widths.size() > 1;
+  const bool measure =
+      opts.bias_correction == BiasCorrection::All || (opts.bias_correction == BiasCorrection::Narrow && narrow);
+  const ChannelMeans means =
+      measure ? inputChannelMeans(g, calibration, opts.num_samples > 0 ? opts.num_samples : INT_MAX, opts.jobs)
+              : ChannelMeans{};
+  if (opts.search_widths.empty()) return quantizeWithRanges(g, ranges, opts.weights, means, opts.bias_correction);
   std::vector<LayerPrecision> layers;
   double cosine = 0;
-  const WeightPrecision weights = searchWeightPrecision(g, ranges, calibration, opts, layers, cosine);
-  QuantSummary summary = quantizeWithRanges(g, ranges, weights);
+  const WeightPrecision weights = searchWeightPrecision(g, ranges, calibration, opts, means, layers, cosine);
+  QuantSummary summary = quantizeWithRanges(g, ranges, weights, means, opts.bias_correction);
   summary.layers = std::move(layers);
   summary.searched_cosine = cosine;
   return summary;

@@ -281,4 +281,9 @@ std::vector<Kind> classifyNodes(const Graph& g) {
   return kind;
 }
 
+bool isMatrixLayer(const Graph& g, const Node& n) {
+  if (n.op != Op::Conv && n.op != Op::Gemm && n.op != Op::MatMul) return false;
+  return n.inputs.size() > 1 && g.values[static_cast<size_t>(n.inputs[1])].is_constant;
+}
+
 }  // namespace systole::compiler::quant

@@ -23,6 +23,9 @@ bool isCompute(Kind k);
 /// Every node's kind, indexed like g.nodes (a dead node's is Float).
 std::vector<Kind> classifyNodes(const Graph& g);
 
+/// A Conv, or a Gemm / MatMul, whose weights (input 1) are a constant: a layer with a weight width.
+bool isMatrixLayer(const Graph& g, const Node& n);
+
 /// A float constant's values in place (weights are read, not copied: they can be most of a model).
 const float* floatData(const Value& v);
 std::vector<float> floatsOf(const Value& v);

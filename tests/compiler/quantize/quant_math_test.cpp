@@ -8,6 +8,7 @@
 #include <random>
 #include <vector>
 
+#include "quantize/bias_correction.h"
 #include "quant_test_util.h"
 #include "systole/compiler/quant_math.h"
 #include "systole/isa/arith.h"
@@ -221,6 +222,36 @@ TEST(WeightQuant, ConvLayoutAxis0RoundTrips) {
     EXPECT_GE(q.data[i], -127);
   }
   EXPECT_THROW(quantizeWeightsPerChannel(w.data(), shape, 4), Error);
+}
+
+TEST(WeightQuant, Int4IsSymmetricInSevenLevelsPerSide) {
+  const std::vector<float> w = {0.875f, -0.4375f, 0.125f, 0.0625f};  // exact in binary
+  const QuantizedWeights q = quantizeWeightsPerChannel(w.data(), {1, 4}, 0, 4);
+  ASSERT_EQ(q.scale.size(), 1u);
+  EXPECT_FLOAT_EQ(q.scale[0], 0.125f);                    // 0.875 / 7
+  EXPECT_EQ(q.data, (std::vector<int8_t>{7, -4, 1, 0}));  // -3.5 and 0.5 round half to even
+  EXPECT_THROW(quantizeWeightsPerChannel(w.data(), {1, 4}, 0, 9), Error);
+}
+
+// Bias correction's output shift, (W_q s - W) . E[x] per output channel, long-hand: a grouped
+// Conv's channel reads only its group's inputs; Gemm's transB weights are read [N][K].
+TEST(BiasCorrection, OutputShiftIsTheRoundingErrorTimesTheInputMeans) {
+  // Conv [OC 2][ICg 1][1][1], group 2: channel c reads input channel c only.
+  const std::vector<float> w = {0.7f, 0.33f};
+  const QuantizedWeights q = quantizeWeightsPerChannel(w.data(), {2, 1, 1, 1}, 0, 4);  // 7 * 0.1, 7 * (0.33 / 7)
+  const std::vector<double> mean = {2.0, -3.0};
+  const auto shift = convOutputShift(w.data(), q, {2, 1, 1, 1}, 2, mean);
+  ASSERT_EQ(shift.size(), 2u);
+  EXPECT_NEAR(shift[0], (7 * double{q.scale[0]} - double{w[0]}) * 2.0, 1e-9);
+  EXPECT_NEAR(shift[1], (7 * double{q.scale[1]} - double{w[1]}) * -3.0, 1e-9);
+
+  // Matrix [K 2][N 1] from transposed floats [N 1][K 2]: column 0 is {0.7, 0.25}.
+  const std::vector<float> wt = {0.7f, 0.25f};
+  const QuantizedWeights m = quantizeWeightsPerChannel(wt.data(), {2, 1}, 1, 4);  // levels 7 and 2 (2.5: even)
+  EXPECT_EQ(m.data, (std::vector<int8_t>{7, 2}));
+  const auto col = matrixOutputShift(wt.data(), m, 2, 1, true, {1.0, 4.0});
+  ASSERT_EQ(col.size(), 1u);
+  EXPECT_NEAR(col[0], (2 * double{m.scale[0]} - 0.25) * 4.0 + (7 * double{m.scale[0]} - 0.7) * 1.0, 1e-7);
 }
 
 TEST(BiasQuant, ScaleIsInputTimesWeightScale) {

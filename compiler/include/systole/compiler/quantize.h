@@ -43,6 +43,11 @@ struct WeightPrecision {
   }
 };
 
+enum class BiasCorrection : uint8_t { Off, Narrow, All };
+std::string_view biasCorrectionName(BiasCorrection b);
+/// "off", "narrow", "all"; nullopt otherwise.
+std::optional<BiasCorrection> parseBiasCorrection(std::string_view text);
+
 /// The defaults are measured (bench/int8_accuracy.md): on seven torchvision architectures,
 /// percentile 99.999 had a higher SQNR and mean cosine against PyTorch than minmax on every one
 /// (+0.1 to +1.8 dB); 99.99 and 99.9 clip too much, entropy was worse on two of them.
@@ -58,6 +63,10 @@ struct QuantOptions {
   std::vector<int> search_widths;
   double min_cosine = 0.99;
   int search_samples = 4;  // calibration samples the search evaluates (the first ones)
+  /// Bias correction (quantize/bias_correction.h): a matrix layer's bias absorbs the mean output
+  /// shift of its weights' rounding, measured on the calibration samples. Narrow (the default):
+  /// only layers with weights narrower than int8, where it is measured to help (bench/precision.md).
+  BiasCorrection bias_correction = BiasCorrection::Narrow;
   /// Called (from any calibration thread, one call at a time) after each sample of each pass:
   /// samples done and total, counted over all passes.
   std::function<void(size_t done, size_t total)> progress;
@@ -140,8 +149,12 @@ std::map<std::string, TensorRange> calibrate(Graph& g, const std::vector<TensorM
 /// Graph::verify(); on failure `g` is unchanged.
 /// A layer whose weights are narrower than int8 records it in its `weight_bits` attribute (the
 /// back end packs them for dma_load_int4).
+/// With `means` (per input channel of a matrix layer's input, by value name; bias correction),
+/// each such layer's bias absorbs the mean shift its weights' rounding causes.
+using ChannelMeans = std::map<std::string, std::vector<double>>;
 QuantSummary quantizeWithRanges(Graph& g, const std::map<std::string, TensorRange>& ranges,
-                                const WeightPrecision& weights = {});
+                                const WeightPrecision& weights = {}, const ChannelMeans& means = {},
+                                BiasCorrection correction = BiasCorrection::Narrow);
 
 /// The matrix layers of a quantized graph (Conv, Gemm, MatMul with int8 constant weights) in node
 /// order, with their weights' width (`weight_bits`, 8 when absent).
