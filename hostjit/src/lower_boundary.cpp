@@ -8,6 +8,7 @@
 
 #include "lower.h"
 #include "systole/compiler/graph.h"
+#include "systole/isa/arith.h"
 
 namespace systole::hostjit {
 
@@ -82,10 +83,11 @@ Emitter quantize(const Graph& g, const Node& n) {
       auto [s, z] = parameters(ir, c, scales, zeros, i);
       llvm::Value* v = b.CreateFDiv(ir.load(ir.f32(), in, i), s);
       llvm::Value* q = b.CreateFAdd(roundHalfToEven(ir, b.CreateFPExt(v, ir.f64())), b.CreateSIToFP(z, ir.f64()));
-      llvm::Value* fromV = b.CreateFPToSI(clampDouble(ir, q, -128.0, 127.0), ir.i8());
+      llvm::Value* fromV = b.CreateFPToSI(clampDouble(ir, q, isa::arith::kActMin, isa::arith::kActMax), ir.i8());
       // std::clamp(z, -128, 127) for a NaN quotient.
-      llvm::Value* zc = b.CreateSelect(b.CreateICmpSLT(z, ir.c32(-128)), ir.c32(-128),
-                                       b.CreateSelect(b.CreateICmpSLT(ir.c32(127), z), ir.c32(127), z));
+      llvm::Value* zc = b.CreateSelect(
+          b.CreateICmpSLT(z, ir.c32(isa::arith::kActMin)), ir.c32(isa::arith::kActMin),
+          b.CreateSelect(b.CreateICmpSLT(ir.c32(isa::arith::kActMax), z), ir.c32(isa::arith::kActMax), z));
       ir.store(b.CreateSelect(b.CreateFCmpUNO(v, v), b.CreateTrunc(zc, ir.i8()), fromV), out, i);
     });
   };

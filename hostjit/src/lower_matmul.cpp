@@ -9,6 +9,7 @@
 #include "systole/compiler/float_ops.h"
 #include "systole/compiler/quant_math.h"
 #include "lower.h"
+#include "systole/isa/arith.h"
 
 namespace systole::hostjit {
 
@@ -149,8 +150,9 @@ Emitter int8MatMul(const Graph& g, const Node& n) {
         llvm::Value* q = b.CreateAdd(scaled, ir.c64(zy));
         q = b.CreateSelect(b.CreateICmpSLT(q, ir.c64(actMin)), ir.c64(actMin), q);  // std::max(q, act_min)
         q = b.CreateSelect(b.CreateICmpSLT(ir.c64(actMax), q), ir.c64(actMax), q);  // std::min(q, act_max)
-        q = b.CreateSelect(b.CreateICmpSLT(q, ir.c64(-128)), ir.c64(-128),
-                           b.CreateSelect(b.CreateICmpSLT(ir.c64(127), q), ir.c64(127), q));
+        q = b.CreateSelect(
+            b.CreateICmpSLT(q, ir.c64(isa::arith::kActMin)), ir.c64(isa::arith::kActMin),
+            b.CreateSelect(b.CreateICmpSLT(ir.c64(isa::arith::kActMax), q), ir.c64(isa::arith::kActMax), q));
         ir.store(b.CreateTrunc(q, ir.i8()), y, b.CreateAdd(b.CreateMul(m, ir.c64(N)), j));
       });
     });

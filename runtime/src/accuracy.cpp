@@ -10,6 +10,7 @@
 
 #include "systole/compiler/interpreter.h"
 #include "systole/isa/diagnostic.h"
+#include "systole/isa/arith.h"
 
 namespace systole::runtime {
 
@@ -37,15 +38,17 @@ HostTensor dequantize(const compiler::Value& v, const HostTensor& q) {
 
 double saturatedFraction(const compiler::Graph& g, const compiler::Value& v, const HostTensor& q) {
   const int32_t zero = v.quant->zero_point.at(0);
-  int32_t lo = -128, hi = 127;  // bounds a fused activation clamps to are not saturation
+  int32_t lo = isa::arith::kActMin, hi = isa::arith::kActMax;  // bounds a fused activation clamps to are not saturation
   if (v.producer >= 0) {
     const compiler::Node& n = g.nodes[static_cast<size_t>(v.producer)];
-    lo = static_cast<int32_t>(n.getInt("act_min", -128)), hi = static_cast<int32_t>(n.getInt("act_max", 127));
+    lo = static_cast<int32_t>(n.getInt("act_min", isa::arith::kActMin)),
+    hi = static_cast<int32_t>(n.getInt("act_max", isa::arith::kActMax));
   }
   int64_t count = 0;
   for (int64_t i = 0; i < q.elements(); ++i) {
     const int32_t x = q.data<int8_t>()[i];
-    count += (x == -128 && zero != -128 && lo == -128) || (x == 127 && hi == 127);
+    count += (x == isa::arith::kActMin && zero != isa::arith::kActMin && lo == isa::arith::kActMin) ||
+             (x == isa::arith::kActMax && hi == isa::arith::kActMax);
   }
   return q.elements() ? static_cast<double>(count) / static_cast<double>(q.elements()) : 0.0;
 }

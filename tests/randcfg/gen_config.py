@@ -73,6 +73,9 @@ class Draw:
         # Optional instructions (dma.store.acc the compiler never emits; the rest fall back to the host).
         optional = ["dma.load2d", "dma.store.acc", "vreduce", "vlut", "vmax", "vmul", "vadd", "widen"]
         self.dropped = {name for name in optional if rng.random() < 0.25}
+        # int4 weights (the default width, with int8 offered too) in about one config in three,
+        # drawn from a generator of their own so the other configs stay as they were.
+        self.int4 = random.Random(seed * 1000003 + 4).random() < 0.3
         if rng.random() < 0.05:
             self.dropped |= {"preload", "gemm"}  # matrix products on the host, or on matmul_stream only
 
@@ -153,7 +156,20 @@ def instructions(d):
     kept = [i for i in out if i[0] not in d.dropped]
     for _, _, _, fields, _, _ in kept:
         rng.shuffle(fields)  # fields are placed in list order: a new layout per config
+    if d.int4:
+        kept.insert(1, int4_load(d, addr, spad))
     return kept
+
+
+def int4_load(d, addr, spad):
+    """dma.load.w4 (dma_load_int4), from the int4 generator: a row moves ceil(bytes / 2) DRAM bytes."""
+    r4 = random.Random(d.seed * 1000003 + 5)
+    fields = [("dram_addr", {"bits": addr}), ("spad_row", {"bits": spad}), ("rows", {"bits": count_bits(r4, d.spad_rows)}),
+              ("bytes", {"bits": bits_for(d.row_bytes) + r4.randint(0, 2), "max": "scratchpad.row_bytes"}),
+              ("dram_stride", {"bits": r4.randint(6, 24)})]
+    r4.shuffle(fields)
+    move = "rows * ceil_div(ceil_div(bytes, 2), dram.bytes_per_cycle)"
+    return ("dma.load.w4", "dma_load_int4", "load", fields, f"dram.latency + {move}", move if r4.random() < 0.7 else None)
 
 
 ACCUMULATOR_ROW_FIELDS = {"acc_row", "scale_row"}
@@ -217,9 +233,9 @@ def config_text(seed):
     lines = [
         f"# Random legal config, seed {seed} (tests/randcfg/gen_config.py).",
         f"name: rand{seed}",
-        f"description: \"{d.rows}x{d.cols} {dataflow}, without: {', '.join(sorted(d.dropped)) or 'none'}" + (f", narrow: {', '.join(d.narrowed)}" if d.narrowed else "") + "\"",
+        f"description: \"{d.rows}x{d.cols} {dataflow}{', int4 weights' if d.int4 else ''}, without: {', '.join(sorted(d.dropped)) or 'none'}" + (f", narrow: {', '.join(d.narrowed)}" if d.narrowed else "") + "\"",
         f"clock_mhz: {rng.choice([200, 500, 800, 1000, 1200])}",
-        "types: {activation: int8, weight: int8, accumulator: int32}",
+        "types: {activation: int8, weight: " + ("[int4, int8]" if d.int4 else "int8") + ", accumulator: int32}",
         f"array: {{rows: {d.rows}, cols: {d.cols}, dataflow: {dataflow}, weight_buffers: {d.weight_buffers}}}",
         "memories:",
         f"  dram:        {{size: {size_text(d.dram_size)}, bytes_per_cycle: {rng.choice([1, 2, 4, 8, 16, 32, 64, 128])}, latency: {rng.randint(0, 300)}}}",

@@ -81,7 +81,8 @@ class UnpackCheck : Bench<Tb> {
           const int64_t perRow = beatsOf(d.bytes), r = static_cast<int64_t>(in->row) / perRow,
                         b = static_cast<int64_t>(in->row) % perRow;
           for (int64_t i = 0; i < BW_; ++i)
-            putBits(t_.beat_i, static_cast<int>(8 * i), 8, d.packed[static_cast<size_t>(r)][static_cast<size_t>(b * BW_ + i)]);
+            putBits(t_.beat_i, static_cast<int>(8 * i), 8,
+                    d.packed[static_cast<size_t>(r)][static_cast<size_t>(b * BW_ + i)]);
           t_.beat_last_i = b == perRow - 1;
           t_.row_bytes_i = static_cast<uint32_t>(d.bytes);
         },

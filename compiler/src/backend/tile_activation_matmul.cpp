@@ -13,6 +13,7 @@
 #include "operator_registry.h"
 #include "systole/isa/diagnostic.h"
 #include "tile_context.h"
+#include "systole/isa/arith.h"
 
 namespace systole::compiler {
 
@@ -45,7 +46,8 @@ void tileActivationMatmul(TileContext& T, const Node& n) {
                      : Operand{};
   const Semantics preload = transB ? Semantics::WeightPreloadT : Semantics::WeightPreload;
   const int32_t zy = T.zeroPoint(n.outputs[0]);
-  const auto lo = static_cast<int32_t>(n.getInt("act_min", -128)), hi = static_cast<int32_t>(n.getInt("act_max", 127));
+  const auto lo = static_cast<int32_t>(n.getInt("act_min", kActMin)),
+             hi = static_cast<int32_t>(n.getInt("act_max", kActMax));
   T.layer().loops = "batch " + std::to_string(batch) + " x row chunks of <= " + std::to_string(rows) + " x n / " +
                     std::to_string(C) + " x k / " + std::to_string(R) + ": load A and B tiles, " +
                     (transB ? "transposed preload" : "preload") + ", gemm; requantize";

@@ -10,9 +10,14 @@
 #include <vector>
 
 #include "systole/compiler/graph.h"
+#include "systole/isa/arith.h"
 #include "tile_plan.h"
 
 namespace systole::compiler {
+
+/// The activation range every tile emitter clamps to (types.activation).
+using isa::arith::kActMax;
+using isa::arith::kActMin;
 
 /// The largest value an operand field of the config's instruction for `s` takes (throws if the
 /// config has no such instruction).

@@ -8,6 +8,7 @@
 // same output slot, so the input is read once.
 #include "systole/compiler/float_ops.h"
 #include "operator_registry.h"
+#include "systole/isa/arith.h"
 
 namespace systole::compiler {
 
@@ -18,7 +19,7 @@ const Value& valueOf(const Graph& g, int v) { return g.values[static_cast<size_t
 void copy(TileContext& T, const Node& n, const std::vector<ChannelRun>& runs, const std::string& what) {
   T.layer().loops = std::to_string(runs.size()) + " channel runs x c / lanes x pixel chunks: " + what;
   emitRescale(T, T.buffer(n.inputs[0]), T.buffer(n.outputs[0]), runs, T.zeroPoint(n.inputs[0]), 1 << 30, 30,
-              T.zeroPoint(n.outputs[0]), -128, 127);
+              T.zeroPoint(n.outputs[0]), kActMin, kActMax);
 }
 
 }  // namespace

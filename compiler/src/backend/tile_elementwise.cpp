@@ -17,6 +17,7 @@
 #include "operator_registry.h"
 #include "systole/compiler/float_ops.h"
 #include "tile_context.h"
+#include "systole/isa/arith.h"
 
 namespace systole::compiler {
 
@@ -28,9 +29,10 @@ void tileRequant(TileContext& T, const Node& n) {
   const int32_t zIn = T.zeroPoint(n.inputs[0]), zOut = T.zeroPoint(n.outputs[0]);
   T.layer().loops = "c / lanes x pixel chunks: widen, requantize";
   if (n.op == Op::Requant)  // per tensor, or per channel (a product with a per-channel constant)
-    return emitRescale(T, in, out, {{0, 0, in.C}}, zIn, int32s(n, "multiplier"), int32s(n, "shift"), zOut, -128, 127);
-  emitRescale(T, in, 0, out, 0, in.C, zIn, 1 << 30, 30, zOut, static_cast<int32_t>(n.getInt("act_min", -128)),
-              static_cast<int32_t>(n.getInt("act_max", 127)));
+    return emitRescale(T, in, out, {{0, 0, in.C}}, zIn, int32s(n, "multiplier"), int32s(n, "shift"), zOut, kActMin,
+                       kActMax);
+  emitRescale(T, in, 0, out, 0, in.C, zIn, 1 << 30, 30, zOut, static_cast<int32_t>(n.getInt("act_min", kActMin)),
+              static_cast<int32_t>(n.getInt("act_max", kActMax)));
 }
 
 void tileConcat(TileContext& T, const Node& n) {
@@ -44,9 +46,9 @@ void tileConcat(TileContext& T, const Node& n) {
     const ActBuffer in = T.source(v);
     const int32_t z = T.zeroPoint(v);
     if (rows)
-      emitRescale(T, in, 0, out.rows(offset, in.W), 0, in.C, z, 1 << 30, 30, z, -128, 127);
+      emitRescale(T, in, 0, out.rows(offset, in.W), 0, in.C, z, 1 << 30, 30, z, kActMin, kActMax);
     else
-      emitRescale(T, in, 0, out, offset, in.C, z, 1 << 30, 30, z, -128, 127);
+      emitRescale(T, in, 0, out, offset, in.C, z, 1 << 30, 30, z, kActMin, kActMax);
     T.barrier();  // the next input's scale rows reuse the same accumulator rows
     offset += rows ? in.W : in.C;
   }
@@ -63,8 +65,8 @@ void tileTwoInputs(TileContext& T, const Node& n, Semantics combine, int64_t ma,
   const OnChipLayout& l = T.layout();
   const bool broadcast = b.H * b.W == 1 && a.H * a.W > 1;
   const int32_t za = T.zeroPoint(n.inputs[0]), zb = T.zeroPoint(n.inputs[1]), zy = T.zeroPoint(n.outputs[0]);
-  const int32_t lo = static_cast<int32_t>(n.getInt("act_min", -128)),
-                hi = static_cast<int32_t>(n.getInt("act_max", 127));
+  const int32_t lo = static_cast<int32_t>(n.getInt("act_min", kActMin)),
+                hi = static_cast<int32_t>(n.getInt("act_max", kActMax));
   const int64_t lanes = T.p.acc_row_elems;
   // Two input blocks per load slot and per accumulator half.
   const int64_t rows = std::min({l.chunk, l.slot_rows / 2, (l.acc_half - 1) / 2});

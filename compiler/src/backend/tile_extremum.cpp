@@ -12,6 +12,7 @@
 #include "operator_registry.h"
 #include "systole/isa/diagnostic.h"
 #include "tile_context.h"
+#include "systole/isa/arith.h"
 
 namespace systole::compiler {
 
@@ -72,7 +73,7 @@ void tileMin(TileContext& T, const Node& n) {
       T.compute(Semantics::VectorAdd, {acc, acc, acc + accGap, m});
       T.compute(Semantics::VectorWiden, {slot + 2 * gap, acc + accGap, m, z, -1});
       T.compute(Semantics::VectorAdd, {acc, acc, acc + accGap, m});
-      T.compute(Semantics::Requantize, {acc, T.outSlot(), m, scaleRow, z, -128, 127});
+      T.compute(Semantics::Requantize, {acc, T.outSlot(), m, scaleRow, z, kActMin, kActMax});
       T.writesOutput();
       storeRuns(T, chunk, y, c0, nc, T.outSlot());
       T.endStep(chunkLabel(c0, nc, chunk));

@@ -5,6 +5,7 @@
 // -> [N, C, H, W]) is the same copy the other way: the input rows viewed as the unpadded NHWC map,
 // copied into the output's buffer (which may have a halo for the convolution reading it).
 #include "operator_registry.h"
+#include "systole/isa/arith.h"
 
 namespace systole::compiler {
 
@@ -22,7 +23,7 @@ void copyMapRows(TileContext& T, const Node& n, const ActBuffer& map, const ActB
   T.layer().loops = toRows ? "c / lanes x pixel chunks: copy the NHWC bytes into the matrix"
                            : "c / lanes x pixel chunks: copy the matrix's rows into the NHWC map";
   emitRescale(T, toRows ? map : view, 0, toRows ? view : map, 0, map.C, T.zeroPoint(n.inputs[0]), 1 << 30, 30,
-              T.zeroPoint(n.outputs[0]), -128, 127);
+              T.zeroPoint(n.outputs[0]), kActMin, kActMax);
   T.layer().min_dram_bytes = 2 * map.H * map.W * map.C;
 }
 

@@ -32,6 +32,7 @@
 #include "systole/isa/diagnostic.h"
 #include "systole/isa/pipeline.h"
 #include "tile_context.h"
+#include "systole/isa/arith.h"
 
 namespace systole::compiler {
 
@@ -375,8 +376,8 @@ void emitSteps(TileContext& T, const Node& n, const MatmulTiling& m, const Matmu
   const ActBuffer& y = T.buffer(n.outputs[0]);
   const int64_t Cc = T.p.array_cols, nOc = (m.s.OC + Cc - 1) / Cc;
   const int32_t zy = T.zeroPoint(n.outputs[0]);
-  const int32_t lo = static_cast<int32_t>(n.getInt("act_min", -128)),
-                hi = static_cast<int32_t>(n.getInt("act_max", 127));
+  const int32_t lo = static_cast<int32_t>(n.getInt("act_min", kActMin)),
+                hi = static_cast<int32_t>(n.getInt("act_max", kActMax));
   const auto chunks = outputChunks(m);
   const auto blockWidth = [&](int64_t j0) {
     const int64_t J = std::min(m.ocBlock, nOc - j0);

@@ -6,6 +6,7 @@
 // copied through the vector unit with the identity scale, and stored as a plain chunk.
 #include "systole/compiler/float_ops.h"
 #include "operator_registry.h"
+#include "systole/isa/arith.h"
 
 namespace systole::compiler {
 
@@ -72,7 +73,7 @@ void tilePixelGather(TileContext& T, const Node& n) {
   const std::vector<ChannelRun> runs = channelRuns(m->channels);
   T.layer().loops = std::to_string(runs.size()) + " channel runs x c / lanes x output pixel chunks: gather copy";
   emitRescale(T, T.buffer(n.inputs[0]), T.buffer(n.outputs[0]), runs, T.zeroPoint(n.inputs[0]), 1 << 30, 30,
-              T.zeroPoint(n.outputs[0]), -128, 127, &m->pixels);
+              T.zeroPoint(n.outputs[0]), kActMin, kActMax, &m->pixels);
 }
 
 void tileSlice(TileContext& T, const Node& n) {

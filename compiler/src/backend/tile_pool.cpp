@@ -13,6 +13,7 @@
 #include "operator_registry.h"
 #include "systole/isa/diagnostic.h"
 #include "tile_context.h"
+#include "systole/isa/arith.h"
 
 namespace systole::compiler {
 
@@ -86,7 +87,7 @@ void tileGlobalAveragePool(TileContext& T, const Node& n) {
       reduceRows(T, base, m);
       if (ci > 0) T.compute(Semantics::VectorAdd, {acc, acc, acc + 1, 1});
       if (ci + 1 == chunks.size()) {
-        T.compute(Semantics::Requantize, {acc, T.outSlot(), 1, scaleRow, zy, -128, 127});
+        T.compute(Semantics::Requantize, {acc, T.outSlot(), 1, scaleRow, zy, kActMin, kActMax});
         T.writesOutput();
         T.store(Semantics::DmaStore, {y.interior(0, 0) + c0, T.outSlot(), 1, nc, y.pixelBytes()});
       }
@@ -157,7 +158,7 @@ void tileAveragePool(TileContext& T, const Node& n) {
         T.compute(Semantics::VectorWiden, {blocks[k], acc + accGap, m, zx, 1});
         T.compute(Semantics::VectorAdd, {acc, acc, acc + accGap, m});
       }
-      T.compute(Semantics::Requantize, {acc, T.outSlot(), m, scaleRow, zy, -128, 127});
+      T.compute(Semantics::Requantize, {acc, T.outSlot(), m, scaleRow, zy, kActMin, kActMax});
       T.writesOutput();
       storeRuns(T, chunk, y, c0, nc, T.outSlot());
       T.endStep(chunkLabel(c0, nc, chunk));

@@ -6,6 +6,7 @@
 // by a constant), copied through the vector unit with the identity scale.
 #include "systole/compiler/float_ops.h"
 #include "operator_registry.h"
+#include "systole/isa/arith.h"
 
 namespace systole::compiler {
 
@@ -74,7 +75,7 @@ void tileRowSelect(TileContext& T, const Node& n) {
   const PixelGather from{{0}, *rows};
   const int32_t z = T.zeroPoint(n.inputs[0]);
   T.layer().loops = std::to_string(rows->size()) + " rows gathered: identity copy";
-  emitRescale(T, in, T.buffer(n.outputs[0]), {{0, 0, in.C}}, z, 1 << 30, 30, z, -128, 127, &from);
+  emitRescale(T, in, T.buffer(n.outputs[0]), {{0, 0, in.C}}, z, 1 << 30, 30, z, kActMin, kActMax, &from);
 }
 
 std::optional<std::pair<int64_t, int64_t>> rowPermutation(const Graph& g, const Node& n) {
@@ -93,7 +94,7 @@ void tileRowPermutation(TileContext& T, const Node& n) {
     for (int64_t a = 0; a < A; ++a) from.cols.push_back(a * B + b);
   const int32_t z = T.zeroPoint(n.inputs[0]);
   T.layer().loops = "rows gathered at a stride of " + std::to_string(B) + " rows: identity copy";
-  emitRescale(T, in, out, {{0, 0, in.C}}, z, 1 << 30, 30, z, -128, 127, &from);
+  emitRescale(T, in, out, {{0, 0, in.C}}, z, 1 << 30, 30, z, kActMin, kActMax, &from);
 }
 
 }  // namespace systole::compiler

@@ -18,6 +18,7 @@
 #include "operator_registry.h"
 #include "systole/isa/diagnostic.h"
 #include "tile_context.h"
+#include "systole/isa/arith.h"
 
 namespace systole::compiler {
 
@@ -64,7 +65,7 @@ struct SoftmaxTiler {
       T.compute(Semantics::VectorWiden, {maskTile(t), work2, m, 0, -n.getInt("mask_push", 0)});
       T.compute(Semantics::VectorAdd, {work, work, work2, m});
       T.compute(Semantics::VectorReduce, {work, work, m, 1});
-      T.compute(Semantics::Requantize, {work, t == 0 ? rowMax() : low(), m, identityScales(), 0, -128, 127});
+      T.compute(Semantics::Requantize, {work, t == 0 ? rowMax() : low(), m, identityScales(), 0, kActMin, kActMax});
       if (t > 0) T.compute(Semantics::VectorMax, {rowMax(), rowMax(), low(), m});
     }
     T.compute(Semantics::VectorWiden, {rowMax(), mx, m, zx, 1});
@@ -78,11 +79,11 @@ struct SoftmaxTiler {
       T.compute(Semantics::VectorWiden, {maskTile(t), work2, m, 0, n.getInt("mask_push", 0)});
       T.compute(Semantics::VectorAdd, {work, work, work2, m});
     }
-    T.compute(Semantics::Requantize, {work, tile(t), m, indexScales, -128, -128, 127});
+    T.compute(Semantics::Requantize, {work, tile(t), m, indexScales, kActMin, kActMin, kActMax});
     T.compute(Semantics::VectorLut, {low(), tile(t), m, T.loadSlot(tableRows)});
     T.compute(Semantics::VectorLut, {tile(t), tile(t), m, T.loadSlot()});
     T.compute(Semantics::VectorWiden, {tile(t), exps(t), m, 0, 256});
-    T.compute(Semantics::VectorWiden, {low(), work, m, -128, 1});
+    T.compute(Semantics::VectorWiden, {low(), work, m, kActMin, 1});
     if (t == 0) T.compute(Semantics::VectorAdd, {sum, exps(0), work, m});  // the sum starts as tile 0's
     T.compute(Semantics::VectorAdd, {exps(t), exps(t), work, m});
     if (t > 0) T.compute(Semantics::VectorAdd, {sum, sum, exps(t), m});
@@ -113,7 +114,7 @@ struct SoftmaxTiler {
     T.compute(Semantics::VectorRecip, {sum, sum, m, static_cast<int32_t>(n.getInt("recip_shift", 0)), 0});
     for (int64_t t = 0; t < tiles; ++t) {
       T.compute(Semantics::VectorMul, {work, exps(t), sum, m});
-      T.compute(Semantics::Requantize, {work, T.outSlot(t * rows), m, outScales, zy, -128, 127});
+      T.compute(Semantics::Requantize, {work, T.outSlot(t * rows), m, outScales, zy, kActMin, kActMax});
     }
     T.writesOutput();
     for (int64_t t = 0; t < tiles; ++t) storeRuns(T, runs, y, t * lanes, tileWidth(t), T.outSlot(t * rows));

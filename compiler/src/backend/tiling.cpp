@@ -19,6 +19,7 @@
 #include "operator_registry.h"
 #include "backend_passes.h"
 #include "systole/isa/diagnostic.h"
+#include "systole/isa/arith.h"
 
 namespace systole::compiler {
 
@@ -134,7 +135,7 @@ void checkMaxOverZeroPointHalo(const Graph& g, int v, int32_t z) {
   const auto users = g.users();
   for (int u : users[static_cast<size_t>(v)]) {
     const Node& c = g.nodes[static_cast<size_t>(u)];
-    if (c.op == Op::MaxPool && (!producer || producer->getInt("act_min", -128) < z))
+    if (c.op == Op::MaxPool && (!producer || producer->getInt("act_min", kActMin) < z))
       throw Error("node '" + c.name + "' (" + c.op +
                   ") cannot run on the NPU: its padded input is also read by a convolution and is not ReLU-bounded");
   }
@@ -143,10 +144,11 @@ void checkMaxOverZeroPointHalo(const Graph& g, int v, int32_t z) {
 void applyHalos(const Graph& g, const std::map<int, std::pair<int64_t, bool>>& halo, TilePlan& plan) {
   for (const auto& [root, need] : halo) {
     const int32_t z = valueOf(g, root).quant->zero_point.at(0);
-    if (!need.second && z != -128) checkMaxOverZeroPointHalo(g, root, z);
+    if (!need.second && z != kActMin) checkMaxOverZeroPointHalo(g, root, z);
     plan.halo_buffers.push_back(root);
     for (auto& [v, b] : plan.buffers)
-      if (b.id == root) b.halo = need.first, b.fill = need.second ? int8_t{-128} : static_cast<int8_t>(z);
+      if (b.id == root)
+        b.halo = need.first, b.fill = need.second ? static_cast<int8_t>(kActMin) : static_cast<int8_t>(z);
   }
 }
 
@@ -267,7 +269,7 @@ void planInputs(TileContext& T, const Boundary& boundary) {
     const int32_t z = val.quant->zero_point.at(0);
     T.forEachImage({plain.id, v}, [&] {
       const ActBuffer& dst = plan.buffers.at(v);
-      emitRescale(T, plan.buffers.at(plain.id), 0, dst, 0, dst.C, z, 1 << 30, 30, z, -128, 127);
+      emitRescale(T, plan.buffers.at(plain.id), 0, dst, 0, dst.C, z, 1 << 30, 30, z, kActMin, kActMax);
       T.layer().min_dram_bytes = 2 * dst.H * dst.W * dst.C;
     });
     T.barrier();

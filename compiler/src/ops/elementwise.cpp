@@ -8,6 +8,7 @@
 
 #include "ops/int8_kernel.h"
 #include "ops/op_def.h"
+#include "systole/isa/arith.h"
 
 namespace systole::compiler::float_kernels {
 
@@ -224,7 +225,8 @@ void minimum(const Graph& g, const Node& n, const std::vector<const HostTensor*>
 /// Relu (unfused): the clamp to [act_min, act_max], by default [z, 127].
 void relu(const Graph& g, const Node& n, const std::vector<const HostTensor*>& in, HostTensor& y) {
   const int32_t z = perTensorQuant(g, n.inputs[0]).zero_point;
-  clamp(n, in, y, n.has("act_min") ? intAttr(n, "act_min") : z, n.has("act_max") ? intAttr(n, "act_max") : 127);
+  clamp(n, in, y, n.has("act_min") ? intAttr(n, "act_min") : z,
+        n.has("act_max") ? intAttr(n, "act_max") : isa::arith::kActMax);
 }
 
 void clip(const Graph&, const Node& n, const std::vector<const HostTensor*>& in, HostTensor& y) {

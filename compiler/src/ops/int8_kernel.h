@@ -57,7 +57,7 @@ inline int32_t intAttr(const Node& n, const std::string& name) {
 /// multiplier/shift, one per channel or one for all.
 struct Requantizer {
   std::vector<int64_t> multiplier, shift;
-  int32_t zero_point = 0, act_min = -128, act_max = 127;
+  int32_t zero_point = 0, act_min = isa::arith::kActMin, act_max = isa::arith::kActMax;
 
   Requantizer(const Node& n, int64_t channels, int32_t zp, bool clamp) : zero_point(zp) {
     multiplier = intsAttr(n, "multiplier");

@@ -7,6 +7,7 @@
 #include "reference/float_gemm.h"
 #include "ops/int8_kernel.h"
 #include "ops/op_def.h"
+#include "systole/isa/arith.h"
 
 namespace systole::compiler::float_kernels {
 
@@ -451,7 +452,7 @@ void pool(const Graph& g, const Node& n, const std::vector<const HostTensor*>& i
     for (int64_t p = 0; p < planes; ++p)
       for (int64_t oh = 0; oh < w.out_h; ++oh)
         for (int64_t ow = 0; ow < w.out_w; ++ow) {
-          int8_t m = -128;
+          int8_t m = isa::arith::kActMin;
           forWindow(w, oh, ow, [&](int64_t i) { m = std::max(m, xd[p * w.in_h * w.in_w + i]); });
           yd[(p * w.out_h + oh) * w.out_w + ow] = m;
         }

@@ -6,6 +6,7 @@
 
 #include "ops/int8_kernel.h"
 #include "ops/op_def.h"
+#include "systole/isa/arith.h"
 
 namespace systole::compiler::float_kernels {
 
@@ -159,19 +160,20 @@ void softmax(const Graph& g, const Node& n, const std::vector<const HostTensor*>
     const int8_t* xr = x + r * len;
     const int8_t* mr = mask ? mask + (r % maskRows) * len : nullptr;
     // The max of the kept elements (a masked one is pushed below -128 and clamped there).
-    int8_t top = -128;
+    int8_t top = isa::arith::kActMin;
     for (int64_t j = 0; j < len; ++j)
       top = std::max(top, mr ? arith::requantize(arith::add(arith::widen(xr[j], 0, 1), arith::widen(mr[j], 0, -push)),
-                                                 1 << 30, 30, 0, -128, 127)
+                                                 1 << 30, 30, 0, isa::arith::kActMin, isa::arith::kActMax)
                              : xr[j]);
     const int32_t M = arith::widen(top, zx, 1);
     int32_t Z = 0;
     for (int64_t j = 0; j < len; ++j) {
       int32_t d = arith::add(arith::widen(xr[j], zx, -1), M);
       if (mr) d = arith::add(d, arith::widen(mr[j], 0, push));  // past the table's end: e = 0
-      const auto k = static_cast<size_t>(arith::lutIndex(arith::requantize(d, im, is, -128, -128, 127)));
+      const auto k = static_cast<size_t>(
+          arith::lutIndex(arith::requantize(d, im, is, isa::arith::kActMin, isa::arith::kActMin, isa::arith::kActMax)));
       e[static_cast<size_t>(j)] = arith::add(arith::widen(static_cast<int8_t>(hi[k]), 0, 256),
-                                             arith::widen(static_cast<int8_t>(lo[k]), -128, 1));
+                                             arith::widen(static_cast<int8_t>(lo[k]), isa::arith::kActMin, 1));
       Z = arith::add(Z, e[static_cast<size_t>(j)]);
     }
     const int32_t R = arith::reciprocal(Z, rs);
@@ -206,14 +208,15 @@ void layerNorm(const Graph& g, const Node& n, const std::vector<const HostTensor
     for (int64_t j = 0; j < C; ++j) negSum = arith::add(negSum, arith::widen(xr[j], zx, -1));
     for (int64_t j = 0; j < C; ++j) {
       d[static_cast<size_t>(j)] = arith::add(arith::widen(xr[j], zx, c32), negSum);
-      const int32_t half = arith::widen(arith::requantize(d[static_cast<size_t>(j)], sm, ss, 0, -128, 127), 0, 1);
+      const int32_t half = arith::widen(
+          arith::requantize(d[static_cast<size_t>(j)], sm, ss, 0, isa::arith::kActMin, isa::arith::kActMax), 0, 1);
       V = arith::add(V, arith::mul(half, half));
     }
     const int32_t R = arith::reciprocalSqrt(arith::add(V, eq), k);
     for (int64_t j = 0; j < C; ++j) {
       const auto c = static_cast<size_t>(j);
       const int8_t t = arith::requantize(arith::mul(d[c], R), static_cast<int32_t>(gm[c]), static_cast<int32_t>(gs[c]),
-                                         0, -128, 127);
+                                         0, isa::arith::kActMin, isa::arith::kActMax);
       yd[r * C + j] = out(arith::add(arith::widen(t, 0, 256), static_cast<int32_t>(bq[c])), 0);
     }
   }

@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "systole/isa/diagnostic.h"
+#include "systole/isa/arith.h"
 
 namespace systole::compiler {
 
@@ -53,26 +54,26 @@ ActivationQuant chooseActivationQuant(double lo, double hi) {
   lo = std::min(lo, 0.0);
   hi = std::max(hi, 0.0);
   if (hi - lo == 0) return {1.0f, 0};
-  const double width = (hi - lo) / 255.0;
+  const double width = (hi - lo) / (kActMaxF - kActMinF);
   const float s = static_cast<float>(
       std::clamp(width, double{std::numeric_limits<float>::min()}, double{std::numeric_limits<float>::max()}));
-  const double z = std::round(-128.0 - lo / static_cast<double>(s));
-  return {s, static_cast<int32_t>(std::clamp(z, -128.0, 127.0))};
+  const double z = std::round(kActMinF - lo / static_cast<double>(s));
+  return {s, static_cast<int32_t>(std::clamp(z, kActMinF, kActMaxF))};
 }
 
 ActivationQuant chooseSymmetricQuant(double magnitude) {
   if (!std::isfinite(magnitude)) throw Error("activation range must be finite");
   if (magnitude <= 0) return {1.0f, 0};
-  return {static_cast<float>(std::clamp(magnitude / 127.0, double{std::numeric_limits<float>::min()},
+  return {static_cast<float>(std::clamp(magnitude / kActMaxF, double{std::numeric_limits<float>::min()},
                                         double{std::numeric_limits<float>::max()})),
           0};
 }
 
 int8_t quantizeFloat(float x, float scale, int32_t zero_point) {
   const float v = x / scale;
-  if (std::isnan(v)) return static_cast<int8_t>(std::clamp(zero_point, -128, 127));
+  if (std::isnan(v)) return static_cast<int8_t>(std::clamp(zero_point, isa::arith::kActMin, isa::arith::kActMax));
   const double q = roundHalfToEven(static_cast<double>(v)) + zero_point;
-  return static_cast<int8_t>(std::clamp(q, -128.0, 127.0));
+  return static_cast<int8_t>(std::clamp(q, kActMinF, kActMaxF));
 }
 
 QuantizedWeights quantizeWeightsPerChannel(const float* w, const std::vector<int64_t>& shape, int axis, int bits) {
@@ -128,11 +129,13 @@ std::vector<int32_t> quantizeBias(const std::vector<float>& b, float s_x, const 
 namespace {
 int32_t sat8Round(const ActivationQuant& q, double real) {
   const double v = q.zero_point + roundHalfToEven(real / static_cast<double>(q.scale));
-  return static_cast<int32_t>(std::clamp(v, -128.0, 127.0));  // also maps +-inf
+  return static_cast<int32_t>(std::clamp(v, kActMinF, kActMaxF));  // also maps +-inf
 }
 }  // namespace
 
-ActivationClamp reluClamp(const ActivationQuant& q) { return {std::max(q.zero_point, -128), 127}; }
+ActivationClamp reluClamp(const ActivationQuant& q) {
+  return {std::max(q.zero_point, isa::arith::kActMin), isa::arith::kActMax};
+}
 
 ActivationClamp clipClamp(const ActivationQuant& q, double a, double b) {
   ActivationClamp c;

@@ -483,8 +483,8 @@ class Rewriter {
     if (isInt8(v)) {
       const Quant& q = *g_.values[static_cast<size_t>(v)].quant;
       if (q.zero_point.at(0) == 0) return q;
-      lo = q.scale.at(0) * (-128.0 - q.zero_point[0]);
-      hi = q.scale.at(0) * (127.0 - q.zero_point[0]);
+      lo = q.scale.at(0) * (kActMinF - q.zero_point[0]);
+      hi = q.scale.at(0) * (kActMaxF - q.zero_point[0]);
     } else {
       const TensorRange& r = range(v);
       lo = r.lo, hi = r.hi;
@@ -583,7 +583,7 @@ class Rewriter {
     const double sx = g_.values[static_cast<size_t>(x)].quant->scale.at(0);
     // The calibrated largest probability at 127 (zero point 0): attention over many keys is flat,
     // its probabilities far below 1, and 1/127 steps would leave them a step or two.
-    const double pMax = std::clamp(range(y).hi, 1.0 / 127.0, 1.0);
+    const double pMax = std::clamp(range(y).hi, 1.0 / kActMaxF, 1.0);
     const Quant qy = perTensor(chooseSymmetricQuant(pMax));
     const double t = std::min(255.0 * sx, kSoftmaxExpRange) / 254.0;
     std::vector<int64_t> hi(256), lo(256);  // e = 256 hi + lo: 15 bits of 32767 exp(-t i), two int8 tables

@@ -4,6 +4,7 @@
 
 #include "ops/op_def.h"
 #include "systole/compiler/interpreter.h"
+#include "systole/isa/arith.h"
 
 namespace systole::compiler {
 
@@ -11,7 +12,8 @@ bool isLutOperator(Op op) { return opDef(op).int8_form == Int8Form::Lut; }
 
 std::vector<int64_t> lutTable(const Graph& g, const Node& n, const ActivationQuant& in, const ActivationQuant& out) {
   HostTensor x(ElemType::Float32, {256}), y(ElemType::Float32, {256});
-  for (int q = -128; q < 128; ++q) x.data<float>()[q + 128] = in.scale * static_cast<float>(q - in.zero_point);
+  for (int q = isa::arith::kActMin; q <= isa::arith::kActMax; ++q)
+    x.data<float>()[q - isa::arith::kActMin] = in.scale * static_cast<float>(q - in.zero_point);
   // The activation's 256 values in its place; a one-element constant (x + 3) as itself.
   std::vector<HostTensor> constants;
   constants.reserve(n.inputs.size());

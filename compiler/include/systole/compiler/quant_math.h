@@ -8,8 +8,14 @@
 #include <vector>
 
 #include "systole/compiler/graph.h"
+#include "systole/isa/arith.h"
 
 namespace systole::compiler {
+
+/// The activation range (isa::arith's, from types.activation) as doubles, for the float side of
+/// quantization.
+inline constexpr double kActMinF = isa::arith::kActMin;
+inline constexpr double kActMaxF = isa::arith::kActMax;
 
 /// A quantized MatMul whose right operand is an activation (per-tensor quantized, computed at run
 /// time: attention's Q K^T and P V), not constant weights.
@@ -69,8 +75,8 @@ std::vector<int32_t> quantizeBias(const std::vector<float>& b, float s_x, const 
 /// none -> [-128, 127]; relu -> [max(z, -128), 127]; clip(a, b) -> [sat8(z + round(a / s)),
 /// sat8(z + round(b / s))].
 struct ActivationClamp {
-  int32_t lo = -128;
-  int32_t hi = 127;
+  int32_t lo = isa::arith::kActMin;
+  int32_t hi = isa::arith::kActMax;
 };
 ActivationClamp reluClamp(const ActivationQuant& q);
 ActivationClamp clipClamp(const ActivationQuant& q, double a, double b);

@@ -8,10 +8,15 @@
 
 namespace systole::isa::arith {
 
+/// The activation range, types.activation = int8 (the loader accepts no other): every clamp and
+/// saturation of an activation, in every component, takes its bounds from here.
+inline constexpr int32_t kActMin = -128;
+inline constexpr int32_t kActMax = 127;
+
 /// Two's-complement wrap to 32 bits (the accumulator's overflow behaviour).
 constexpr int32_t wrap32(int64_t v) { return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(v))); }
 
-constexpr int8_t saturate8(int64_t v) { return static_cast<int8_t>(std::clamp<int64_t>(v, -128, 127)); }
+constexpr int8_t saturate8(int64_t v) { return static_cast<int8_t>(std::clamp<int64_t>(v, kActMin, kActMax)); }
 
 /// floor((v + 2^(s-1)) / 2^s): divide by 2^s rounding to nearest, ties toward +infinity.
 /// Written without the addition so it cannot overflow for any int64 v and s in [0, 63].
