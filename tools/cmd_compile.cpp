@@ -4,6 +4,8 @@
 // (to -o FILE or stdout); otherwise it compiles the whole model, prints a summary line per stage,
 // and with -o writes the model's one NPU program as a .sbin (a model with host operators between
 // NPU operators needs `systole run`, which executes any schedule).
+#include <algorithm>
+#include <cmath>
 #include <malloc.h>
 
 #include <cstdio>
@@ -65,6 +67,28 @@ std::string frontEndLine(const compiler::PipelineResult& r, const FrontEndSummar
          milliseconds("optimization", r.secondsOf("opt")) + "\n";
 }
 
+/// --precision auto: what the search chose, then each layer with its sensitivity (the outputs'
+/// cosine with that layer alone narrowed), most sensitive first.
+std::string precisionLines(const compiler::PipelineResult& r, const compiler::PipelineOptions& options) {
+  const auto& layers = r.quant.layers;
+  if (layers.empty()) return "";
+  int narrow = 0;
+  for (const auto& l : layers) narrow += l.bits < 8 ? 1 : 0;
+  std::ostringstream out;
+  out << "precision auto: int4 weights in " << narrow << " of " << layers.size() << " matrix layers, cosine "
+      << r.quant.searched_cosine << " against the float model on " << options.quant.search_samples
+      << " calibration samples (target " << options.min_cosine << ")\n";
+  auto sorted = layers;
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const auto& a, const auto& b) { return a.alone_cosine < b.alone_cosine; });
+  for (const auto& l : sorted) {
+    out << "  int" << l.bits << "  " << l.layer;
+    if (!std::isnan(l.alone_cosine)) out << "  (cosine " << l.alone_cosine << " with it alone narrowed)";
+    out << "\n";
+  }
+  return out.str();
+}
+
 std::string quantLine(const compiler::PipelineResult& r, const compiler::PipelineOptions& options) {
   std::ostringstream out;
   const auto& q = r.quant;
@@ -73,6 +97,7 @@ std::string quantLine(const compiler::PipelineResult& r, const compiler::Pipelin
       << " float on the host, " << q.quantize_linear << " QuantizeLinear, " << q.dequantize_linear
       << " DequantizeLinear, " << q.requant << " Requant; "
       << milliseconds("calibration and quantization", r.secondsOf("quant")) << "\n";
+  out << precisionLines(r, options);
   return out.str();
 }
 

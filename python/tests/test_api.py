@@ -61,6 +61,21 @@ def test_compile_run_check_and_accuracy(calibration, image, cache_dir):
     assert interpreted.host_jit_runs == 0 and np.array_equal(interpreted.outputs["output"], out)
 
 
+def test_weight_precision(calibration, image, cache_dir):
+    int8 = systole.compile(MODEL, "default", calibration=calibration, cache_dir=cache_dir)
+    assert int8.weight_bits and all(bits == 8 for _, bits in int8.weight_bits)
+    int4 = systole.compile(MODEL, "default", calibration=calibration, cache_dir=cache_dir, precision="int4")
+    assert [name for name, _ in int4.weight_bits] == [name for name, _ in int8.weight_bits]
+    assert all(bits == 4 for _, bits in int4.weight_bits)
+    result = int4.run(image, check=True)
+    assert result.checked and result.mismatch is None
+    assert result.stats["dma"]["bytes_read"] < int8.run(image).stats["dma"]["bytes_read"]
+    with pytest.raises(systole.Error, match="does not offer it"):
+        systole.compile(MODEL, "tiny", calibration=calibration, cache=False, precision="int4")
+    with pytest.raises(systole.Error, match="bias_correction"):
+        systole.compile(MODEL, "default", calibration=calibration, cache=False, bias_correction="sometimes")
+
+
 def test_same_program_as_the_cli(calibration, image, cache_dir, tmp_path):
     """In-memory calibration arrays compile the program `systole run --calib DIR` compiles."""
     np.save(tmp_path / "image.npy", image)

@@ -1,11 +1,13 @@
-// Algorithm: a greedy search on measured sensitivity (in the manner of HAWQ's and NVIDIA's
-// per-layer sensitivity sweeps, with the model's own outputs as the metric):
-//   1. narrow each layer alone (the others at the widest width) and measure the cosine of the
-//      graph outputs against the float graph's on the search samples;
-//   2. walk the layers from the least to the most sensitive, narrowing each one that keeps the
-//      cosine of the whole mix at or above the target.
-// That is 2 x layers quantize-and-interpret trials. The cosine is over every output element of
-// every sample, concatenated, so a larger output weighs more.
+// Algorithm: a search on measured sensitivity (in the manner of HAWQ's and NVIDIA's per-layer
+// sensitivity sweeps, with the model's own outputs as the metric). The cosine is over every output
+// element of every search sample, concatenated, so a larger output weighs more.
+//   1. every layer at the widest width: below the target is an error;
+//   2. every layer at the narrowest: at or above the target, that is the answer (2 trials);
+//   3. otherwise narrow each layer alone and measure (the layer's sensitivity);
+//   4. order the layers from the least to the most sensitive and binary-search the longest prefix
+//      of that order whose layers, narrowed together, keep the target. The cosine is taken to fall
+//      as the prefix grows, which the ranking makes likely, not certain.
+// That is 2 + layers + log2(layers) quantize-and-interpret trials.
 #include "quantize/precision_search.h"
 
 #include <algorithm>
@@ -63,32 +65,42 @@ WeightPrecision searchWeightPrecision(const Graph& g, const std::map<std::string
     return cosineOf(reference, outputsOf(trial, samples, opts.jobs));
   };
 
-  WeightPrecision chosen{widest, {}};
-  cosine = measure(chosen);
+  cosine = measure(WeightPrecision{widest, {}});
   if (cosine < opts.min_cosine)
     throw Error("--precision auto: the outputs' cosine is " + std::to_string(cosine) + " with every layer at int" +
                 std::to_string(widest) + ", below the target " + std::to_string(opts.min_cosine));
   layers.clear();
   for (int id : g.topoOrder())
     if (quant::isMatrixLayer(g, g.nodes[static_cast<size_t>(id)]))
-      layers.push_back({g.nodes[static_cast<size_t>(id)].name, widest, 1.0});
-  if (narrowest == widest) return chosen;
+      layers.push_back({g.nodes[static_cast<size_t>(id)].name, widest, std::nan("")});
+  if (narrowest == widest || layers.empty()) return WeightPrecision{widest, {}};
+  if (const double all = measure(WeightPrecision{narrowest, {}}); all >= opts.min_cosine) {
+    cosine = all;
+    for (LayerPrecision& l : layers) l.bits = narrowest;
+    return WeightPrecision{narrowest, {}};
+  }
   for (LayerPrecision& l : layers) l.alone_cosine = measure(WeightPrecision{widest, {{l.layer, narrowest}}});
 
   std::vector<size_t> order(layers.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return layers[a].alone_cosine > layers[b].alone_cosine; });
-  for (size_t i : order) {
-    WeightPrecision next = chosen;
-    next.layers[layers[i].layer] = narrowest;
-    const double c = measure(next);
-    if (c < opts.min_cosine) continue;
-    chosen = std::move(next);
-    cosine = c;
-    layers[i].bits = narrowest;
+  auto prefix = [&](size_t k) {
+    WeightPrecision w{widest, {}};
+    for (size_t i = 0; i < k; ++i) w.layers[layers[order[i]].layer] = narrowest;
+    return w;
+  };
+  size_t lo = 0, hi = layers.size();  // prefix lo keeps the target (0: all widest), hi does not (all narrow)
+  while (hi - lo > 1) {
+    const size_t mid = lo + (hi - lo) / 2;
+    const double c = measure(prefix(mid));
+    if (c >= opts.min_cosine)
+      lo = mid, cosine = c;
+    else
+      hi = mid;
   }
-  return chosen;
+  for (size_t i = 0; i < lo; ++i) layers[order[i]].bits = narrowest;
+  return prefix(lo);
 }
 
 }  // namespace systole::compiler

@@ -10,8 +10,8 @@
 namespace systole::compiler {
 
 /// Chooses a width from opts.search_widths for every matrix layer of the float graph `g` (Conv,
-/// and Gemm / MatMul with constant weights): the narrowest for as many layers as keep the
-/// quantized outputs' cosine against `g`'s at least opts.min_cosine on the first
+/// and Gemm / MatMul with constant weights): the narrowest for the least sensitive layers, as many
+/// as keep the quantized outputs' cosine against `g`'s at least opts.min_cosine on the first
 /// opts.search_samples calibration samples, the widest for the rest. Fills `layers` (graph order)
 /// and `cosine` (of the chosen mix). Throws Error if even the widest everywhere misses the target.
 WeightPrecision searchWeightPrecision(const Graph& g, const std::map<std::string, TensorRange>& ranges,
