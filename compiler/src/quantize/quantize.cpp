@@ -29,6 +29,7 @@
 #include "quantize/precision_search.h"
 #include "quantize/quantize_classify.h"
 #include "quantize/quantize_lut.h"
+#include "systole/compiler/passes.h"
 #include "systole/compiler/quant_math.h"
 #include "systole/compiler/quantize.h"
 #include "systole/isa/diagnostic.h"
@@ -75,6 +76,7 @@ class Rewriter {
       : g_(g), ranges_(ranges), weights_(weights), means_(means), correction_(correction) {
     for (const Value& v : g_.values) names_.insert(v.name);
     for (const Node& n : g_.nodes) names_.insert(n.name);
+    readers_ = g_.users();
     const size_t nv = g_.values.size();
     int8_.assign(nv, false);
     dequantized_.assign(nv, -1);
@@ -109,6 +111,7 @@ class Rewriter {
       }
       out = f;
     }
+    if (fusedLuts_ > 0) eliminateDeadCode(g_);  // the tables folded into their readers'
     g_.verify();  // before compact (which drops the float weights): see quantizeWithRanges
     return summary_;
   }
@@ -411,7 +414,7 @@ class Rewriter {
         retypeOutput(y, *g_.values[static_cast<size_t>(n.inputs[0])].quant);
         break;
       case Kind::Mul: rewriteMul(n, y); break;
-      case Kind::Scale: rewriteScale(n, y); break;
+      case Kind::Scale: extendsLutChain(n) ? rewriteLut(n, y) : rewriteScale(n, y); break;
       case Kind::Lut: rewriteLut(n, y); break;
       case Kind::Softmax: rewriteSoftmax(n, y); break;
       case Kind::LayerNorm: rewriteLayerNorm(n, y); break;
@@ -560,17 +563,44 @@ class Rewriter {
     retypeOutput(y, qy);
   }
 
+  /// A table function of one int8 input. Reading the output of another table that nothing else
+  /// reads, it takes that table's input instead, its table the composition of the two float
+  /// functions, rounded once (PP-LCNet's HardSwish and learnable affine: one table, not two).
   void rewriteLut(Node& n, int y) {
     size_t a = 0;  // the activation; any other input is a one-element constant
     while (g_.values[static_cast<size_t>(n.inputs[a])].is_constant) ++a;
-    const int x = int8Input(n.inputs[a]);
-    const Quant qx = *g_.values[static_cast<size_t>(x)].quant;
     const Quant qy = calibrated(y);
-    const std::vector<int64_t> table = lutTable(g_, n, activationOf(qx), activationOf(qy));
-    n.inputs = {x};  // a constant operand is in the table now
-    n.attrs = {{"function", n.op}, {"table", table}};
+    LutChain chain;
+    if (const auto it = luts_.find(n.inputs[a]); it != luts_.end() && soleReader(n.inputs[a])) {
+      chain = {lutFloats(g_, n, it->second.floats), it->second.input, it->second.function + "+" + n.op.name()};
+      ++fusedLuts_;
+    } else {
+      const int x = int8Input(n.inputs[a]);
+      chain = {lutFloats(g_, n, lutLevels(activationOf(*g_.values[static_cast<size_t>(x)].quant))), x, n.op.name()};
+    }
+    n.inputs = {chain.input};  // a constant operand is in the table now
+    n.attrs = {{"function", chain.function}, {"table", lutTableOf(chain.floats, activationOf(qy))}};
     n.op = Op::Lut;
     retypeOutput(y, qy);
+    luts_[y] = std::move(chain);
+  }
+
+  /// A scale by one-element constants of a table's output that nothing else reads: one table.
+  bool extendsLutChain(const Node& n) const {
+    int activations = 0;
+    for (int v : n.inputs) {
+      const Value& c = g_.values[static_cast<size_t>(v)];
+      if (c.is_constant && c.elements() != 1) return false;
+      if (c.is_constant) continue;
+      if (++activations > 1 || !luts_.count(v) || !soleReader(v)) return false;
+    }
+    return activations == 1;
+  }
+
+  /// `v` is read by one node and is not a graph output.
+  bool soleReader(int v) const {
+    return readers_[static_cast<size_t>(v)].size() == 1 &&
+           std::find(g_.outputs.begin(), g_.outputs.end(), v) == g_.outputs.end();
   }
 
   /// Softmax on int8 (the integer algorithm is the int8 kernel's, normalization.cpp): the output
@@ -693,6 +723,15 @@ class Rewriter {
   Graph& g_;
   const std::map<std::string, TensorRange>& ranges_;
   const WeightPrecision& weights_;
+  /// A Lut's output: its function's floats for the 256 levels of its int8 input, before rounding.
+  struct LutChain {
+    std::vector<float> floats;
+    int input = -1;
+    std::string function;
+  };
+  std::map<int, LutChain> luts_;
+  std::vector<std::vector<int>> readers_;  // of the original values: the nodes that read each
+  int fusedLuts_ = 0;
   const ChannelMeans& means_;
   BiasCorrection correction_;
   std::set<int> symmetric_;  // values quantized at zero point 0 (activation products read them)

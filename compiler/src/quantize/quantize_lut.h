@@ -18,4 +18,12 @@ bool isLutOperator(Op op);
 /// constants (one element: an Add of 3) keep their value.
 std::vector<int64_t> lutTable(const Graph& g, const Node& n, const ActivationQuant& in, const ActivationQuant& out);
 
+/// The 256 float values `n`'s own float kernel gives for `x` (256 inputs in table order; other
+/// inputs one-element constants), and their table at the output's quantization: a chain of
+/// table functions is composed by feeding one's floats to the next before any rounding.
+std::vector<float> lutFloats(const Graph& g, const Node& n, const std::vector<float>& x);
+std::vector<int64_t> lutTableOf(const std::vector<float>& y, const ActivationQuant& out);
+/// The 256 int8 levels of `in`, dequantized, in table order.
+std::vector<float> lutLevels(const ActivationQuant& in);
+
 }  // namespace systole::compiler
