@@ -246,8 +246,14 @@ class ConfigLoader {
         if (c.section == section) keys.emplace_back(c.key);
       checkKeys(node, section, keys, {});
       for (const CostParameter& c : costParameters())
-        if (c.section == section && node[std::string(c.key)])
-          cost.*c.member = number(node[std::string(c.key)], std::string(section) + "." + std::string(c.key));
+        if (c.section == section && node[std::string(c.key)]) {
+          const YAML::Node value = node[std::string(c.key)];
+          const std::string what = std::string(section) + "." + std::string(c.key);
+          cost.*c.member = number(value, what);
+          if (cost.*c.member > c.max_value)
+            throw Error(at(value),
+                        "'" + what + "' must be at most " + formatCost(c.max_value) + ", got " + value.Scalar());
+        }
     }
   }
 
@@ -319,7 +325,7 @@ class ConfigLoader {
     p.weight_bits.clear();
     for (const YAML::Node& n : names) {
       const std::string name = str(n, "types.weight");
-      const int bits = name == "int8" ? 8 : name == "int4" ? 4 : 0;
+      const int bits = weightTypeBits(name);
       if (bits == 0) throw Error(at(n), "types.weight must be int8 or int4 (or a list of them), got '" + name + "'");
       if (std::find(p.weight_bits.begin(), p.weight_bits.end(), bits) != p.weight_bits.end())
         throw Error(at(n), "types.weight lists '" + name + "' twice");

@@ -16,6 +16,9 @@ constexpr CostParameter kTable[] = {
     {"energy", "mac_pj", &CostModel::mac_pj, 0.3, "pJ",
      "one int8 x int8 multiply-accumulate into int32 (array MACs, padding included)",
      "8-bit multiply 0.2 pJ + 32-bit add 0.1 pJ (Horowitz, ISSCC 2014, 45 nm)"},
+    {"energy", "mac_multiplier_share", &CostModel::mac_multiplier_share, 0.667, "",
+     "the multiplier's share of mac_pj, which scales with the widest weight type (types.weight) over 8 bits",
+     "0.2 of 0.3 pJ (Horowitz, ISSCC 2014, 45 nm)", 1.0},
     {"energy", "scratchpad_read_pj_per_byte", &CostModel::scratchpad_read_pj_per_byte, 2.5, "pJ/byte",
      "a byte read from the scratchpad",
      "64-bit read of a 32 KB SRAM 20 pJ (Horowitz, ISSCC 2014, 45 nm; 8 KB 10 pJ, 1 MB 100 pJ): pick by bank size"},
@@ -41,6 +44,9 @@ constexpr CostParameter kTable[] = {
     {"area", "pe_mm2", &CostModel::pe_mm2, 0.00084, "mm^2", "one processing element",
      "8-bit multiplier 282 um^2 + 32-bit adder 137 um^2 (Horowitz, ISSCC 2014, 45 nm), doubled for its registers and "
      "wiring (an assumption)"},
+    {"area", "pe_multiplier_share", &CostModel::pe_multiplier_share, 0.673, "",
+     "the multiplier's share of pe_mm2, which scales with the widest weight type (types.weight) over 8 bits",
+     "282 of 419 um^2 (Horowitz, ISSCC 2014, 45 nm)", 1.0},
     {"area", "scratchpad_mm2_per_kib", &CostModel::scratchpad_mm2_per_kib, 0.0057, "mm^2/KiB", "scratchpad capacity",
      "45 nm 6T SRAM cell 0.346 um^2 (Mistry et al., IEDM 2007) x 8192 bits at 50% array efficiency (an assumption)"},
     {"area", "accumulator_mm2_per_kib", &CostModel::accumulator_mm2_per_kib, 0.0057, "mm^2/KiB", "accumulator capacity",
@@ -60,10 +66,9 @@ CostModel defaultCostModel() {
 }
 
 void scaleForWeightWidth(CostModel& cost, int weight_bits) {
-  constexpr double kMultiplierEnergyShare = 0.2 / 0.3, kMultiplierAreaShare = 282.0 / 419.0;
   const double width = weight_bits / 8.0;
-  cost.mac_energy_scale = 1 - kMultiplierEnergyShare + kMultiplierEnergyShare * width;
-  cost.pe_area_scale = 1 - kMultiplierAreaShare + kMultiplierAreaShare * width;
+  cost.mac_energy_scale = 1 - cost.mac_multiplier_share + cost.mac_multiplier_share * width;
+  cost.pe_area_scale = 1 - cost.pe_multiplier_share + cost.pe_multiplier_share * width;
 }
 
 AreaBreakdown areaOf(const Params& p) {

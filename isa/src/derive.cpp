@@ -6,6 +6,8 @@
 
 namespace systole::isa {
 
+int weightTypeBits(std::string_view name) { return name == "int8" ? 8 : name == "int4" ? 4 : 0; }
+
 std::string_view dataflowName(Dataflow d) {
   return d == Dataflow::WeightStationary ? "weight_stationary" : "output_stationary";
 }

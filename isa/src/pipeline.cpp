@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <deque>
 
+#include "systole/isa/arith.h"
+
 namespace systole::isa {
 
 namespace {
@@ -136,7 +138,7 @@ int64_t dramRows(const Params& p, const InstrDesc& d, const Instruction& in) {
 
 int64_t dramRowBytes(const InstrDesc& d, const Instruction& in) {
   const int64_t bytes = in.operand(d, 3);
-  return d.semantics == Semantics::DmaLoadInt4 ? (bytes + 1) / 2 : bytes;
+  return d.semantics == Semantics::DmaLoadInt4 ? arith::int4PackedBytes(bytes) : bytes;
 }
 
 int64_t dramChannelCycles(const Params& p, const InstrDesc& d, const Instruction& in) {

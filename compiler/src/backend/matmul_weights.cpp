@@ -80,7 +80,7 @@ Operand biasConstant(TileContext& T, const Node& n, const Value& w, const ConvSh
 
 /// Rows of `cols` int8 weights (each in [-8, 7]) packed two per byte, a row ceil(cols / 2) bytes.
 std::vector<uint8_t> packInt4Rows(const std::vector<uint8_t>& rows, int64_t cols) {
-  const int64_t n = static_cast<int64_t>(rows.size()) / cols, packedRow = (cols + 1) / 2;
+  const int64_t n = static_cast<int64_t>(rows.size()) / cols, packedRow = isa::arith::int4PackedBytes(cols);
   std::vector<uint8_t> packed(static_cast<size_t>(n * packedRow));
   for (int64_t r = 0; r < n; ++r)
     isa::arith::packInt4(reinterpret_cast<const int8_t*>(rows.data() + r * cols), cols, packed.data() + r * packedRow);
@@ -90,7 +90,7 @@ std::vector<uint8_t> packInt4Rows(const std::vector<uint8_t>& rows, int64_t cols
 }  // namespace
 
 void WeightTiles::load(TileContext& T, int64_t offset, Operand to, int64_t rows) const {
-  const int64_t cols = T.p.array_cols, rowBytes = int4 ? (cols + 1) / 2 : cols;
+  const int64_t cols = T.p.array_cols, rowBytes = int4 ? isa::arith::int4PackedBytes(cols) : cols;
   T.load(int4 ? isa::Semantics::DmaLoadInt4 : isa::Semantics::DmaLoad,
          {base + offset / cols * rowBytes, to, rows, cols, rowBytes});
 }

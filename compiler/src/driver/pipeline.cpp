@@ -48,7 +48,7 @@ QuantOptions quantOptions(const isa::IsaConfig& isa, const PipelineOptions& opti
   }
   int bits = p.weight_bits.front();
   if (!options.precision.empty()) {
-    bits = options.precision == "int8" ? 8 : options.precision == "int4" ? 4 : 0;
+    bits = isa::weightTypeBits(options.precision);
     if (bits == 0) throw Error("--precision must be int8, int4 or auto, got '" + options.precision + "'");
     if (!p.offersWeightBits(bits))
       throw Error("--precision " + options.precision + ": ISA '" + p.name +

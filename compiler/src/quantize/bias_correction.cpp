@@ -27,6 +27,21 @@ std::vector<double> channelSums(const HostTensor& t, size_t axis, int64_t& perCh
 
 }  // namespace
 
+std::string_view biasCorrectionName(BiasCorrection b) {
+  switch (b) {
+    case BiasCorrection::Off: return "off";
+    case BiasCorrection::Narrow: return "narrow";
+    case BiasCorrection::All: return "all";
+  }
+  return "?";
+}
+
+std::optional<BiasCorrection> parseBiasCorrection(std::string_view text) {
+  for (BiasCorrection b : {BiasCorrection::Off, BiasCorrection::Narrow, BiasCorrection::All})
+    if (text == biasCorrectionName(b)) return b;
+  return std::nullopt;
+}
+
 std::map<std::string, std::vector<double>> inputChannelMeans(const Graph& g, const std::vector<TensorMap>& calibration,
                                                              int samples, int jobs) {
   std::map<int, size_t> axisOf;  // layer input value -> its channel axis

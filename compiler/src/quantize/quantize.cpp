@@ -797,21 +797,6 @@ QuantSummary quantizeWithRanges(Graph& g, const std::map<std::string, TensorRang
   return summary;
 }
 
-std::string_view biasCorrectionName(BiasCorrection b) {
-  switch (b) {
-    case BiasCorrection::Off: return "off";
-    case BiasCorrection::Narrow: return "narrow";
-    case BiasCorrection::All: return "all";
-  }
-  return "?";
-}
-
-std::optional<BiasCorrection> parseBiasCorrection(std::string_view text) {
-  for (BiasCorrection b : {BiasCorrection::Off, BiasCorrection::Narrow, BiasCorrection::All})
-    if (text == biasCorrectionName(b)) return b;
-  return std::nullopt;
-}
-
 std::vector<std::pair<std::string, int>> matrixWeightWidths(const Graph& quantized) {
   std::vector<std::pair<std::string, int>> layers;
   for (const Node& n : quantized.nodes)

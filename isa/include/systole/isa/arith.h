@@ -46,6 +46,9 @@ constexpr int32_t mac(int32_t acc, int8_t a, int8_t w) {
   return static_cast<int32_t>(static_cast<uint32_t>(acc) + static_cast<uint32_t>(int32_t{a} * int32_t{w}));
 }
 
+/// dma_load_int4: the DRAM bytes of a row of n packed 4-bit values.
+constexpr int64_t int4PackedBytes(int64_t n) { return (n + 1) / 2; }
+
 /// dma_load_int4: value k of a packed row, two's-complement 4-bit, low nibble first.
 constexpr int8_t int4At(const uint8_t* packed, int64_t k) {
   const int nibble = (packed[k / 2] >> (4 * (k % 2))) & 0xF;
@@ -55,7 +58,7 @@ constexpr int8_t int4At(const uint8_t* packed, int64_t k) {
 /// The inverse of int4At over n values in [-8, 7] (ceil(n / 2) bytes; an odd row's last high
 /// nibble is 0).
 constexpr void packInt4(const int8_t* values, int64_t n, uint8_t* packed) {
-  for (int64_t i = 0; i < (n + 1) / 2; ++i) packed[i] = 0;
+  for (int64_t i = 0; i < int4PackedBytes(n); ++i) packed[i] = 0;
   for (int64_t k = 0; k < n; ++k)
     packed[k / 2] = static_cast<uint8_t>(packed[k / 2] | ((static_cast<uint8_t>(values[k]) & 0xF) << (4 * (k % 2))));
 }

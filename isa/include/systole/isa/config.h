@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -70,6 +71,9 @@ struct Params {
   int64_t fields_lsb = 0;  // first bit free for fields (= token_lsb + 4)
   int64_t lut_rows = 0;    // scratchpad rows a 256-entry lookup table occupies
 };
+
+/// The width of a weight type named as types.weight names it ("int8" 8, "int4" 4); 0 for any other.
+int weightTypeBits(std::string_view name);
 
 /// One row of the parameter table that expressions and docs see.
 struct ParamEntry {

@@ -4,6 +4,7 @@
 // docs read that table. The simulator counts the events; sim/energy.h multiplies.
 #pragma once
 
+#include <limits>
 #include <span>
 #include <string>
 #include <string_view>
@@ -16,7 +17,8 @@ struct Params;
 /// costParameters() default.
 struct CostModel {
   // --- energy: ---
-  double mac_pj = 0;  // one int8 x int8 multiply with int32 accumulation
+  double mac_pj = 0;                // one int8 x int8 multiply with int32 accumulation
+  double mac_multiplier_share = 0;  // of mac_pj: the part that scales with the weight width
   double scratchpad_read_pj_per_byte = 0;
   double scratchpad_write_pj_per_byte = 0;
   double accumulator_read_pj_per_byte = 0;
@@ -26,7 +28,8 @@ struct CostModel {
   double vector_op_pj = 0;          // one lane-element of a vector instruction
   double leakage_pj_per_cycle = 0;  // the whole NPU, every cycle
   // --- area: ---
-  double pe_mm2 = 0;  // one processing element of the array
+  double pe_mm2 = 0;               // one processing element of the array
+  double pe_multiplier_share = 0;  // of pe_mm2: the part that scales with the weight width
   double scratchpad_mm2_per_kib = 0;
   double accumulator_mm2_per_kib = 0;
   double fixed_mm2 = 0;  // controller, queues, DMA engines, vector unit
@@ -37,7 +40,7 @@ struct CostModel {
 
 /// Sets cost.mac_energy_scale and cost.pe_area_scale for a PE whose multiplier takes weights of
 /// `weight_bits` bits: mac_pj and pe_mm2 are for int8 weights, and only their multiplier's share
-/// (Horowitz's 45 nm figures: 0.2 of 0.3 pJ, 282 of 419 um^2) scales with the weight width.
+/// (mac_multiplier_share, pe_multiplier_share) scales with the weight width.
 void scaleForWeightWidth(CostModel& cost, int weight_bits);
 
 /// One key of the `energy:` or `area:` section.
@@ -48,7 +51,8 @@ struct CostParameter {
   double default_value;
   std::string_view unit;
   std::string_view meaning;
-  std::string_view source;  // where the default comes from
+  std::string_view source;                                     // where the default comes from
+  double max_value = std::numeric_limits<double>::infinity();  // the loader's upper bound (0 is the lower)
 };
 
 std::span<const CostParameter> costParameters();

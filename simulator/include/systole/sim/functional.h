@@ -2,6 +2,7 @@
 // class, using the ISA's one implementation of the arithmetic (systole/isa/arith.h).
 #pragma once
 
+#include "systole/isa/arith.h"
 #include "systole/isa/encoding.h"
 #include "systole/sim/array_backend.h"
 #include "systole/sim/memory.h"
@@ -29,7 +30,7 @@ struct DmaTransfer {
     return dram_addr + static_cast<uint64_t>(i * stride);
   }
   /// The bytes of one row in DRAM (`bytes` is the row's size on chip).
-  int64_t dramRowBytes() const { return int4 ? (bytes + 1) / 2 : bytes; }
+  int64_t dramRowBytes() const { return int4 ? isa::arith::int4PackedBytes(bytes) : bytes; }
   uint64_t totalBytes() const { return static_cast<uint64_t>(rows * dramRowBytes()); }
 };
 
