@@ -1,11 +1,13 @@
 // The PE grid of the systolic array, in the dataflow the config chooses
 // (systole_pkg::DATAFLOW_OUTPUT_STATIONARY). Every size comes from the generated package; there are
 // no module parameters. The arithmetic is that of matmul_tile (docs/isa-semantics.md):
-//   out[i][n] = wrap32((accumulate ? acc_init[i][n] : 0) + sum_k int8 a[i][k] * int8 W[k][n]),
+//   out[i][n] = wrap32((accumulate ? acc_init[i][n] : 0) + sum_k int8 a[i][k] * W[k][n]),
 // and, output-stationary only, that of matmul_stream: the same over k_slices slices of ARRAY_ROWS
 // reduction indices, each slice bringing its own activation rows and weight rows.
-// Each PE adds one int8 x int8 product to an int32 with a plain 32-bit adder, which wraps exactly
-// as systole::isa::arith::mac does.
+// W[k][n] is a weight register of ARRAY_WEIGHT_BITS bits (the widest of the YAML's types.weight):
+// the low bits of the scratchpad byte, two's complement (isa::arith::weightRegister); 8 on a config
+// offering int8 weights, 4 on an int4-only one. Each PE adds one int8 x W product to an int32 with
+// a plain 32-bit adder, which wraps exactly as systole::isa::arith::mac does.
 //
 // Interface (both dataflows)
 //   Command: cmd_valid_i / cmd_ready_o. cmd_preload_i = 1 starts a weight_preload, 0 a matmul_tile
@@ -102,6 +104,9 @@ module systolic_array
 
   localparam int R = ARRAY_ROWS;
   localparam int N = ARRAY_COLS;
+  // A PE's weight register: the widest of the YAML's types.weight. weight_preload keeps a
+  // scratchpad byte's low WB bits (isa::arith::weightRegister); the multiplier is 8 x WB bits.
+  localparam int WB = ARRAY_WEIGHT_BITS;
   localparam bit OS = DATAFLOW_OUTPUT_STATIONARY != 0;
   localparam int M_MAX = OS ? R : ACCUMULATOR_ROWS;
   localparam int CNT_MAX = (M_MAX > R) ? M_MAX : R;
@@ -110,6 +115,9 @@ module systolic_array
   // Elaboration-time checks of the configuration this block supports.
   if (R < 2 || N < 2) begin : g_bad_size
     $error("systolic_array needs ARRAY_ROWS >= 2 and ARRAY_COLS >= 2");
+  end
+  if (WB < 2 || WB > 8) begin : g_bad_weight_bits
+    $error("systolic_array holds weights of 2 to 8 bits");
   end
   if (SCRATCHPAD_ROW_BYTES < R || SCRATCHPAD_ROW_BYTES < N) begin : g_bad_row
     $error("a scratchpad row must hold an activation row and a weight row");
@@ -209,10 +217,10 @@ module systolic_array
   end
 
   // One PE's product, sign-extended to the accumulator width.
-  function automatic logic [31:0] pe_product(logic [7:0] a, logic [7:0] w);
-    logic signed [15:0] p;
+  function automatic logic [31:0] pe_product(logic [7:0] a, logic [WB-1:0] w);
+    logic signed [8+WB-1:0] p;
     p = $signed(a) * $signed(w);
-    return {{16{p[15]}}, p};
+    return 32'($signed(p));
   endfunction
 
   if (!OS) begin : g_ws
@@ -221,7 +229,7 @@ module systolic_array
     // -------------------------------------------------------------------------------------------
     logic unused_wrow;  // the stream inputs and tags
     assign unused_wrow = ^{in_wrow_i, act_last};
-    logic [7:0]  w_q      [R][N];   // W[k][n], stationary
+    logic [WB-1:0] w_q    [R][N];   // W[k][n], stationary
     logic [7:0]  act_left [R];      // activation entering PE(k, 0) this cycle
     logic [31:0] seed_top [N];      // partial-sum seed entering PE(0, n) this cycle
     logic [7:0]  a_in     [R][N];   // activation at PE(k, n) this cycle
@@ -236,7 +244,7 @@ module systolic_array
         for (int k = 0; k < R; k++) for (int n = 0; n < N; n++) w_q[k][n] <= '0;
       end else if (wgt_fire) begin
         for (int k = 0; k < R - 1; k++) w_q[k] <= w_q[k + 1];
-        for (int n = 0; n < N; n++) w_q[R - 1][n] <= in_row_i[n];
+        for (int n = 0; n < N; n++) w_q[R - 1][n] <= in_row_i[n][WB-1:0];
       end
     end
 
@@ -335,10 +343,10 @@ module systolic_array
     // -------------------------------------------------------------------------------------------
     // Output-stationary datapath.
     // -------------------------------------------------------------------------------------------
-    logic [7:0]  wbuf_q  [R][N];    // weight buffer at the top edge: W[k][n]
-    logic [7:0]  w_top   [N];       // weight entering PE(0, n) this cycle
-    logic [7:0]  w_in    [R][N];    // weight at PE(i, n) this cycle
-    logic [7:0]  w_q     [R-1][N];  // weight forwarded to PE(i + 1, n)
+    logic [WB-1:0] wbuf_q [R][N];   // weight buffer at the top edge: W[k][n]
+    logic [WB-1:0] w_top  [N];      // weight entering PE(0, n) this cycle
+    logic [WB-1:0] w_in   [R][N];   // weight at PE(i, n) this cycle
+    logic [WB-1:0] w_q    [R-1][N]; // weight forwarded to PE(i + 1, n)
     logic [7:0]  a_in    [R][N];    // activation at PE(i, n) this cycle, with valid and last tags
     logic        av_in   [R][N];
     logic        al_in   [R][N];
@@ -365,7 +373,7 @@ module systolic_array
         for (int k = 0; k < R; k++) for (int n = 0; n < N; n++) wbuf_q[k][n] <= '0;
       end else if (wgt_fire) begin
         for (int k = 0; k < R - 1; k++) wbuf_q[k] <= wbuf_q[k + 1];
-        for (int n = 0; n < N; n++) wbuf_q[R - 1][n] <= in_row_i[n];
+        for (int n = 0; n < N; n++) wbuf_q[R - 1][n] <= in_row_i[n][WB-1:0];
       end else if (rot_en) begin
         for (int k = 0; k < R - 1; k++) wbuf_q[k] <= wbuf_q[k + 1];
         wbuf_q[R - 1] <= wbuf_q[0];
@@ -384,12 +392,12 @@ module systolic_array
 
     // Column skew of the weights: column n waits n cycles.
     for (genvar n = 0; n < N; n++) begin : g_w_skew
-      logic [7:0] w_src;  // a stream's weights come straight from the scratchpad
-      assign w_src = op_stream ? in_wrow_i[n] : wbuf_q[0][n];
+      logic [WB-1:0] w_src;  // a stream's weights come straight from the scratchpad
+      assign w_src = op_stream ? in_wrow_i[n][WB-1:0] : wbuf_q[0][n];
       if (n == 0) begin : g_direct
         assign w_top[0] = w_src;
       end else begin : g_delay
-        logic [7:0] skew_q [n];
+        logic [WB-1:0] skew_q [n];
         always_ff @(posedge clk_i) begin
           skew_q[0] <= w_src;
           for (int j = 1; j < n; j++) skew_q[j] <= skew_q[j - 1];

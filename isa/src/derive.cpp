@@ -47,6 +47,8 @@ std::vector<ParamEntry> parameterTable(const Params& p) {
       {"array.cols", p.array_cols, false, "PE columns (output channels N of one weight tile)"},
       {"array.weight_buffers", p.array_weight_buffers, false,
        "weight sets the array holds (2: a preload fills the shadow set while matmuls use the other)"},
+      {"array.weight_bits", p.widestWeightBits(), true,
+       "bits of a PE's weight register = the widest of types.weight (weight_preload keeps a byte's low bits)"},
       {"dram.size", p.dram_size, false, "DRAM capacity, bytes"},
       {"dram.bytes_per_cycle", p.dram_bytes_per_cycle, false, "DRAM bandwidth, bytes per cycle"},
       {"dram.latency", p.dram_latency, false, "DRAM access latency, cycles"},

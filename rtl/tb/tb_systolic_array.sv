@@ -29,7 +29,8 @@ module tb_systolic_array
   output logic [31:0]                          pkg_output_stationary_o,
   output logic [31:0]                          pkg_row_bytes_o,
   output logic [31:0]                          pkg_m_bits_o,
-  output logic [31:0]                          pkg_k_slices_bits_o
+  output logic [31:0]                          pkg_k_slices_bits_o,
+  output logic [31:0]                          pkg_weight_bits_o
 );
   systolic_array u_dut (.*);
 
@@ -39,4 +40,5 @@ module tb_systolic_array
   assign pkg_row_bytes_o         = 32'(SCRATCHPAD_ROW_BYTES);
   assign pkg_m_bits_o            = 32'(M_W);
   assign pkg_k_slices_bits_o     = 32'(KS_W);
+  assign pkg_weight_bits_o       = 32'(ARRAY_WEIGHT_BITS);
 endmodule

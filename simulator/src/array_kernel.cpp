@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "systole/sim/array_kernel.h"
+#include "systole/isa/arith.h"
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "array_kernel.cpp"
@@ -70,17 +71,21 @@ namespace systole::sim {
 
 HWY_EXPORT(MatmulRows);
 
-ArrayWeights::ArrayWeights(int64_t rows, int64_t cols)
+ArrayWeights::ArrayWeights(int64_t rows, int64_t cols, int bits)
     : rows_(rows),
       cols_(cols),
       padded_((cols + kColumnAlign - 1) / kColumnAlign * kColumnAlign),
+      bits_(bits),
       plain_(static_cast<size_t>(rows * cols), 0),
       pairs_(static_cast<size_t>(pairCount() * 2 * padded_), 0) {}
 
 void ArrayWeights::setRow(int64_t k, const int8_t* src) {
-  std::memcpy(plain_.data() + k * cols_, src, static_cast<size_t>(cols_));
+  int8_t* plain = plain_.data() + k * cols_;
   int16_t* pair = pairs_.data() + (k / 2) * 2 * padded_ + k % 2;
-  for (int64_t n = 0; n < cols_; ++n) pair[2 * n] = src[n];
+  for (int64_t n = 0; n < cols_; ++n) {
+    plain[n] = isa::arith::weightRegister(src[n], bits_);
+    pair[2 * n] = plain[n];
+  }
 }
 
 void ArrayWeights::clear() {

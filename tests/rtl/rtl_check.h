@@ -29,10 +29,11 @@
 namespace systole::rtlcheck {
 
 struct Options {
-  std::string config;  // path of the YAML the model is checked against
-  uint64_t seed = 0;   // stimulus seed; 0: derived from the config file's hash (see seedFor)
-  int cases = 0;       // 0: the check's default
-  std::string inject;  // a deliberate protocol violation (tests that the assertions fire)
+  std::string config;                          // path of the YAML the model is checked against
+  std::vector<isa::ConfigOverride> overrides;  // --set KEY=VALUE, as the package was generated with
+  uint64_t seed = 0;                           // stimulus seed; 0: derived from the config file's hash (see seedFor)
+  int cases = 0;                               // 0: the check's default
+  std::string inject;                          // a deliberate protocol violation (tests that the assertions fire)
 };
 
 inline Options parseOptions(int argc, char** argv, const char* usage) {
@@ -48,6 +49,8 @@ inline Options parseOptions(int argc, char** argv, const char* usage) {
     };
     if (a == "--config")
       o.config = value();
+    else if (a == "--set")
+      o.overrides.push_back(isa::ConfigOverride::parse(value()));
     else if (a == "--seed")
       o.seed = std::stoull(value());
     else if (a == "--cases")
@@ -389,11 +392,11 @@ struct Injection {
 /// if --inject names it, else returns body(session, check).
 template <typename Top, typename Check, typename Body>
 int checkMain(int argc, char** argv, const std::string& name, const Injection<Check>& injection, Body&& body) {
-  const std::string usage = name + "_check --config FILE.yaml [--seed N] [--cases N]" +
+  const std::string usage = name + "_check --config FILE.yaml [--set KEY=VALUE]... [--seed N] [--cases N]" +
                             (injection.name ? " [--inject " + std::string(injection.name) + "]" : "");
   const auto opt = parseOptions(argc, argv, usage.c_str());
   return runCheck(name.c_str(), [&] {
-    const auto isa = isa::IsaConfig::load(opt.config);
+    const auto isa = isa::IsaConfig::load(opt.config, opt.overrides);
     Report report(name + "[" + isa.params().name + "]");
     const uint64_t seed = seedFor(opt, isa);
     Clocked<Top> sim(seed);

@@ -1,5 +1,7 @@
 // Verilator check of rtl/systolic_array.sv against matmul_tile / weight_preload (and, on a config
 // that has one, matmul_stream): the model is the ISA's arithmetic, arith::mac per product in k order
+// of the activation and the weight register's value (arith::weightRegister: any byte, kept to the
+// array's types.weight width)
 // from the initial accumulator (the sum wraps modulo 2^32, so the order is irrelevant, as
 // isa-semantics.md says), with W zero before the first preload and untouched by streams. Every
 // operation's occupancy must equal the instruction's YAML timing expression evaluated on the
@@ -86,6 +88,7 @@ class ArrayCheck : Bench<Tb> {
                       p_.dataflow == isa::Dataflow::OutputStationary);
     ok &= samePackage(r_, "SCRATCHPAD_ROW_BYTES", t_.pkg_row_bytes_o, p_.spad_row_bytes);
     ok &= samePackage(r_, "k_slices width", t_.pkg_k_slices_bits_o, bitsFor(p_.spad_rows / p_.array_rows));
+    ok &= samePackage(r_, "ARRAY_WEIGHT_BITS", t_.pkg_weight_bits_o, p_.widestWeightBits());
     if (!preload_.present() || !matmul_.present()) {
       r_.fail("the config has no weight_preload or matmul_tile instruction");
       ok = false;
@@ -264,7 +267,8 @@ class ArrayCheck : Bench<Tb> {
       for (size_t n = 0; n < static_cast<size_t>(N_); ++n) {
         int32_t v = accumulate ? acc[i][n] : 0;
         for (size_t s = 0; s < act.size(); ++s)
-          for (size_t k = 0; k < static_cast<size_t>(R_); ++k) v = isa::arith::mac(v, act[s][i][k], w[s][k][n]);
+          for (size_t k = 0; k < static_cast<size_t>(R_); ++k)
+            v = isa::arith::mac(v, act[s][i][k], isa::arith::weightRegister(w[s][k][n], p_.widestWeightBits()));
         want[i][n] = v;
       }
     return want;

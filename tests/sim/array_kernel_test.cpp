@@ -72,5 +72,19 @@ TEST(ArrayKernel, ClearZeroesBothLayouts) {
   for (int64_t i = 0; i < 15; ++i) EXPECT_EQ(w.plain()[i], 0);
 }
 
+TEST(ArrayKernel, NarrowWeightRegistersKeepTheLowBits) {
+  // An int4-only array (array.weight_bits = 4) holds a byte's low nibble, two's complement, in
+  // both layouts, and the products use it: 0x17 -> 7, 0x08 -> -8, -1 -> -1, 0x7F -> -1, -128 -> 0.
+  ArrayWeights w(1, 5, 4);
+  const std::vector<int8_t> row = {0x17, 0x08, -1, 0x7F, -128};
+  w.setRow(0, row.data());
+  const std::vector<int8_t> want = {7, -8, -1, -1, 0};
+  for (size_t n = 0; n < want.size(); ++n) EXPECT_EQ(w.plain()[n], want[n]) << n;
+  const std::vector<int8_t> a = {3};
+  std::vector<uint32_t> out(5, 0);
+  matmulRows(w, a.data(), 1, 1, out.data(), 5, false);
+  for (size_t n = 0; n < want.size(); ++n) EXPECT_EQ(static_cast<int32_t>(out[n]), 3 * want[n]) << n;
+}
+
 }  // namespace
 }  // namespace systole::sim

@@ -135,8 +135,20 @@ std::string checkLastAxisOfMatrix(const Graph& g, const Node& n, const std::vect
   return "";
 }
 
+/// The array's weight registers are as wide as the widest of types.weight: an int4-only array
+/// multiplies layers quantized to int4, and a product of two int8 activations runs on the host.
+std::string weightsFitArray(const Graph& g, const Node& n, const isa::IsaConfig& isa) {
+  const int bits = isa.params().widestWeightBits();
+  const int need = isActivationProduct(g, n) ? 8 : static_cast<int>(n.getInt("weight_bits", 8));
+  if (need <= bits) return "";
+  return "the array holds int" + std::to_string(bits) + " weights (types.weight) and " +
+         (isActivationProduct(g, n) ? std::string("this is a product of two int8 activations")
+                                    : "its weights are int" + std::to_string(need));
+}
+
 /// A product of two activations preloads B's tiles as the array's weights (transposed with transB).
 std::string matmulFits(const Graph& g, const Node& n, const isa::IsaConfig& isa) {
+  if (std::string why = weightsFitArray(g, n, isa); !why.empty()) return why;
   if (!isActivationProduct(g, n)) return "";
   std::vector<S> need = {S::WeightPreload, S::MatmulTile};
   if (n.getInt("transB", 0) != 0) need.push_back(S::WeightPreloadT);
@@ -231,8 +243,8 @@ NpuOperator aliasOp(Op op) { return {op, {}, {}, true, checkAlias, nullptr, fals
 
 const std::vector<NpuOperator>& table() {
   static const std::vector<NpuOperator> ops = {
-      {Op::Conv, kMatmul, kArrayProduct, false, checkMatmul, padsHalo, false, tileMatmul},
-      {Op::Gemm, kMatmul, kArrayProduct, false, checkMatmul, nullptr, false, tileMatmul},
+      {Op::Conv, kMatmul, kArrayProduct, false, checkMatmul, padsHalo, false, tileMatmul, false, weightsFitArray},
+      {Op::Gemm, kMatmul, kArrayProduct, false, checkMatmul, nullptr, false, tileMatmul, false, weightsFitArray},
       {Op::MatMul, kMatmul, kArrayProduct, false, checkMatmul, nullptr, false, tileMatmul, false, matmulFits},
       {Op::Add, kWidenAdd, {}, false, checkAdd, nullptr, false, tileAdd},
       {Op::Mul, kWidenMul, {}, false, checkMul, nullptr, false, tileMul},

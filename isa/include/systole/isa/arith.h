@@ -63,6 +63,14 @@ constexpr void packInt4(const int8_t* values, int64_t n, uint8_t* packed) {
     packed[k / 2] = static_cast<uint8_t>(packed[k / 2] | ((static_cast<uint8_t>(values[k]) & 0xF) << (4 * (k % 2))));
 }
 
+/// weight_preload on an array whose weight registers are `bits` wide (the widest types.weight):
+/// the scratchpad byte's low `bits` bits, two's complement. An identity for bits = 8 and for bytes
+/// already in range, which every compiled program's weights are.
+constexpr int8_t weightRegister(int8_t byte, int bits) {
+  const int unused = 8 - bits;
+  return static_cast<int8_t>(static_cast<int8_t>(static_cast<uint8_t>(byte) << unused) >> unused);
+}
+
 /// vector_lut: the table has 256 entries indexed by x + 128.
 constexpr int lutIndex(int8_t x) { return int{x} + 128; }
 

@@ -18,8 +18,10 @@ class ArrayWeights {
   /// Enough for the widest vector Highway targets on x86 (AVX-512: 16 int32 lanes).
   static constexpr int64_t kColumnAlign = 16;
 
-  ArrayWeights(int64_t rows, int64_t cols);
-  /// Loads row k of the tile from `src` (cols bytes).
+  /// `bits`: the width of the array's weight registers (isa::Params::widestWeightBits).
+  ArrayWeights(int64_t rows, int64_t cols, int bits = 8);
+  /// Loads row k of the tile from `src` (cols bytes), each byte as a weight register holds it
+  /// (isa::arith::weightRegister).
   void setRow(int64_t k, const int8_t* src);
   void clear();
 
@@ -32,6 +34,7 @@ class ArrayWeights {
 
  private:
   int64_t rows_, cols_, padded_;
+  int bits_;
   std::vector<int8_t> plain_;
   std::vector<int16_t> pairs_;
 };

@@ -85,8 +85,8 @@ struct MachineState {
   explicit MachineState(const isa::Params& p)
       : spad("scratchpad", p.spad_rows, p.spad_row_elems),
         acc("accumulator", p.acc_rows, p.acc_row_elems),
-        weights(p.array_rows, p.array_cols),
-        slice(p.array_rows, p.array_cols) {}
+        weights(p.array_rows, p.array_cols, p.widestWeightBits()),
+        slice(p.array_rows, p.array_cols, p.widestWeightBits()) {}
 
   void clear() {
     spad.clear();
