@@ -75,9 +75,16 @@ std::string precisionLines(const compiler::PipelineResult& r, const compiler::Pi
   int narrow = 0;
   for (const auto& l : layers) narrow += l.bits < 8 ? 1 : 0;
   std::ostringstream out;
+  const auto& q = r.quant;
   out << "precision auto: int4 weights in " << narrow << " of " << layers.size() << " matrix layers, cosine "
-      << r.quant.searched_cosine << " against the float model on " << options.quant.search_samples
-      << " calibration samples (target " << options.min_cosine << ")\n";
+      << q.searched_cosine << " against the float model on " << q.search_samples << " calibration samples (target "
+      << options.min_cosine << "); ";
+  if (q.held_out_samples == 0)
+    out << "no calibration sample left to hold out\n";
+  else
+    out << "cosine " << q.held_out_cosine << " on the " << q.held_out_samples << " held out"
+        << (q.held_out_cosine < options.min_cosine ? ", BELOW the target: judge on more (--search-samples)" : "")
+        << "\n";
   auto sorted = layers;
   std::stable_sort(sorted.begin(), sorted.end(),
                    [](const auto& a, const auto& b) { return a.alone_cosine < b.alone_cosine; });

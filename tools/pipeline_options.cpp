@@ -64,6 +64,11 @@ void addCalibrationOptions(CLI::App& cmd, PipelineArgs& a) {
                  "or auto: per layer, the narrowest offered that keeps the outputs' cosine against the float model at "
                  "--min-cosine (default 0.99) on the calibration samples (default: the first type of types.weight)")
       ->check(CLI::IsMember({"int8", "int4", "auto"}));
+  cmd.add_option("--search-samples", a.searchSamples,
+                 "--precision auto judges on the first N calibration samples; the next N, when there are, are held "
+                 "out and their cosine is reported")
+      ->check(CLI::PositiveNumber)
+      ->default_val(defaults.search_samples);
   cmd.add_option("--bias-correction", a.biasCorrection,
                  "fold a Conv / Gemm / MatMul's mean output shift from weight rounding into its bias, measured on the "
                  "calibration samples: in the layers narrower than int8 (narrow), in every layer (all), or none (off); "
@@ -143,6 +148,7 @@ compiler::PipelineOptions pipelineOptions(const PipelineArgs& a, const isa::IsaC
   options.precision = a.precision;
   options.quant.bias_correction = compiler::parseBiasCorrection(a.biasCorrection).value();  // checked by CLI11
   options.min_cosine = a.minCosine;
+  options.quant.search_samples = a.searchSamples;
   options.lower.min_npu_macs = a.minNpuMacs;
   for (const std::string& arg : a.shapes) {
     const size_t eq = arg.find('=');

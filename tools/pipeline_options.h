@@ -21,6 +21,7 @@ struct PipelineArgs {
   int64_t minNpuMacs = 0;
   std::string precision;                  // --precision: "", int8, int4, auto
   double minCosine = 0.99;                // --precision auto's target (run's --min-cosine when given)
+  int searchSamples = 4;                  // --search-samples: calibration samples --precision auto judges on
   std::string biasCorrection = "narrow";  // --bias-correction off|narrow|all
   std::vector<std::string> shapes;        // NAME=DxDx...
 };

@@ -104,6 +104,7 @@ std::string compileCacheKey(const std::string& modelPath, const isa::IsaConfig& 
   h.number(static_cast<uint64_t>(options.quant.num_samples));
   h.text(options.precision);
   h.real(options.min_cosine);
+  h.number(static_cast<uint64_t>(options.quant.search_samples));
   h.number(static_cast<uint64_t>(options.quant.bias_correction));
   h.number(options.calibration_seed);
   addCalibrationData(h, options.calibration_dir);

@@ -816,12 +816,14 @@ QuantSummary quantize(Graph& g, const std::vector<TensorMap>& calibration, const
       measure ? inputChannelMeans(g, calibration, opts.num_samples > 0 ? opts.num_samples : INT_MAX, opts.jobs)
               : ChannelMeans{};
   if (opts.search_widths.empty()) return quantizeWithRanges(g, ranges, opts.weights, means, opts.bias_correction);
-  std::vector<LayerPrecision> layers;
-  double cosine = 0;
-  const WeightPrecision weights = searchWeightPrecision(g, ranges, calibration, opts, means, layers, cosine);
+  QuantSummary found;
+  const WeightPrecision weights = searchWeightPrecision(g, ranges, calibration, opts, means, found);
   QuantSummary summary = quantizeWithRanges(g, ranges, weights, means, opts.bias_correction);
-  summary.layers = std::move(layers);
-  summary.searched_cosine = cosine;
+  summary.layers = std::move(found.layers);
+  summary.searched_cosine = found.searched_cosine;
+  summary.search_samples = found.search_samples;
+  summary.held_out_cosine = found.held_out_cosine;
+  summary.held_out_samples = found.held_out_samples;
   return summary;
 }
 

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -62,7 +63,9 @@ struct QuantOptions {
   /// against the float graph at least `min_cosine` (quantize/precision_search.cpp).
   std::vector<int> search_widths;
   double min_cosine = 0.99;
-  int search_samples = 4;  // calibration samples the search evaluates (the first ones)
+  /// Calibration samples the search evaluates (the first ones); the next as many, when there are,
+  /// are held out: the chosen mix's cosine on them is reported, never used to choose.
+  int search_samples = 4;
   /// Bias correction (quantize/bias_correction.h): a matrix layer's bias absorbs the mean output
   /// shift of its weights' rounding, measured on the calibration samples. Narrow (the default):
   /// only layers with weights narrower than int8, where it is measured to help (bench/precision.md).
@@ -93,9 +96,12 @@ struct QuantSummary {
   int dequantize_linear = 0;  // DequantizeLinear nodes inserted
   int requant = 0;            // Requant nodes inserted (Concat inputs with another scale)
   /// With a precision search: every matrix layer in graph order, and the cosine of the chosen
-  /// mix on the search's samples (0 without a search).
+  /// mix on the search's samples (0 without a search) and on the held-out ones (NaN: none).
   std::vector<LayerPrecision> layers;
   double searched_cosine = 0;
+  int search_samples = 0;
+  double held_out_cosine = std::numeric_limits<double>::quiet_NaN();
+  int held_out_samples = 0;
 };
 
 /// The distribution of random calibration inputs.
