@@ -104,6 +104,10 @@ std::string quantLine(const compiler::PipelineResult& r, const compiler::Pipelin
       << " float on the host, " << q.quantize_linear << " QuantizeLinear, " << q.dequantize_linear
       << " DequantizeLinear, " << q.requant << " Requant; "
       << milliseconds("calibration and quantization", r.secondsOf("quant")) << "\n";
+  if (options.quant.smoothing > 0)
+    out << "smoothing (alpha " << options.quant.smoothing << "): " << q.smoothed_norms
+        << " LayerNormalization outputs divided, the weight rows of " << q.smoothed_layers
+        << " matrix layers reading them scaled\n";
   out << precisionLines(r, options);
   return out.str();
 }

@@ -64,6 +64,12 @@ void addCalibrationOptions(CLI::App& cmd, PipelineArgs& a) {
                  "or auto: per layer, the narrowest offered that keeps the outputs' cosine against the float model at "
                  "--min-cosine (default 0.99) on the calibration samples (default: the first type of types.weight)")
       ->check(CLI::IsMember({"int8", "int4", "auto"}));
+  cmd.add_option("--smooth", a.smooth,
+                 "activation smoothing (SmoothQuant) with this alpha in [0, 1) for each LayerNormalization that feeds "
+                 "only MatMul / Gemm layers: its output channels divided by max|x|^alpha / max|W|^(1-alpha), their "
+                 "weight rows multiplied; 0: off (bench/precision.md measures it)")
+      ->check(CLI::Range(0.0, 0.999))
+      ->default_val(a.smooth);
   cmd.add_option("--search-samples", a.searchSamples,
                  "--precision auto judges on the first N calibration samples; the next N, when there are, are held "
                  "out and their cosine is reported")
@@ -149,6 +155,7 @@ compiler::PipelineOptions pipelineOptions(const PipelineArgs& a, const isa::IsaC
   options.quant.bias_correction = compiler::parseBiasCorrection(a.biasCorrection).value();  // checked by CLI11
   options.min_cosine = a.minCosine;
   options.quant.search_samples = a.searchSamples;
+  options.quant.smoothing = a.smooth;
   options.lower.min_npu_macs = a.minNpuMacs;
   for (const std::string& arg : a.shapes) {
     const size_t eq = arg.find('=');

@@ -19,9 +19,11 @@ struct PipelineArgs {
   double calibPercentile = 0;
   int calibSamples = 0;  // 0: 8 seeded random inputs, or every sample in calibDir
   int64_t minNpuMacs = 0;
-  std::string precision;                  // --precision: "", int8, int4, auto
-  double minCosine = 0.99;                // --precision auto's target (run's --min-cosine when given)
-  int searchSamples = 4;                  // --search-samples: calibration samples --precision auto judges on
+  std::string precision;    // --precision: "", int8, int4, auto
+  double minCosine = 0.99;  // --precision auto's target (run's --min-cosine when given)
+  int searchSamples = 4;
+  double smooth = 0;  // --smooth ALPHA: activation smoothing; 0: off                  // --search-samples: calibration
+                      // samples --precision auto judges on
   std::string biasCorrection = "narrow";  // --bias-correction off|narrow|all
   std::vector<std::string> shapes;        // NAME=DxDx...
 };

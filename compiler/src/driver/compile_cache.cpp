@@ -105,6 +105,7 @@ std::string compileCacheKey(const std::string& modelPath, const isa::IsaConfig& 
   h.text(options.precision);
   h.real(options.min_cosine);
   h.number(static_cast<uint64_t>(options.quant.search_samples));
+  h.real(options.quant.smoothing);
   h.number(static_cast<uint64_t>(options.quant.bias_correction));
   h.number(options.calibration_seed);
   addCalibrationData(h, options.calibration_dir);

@@ -27,6 +27,7 @@
 
 #include "quantize/bias_correction.h"
 #include "quantize/precision_search.h"
+#include "quantize/smoothing.h"
 #include "quantize/quantize_classify.h"
 #include "quantize/quantize_lut.h"
 #include "systole/compiler/passes.h"
@@ -805,7 +806,10 @@ std::vector<std::pair<std::string, int>> matrixWeightWidths(const Graph& quantiz
   return layers;
 }
 
-QuantSummary quantize(Graph& g, const std::vector<TensorMap>& calibration, const QuantOptions& opts) {
+namespace {
+
+/// quantize() after smoothing: calibration, then the weight widths (searched or given).
+QuantSummary quantizeCalibrated(Graph& g, const std::vector<TensorMap>& calibration, const QuantOptions& opts) {
   auto ranges = calibrate(g, calibration, opts);
   // The split's partial products are new tensors: their ranges come from a second calibration.
   if (splitMixedRangeConcats(g, ranges) > 0) ranges = calibrate(g, calibration, opts);
@@ -824,6 +828,18 @@ QuantSummary quantize(Graph& g, const std::vector<TensorMap>& calibration, const
   summary.search_samples = found.search_samples;
   summary.held_out_cosine = found.held_out_cosine;
   summary.held_out_samples = found.held_out_samples;
+  return summary;
+}
+
+}  // namespace
+
+QuantSummary quantize(Graph& g, const std::vector<TensorMap>& calibration, const QuantOptions& opts) {
+  const int samples = opts.num_samples > 0 ? opts.num_samples : INT_MAX;
+  const SmoothingSummary smoothed =
+      opts.smoothing > 0 ? smoothActivations(g, calibration, opts.smoothing, samples, opts.jobs) : SmoothingSummary{};
+  QuantSummary summary = quantizeCalibrated(g, calibration, opts);
+  summary.smoothed_norms = smoothed.norms;
+  summary.smoothed_layers = smoothed.layers;
   return summary;
 }
 

@@ -70,6 +70,9 @@ struct QuantOptions {
   /// shift of its weights' rounding, measured on the calibration samples. Narrow (the default):
   /// only layers with weights narrower than int8, where it is measured to help (bench/precision.md).
   BiasCorrection bias_correction = BiasCorrection::Narrow;
+  /// Activation smoothing's alpha (quantize/smoothing.h) for the LayerNormalizations that feed
+  /// only matrix layers; 0 (the default): off. bench/precision.md measures it.
+  double smoothing = 0;
   /// Called (from any calibration thread, one call at a time) after each sample of each pass:
   /// samples done and total, counted over all passes.
   std::function<void(size_t done, size_t total)> progress;
@@ -102,6 +105,8 @@ struct QuantSummary {
   int search_samples = 0;
   double held_out_cosine = std::numeric_limits<double>::quiet_NaN();
   int held_out_samples = 0;
+  int smoothed_norms = 0;   // LayerNormalizations activation smoothing divided
+  int smoothed_layers = 0;  // matrix layers whose weight rows it scaled
 };
 
 /// The distribution of random calibration inputs.
