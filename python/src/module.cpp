@@ -80,7 +80,8 @@ std::unique_ptr<Model> compileModel(const std::string& model, const py::object& 
                                     const std::map<std::string, std::vector<int64_t>>& shapes,
                                     std::optional<int64_t> minNpuMacs, bool cache,
                                     const std::optional<std::string>& cacheDir, int jobs, const std::string& precision,
-                                    double minCosine, const std::string& biasCorrection) {
+                                    double minCosine, const std::string& biasCorrection, int searchSamples,
+                                    double smooth) {
   ConfigPtr cfg = configArg(config);
   compiler::PipelineOptions options;
   setCalibration(options, calibration);
@@ -93,6 +94,10 @@ std::unique_ptr<Model> compileModel(const std::string& model, const py::object& 
   options.quant.jobs = jobs;
   options.precision = precision;
   options.min_cosine = minCosine;
+  if (searchSamples < 1) throw Error("search_samples: at least 1, got " + std::to_string(searchSamples));
+  options.quant.search_samples = searchSamples;
+  if (smooth < 0 || smooth >= 1) throw Error("smooth: an alpha in [0, 1), got " + std::to_string(smooth));
+  options.quant.smoothing = smooth;
   const auto correction = compiler::parseBiasCorrection(biasCorrection);
   if (!correction) throw Error("bias_correction: 'off', 'narrow' or 'all', got '" + biasCorrection + "'");
   options.quant.bias_correction = *correction;
@@ -354,7 +359,7 @@ PYBIND11_MODULE(_systole, m) {
         "calibration_samples"_a = 0, "calibration_seed"_a = 0, "calibration_method"_a = "percentile",
         "percentile"_a = 99.999, "shapes"_a = std::map<std::string, std::vector<int64_t>>{},
         "min_npu_macs"_a = py::none(), "cache"_a = true, "cache_dir"_a = py::none(), "jobs"_a = 0, "precision"_a = "",
-        "min_cosine"_a = 0.99, "bias_correction"_a = "narrow",
+        "min_cosine"_a = 0.99, "bias_correction"_a = "narrow", "search_samples"_a = 4, "smooth"_a = 0.0,
         "Compiles an ONNX model for a config (a Config, a shipped config's name or a YAML path): import, optimize, "
         "calibrate and quantize to INT8, lower to NPU programs. calibration: NumPy arrays of real input samples "
         "(one array, a list, or a dict by input name; a one-input model's array may stack samples on the batch "
@@ -362,7 +367,9 @@ PYBIND11_MODULE(_systole, m) {
         "precision: the weights' width, 'int8' or 'int4' (where the config offers it) or 'auto' (per layer, the "
         "narrowest that keeps the outputs' cosine against the float model at min_cosine); '' is the config's "
         "default. bias_correction: fold a layer's mean output shift from weight rounding into its bias in the layers "
-        "narrower than int8 ('narrow'), every layer ('all') or none ('off'). The compiled artifact is reused from the "
+        "narrower than int8 ('narrow'), every layer ('all') or none ('off'). search_samples: the calibration samples "
+        "'auto' judges on (the next as many are held out). smooth: activation smoothing's alpha in [0, 1) for "
+        "LayerNormalizations feeding only matrix layers (0: off). The compiled artifact is reused from the "
         "compile cache when nothing changed (cache=False skips "
         "it).");
   m.def(

@@ -74,6 +74,10 @@ def test_weight_precision(calibration, image, cache_dir):
         systole.compile(MODEL, "tiny", calibration=calibration, cache=False, precision="int4")
     with pytest.raises(systole.Error, match="bias_correction"):
         systole.compile(MODEL, "default", calibration=calibration, cache=False, bias_correction="sometimes")
+    with pytest.raises(systole.Error, match="smooth"):
+        systole.compile(MODEL, "default", calibration=calibration, cache=False, smooth=1.0)
+    with pytest.raises(systole.Error, match="search_samples"):
+        systole.compile(MODEL, "default", calibration=calibration, cache=False, precision="auto", search_samples=0)
 
 
 def test_same_program_as_the_cli(calibration, image, cache_dir, tmp_path):
