@@ -105,10 +105,12 @@ class UnpackCheck : Bench<Tb> {
 
   int64_t rows() const { return rows_; }
   int64_t stalled() const { return stalled_; }
+  int64_t multiBeatRows() const { return multiBeat_; }
 
  private:
   void compareRow(const Descriptor& d, size_t r) {
     ++rows_;
+    if (beatsOf(d.bytes) > 1) ++multiBeat_;
     for (int64_t k = 0; k < E_; ++k) {
       const int8_t want = k < d.bytes ? isa::arith::int4At(d.packed[r].data(), k) : 0;
       const auto got = static_cast<int8_t>(getBits(t_.row_o, static_cast<int>(8 * k), 8));
@@ -134,7 +136,7 @@ class UnpackCheck : Bench<Tb> {
 
   Timing timing_;
   int64_t E_, BW_;
-  int64_t rows_ = 0, stalled_ = 0;
+  int64_t rows_ = 0, stalled_ = 0, multiBeat_ = 0;
 };
 
 }  // namespace
@@ -151,6 +153,7 @@ int main(int argc, char** argv) {
       check.run(ds);
     }
     return s.finish(std::to_string(check.rows()) + " rows of int4 weights compared (" +
+                    std::to_string(check.multiBeatRows()) + " of more than one DRAM beat; " +
                     std::to_string(check.stalled()) + " descriptors with idle cycles between beats)");
   });
 }
