@@ -3,7 +3,11 @@
 // no module parameters. The arithmetic is that of matmul_tile (docs/isa-semantics.md):
 //   out[i][n] = wrap32((accumulate ? acc_init[i][n] : 0) + sum_k int8 a[i][k] * W[k][n]),
 // and, output-stationary only, that of matmul_stream: the same over k_slices slices of ARRAY_ROWS
-// reduction indices, each slice bringing its own activation rows and weight rows.
+// reduction indices, each slice bringing its own activation rows and weight rows; and,
+// weight-stationary with a line buffer (ARRAY_LINE_BUFFER_ROWS > 0) only, that of depthwise_tile:
+//   out[i][n] = wrap32((accumulate ? acc_init[i][n] : 0)
+//                      + sum_{t < kh*kw} int8 x[stride*i + (t / kw)*pitch + t % kw][n] * W[t][n]),
+// x[j] being the j-th window row presented (a tap per PE row, a channel per column).
 // W[k][n] is a weight register of ARRAY_WEIGHT_BITS bits (the widest of the YAML's types.weight):
 // the low bits of the scratchpad byte, two's complement (isa::arith::weightRegister); 8 on a config
 // offering int8 weights, 4 on an int4-only one. Each PE adds one int8 x W product to an int32 with
@@ -13,7 +17,12 @@
 //   Command: cmd_valid_i / cmd_ready_o. cmd_preload_i = 1 starts a weight_preload, 0 a matmul_tile
 //   of cmd_m_i rows (1 <= m; m <= ARRAY_ROWS for output-stationary) with cmd_accumulate_i; with
 //   cmd_stream_i = 1 (output-stationary only, cmd_preload_i = 0) a matmul_stream of cmd_m_i rows
-//   over cmd_k_slices_i >= 1 slices.
+//   over cmd_k_slices_i >= 1 slices; with cmd_depthwise_i = 1 (weight-stationary with
+//   ARRAY_LINE_BUFFER_ROWS > 0 only, cmd_preload_i = cmd_stream_i = 0) a depthwise_tile of cmd_m_i
+//   outputs with cmd_kh_i, cmd_kw_i >= 1, cmd_kh_i * cmd_kw_i <= ARRAY_ROWS, cmd_stride_i >= 1 and
+//   (cmd_kh_i - 1) * cmd_pitch_i + cmd_kw_i <= ARRAY_LINE_BUFFER_ROWS (cmd_pitch_i is free when
+//   cmd_kh_i = 1). The depthwise command inputs are ignored otherwise (and on configs without the
+//   mode, where issuing a depthwise command is an assertion failure).
 //   Input rows: the controller presents the operation's first row in the cycle the command is
 //   accepted and the remaining rows on the following consecutive cycles, each with in_valid_i:
 //     weight_preload  ARRAY_ROWS rows: scratchpad row spad_row + k -> W[k][0..ARRAY_COLS)
@@ -23,18 +32,27 @@
 //                     row w_row + s * ARRAY_ROWS + j in in_wrow_i, and for j < m activation row
 //                     a_row + s * a_stride + j in in_row_i (and, in slice 0, accumulator row
 //                     acc_row + j in in_acc_i). Two scratchpad rows per cycle.
+//     depthwise_tile  Wn = stride*(m-1) + (kh-1)*pitch + kw window rows (isa::depthwiseWindowRows):
+//                     window row j = scratchpad row a_row + j (channels 0..ARRAY_COLS-1) in
+//                     in_row_i; and the accumulator row acc_row + i in in_acc_i in the cycle of
+//                     output i's LAST window row, j = L_i = stride*i + (kh-1)*pitch + kw - 1 (the
+//                     cycle output i starts down the array; in_acc_i is ignored in other cycles).
 //   Accumulate choice: the initial accumulator values are PROVIDED to the array (in_acc_i, read by
 //   the controller together with the activation row) and added inside it, so out_data_o is the
 //   final value to write back; for accumulate = 0, in_acc_i is ignored. The write-back is a plain
 //   write.
 //   Output rows: out_valid_o with out_row_o = i (0..m-1, in order), out_last_o on row m-1. The
-//   row is to be captured by the accumulator write port at the end of that cycle.
+//   row is to be captured by the accumulator write port at the end of that cycle. A matmul_tile's
+//   rows leave on consecutive cycles; a depthwise_tile's output i leaves in cycle
+//   L_i + ARRAY_ROWS + ARRAY_COLS - 2 (stride cycles apart).
 //   Occupancy: an operation accepted in cycle t0 keeps cmd_ready_o low until t0 + C, where C is
 //   the YAML timing of the instruction (the first output, if any, appears before that):
 //     weight_preload                 C = ARRAY_ROWS
 //     matmul_tile, weight-stationary C = m + ARRAY_ROWS + ARRAY_COLS - 2
 //     matmul_tile, output-stationary C = ARRAY_ROWS + ARRAY_COLS + 2 * m - 2
 //     matmul_stream                  C = k_slices * ARRAY_ROWS + m + ARRAY_COLS - 2
+//     depthwise_tile                 C = Wn + ARRAY_ROWS + ARRAY_COLS - 2
+//                                      (Wn = stride*(m-1) + (kh-1)*pitch + kw window rows)
 //
 // Weight-stationary micro-architecture (R = ARRAY_ROWS, N = ARRAY_COLS)
 //   PE(k, n) holds W[k][n]. Preload shifts weight rows into the bottom PE row and up one row per
@@ -46,6 +64,23 @@
 //   i + R - 1 + n. Column n is delayed by N - 1 - n de-skew registers, so row i leaves the
 //   array complete in cycle i + R + N - 2; the last row leaves in cycle m - 1 + R + N - 2, which
 //   is the last cycle of the operation: m + R + N - 2 cycles of fill, stream and drain.
+//
+// Weight-stationary depthwise mode (only if ARRAY_LINE_BUFFER_ROWS = LB > 0)
+//   PE(t, n) holds tap t of channel n (W[t][n], from an ordinary weight_preload). A line buffer of
+//   LB rows x N bytes (circular, no reset) is written with every arriving window row. Output i
+//   "starts" in the cycle L_i its last window row arrives (an event counter tracks
+//   L_0 = (kh-1)*pitch + kw - 1 and adds stride per output): in that cycle all R taps are read at
+//   once, tap t = window row L_i - back_t, back_t = (kh-1 - t/kw)*pitch + (kw-1 - t%kw) <= LB - 1
+//   (back_t = 0 is the row arriving in this very cycle, taken from in_row_i; the offsets come from
+//   a walk over the taps, no divider), taps t >= kh*kw read as zero (their PE rows add nothing).
+//   Channel n of tap t then waits t + n registers and enters PE(t, n) in cycle L_i + t + n as the
+//   PE's multiplicand (in place of the activation passed along its row), exactly when the partial
+//   sum of (i, n), seeded from in_acc_i at the top of column n in cycle L_i + n, passes PE(t, n).
+//   The seed skew, the partial-sum chain, the de-skew and the valid/last tags are matmul_tile's,
+//   with output i's tags entering in cycle L_i instead of its activation row's cycle: output i
+//   leaves in cycle L_i + R + N - 2 and the last one, L_{m-1} = Wn - 1, in the operation's last
+//   cycle: Wn + R + N - 2 cycles. The mode adds LB*N bytes of buffer, R read ports of N bytes and
+//   sum_{t,n} (t + n) = N R (R-1)/2 + R N (N-1)/2 bytes of tap skew registers.
 //
 // Output-stationary micro-architecture
 //   PE(i, n) accumulates out[i][n] in place. Preload shifts the weight rows into a weight buffer at
@@ -75,7 +110,11 @@ module systolic_array
   // Not a parameter: the width of m and of the output row index, derived from the package.
   localparam int M_W = $clog2(((DATAFLOW_OUTPUT_STATIONARY != 0) ? ARRAY_ROWS : ACCUMULATOR_ROWS) + 1),
   // The width of k_slices: every weight row of a stream must exist in the scratchpad.
-  localparam int KS_W = $clog2(SCRATCHPAD_ROWS / ARRAY_ROWS + 1)
+  localparam int KS_W = $clog2(SCRATCHPAD_ROWS / ARRAY_ROWS + 1),
+  // The widths of a depthwise_tile's kh and kw (each at most ARRAY_ROWS) and of its pitch and
+  // stride (bits for ARRAY_LINE_BUFFER_ROWS; 1 without the mode).
+  localparam int KH_W = $clog2(ARRAY_ROWS + 1),
+  localparam int PS_W = (ARRAY_LINE_BUFFER_ROWS > 0) ? $clog2(ARRAY_LINE_BUFFER_ROWS + 1) : 1
 ) (
   input  logic                                  clk_i,
   // rst_ni also disables the assertions (disable iff), which Verilator counts as a synchronous use.
@@ -90,6 +129,11 @@ module systolic_array
   input  logic                                  cmd_accumulate_i,
   input  logic                                  cmd_stream_i,
   input  logic [KS_W-1:0]                       cmd_k_slices_i,
+  input  logic                                  cmd_depthwise_i,
+  input  logic [KH_W-1:0]                       cmd_kh_i,
+  input  logic [KH_W-1:0]                       cmd_kw_i,
+  input  logic [PS_W-1:0]                       cmd_pitch_i,
+  input  logic [PS_W-1:0]                       cmd_stride_i,
 
   input  logic                                  in_valid_i,
   input  logic [SCRATCHPAD_ROW_BYTES-1:0][7:0]  in_row_i,
@@ -109,7 +153,14 @@ module systolic_array
   localparam int WB = ARRAY_WEIGHT_BITS;
   localparam bit OS = DATAFLOW_OUTPUT_STATIONARY != 0;
   localparam int M_MAX = OS ? R : ACCUMULATOR_ROWS;
-  localparam int CNT_MAX = (M_MAX > R) ? M_MAX : R;
+  // The depthwise mode: weight-stationary with a line buffer of LB rows.
+  localparam int LB = ARRAY_LINE_BUFFER_ROWS;
+  localparam bit DW = !OS && LB > 0;
+  // The most input rows of one operation: a depthwise_tile's window with the largest stride.
+  localparam longint WIN_MAX_L = DW ? ((64'(1) << PS_W) - 64'(1)) * (64'(M_MAX) - 64'(1)) + 64'(LB) : 64'(0);
+  localparam int WIN_MAX = int'(WIN_MAX_L);
+  localparam int CNT_MAX_MM = (M_MAX > R) ? M_MAX : R;
+  localparam int CNT_MAX = (WIN_MAX > CNT_MAX_MM) ? WIN_MAX : CNT_MAX_MM;
   localparam int CNT_W = $clog2(CNT_MAX + 1);
 
   // Elaboration-time checks of the configuration this block supports.
@@ -121,6 +172,9 @@ module systolic_array
   end
   if (SCRATCHPAD_ROW_BYTES < R || SCRATCHPAD_ROW_BYTES < N) begin : g_bad_row
     $error("a scratchpad row must hold an activation row and a weight row");
+  end
+  if (WIN_MAX_L >= 64'(2 ** 30)) begin : g_bad_window
+    $error("the depthwise window row counter would need 31 or more bits");
   end
 
   // ---------------------------------------------------------------------------------------------
@@ -144,6 +198,9 @@ module systolic_array
   logic [CNT_W-1:0] in_idx, in_rows;
   logic             in_expected, in_fire, in_last, slice_end, last_slice, act_fire, act_last, wgt_fire;
   logic             op_done;
+  // The depthwise mode (driven by g_ws.g_dw; constant 0 without it): the operation is a
+  // depthwise_tile, and this input row is the last window row of its last output.
+  logic             op_dw, dw_last;
 
   assign cmd_ready_o   = ~busy_q;
   assign accept        = cmd_valid_i & cmd_ready_o;
@@ -159,8 +216,9 @@ module systolic_array
   assign in_expected   = accept | in_phase_q;
   assign in_fire       = in_valid_i & in_expected;
   assign last_slice    = ~op_stream | (in_slice == op_k_slices - KS_W'(1));
-  assign slice_end     = in_expected & (in_idx == in_rows - CNT_W'(1));
-  assign in_last       = slice_end & last_slice;
+  // A depthwise_tile's rows are counted by its window (g_ws.g_dw), not by m or slices.
+  assign slice_end     = in_expected & ~op_dw & (in_idx == in_rows - CNT_W'(1));
+  assign in_last       = op_dw ? dw_last : (slice_end & last_slice);
   assign act_fire      = in_fire & ~op_preload & (~op_stream | (in_idx < CNT_W'(op_m)));
   // The activation row whose products end the operation (a stream: every row of the last slice).
   assign act_last      = op_stream ? last_slice : in_last;
@@ -229,6 +287,8 @@ module systolic_array
     // -------------------------------------------------------------------------------------------
     logic unused_wrow;  // the stream inputs and tags
     assign unused_wrow = ^{in_wrow_i, act_last};
+    logic [7:0]  mul_a    [R][N];   // PE(k, n)'s multiplicand: a_in, or its tap (depthwise)
+    logic        row_fire;          // an output row starts down the array: its tags enter
     logic [WB-1:0] w_q    [R][N];   // W[k][n], stationary
     logic [7:0]  act_left [R];      // activation entering PE(k, 0) this cycle
     logic [31:0] seed_top [N];      // partial-sum seed entering PE(0, n) this cycle
@@ -290,7 +350,7 @@ module systolic_array
         end else begin : g_p_inner
           assign psum_in = psum_q[k - 1][n];
         end
-        assign psum_d[k][n] = psum_in + pe_product(a_in[k][n], w_q[k][n]);
+        assign psum_d[k][n] = psum_in + pe_product(mul_a[k][n], w_q[k][n]);
         if (n < N - 1) begin : g_a_fwd
           always_ff @(posedge clk_i) a_q[k][n] <= a_in[k][n];
         end
@@ -314,8 +374,119 @@ module systolic_array
       end
     end
 
+    // The depthwise mode (see the header): line buffer, tap read, tap skew, multiplicand select.
+    if (DW) begin : g_dw
+      localparam int LBA_W = (LB > 1) ? $clog2(LB) : 1;
+      logic              dw_q;
+      logic [KH_W-1:0]   kh_q, kw_q, op_kh, op_kw;
+      logic [PS_W-1:0]   pitch_q, stride_q, op_pitch, op_stride;
+      logic [CNT_W-1:0]  next_last_q, next_last;  // the window row that completes the next output
+      logic [M_W-1:0]    out_idx_q, out_idx;      // that output's index
+      logic              event_fire;              // output out_idx starts down the array now
+      logic [LBA_W-1:0]  wp_q, wp;                // line-buffer entry of the row arriving now
+      logic [N-1:0][7:0] lb_q   [LB];             // the last LB window rows (no reset)
+      logic [N-1:0][7:0] tap_rd [R];              // the taps of the output starting now
+      logic [7:0]        tap_pe [R][N];           // tap t, channel n, t + n cycles later
+
+      assign op_dw     = accept ? cmd_depthwise_i : dw_q;
+      assign op_kh     = accept ? cmd_kh_i : kh_q;
+      assign op_kw     = accept ? cmd_kw_i : kw_q;
+      assign op_pitch  = accept ? cmd_pitch_i : pitch_q;
+      assign op_stride = accept ? cmd_stride_i : stride_q;
+      // Output 0 completes with window row L_0 = (kh-1)*pitch + kw - 1, each further one stride later.
+      assign next_last = accept ? CNT_W'((int'(cmd_kh_i) - 1) * int'(cmd_pitch_i) + int'(cmd_kw_i) - 1)
+                                : next_last_q;
+      assign out_idx    = accept ? '0 : out_idx_q;
+      assign event_fire = in_fire & op_dw & (in_idx == next_last);
+      assign dw_last    = event_fire & (out_idx == op_m - M_W'(1));
+      assign row_fire   = op_dw ? event_fire : act_fire;
+      assign wp         = accept ? '0 : wp_q;
+
+      always_ff @(posedge clk_i or negedge rst_ni) begin
+        if (!rst_ni) begin
+          dw_q        <= 1'b0;
+          kh_q        <= '0;
+          kw_q        <= '0;
+          pitch_q     <= '0;
+          stride_q    <= '0;
+          next_last_q <= '0;
+          out_idx_q   <= '0;
+          wp_q        <= '0;
+        end else begin
+          if (accept) begin
+            dw_q     <= cmd_depthwise_i;
+            kh_q     <= cmd_kh_i;
+            kw_q     <= cmd_kw_i;
+            pitch_q  <= cmd_pitch_i;
+            stride_q <= cmd_stride_i;
+          end
+          next_last_q <= event_fire ? next_last + CNT_W'(op_stride) : next_last;
+          out_idx_q   <= event_fire ? out_idx + M_W'(1) : out_idx;
+          if (in_fire & op_dw) wp_q <= (wp == LBA_W'(LB - 1)) ? '0 : wp + LBA_W'(1);
+          else                 wp_q <= wp;
+        end
+      end
+
+      // The circular line buffer takes every window row.
+      always_ff @(posedge clk_i) begin
+        if (in_fire & op_dw) lb_q[wp] <= in_row_i[N-1:0];
+      end
+
+      // The taps of the output starting now: tap t = (r, c) = (t / kw, t % kw) is window row
+      // L_i - back_t, back_t = (kh-1-r)*pitch + (kw-1-c) rows before the one arriving now (r and c
+      // are counted along the taps, no divider); taps t >= kh*kw (r >= kh) are zero.
+      always_comb begin
+        int r, c, back, addr;
+        r = 0;
+        c = 0;
+        for (int t = 0; t < R; t++) begin
+          back = (int'(op_kh) - 1 - r) * int'(op_pitch) + (int'(op_kw) - 1 - c);
+          addr = int'(wp) - back;
+          if (addr < 0) addr = addr + LB;
+          if (r >= int'(op_kh)) tap_rd[t] = '0;
+          else if (back == 0)   tap_rd[t] = in_row_i[N-1:0];  // bypass: the row arriving now
+          else                  tap_rd[t] = lb_q[LBA_W'(addr)];
+          c = c + 1;
+          if (c == int'(op_kw)) begin
+            c = 0;
+            r = r + 1;
+          end
+        end
+      end
+
+      // Tap skew: channel n of tap t waits t + n cycles, to meet the partial sum of column n in
+      // PE(t, n); there it replaces the activation passed along the row.
+      for (genvar t = 0; t < R; t++) begin : g_tap_row
+        for (genvar n = 0; n < N; n++) begin : g_tap_col
+          if (t + n == 0) begin : g_direct
+            assign tap_pe[t][n] = tap_rd[t][n];
+          end else begin : g_delay
+            logic [7:0] skew_q [t + n];
+            always_ff @(posedge clk_i) begin
+              skew_q[0] <= tap_rd[t][n];
+              for (int j = 1; j < t + n; j++) skew_q[j] <= skew_q[j - 1];
+            end
+            assign tap_pe[t][n] = skew_q[t + n - 1];
+          end
+          assign mul_a[t][n] = op_dw ? tap_pe[t][n] : a_in[t][n];
+        end
+      end
+    end else begin : g_no_dw
+      logic unused_dw;  // the depthwise command inputs
+      assign unused_dw = ^{cmd_depthwise_i, cmd_kh_i, cmd_kw_i, cmd_pitch_i, cmd_stride_i};
+      assign op_dw     = 1'b0;
+      assign dw_last   = 1'b0;
+      assign row_fire  = act_fire;
+      for (genvar k = 0; k < R; k++) begin : g_mul_row
+        for (genvar n = 0; n < N; n++) begin : g_mul_col
+          assign mul_a[k][n] = a_in[k][n];
+        end
+      end
+    end
+
     // Row valid/last tags travel with the data: R + N - 2 stages, the path of activation element
-    // R - 1 through the skew registers and along the bottom PE row.
+    // R - 1 through the skew registers and along the bottom PE row (a depthwise output's tags
+    // enter in the cycle of its last window row).
     localparam int D = R + N - 2;
     logic [D-1:0] tag_valid_q, tag_last_q;
     always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -323,8 +494,8 @@ module systolic_array
         tag_valid_q <= '0;
         tag_last_q  <= '0;
       end else begin
-        tag_valid_q <= {tag_valid_q[D-2:0], act_fire};
-        tag_last_q  <= {tag_last_q[D-2:0], act_fire & in_last};
+        tag_valid_q <= {tag_valid_q[D-2:0], row_fire};
+        tag_last_q  <= {tag_last_q[D-2:0], row_fire & in_last};
       end
     end
 
@@ -341,8 +512,12 @@ module systolic_array
 
   end else begin : g_os
     // -------------------------------------------------------------------------------------------
-    // Output-stationary datapath.
+    // Output-stationary datapath (no depthwise mode).
     // -------------------------------------------------------------------------------------------
+    logic unused_dw;  // the depthwise command inputs
+    assign unused_dw = ^{cmd_depthwise_i, cmd_kh_i, cmd_kw_i, cmd_pitch_i, cmd_stride_i};
+    assign op_dw     = 1'b0;
+    assign dw_last   = 1'b0;
     logic [WB-1:0] wbuf_q [R][N];   // weight buffer at the top edge: W[k][n]
     logic [WB-1:0] w_top  [N];      // weight entering PE(0, n) this cycle
     logic [WB-1:0] w_in   [R][N];   // weight at PE(i, n) this cycle
@@ -541,6 +716,14 @@ module systolic_array
   assert property (@(posedge clk_i) disable iff (!rst_ni)
                    (accept & cmd_stream_i) |-> (OS && !cmd_preload_i && cmd_k_slices_i != '0))
     else $error("matmul_stream needs the output-stationary dataflow, no preload and k_slices >= 1 (got %0d)", cmd_k_slices_i);
+  // depthwise_tile: only with the mode, never with a preload or a stream, and within its limits.
+  assert property (@(posedge clk_i) disable iff (!rst_ni)
+                   (accept & cmd_depthwise_i) |->
+                   (DW && !cmd_preload_i && !cmd_stream_i && cmd_kh_i != '0 && cmd_kw_i != '0 &&
+                    cmd_stride_i != '0 && int'(cmd_kh_i) * int'(cmd_kw_i) <= R &&
+                    (int'(cmd_kh_i) - 1) * int'(cmd_pitch_i) + int'(cmd_kw_i) <= LB))
+    else $error("depthwise_tile kh=%0d kw=%0d pitch=%0d stride=%0d: needs the weight-stationary line buffer (%0d rows), no preload or stream, kh, kw, stride >= 1, kh*kw <= %0d and (kh-1)*pitch + kw <= the line buffer",
+                cmd_kh_i, cmd_kw_i, cmd_pitch_i, cmd_stride_i, LB, R);
   // Outputs only belong to a running matmul, in order, and the last one is row m - 1.
   assert property (@(posedge clk_i) disable iff (!rst_ni) out_valid_o |-> (busy_q & ~preload_q))
     else $error("output row outside a matmul_tile");

@@ -42,8 +42,9 @@ void registerSim(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
   cmd->add_flag("--races", a.races,
                 "fault if two queues' accesses to a scratchpad or accumulator row are not ordered by tokens");
   cmd->add_flag("-q,--quiet", a.quiet, "print nothing on success");
-  cmd->add_option("--rtl", a.rtl,
-                  "co-simulate: run weight_preload, matmul_tile and matmul_stream on the Verilated RTL array")
+  cmd->add_option(
+         "--rtl", a.rtl,
+         "co-simulate: run weight_preload, matmul_tile, matmul_stream and depthwise_tile on the Verilated RTL array")
       ->check(CLI::IsMember({"array"}));
   cmd->add_option("--vcd", a.vcd, "with --rtl: write the RTL array's waveform (VCD)");
   actions.emplace_back(cmd, [] {

@@ -74,7 +74,8 @@ class ConfigLoader {
 
  private:
   /// Replaces (or adds) the value at `o.key`: maps by key (a missing one is made, so an optional
-  /// section can be set without writing it in the file), the instruction list by name.
+  /// section can be set without writing it in the file), the instruction list by name;
+  /// `instructions.NAME=~` removes that instruction (a design without it).
   void apply(YAML::Node root, const ConfigOverride& o) {
     YAML::Node value;
     try {
@@ -82,6 +83,8 @@ class ConfigLoader {
     } catch (const YAML::ParserException& e) {
       throw Error({o.text(), 0, 0}, "malformed YAML value: " + e.msg);
     }
+    if (const std::string prefix = "instructions."; value.IsNull() && o.key.starts_with(prefix))
+      return removeInstruction(root, o.key.substr(prefix.size()), o);
     std::vector<std::string> path;
     for (size_t start = 0;;) {
       const size_t dot = o.key.find('.', start);
@@ -133,6 +136,20 @@ class ConfigLoader {
     for (auto it = node.begin(); it != node.end(); ++it)
       if (it->first.IsScalar() && it->first.Scalar() == path.back()) remember(it->first, o);
     remember(node[path.back()], o);
+  }
+
+  void removeInstruction(YAML::Node root, const std::string& name, const ConfigOverride& o) {
+    const YAML::Node list = root["instructions"];
+    YAML::Node kept(YAML::NodeType::Sequence);
+    bool found = false;
+    if (list.IsSequence())
+      for (const YAML::Node& item : list) {
+        const bool named = item.IsMap() && item["name"] && item["name"].IsScalar() && item["name"].Scalar() == name;
+        found |= named;
+        if (!named) kept.push_back(item);
+      }
+    if (!found) throw Error({o.text(), 0, 0}, "no instruction named '" + name + "' to remove");
+    root["instructions"] = kept;
   }
 
   /// Nodes an override made are reported against it, not against the file.
@@ -282,11 +299,14 @@ class ConfigLoader {
     readTypes(root["types"], p);
 
     const YAML::Node array = root["array"];
-    checkKeys(array, "array", {"rows", "cols", "dataflow", "weight_buffers"}, {"rows", "cols", "dataflow"});
+    checkKeys(array, "array", {"rows", "cols", "dataflow", "weight_buffers", "line_buffer_rows"},
+              {"rows", "cols", "dataflow"});
     p.array_rows = integer(array["rows"], "array.rows", 1, 256);
     p.array_cols = integer(array["cols"], "array.cols", 1, 256);
     if (array["weight_buffers"])
       p.array_weight_buffers = integer(array["weight_buffers"], "array.weight_buffers", 1, 2);
+    if (array["line_buffer_rows"])
+      p.array_line_buffer_rows = integer(array["line_buffer_rows"], "array.line_buffer_rows", 0, 65536);
     const std::string df = str(array["dataflow"], "array.dataflow");
     if (df == "weight_stationary")
       p.dataflow = Dataflow::WeightStationary;
@@ -418,6 +438,14 @@ class ConfigLoader {
       throw Error(at(list), "the instruction set needs an instruction with semantics 'finish'");
     if (p.offersWeightBits(4) && config.bySemantics(Semantics::DmaLoadInt4) < 0)
       throw Error(typesAt_, "types.weight offers int4, which needs an instruction with semantics 'dma_load_int4'");
+    if (const int dw = config.bySemantics(Semantics::DepthwiseTile); dw >= 0) {
+      const InstrDesc& d = config.instrs_[static_cast<size_t>(dw)];
+      if (p.dataflow != Dataflow::WeightStationary)
+        throw Error(d.where, "'" + d.name + "' (depthwise_tile) needs a weight_stationary array");
+      if (p.array_line_buffer_rows < 1)
+        throw Error(d.where, "'" + d.name + "' (depthwise_tile) needs array.line_buffer_rows, the rows of the " +
+                                 "line buffer that feeds the array its windows");
+    }
   }
 
   InstrDesc readInstruction(const YAML::Node& n, const Params& p) {

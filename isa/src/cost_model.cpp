@@ -47,6 +47,10 @@ constexpr CostParameter kTable[] = {
     {"area", "pe_multiplier_share", &CostModel::pe_multiplier_share, 0.673, "",
      "the multiplier's share of pe_mm2, which scales with the widest weight type (types.weight) over 8 bits",
      "282 of 419 um^2 (Horowitz, ISSCC 2014, 45 nm)", 1.0},
+    {"area", "depthwise_pe_share", &CostModel::depthwise_pe_share, 0.1, "",
+     "what the depthwise mode (array.line_buffer_rows) adds to each PE, as a share of pe_mm2: a tap input register and "
+     "a multiplexer before the multiplier; its line buffer is costed as scratchpad SRAM",
+     "an assumption: an 8-bit register and 2:1 multiplexer, about a tenth of an int8 PE", 1.0},
     {"area", "scratchpad_mm2_per_kib", &CostModel::scratchpad_mm2_per_kib, 0.0057, "mm^2/KiB", "scratchpad capacity",
      "45 nm 6T SRAM cell 0.346 um^2 (Mistry et al., IEDM 2007) x 8192 bits at 50% array efficiency (an assumption)"},
     {"area", "accumulator_mm2_per_kib", &CostModel::accumulator_mm2_per_kib, 0.0057, "mm^2/KiB", "accumulator capacity",
@@ -76,6 +80,10 @@ AreaBreakdown areaOf(const Params& p) {
   const CostModel& c = p.cost;
   AreaBreakdown a;
   a.array_mm2 = static_cast<double>(p.array_rows * p.array_cols) * c.pe_mm2 * c.pe_area_scale;
+  if (p.array_line_buffer_rows > 0)  // the depthwise mode: its PE inputs and its line buffer
+    a.array_mm2 +=
+        static_cast<double>(p.array_rows * p.array_cols) * c.pe_mm2 * c.depthwise_pe_share +
+        static_cast<double>(p.array_line_buffer_rows * p.array_cols) / kBytesPerKib * c.scratchpad_mm2_per_kib;
   a.scratchpad_mm2 = static_cast<double>(p.spad_size) / kBytesPerKib * c.scratchpad_mm2_per_kib;
   a.accumulator_mm2 = static_cast<double>(p.acc_size) / kBytesPerKib * c.accumulator_mm2_per_kib;
   a.fixed_mm2 = c.fixed_mm2;

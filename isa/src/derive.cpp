@@ -49,6 +49,8 @@ std::vector<ParamEntry> parameterTable(const Params& p) {
        "weight sets the array holds (2: a preload fills the shadow set while matmuls use the other)"},
       {"array.weight_bits", p.widestWeightBits(), true,
        "bits of a PE's weight register = the widest of types.weight (weight_preload keeps a byte's low bits)"},
+      {"array.line_buffer_rows", p.array_line_buffer_rows, false,
+       "scratchpad rows the depthwise mode's line buffer holds (0: no depthwise_tile)"},
       {"dram.size", p.dram_size, false, "DRAM capacity, bytes"},
       {"dram.bytes_per_cycle", p.dram_bytes_per_cycle, false, "DRAM bandwidth, bytes per cycle"},
       {"dram.latency", p.dram_latency, false, "DRAM access latency, cycles"},

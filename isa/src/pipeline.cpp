@@ -31,7 +31,9 @@ int64_t streamBankConflictCycles(const Params& p, const InstrDesc& d, const Inst
 
 }  // namespace
 
-bool isArrayProduct(Semantics s) { return s == Semantics::MatmulTile || s == Semantics::MatmulStream; }
+bool isArrayProduct(Semantics s) {
+  return s == Semantics::MatmulTile || s == Semantics::MatmulStream || s == Semantics::DepthwiseTile;
+}
 
 ComputeAccesses computeAccesses(const Params& p, const InstrDesc& d, const Instruction& in) {
   ComputeAccesses a;
@@ -45,7 +47,7 @@ ComputeAccesses computeAccesses(const Params& p, const InstrDesc& d, const Instr
     }
   }
   a.writes_weights = isWeightPreload(d.semantics);
-  a.reads_weights = d.semantics == Semantics::MatmulTile;
+  a.reads_weights = d.semantics == Semantics::MatmulTile || d.semantics == Semantics::DepthwiseTile;
   return a;
 }
 

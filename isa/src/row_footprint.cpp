@@ -28,9 +28,12 @@ RowFootprint rowFootprint(const Params& p, const InstrDesc& d, const Instruction
     case Semantics::DmaStoreAcc: add(kAcc, kRead, op(1), op(2), op(3)); break;
     case Semantics::WeightPreload: add(kSpad, kRead, op(0), p.array_rows, p.array_cols); break;  // w_row
     case Semantics::WeightPreloadT: add(kSpad, kRead, op(0), p.array_cols, p.array_rows); break;
-    case Semantics::MatmulTile: {  // a_row, acc_row, m, accumulate
+    case Semantics::MatmulTile:
+    case Semantics::DepthwiseTile: {  // a_row, acc_row, m, accumulate (depthwise_tile: each window row once)
       const int64_t m = op(2);
-      add(kSpad, kRead, op(0), m, p.array_rows);
+      const bool dw = d.semantics == Semantics::DepthwiseTile;
+      add(kSpad, kRead, op(0), dw ? depthwiseWindowRows(m, op(4), op(5), op(6), op(7)) : m,
+          dw ? p.array_cols : p.array_rows);
       add(kAcc, kWrite, op(1), m, A);
       if (op(3) != 0) add(kAcc, kRead, op(1), m, A);
       break;

@@ -103,6 +103,11 @@ constexpr SemanticsInfo kTable[kNumSemantics] = {
      {"dram_addr", "spad_row", "rows", "bytes", "dram_stride"},
      "copy `rows` strided DRAM rows of ceil(bytes / 2) bytes, two signed 4-bit values per byte (low nibble first), "
      "sign-extended to `bytes` int8 values per scratchpad row"},
+    {Semantics::DepthwiseTile,
+     "depthwise_tile",
+     Unit::Compute,
+     {"a_row", "acc_row", "m", "accumulate", "kh", "kw", "pitch", "stride"},
+     "acc[acc_row+i][n] (+)= sum_{t < kh*kw} spad[a_row+stride*i+(t/kw)*pitch+t%kw][n] * W[t][n] for i < m"},
 };
 
 }  // namespace
@@ -126,7 +131,8 @@ RowSpace operandRowSpace(Semantics s, int k) {
     case Semantics::DmaStoreAcc: return of({N, A});
     case Semantics::WeightPreload:
     case Semantics::WeightPreloadT: return of({S});
-    case Semantics::MatmulTile: return of({S, A});
+    case Semantics::MatmulTile:
+    case Semantics::DepthwiseTile: return of({S, A});
     case Semantics::MatmulStream: return of({S, N, S, A});
     case Semantics::Requantize: return of({A, S, N, A});
     case Semantics::VectorWiden: return of({S, A});

@@ -9,6 +9,7 @@ package systole_pkg;
   localparam int ARRAY_ROWS = 2;
   localparam int ARRAY_COLS = 2;
   localparam int ARRAY_WEIGHT_BITS = 8;
+  localparam int ARRAY_LINE_BUFFER_ROWS = 0;
   localparam int DRAM_SIZE = 1024;
   localparam int DRAM_BYTES_PER_CYCLE = 4;
   localparam int DRAM_LATENCY = 2;

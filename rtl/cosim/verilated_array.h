@@ -1,7 +1,8 @@
 // The Verilated systolic array (tb_systolic_array: the block plus its package values) driven as
 // an ArrayBackend, with the protocol of tests/rtl/systolic_array_check.cpp: the command and the
 // first input row in the accept cycle, one input row per cycle, output rows captured as they
-// leave, the operation's cycles counted until cmd_ready_o is high again. Included by the
+// leave, the operation's cycles counted until cmd_ready_o is high again (depthwise_tile: the window
+// rows one per cycle, accumulator row i with output i's last window row). Included by the
 // generated per-config file that names the Verilated top class (Vcosim_array_<config>).
 #pragma once
 
@@ -13,6 +14,7 @@
 
 #include "systole/isa/config.h"
 #include "systole/isa/diagnostic.h"
+#include "systole/isa/row_footprint.h"
 #include "systole/rtl/cosim.h"
 #include "systole/sim/fault.h"
 #include "verilated.h"
@@ -78,6 +80,10 @@ class VerilatedArray final : public sim::ArrayBackend {
     same("ARRAY_COLS", top_->pkg_array_cols_o, p.array_cols);
     same("DATAFLOW_OUTPUT_STATIONARY", top_->pkg_output_stationary_o, p.dataflow == isa::Dataflow::OutputStationary);
     same("SCRATCHPAD_ROW_BYTES", top_->pkg_row_bytes_o, p.spad_row_bytes);
+    same("ARRAY_LINE_BUFFER_ROWS", top_->pkg_line_buffer_rows_o, p.array_line_buffer_rows);
+    lineBufferRows_ = p.array_line_buffer_rows;
+    khMax_ = (int64_t{1} << top_->pkg_kh_bits_o) - 1;
+    pitchMax_ = (int64_t{1} << top_->pkg_pitch_bits_o) - 1;
     rowWords_.resize(static_cast<size_t>((E_ + 3) / 4));
     accWords_.resize(static_cast<size_t>(N_));
   }
@@ -133,6 +139,31 @@ class VerilatedArray final : public sim::ArrayBackend {
         acc, accStride);
   }
 
+  uint64_t depthwise(const int8_t* act, int64_t actStride, int64_t m, int64_t kh, int64_t kw, int64_t pitch,
+                     int64_t stride, bool accumulate, int32_t* acc, int64_t accStride) override {
+    if (lineBufferRows_ == 0)
+      throw Error("the RTL array for '" + name_ +
+                  "' was built without the depthwise mode (array.line_buffer_rows is 0): depthwise_tile cannot be "
+                  "co-simulated");
+    if (m == 0) fail("depthwise_tile with m = 0 is rejected by the RTL (see rtl/README.md)");
+    // pitch is free when kh = 1 (no second kernel row): the RTL gets 0, which its port always holds.
+    if (kh == 1) pitch = 0;
+    if (kh < 1 || kw < 1 || stride < 1 || kh > khMax_ || kw > khMax_ || pitch > pitchMax_ || stride > pitchMax_)
+      fail("depthwise_tile kh=" + std::to_string(kh) + " kw=" + std::to_string(kw) + " pitch=" + std::to_string(pitch) +
+           " stride=" + std::to_string(stride) + " does not fit the RTL's command ports (kh, kw <= " +
+           std::to_string(khMax_) + ", 1 <= stride and pitch <= " + std::to_string(pitchMax_) + ")");
+    // Output i completes with window row last0 + stride * i: its accumulator row is presented then.
+    const int64_t last0 = (kh - 1) * pitch + kw - 1;
+    return run(
+        {.depthwise = true, .m = m, .accumulate = accumulate, .kh = kh, .kw = kw, .pitch = pitch, .stride = stride},
+        isa::depthwiseWindowRows(m, kh, kw, pitch, stride),
+        [&](int64_t c) {
+          putRow(top_->in_row_i, act + c * actStride, E_);
+          if (accumulate && c >= last0 && (c - last0) % stride == 0) putAcc(acc + (c - last0) / stride * accStride);
+        },
+        acc, accStride);
+  }
+
  private:
   void settle() {
     top_->clk_i = 0;
@@ -162,17 +193,26 @@ class VerilatedArray final : public sim::ArrayBackend {
   }
 
   struct Command {
-    bool preload = false, stream = false;
+    bool preload = false, stream = false, depthwise = false;
     int64_t m = 0, slices = 0;
     bool accumulate = false;
+    int64_t kh = 0, kw = 0, pitch = 0, stride = 0;  // depthwise_tile
   };
+
+  template <typename P>
+  static void setPort(P& port, int64_t value) {
+    port = static_cast<P>(value);
+  }
 
   /// One operation: the command in cycle 0, `inputs` cycles of input rows (present(c) puts cycle
   /// c's rows on the ports), output rows written to acc + row * accStride as they leave; returns
   /// the cycles until cmd_ready_o is high again.
   template <typename Present>
   uint64_t run(const Command& cmd, int64_t inputs, Present&& present, int32_t* acc, int64_t accStride) {
-    const char* what = cmd.preload ? "weight_preload" : cmd.stream ? "matmul_stream" : "matmul_tile";
+    const char* what = cmd.preload     ? "weight_preload"
+                       : cmd.stream    ? "matmul_stream"
+                       : cmd.depthwise ? "depthwise_tile"
+                                       : "matmul_tile";
     settle();
     if (!top_->cmd_ready_o) fail("cmd_ready_o low while idle");
     constexpr int64_t kTimeout = 1000000;
@@ -185,6 +225,11 @@ class VerilatedArray final : public sim::ArrayBackend {
       top_->cmd_stream_i = cmd.stream;
       top_->cmd_k_slices_i =
           static_cast<std::remove_reference_t<decltype(top_->cmd_k_slices_i)>>(c == 0 ? cmd.slices : 0);
+      top_->cmd_depthwise_i = c == 0 && cmd.depthwise;
+      setPort(top_->cmd_kh_i, c == 0 ? cmd.kh : 0);
+      setPort(top_->cmd_kw_i, c == 0 ? cmd.kw : 0);
+      setPort(top_->cmd_pitch_i, c == 0 ? cmd.pitch : 0);
+      setPort(top_->cmd_stride_i, c == 0 ? cmd.stride : 0);
       top_->in_valid_i = c < inputs;
       if (c < inputs) present(c);
       settle();
@@ -208,6 +253,7 @@ class VerilatedArray final : public sim::ArrayBackend {
 
   std::string name_;
   int R_, N_, E_;
+  int64_t lineBufferRows_ = 0, khMax_ = 0, pitchMax_ = 0;  // the depthwise mode (0 rows: none)
   std::unique_ptr<VerilatedContext> ctx_;
   std::unique_ptr<Top> top_;
   std::unique_ptr<VerilatedVcdC> vcd_;

@@ -4,7 +4,9 @@ module tb_systolic_array
   import systole_pkg::*;
 #(
   localparam int M_W = $clog2(((DATAFLOW_OUTPUT_STATIONARY != 0) ? ARRAY_ROWS : ACCUMULATOR_ROWS) + 1),
-  localparam int KS_W = $clog2(SCRATCHPAD_ROWS / ARRAY_ROWS + 1)
+  localparam int KS_W = $clog2(SCRATCHPAD_ROWS / ARRAY_ROWS + 1),
+  localparam int KH_W = $clog2(ARRAY_ROWS + 1),
+  localparam int PS_W = (ARRAY_LINE_BUFFER_ROWS > 0) ? $clog2(ARRAY_LINE_BUFFER_ROWS + 1) : 1
 ) (
   input  logic                                 clk_i,
   input  logic                                 rst_ni,
@@ -15,6 +17,11 @@ module tb_systolic_array
   input  logic                                 cmd_accumulate_i,
   input  logic                                 cmd_stream_i,
   input  logic [KS_W-1:0]                      cmd_k_slices_i,
+  input  logic                                 cmd_depthwise_i,
+  input  logic [KH_W-1:0]                      cmd_kh_i,
+  input  logic [KH_W-1:0]                      cmd_kw_i,
+  input  logic [PS_W-1:0]                      cmd_pitch_i,
+  input  logic [PS_W-1:0]                      cmd_stride_i,
   input  logic                                 in_valid_i,
   input  logic [SCRATCHPAD_ROW_BYTES-1:0][7:0] in_row_i,
   input  logic [ARRAY_COLS-1:0][7:0]           in_wrow_i,
@@ -30,7 +37,11 @@ module tb_systolic_array
   output logic [31:0]                          pkg_row_bytes_o,
   output logic [31:0]                          pkg_m_bits_o,
   output logic [31:0]                          pkg_k_slices_bits_o,
-  output logic [31:0]                          pkg_weight_bits_o
+  output logic [31:0]                          pkg_weight_bits_o,
+  // The depthwise mode: ARRAY_LINE_BUFFER_ROWS (0: no mode) and the widths of kh/kw and pitch/stride.
+  output logic [31:0]                          pkg_line_buffer_rows_o,
+  output logic [31:0]                          pkg_kh_bits_o,
+  output logic [31:0]                          pkg_pitch_bits_o
 );
   systolic_array u_dut (.*);
 
@@ -41,4 +52,7 @@ module tb_systolic_array
   assign pkg_m_bits_o            = 32'(M_W);
   assign pkg_k_slices_bits_o     = 32'(KS_W);
   assign pkg_weight_bits_o       = 32'(ARRAY_WEIGHT_BITS);
+  assign pkg_line_buffer_rows_o  = 32'(ARRAY_LINE_BUFFER_ROWS);
+  assign pkg_kh_bits_o           = 32'(KH_W);
+  assign pkg_pitch_bits_o        = 32'(PS_W);
 endmodule

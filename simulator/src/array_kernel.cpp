@@ -112,5 +112,19 @@ void matmulRowsScalar(const ArrayWeights& w, const int8_t* a, int64_t aStride, i
   }
 }
 
+void depthwiseRows(const ArrayWeights& w, const int8_t* a, int64_t aStride, int64_t count, int64_t kh, int64_t kw,
+                   int64_t pitch, int64_t stride, uint32_t* out, int64_t outStride, bool accumulate) {
+  const int64_t N = w.cols();
+  for (int64_t i = 0; i < count; ++i) {
+    uint32_t* dst = out + i * outStride;
+    if (!accumulate) std::fill(dst, dst + N, 0u);
+    for (int64_t t = 0; t < kh * kw; ++t) {
+      const int8_t* x = a + (stride * i + (t / kw) * pitch + t % kw) * aStride;
+      const int8_t* wt = w.plain() + t * N;
+      for (int64_t n = 0; n < N; ++n) dst[n] += static_cast<uint32_t>(int32_t{x[n]} * int32_t{wt[n]});
+    }
+  }
+}
+
 }  // namespace systole::sim
 #endif  // HWY_ONCE

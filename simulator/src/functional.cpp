@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "systole/isa/arith.h"
+#include "systole/isa/row_footprint.h"
 #include "systole/sim/functional.h"
 
 namespace systole::sim {
@@ -105,6 +106,7 @@ struct ComputeCall {
   int64_t weightPreloadTransposed();
   int64_t matmulTile();
   int64_t matmulStream();
+  int64_t depthwiseTile();
   int64_t requantize();
   int64_t widen();
   int64_t addOrMultiply();
@@ -160,6 +162,39 @@ int64_t ComputeCall::matmulTile() {
   else
     matmulRows(m.weights, m.spad.row(a), m.spad.lanes(), rows, reinterpret_cast<uint32_t*>(m.acc.row(acc)),
                m.acc.lanes(), accumulate);
+  m.acc.markWritten(acc, rows);
+  return cycles;
+}
+
+int64_t ComputeCall::depthwiseTile() {
+  // a_row, acc_row, m, accumulate, kh, kw, pitch, stride
+  const int64_t a = op(0), acc = op(1), rows = op(2), kh = op(4), kw = op(5), pitch = op(6), stride = op(7);
+  const bool accumulate = op(3) != 0;
+  if (kh < 1 || kw < 1 || stride < 1)
+    throw FaultCause{"depthwise_tile with kh " + std::to_string(kh) + ", kw " + std::to_string(kw) + ", stride " +
+                     std::to_string(stride) + ": each must be at least 1"};
+  if (kh * kw > p.array_rows)
+    throw FaultCause{"depthwise_tile of " + std::to_string(kh * kw) + " taps: the array has " +
+                     std::to_string(p.array_rows) + " PE rows"};
+  if (isa::depthwiseLineRows(kh, kw, pitch) > p.array_line_buffer_rows)
+    throw FaultCause{"depthwise_tile window of " + std::to_string(isa::depthwiseLineRows(kh, kw, pitch)) +
+                     " rows exceeds array.line_buffer_rows (" + std::to_string(p.array_line_buffer_rows) + ")"};
+  const int64_t window = isa::depthwiseWindowRows(rows, kh, kw, pitch, stride);
+  m.spad.checkRows(a, window, "activation");
+  m.acc.checkRows(acc, rows, "accumulator");
+  if (poison) {
+    if (!m.weights_loaded)
+      throw FaultCause{"the array's weights were never loaded: no weight_preload ran before it (poison mode)"};
+    m.spad.checkWritten(a, window, "activation");
+    if (accumulate) m.acc.checkWritten(acc, rows, "accumulator");
+  }
+  int64_t cycles = -1;
+  if (array)
+    cycles = static_cast<int64_t>(array->depthwise(m.spad.row(a), m.spad.lanes(), rows, kh, kw, pitch, stride,
+                                                   accumulate, m.acc.row(acc), m.acc.lanes()));
+  else
+    depthwiseRows(m.weights, m.spad.row(a), m.spad.lanes(), rows, kh, kw, pitch, stride,
+                  reinterpret_cast<uint32_t*>(m.acc.row(acc)), m.acc.lanes(), accumulate);
   m.acc.markWritten(acc, rows);
   return cycles;
 }
@@ -333,6 +368,7 @@ int64_t executeCompute(const isa::Params& p, const isa::InstrDesc& d, const isa:
     case Semantics::WeightPreloadT: return c.weightPreloadTransposed();
     case Semantics::MatmulTile: return c.matmulTile();
     case Semantics::MatmulStream: return c.matmulStream();
+    case Semantics::DepthwiseTile: return c.depthwiseTile();
     case Semantics::Requantize: return c.requantize();
     case Semantics::VectorWiden: return c.widen();
     case Semantics::VectorAdd:
@@ -347,6 +383,8 @@ int64_t executeCompute(const isa::Params& p, const isa::InstrDesc& d, const isa:
 
 int64_t macCount(const isa::Params& p, const isa::InstrDesc& d, const isa::Instruction& in) {
   if (d.semantics == Semantics::MatmulStream) return in.operand(d, 4) * in.operand(d, 5) * p.array_rows * p.array_cols;
+  if (d.semantics == Semantics::DepthwiseTile)  // the PEs of the kh * kw tap rows
+    return in.operand(d, 2) * in.operand(d, 4) * in.operand(d, 5) * p.array_cols;
   return d.semantics == Semantics::MatmulTile ? in.operand(d, 2) * p.array_rows * p.array_cols : 0;
 }
 

@@ -70,7 +70,8 @@ struct RunContext {
   const std::vector<InstrTiming>* timing = nullptr;  // one per instruction of `program`
   MachineState* state = nullptr;
   PagedDram* dram = nullptr;
-  ArrayBackend* array = nullptr;  // weight_preload / matmul_tile / matmul_stream backend; null: the C++ model
+  ArrayBackend* array =
+      nullptr;  // weight_preload / matmul_tile / matmul_stream / depthwise_tile backend; null: the C++ model
   bool timing_only = false, poison = false, record_trace = false;
   uint64_t base_cycle = 0;      // SystemC time at the start of the run
   uint64_t quantum_cycles = 0;  // how far the units may run ahead of SystemC time before it catches up

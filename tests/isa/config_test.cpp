@@ -66,9 +66,13 @@ TEST(Config, EveryShippedConfigLoads) {
     EXPECT_EQ(isa.hash(), fnv1a64(text.data(), text.size()));
     EXPECT_FALSE(isa.params().description.empty());
     // os16 also streams its reduction (matmul_stream); the weight-stationary configs do not.
-    // default also has 2-D loads (dma_load_2d) and offers int4 weights (dma_load_int4).
-    const bool streams = name == "os16", loads2d = name == "default", int4 = name == "default";
-    EXPECT_EQ(isa.instructions().size(), 17u + (streams ? 1 : 0) + (loads2d ? 1 : 0) + (int4 ? 1 : 0));
+    // default also has 2-D loads (dma_load_2d), offers int4 weights (dma_load_int4) and has the
+    // array's depthwise mode (depthwise_tile).
+    const bool streams = name == "os16", loads2d = name == "default", int4 = name == "default",
+               depthwise = name == "default";
+    EXPECT_EQ(isa.instructions().size(),
+              17u + (streams ? 1 : 0) + (loads2d ? 1 : 0) + (int4 ? 1 : 0) + (depthwise ? 1 : 0));
+    EXPECT_EQ(isa.params().array_line_buffer_rows > 0, depthwise);
     EXPECT_EQ(isa.params().offersWeightBits(4), int4);
     EXPECT_EQ(isa.params().weight_bits.front(), 8);
     // load() and parse() agree.
@@ -79,7 +83,7 @@ TEST(Config, EveryShippedConfigLoads) {
     for (const SemanticsInfo& s : allSemantics()) {
       const int idx = isa.bySemantics(s.semantics);
       if ((s.semantics == Semantics::MatmulStream && !streams) || (s.semantics == Semantics::DmaLoad2d && !loads2d) ||
-          (s.semantics == Semantics::DmaLoadInt4 && !int4)) {
+          (s.semantics == Semantics::DmaLoadInt4 && !int4) || (s.semantics == Semantics::DepthwiseTile && !depthwise)) {
         EXPECT_EQ(idx, -1);
         continue;
       }
@@ -374,11 +378,21 @@ TEST_F(ConfigErrors, EnergyAndArea) {
   EXPECT_EQ(one.params().cost.mac_pj, defaultCostModel().mac_pj);
   // --set energy.mac_pj=0.25 on a shipped config.
   EXPECT_EQ(IsaConfig::load(test::configPath("default"), {{"energy.mac_pj", "0.25"}}).params().cost.mac_pj, 0.25);
-  // Area = PEs x pe + KiB x per-KiB + fixed.
+  // Area = PEs x pe (and the depthwise mode's share) + KiB x per-KiB (the line buffer's 256 rows of
+  // 16 bytes too) + fixed.
   const IsaConfig shipped = loadConfig("default");
   const Params& p = shipped.params();
-  EXPECT_DOUBLE_EQ(areaOf(p).total(), 256 * p.cost.pe_mm2 + 256 * p.cost.scratchpad_mm2_per_kib +
+  EXPECT_DOUBLE_EQ(areaOf(p).total(), 256 * p.cost.pe_mm2 * (1 + p.cost.depthwise_pe_share) +
+                                          (256 + 4) * p.cost.scratchpad_mm2_per_kib +
                                           64 * p.cost.accumulator_mm2_per_kib + p.cost.fixed_mm2);
+  // Without the mode's line buffer (and its instruction), the plain array.
+  const IsaConfig plain =
+      IsaConfig::load(test::configPath("default"), {{"instructions.dwconv", "~"}, {"array.line_buffer_rows", "0"}});
+  EXPECT_DOUBLE_EQ(areaOf(plain.params()).total(), 256 * p.cost.pe_mm2 + 256 * p.cost.scratchpad_mm2_per_kib +
+                                                       64 * p.cost.accumulator_mm2_per_kib + p.cost.fixed_mm2);
+  EXPECT_EQ(plain.bySemantics(Semantics::DepthwiseTile), -1);
+  // Removing an instruction the config lacks is an error naming it.
+  EXPECT_THROW((void)IsaConfig::load(test::configPath("default"), {{"instructions.nosuch", "~"}}), Error);
 }
 
 // docs/isa-schema.md's table gives every key with the code's default.
@@ -396,7 +410,7 @@ TEST_F(ConfigErrors, UnknownKey) {
   expectError(t, locate(t, "", "clock_ghz"), "unknown key 'clock_ghz' in 'config'");
   t = replaceFirst(def, "cols: 16", "colz: 16");
   expectError(t, locate(t, "", "colz"),
-              "unknown key 'colz' in 'array' (expected: rows, cols, dataflow, weight_buffers)");
+              "unknown key 'colz' in 'array' (expected: rows, cols, dataflow, weight_buffers, line_buffer_rows)");
   t = replaceFirst(def, "latency: 100", "latncy: 100");
   expectError(t, locate(t, "", "latncy"), "unknown key 'latncy' in 'memories.dram'");
   t = replaceAfter(def, "name: gemm", R"y({name: m, bits: "bits_for(accumulator.rows)"})y", "{name: m, bitz: 16}");
@@ -610,8 +624,9 @@ TEST_F(ConfigErrors, MalformedYaml) {
 TEST_F(ConfigErrors, WrongShapes) {
   expectError("- 1\n- 2\n", {kFile, 1, 1}, "must be a mapping");
   expectError("", {kFile, 1, 1}, "must be a mapping");
-  std::string t =
-      replaceFirst(def, "array: {rows: 16, cols: 16, dataflow: weight_stationary, weight_buffers: 2}", "array: 16");
+  std::string t = replaceFirst(
+      def, "array: {rows: 16, cols: 16, dataflow: weight_stationary, line_buffer_rows: 256, weight_buffers: 2}",
+      "array: 16");
   expectError(t, plus(locate(t, "", "array: 16"), 7), "'array' must be a mapping");
   t = replaceAfter(def, "name: nop", "fields: []", "fields: 3");
   expectError(t, plus(locate(t, "name: nop", "fields: 3"), 8), "'fields' must be a list");

@@ -1,7 +1,7 @@
 // Co-simulation (systole sim --rtl=array): whole programs run with the Verilated systolic array in
 // place of the C++ array model must give the same outputs and the same statistics (cycles
-// included) on every shipped config: a tiled GEMM and a 3x3 convolution through strided DMA, and
-// on os16 a program of matmul_streams.
+// included) on every shipped config: a tiled GEMM and a 3x3 convolution through strided DMA, on
+// os16 a program of matmul_streams, and on default a program of depthwise tiles (dwconv).
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -50,7 +50,12 @@ class Counting final : public sim::ArrayBackend {
     ++streams;
     return inner_.stream(act, actStride, sliceStride, w, wStride, slices, m, accumulate, acc, accStride) + extra_;
   }
-  int64_t preloads = 0, matmuls = 0, streams = 0;
+  uint64_t depthwise(const int8_t* act, int64_t actStride, int64_t m, int64_t kh, int64_t kw, int64_t pitch,
+                     int64_t stride, bool accumulate, int32_t* acc, int64_t accStride) override {
+    ++depthwises;
+    return inner_.depthwise(act, actStride, m, kh, kw, pitch, stride, accumulate, acc, accStride) + extra_;
+  }
+  int64_t preloads = 0, matmuls = 0, streams = 0, depthwises = 0;
 
  private:
   sim::ArrayBackend& inner_;
@@ -69,17 +74,19 @@ void expectSameWithRtl(const isa::IsaConfig& isa, const isa::Program& program,
   options.array = &counting;
   const sim::SimResult cosim = simulator.run(program, inputs, options);
   // Every array instruction of the program ran on the RTL.
-  int64_t preloads = 0, matmuls = 0, streams = 0;
+  int64_t preloads = 0, matmuls = 0, streams = 0, depthwises = 0;
   for (const isa::Instruction& in : isa::decodeAll(isa, program.code)) {
     const auto s = isa.instr(in.desc).semantics;
     preloads += s == Semantics::WeightPreload;
     matmuls += s == Semantics::MatmulTile;
     streams += s == Semantics::MatmulStream;
+    depthwises += s == Semantics::DepthwiseTile;
   }
-  EXPECT_GT(preloads + matmuls + streams, 0);
+  EXPECT_GT(preloads + matmuls + streams + depthwises, 0);
   EXPECT_EQ(counting.preloads, preloads);
   EXPECT_EQ(counting.matmuls, matmuls);
   EXPECT_EQ(counting.streams, streams);
+  EXPECT_EQ(counting.depthwises, depthwises);
   EXPECT_EQ(cosim.stats.cycles, model.stats.cycles);
   EXPECT_EQ(cosim.stats.toJson(), model.stats.toJson());
   ASSERT_EQ(cosim.outputs.size(), model.outputs.size());
@@ -231,6 +238,43 @@ TEST(Cosim, StreamSameOutputsAndCycles) {
   b.emit(Semantics::MatmulStream, {3, 1, 200, R + 9, 1, 5, 0});
   b.emit(Semantics::MatmulStream, {7, 16, 200 + 3 * R, 0, R, 2, 1}, isa::kPushNext);
   b.emit(Semantics::DmaStoreAcc, {static_cast<int64_t>(outAddr), 0, 26, A, A}, isa::kPopPrev);
+  b.emit(Semantics::Finish, {});
+  expectSameWithRtl(isa, b.build(), {});
+}
+
+// default's dwconv (depthwise_tile) on the RTL's depthwise mode: 3x3 kernels at strides 1 and 2
+// over a padded image, a 1x1 at stride 3, a 5x3 (15 taps), a 4x4 with pitch 0 (all 16 PE rows,
+// overlapping kernel rows) and a 3x3 whose window nearly fills the 256-row line buffer (so it
+// wraps), accumulating onto loaded rows and onto an earlier tile's, a second preload between them,
+// out to DRAM.
+TEST(Cosim, DepthwiseSameOutputsAndCycles) {
+  const auto& isa = shippedConfig("default");
+  const auto& p = isa.params();
+  ASSERT_GE(isa.bySemantics(Semantics::DepthwiseTile), 0);
+  ASSERT_GE(p.array_line_buffer_rows, 243);
+  const int64_t R = p.array_rows, E = p.spad_row_bytes, A = p.acc_row_bytes;
+  isa::ProgramBuilder b(isa);
+  const int64_t inRows = 400, wRow = 1000, accRows = 64;
+  const uint64_t xAddr = 0x1000, wAddr = 0x10000, cAddr = 0x12000, outAddr = 0x20000;
+  b.addData(xAddr, bytesOf(randomInt8(static_cast<size_t>(inRows * E), 61)));
+  b.addData(wAddr, bytesOf(randomInt8(static_cast<size_t>(2 * R * E), 62)));
+  b.addData(cAddr, bytesOf(randomInt8(static_cast<size_t>(accRows * A), 63)));
+  b.addTensor({"y", isa::TensorKind::Output, isa::DType::Int32, {accRows * A / 4}, outAddr, 1.0f, 0});
+  b.emit(Semantics::DmaLoad, {static_cast<int64_t>(xAddr), 0, inRows, E, E});
+  b.emit(Semantics::DmaLoad, {static_cast<int64_t>(wAddr), wRow, 2 * R, E, E});
+  b.emit(Semantics::DmaLoadAcc, {static_cast<int64_t>(cAddr), 0, accRows, A, A}, isa::kPushNext);
+  b.emit(Semantics::WeightPreload, {wRow}, isa::kPopPrev);
+  // a_row, acc_row, m, accumulate, kh, kw, pitch, stride
+  b.emit(Semantics::DepthwiseTile, {0, 0, 8, 0, 3, 3, 10, 1});    // a padded 10-pixel row
+  b.emit(Semantics::DepthwiseTile, {3, 8, 4, 1, 3, 3, 10, 2});    // stride 2, onto loaded rows
+  b.emit(Semantics::DepthwiseTile, {7, 0, 8, 1, 1, 1, 0, 3});     // 1x1, onto the first tile's rows
+  b.emit(Semantics::DepthwiseTile, {20, 12, 5, 0, 5, 3, 20, 1});  // 15 taps
+  b.emit(Semantics::WeightPreload, {wRow + R});
+  b.emit(Semantics::DepthwiseTile, {50, 17, 6, 1, 4, 4, 0, 2});      // all PE rows, rows overlap
+  b.emit(Semantics::DepthwiseTile, {100, 23, 10, 1, 3, 3, 120, 1});  // a 243-row window: the buffer wraps
+  // The field's largest stride.
+  b.emit(Semantics::DepthwiseTile, {9, 40, 24, 0, 2, 5, 7, 7}, isa::kPushNext);
+  b.emit(Semantics::DmaStoreAcc, {static_cast<int64_t>(outAddr), 0, accRows, A, A}, isa::kPopPrev);
   b.emit(Semantics::Finish, {});
   expectSameWithRtl(isa, b.build(), {});
 }

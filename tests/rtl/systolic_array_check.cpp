@@ -1,9 +1,12 @@
 // Verilator check of rtl/systolic_array.sv against matmul_tile / weight_preload (and, on a config
-// that has one, matmul_stream): the model is the ISA's arithmetic, arith::mac per product in k order
+// that has one, matmul_stream and depthwise_tile): the model is the ISA's arithmetic, arith::mac per
+// product in k (or tap) order
 // of the activation and the weight register's value (arith::weightRegister: any byte, kept to the
 // array's types.weight width)
 // from the initial accumulator (the sum wraps modulo 2^32, so the order is irrelevant, as
-// isa-semantics.md says), with W zero before the first preload and untouched by streams. Every
+// isa-semantics.md says), with W zero before the first preload and untouched by streams and
+// depthwise tiles. depthwise_tile's model is sim::depthwiseRows' loop (docs/isa-semantics.md),
+// written out here with arith::mac and the weight register's value. Every
 // operation's occupancy must equal the instruction's YAML timing expression evaluated on the
 // config file named by --config.
 #include <algorithm>
@@ -75,6 +78,7 @@ class ArrayCheck : Bench<Tb> {
         preload_(isa, isa::Semantics::WeightPreload),
         matmul_(isa, isa::Semantics::MatmulTile),
         stream_(isa, isa::Semantics::MatmulStream),
+        depthwise_(isa, isa::Semantics::DepthwiseTile),
         R_(static_cast<int>(p_.array_rows)),
         N_(static_cast<int>(p_.array_cols)),
         E_(static_cast<int>(p_.spad_row_bytes)),
@@ -89,6 +93,8 @@ class ArrayCheck : Bench<Tb> {
     ok &= samePackage(r_, "SCRATCHPAD_ROW_BYTES", t_.pkg_row_bytes_o, p_.spad_row_bytes);
     ok &= samePackage(r_, "k_slices width", t_.pkg_k_slices_bits_o, bitsFor(p_.spad_rows / p_.array_rows));
     ok &= samePackage(r_, "ARRAY_WEIGHT_BITS", t_.pkg_weight_bits_o, p_.widestWeightBits());
+    ok &= samePackage(r_, "ARRAY_LINE_BUFFER_ROWS", t_.pkg_line_buffer_rows_o, p_.array_line_buffer_rows);
+    ok &= samePackage(r_, "kh/kw width", t_.pkg_kh_bits_o, bitsFor(p_.array_rows));
     if (!preload_.present() || !matmul_.present()) {
       r_.fail("the config has no weight_preload or matmul_tile instruction");
       ok = false;
@@ -170,6 +176,86 @@ class ArrayCheck : Bench<Tb> {
     return true;
   }
 
+  /// depthwise_tile is checked where the config has the instruction and the RTL the mode.
+  bool depthwiseMode() const { return depthwise_.present() && p_.array_line_buffer_rows > 0; }
+  /// The largest value of depthwise_tile's k-th operand: the field's limit and the port's width.
+  int64_t depthwiseLimit(int k) const {
+    const int64_t port =
+        k == 4 || k == 5 ? (int64_t{1} << t_.pkg_kh_bits_o) - 1 : (int64_t{1} << t_.pkg_pitch_bits_o) - 1;
+    return std::min(depthwise_.operandLimit(k), port);
+  }
+
+  /// depthwise_tile of the window rows x (depthwiseWindowRows(m, kh, kw, pitch, stride) rows of
+  /// E_ bytes, channels 0..N-1 used) with the preloaded weights; acc row i is presented with
+  /// output i's last window row.
+  void depthwise(const std::vector<Row8>& x, int m, int kh, int kw, int pitch, int stride,
+                 const std::vector<Row32>& acc, bool accumulate) {
+    const int last0 = (kh - 1) * pitch + kw - 1;  // output 0's last window row
+    const int rows = static_cast<int>(x.size());
+    OpResult res =
+        run({.depthwise = true, .m = m, .accumulate = accumulate, .kh = kh, .kw = kw, .pitch = pitch, .stride = stride},
+            rows, [&](int c) {
+              putRow(t_.in_row_i, x[static_cast<size_t>(c)]);
+              if (accumulate && c >= last0 && (c - last0) % stride == 0)
+                putAcc(acc[static_cast<size_t>((c - last0) / stride)]);
+            });
+    if (!res.ok) return;
+    ++depthwises_;
+    std::vector<Row32> want(static_cast<size_t>(m), Row32(static_cast<size_t>(N_)));
+    for (int i = 0; i < m; ++i)
+      for (int n = 0; n < N_; ++n) {
+        int32_t v = accumulate ? acc[static_cast<size_t>(i)][static_cast<size_t>(n)] : 0;
+        for (int t = 0; t < kh * kw; ++t) {
+          const int j = stride * i + (t / kw) * pitch + t % kw;
+          v = isa::arith::mac(
+              v, x[static_cast<size_t>(j)][static_cast<size_t>(n)],
+              isa::arith::weightRegister(W_[static_cast<size_t>(t)][static_cast<size_t>(n)], p_.widestWeightBits()));
+        }
+        want[static_cast<size_t>(i)][static_cast<size_t>(n)] = v;
+      }
+    const std::string what = "depthwise_tile m=" + std::to_string(m) + " kh=" + std::to_string(kh) +
+                             " kw=" + std::to_string(kw) + " pitch=" + std::to_string(pitch) +
+                             " stride=" + std::to_string(stride) + " accumulate=" + std::to_string(accumulate);
+    if (!checkOutputs(res, want, what, [](int, int) { return std::string(); })) return;
+    const auto& d = depthwise_;
+    const Operands ops = {{d.operandName(0), fieldValue(d, d.operandName(0), p_.spad_rows - rows)},
+                          {d.operandName(1), fieldValue(d, d.operandName(1), p_.acc_rows - m)},
+                          {d.operandName(2), m},
+                          {d.operandName(3), accumulate ? 1 : 0},
+                          {d.operandName(4), kh},
+                          {d.operandName(5), kw},
+                          {d.operandName(6), pitch},
+                          {d.operandName(7), stride}};
+    depthwise_.check(r_, ops, res.cycles);
+  }
+
+  /// A random depthwise_tile within the limits of the ISA (docs/isa-semantics.md) and the ports:
+  /// kh * kw <= R, (kh-1)*pitch + kw <= line buffer, stride 1..3 (now and then the field's
+  /// largest), m up to `mCap` (`largest`: exactly that, within the limits), a window that fills
+  /// the line buffer now and then (so the buffer wraps within one output's window).
+  void randomDepthwise(int64_t mCap, bool largest = false) {
+    const int64_t LB = p_.array_line_buffer_rows;
+    const int kh = static_cast<int>(uniform(rng_, 1, std::min<int64_t>(R_, depthwiseLimit(4))));
+    const int kw = static_cast<int>(uniform(rng_, 1, std::min<int64_t>({R_ / kh, depthwiseLimit(5), LB})));
+    int64_t pitchMax = depthwiseLimit(6);
+    if (kh > 1) pitchMax = std::min<int64_t>(pitchMax, (LB - kw) / (kh - 1));
+    int64_t pitch;
+    switch (rng_() % 5) {
+      case 0: pitch = 0; break;                                                     // rows overlap
+      case 1: pitch = pitchMax; break;                                              // the whole line buffer
+      case 2: pitch = std::min<int64_t>(kw, pitchMax); break;                       // a dense image
+      default: pitch = uniform(rng_, 0, std::min<int64_t>(pitchMax, kw + 2 * R_));  // a padded row
+    }
+    const int64_t strideMax = depthwiseLimit(7);
+    const int stride =
+        static_cast<int>(rng_() % 8 == 0 ? strideMax : uniform(rng_, 1, std::min<int64_t>(3, strideMax)));
+    const int64_t window = (kh - 1) * pitch + kw;
+    const int64_t mMax = std::min({mCap, depthwiseLimit(2), p_.acc_rows, (p_.spad_rows - window) / stride + 1});
+    const int m = static_cast<int>(largest || rng_() % 4 == 0 ? mMax : uniform(rng_, 1, mMax));
+    const int rows = static_cast<int>(stride * (m - 1) + window);
+    depthwise(randomRows(rows, E_), m, kh, kw, static_cast<int>(pitch), stride, randomAcc(m), rng_() & 1);
+  }
+
   bool streams() const { return stream_.present(); }
   /// The largest k_slices to try: the field's limit, every weight row in the scratchpad, and `cap`.
   int64_t largestSlices(int64_t cap) const {
@@ -235,6 +321,8 @@ class ArrayCheck : Bench<Tb> {
   void injectExtraRow() {
     t_.cmd_valid_i = 1;
     t_.cmd_preload_i = 1;
+    t_.cmd_stream_i = 0;
+    t_.cmd_depthwise_i = 0;
     t_.in_valid_i = 1;
     for (int c = 0; c <= R_; ++c) {
       sim_.settle();
@@ -248,6 +336,7 @@ class ArrayCheck : Bench<Tb> {
   int64_t preloads() const { return preloads_; }
   int64_t matmuls() const { return matmuls_; }
   int64_t streamsRun() const { return streams_; }
+  int64_t depthwisesRun() const { return depthwises_; }
   int64_t valuesCompared() const { return valuesCompared_; }
 
  private:
@@ -288,9 +377,10 @@ class ArrayCheck : Bench<Tb> {
   }
 
   struct Command {
-    bool preload = false, stream = false;
+    bool preload = false, stream = false, depthwise = false;
     int m = 0, k = 0;
     bool accumulate = false;
+    int kh = 0, kw = 0, pitch = 0, stride = 0;  // depthwise_tile
   };
 
   /// Runs one operation: the command in cycle 0, `inputs` cycles of input rows (present(c) puts
@@ -315,6 +405,13 @@ class ArrayCheck : Bench<Tb> {
       t_.cmd_stream_i = c == 0 ? cmd.stream : false;
       rtlcheck::set(t_.cmd_k_slices_i,
                     c == 0 ? cmd.k : static_cast<int>(rng_() & ((1u << t_.pkg_k_slices_bits_o) - 1)));
+      // The depthwise fields: ignored unless cmd_depthwise_i is accepted (garbage otherwise).
+      const auto khMask = (1u << t_.pkg_kh_bits_o) - 1, pitchMask = (1u << t_.pkg_pitch_bits_o) - 1;
+      t_.cmd_depthwise_i = c == 0 ? cmd.depthwise : (rng_() & 1);
+      rtlcheck::set(t_.cmd_kh_i, c == 0 && cmd.depthwise ? static_cast<unsigned>(cmd.kh) : rng_() & khMask);
+      rtlcheck::set(t_.cmd_kw_i, c == 0 && cmd.depthwise ? static_cast<unsigned>(cmd.kw) : rng_() & khMask);
+      rtlcheck::set(t_.cmd_pitch_i, c == 0 && cmd.depthwise ? static_cast<unsigned>(cmd.pitch) : rng_() & pitchMask);
+      rtlcheck::set(t_.cmd_stride_i, c == 0 && cmd.depthwise ? static_cast<unsigned>(cmd.stride) : rng_() & pitchMask);
       t_.in_valid_i = c < inputs;
       garbageInputs();
       if (c < inputs) present(c);
@@ -335,9 +432,10 @@ class ArrayCheck : Bench<Tb> {
       sim_.tick();
       if (sim_.assertionFailed()) {
         r_.fail("ASSERTION failed in the RTL (see above) during " +
-                std::string(isPreload    ? "weight_preload"
-                            : cmd.stream ? "matmul_stream"
-                                         : "matmul_tile") +
+                std::string(isPreload       ? "weight_preload"
+                            : cmd.stream    ? "matmul_stream"
+                            : cmd.depthwise ? "depthwise_tile"
+                                            : "matmul_tile") +
                 " m=" + std::to_string(m));
         res.ok = false;
         break;
@@ -353,10 +451,10 @@ class ArrayCheck : Bench<Tb> {
     return res;
   }
 
-  Timing preload_, matmul_, stream_;
+  Timing preload_, matmul_, stream_, depthwise_;
   int R_, N_, E_;
   std::vector<Row8> W_;  // the model's weights
-  int64_t preloads_ = 0, matmuls_ = 0, streams_ = 0, valuesCompared_ = 0;
+  int64_t preloads_ = 0, matmuls_ = 0, streams_ = 0, depthwises_ = 0, valuesCompared_ = 0;
 };
 
 }  // namespace
@@ -373,6 +471,7 @@ int main(int argc, char** argv) {
     // Before any preload W is zero: the result is the initial accumulator (or zero).
     check.matmul(check.randomRows(2, R), check.randomAcc(2), true);
     check.matmul(check.randomRows(1, R), check.randomAcc(1), false);
+    if (check.depthwiseMode()) check.randomDepthwise(4);
 
     for (int round = 0; round < rounds; ++round) {
       if (s.sim.assertionFailed()) break;  // reported once; the state is no longer meaningful
@@ -408,9 +507,21 @@ int main(int argc, char** argv) {
         check.stream(act, w, check.randomAcc(m), s.rng() & 1);
         check.matmul(check.randomRows(1, R), check.randomAcc(1), true);
       }
+      // Depthwise tiles between matmuls of one preload: the matmul after them checks the mode
+      // switches back and W is untouched. Once, the largest m the instruction allows.
+      const int depthwises = check.depthwiseMode() ? 1 + static_cast<int>(s.rng() % 3) : 0;
+      for (int j = 0; j < depthwises; ++j) {
+        check.idle(static_cast<int>(s.rng() % 2));
+        if (round == 0 && j == 0)
+          check.randomDepthwise(mMax, true);
+        else
+          check.randomDepthwise(mCap);
+      }
+      if (depthwises > 0) check.matmul(check.randomRows(2, R), check.randomAcc(2), s.rng() & 1);
     }
     return s.finish(std::to_string(check.preloads()) + " weight_preload, " + std::to_string(check.matmuls()) +
                     " matmul_tile, " + std::to_string(check.streamsRun()) + " matmul_stream, " +
+                    std::to_string(check.depthwisesRun()) + " depthwise_tile, " +
                     std::to_string(check.valuesCompared()) + " int32 outputs compared");
   });
 }

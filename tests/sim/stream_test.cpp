@@ -23,21 +23,6 @@ using isa::Semantics;
 
 const isa::IsaConfig& os16() { return shippedConfig("os16"); }
 
-isa::Instruction make(const isa::IsaConfig& isa, Semantics s, std::initializer_list<int64_t> operands) {
-  isa::ProgramBuilder b(isa);
-  return b.emit(s, operands);
-}
-
-void fillRandom(sim::MachineState& m, uint32_t seed) {
-  std::mt19937 rng(seed);
-  for (int64_t r = 0; r < m.spad.rows(); ++r)
-    for (int64_t j = 0; j < m.spad.lanes(); ++j) m.spad.row(r)[j] = static_cast<int8_t>(rng());
-  for (int64_t r = 0; r < m.acc.rows(); ++r)
-    for (int64_t j = 0; j < m.acc.lanes(); ++j) m.acc.row(r)[j] = static_cast<int32_t>(rng());
-  m.spad.markWritten(0, m.spad.rows());
-  m.acc.markWritten(0, m.acc.rows());
-}
-
 struct Case {
   int64_t a_row, a_stride, w_row, acc_row, m, slices;
 };
@@ -57,10 +42,10 @@ TEST(MatmulStream, EqualsThePlainSumAndPreloadedMatmulTiles) {
       SCOPED_TRACE("case a_row " + std::to_string(c.a_row) + " slices " + std::to_string(c.slices) + " accumulate " +
                    std::to_string(accumulate));
       sim::MachineState got(p), tiles(p);
-      fillRandom(got, 7);
-      fillRandom(tiles, 7);
+      fillRandomState(got, 7);
+      fillRandomState(tiles, 7);
       // The array's preloaded weights are neither read nor changed by a stream.
-      sim::executeCompute(p, preload, make(isa, Semantics::WeightPreload, {8000}), got, true);
+      sim::executeCompute(p, preload, makeInstruction(isa, Semantics::WeightPreload, {8000}), got, true);
       const std::vector<int8_t> before(got.weights.plain(), got.weights.plain() + R * N);
       // The plain sum, modulo 2^32, of the state before.
       std::vector<uint32_t> want(static_cast<size_t>(c.m * N));
@@ -73,10 +58,10 @@ TEST(MatmulStream, EqualsThePlainSumAndPreloadedMatmulTiles) {
                                          int32_t{got.spad.row(c.w_row + s * R + k)[n]});
           want[static_cast<size_t>(i * N + n)] = v;
         }
-      sim::executeCompute(
-          p, stream,
-          make(isa, Semantics::MatmulStream, {c.a_row, c.a_stride, c.w_row, c.acc_row, c.m, c.slices, accumulate}), got,
-          true);
+      sim::executeCompute(p, stream,
+                          makeInstruction(isa, Semantics::MatmulStream,
+                                          {c.a_row, c.a_stride, c.w_row, c.acc_row, c.m, c.slices, accumulate}),
+                          got, true);
       for (int64_t i = 0; i < c.m; ++i)
         for (int64_t n = 0; n < N; ++n)
           ASSERT_EQ(static_cast<uint32_t>(got.acc.row(c.acc_row + i)[n]), want[static_cast<size_t>(i * N + n)])
@@ -85,10 +70,11 @@ TEST(MatmulStream, EqualsThePlainSumAndPreloadedMatmulTiles) {
       if (c.slices == 0) continue;
       // The same as k_slices matmul_tiles, each after a preload of its slice's weights.
       for (int64_t s = 0; s < c.slices; ++s) {
-        sim::executeCompute(p, preload, make(isa, Semantics::WeightPreload, {c.w_row + s * R}), tiles, true);
-        sim::executeCompute(
-            p, tile, make(isa, Semantics::MatmulTile, {c.a_row + s * c.a_stride, c.acc_row, c.m, s > 0 || accumulate}),
-            tiles, true);
+        sim::executeCompute(p, preload, makeInstruction(isa, Semantics::WeightPreload, {c.w_row + s * R}), tiles, true);
+        sim::executeCompute(p, tile,
+                            makeInstruction(isa, Semantics::MatmulTile,
+                                            {c.a_row + s * c.a_stride, c.acc_row, c.m, s > 0 || accumulate}),
+                            tiles, true);
       }
       for (int64_t i = 0; i < c.m; ++i)
         for (int64_t n = 0; n < N; ++n) ASSERT_EQ(got.acc.row(c.acc_row + i)[n], tiles.acc.row(c.acc_row + i)[n]);
@@ -102,15 +88,18 @@ TEST(MatmulStream, RowsOutOfRangeAreAFault) {
   sim::MachineState m(p);
   // The last slice's activation rows run past the scratchpad; slice 0's do not.
   const int64_t last = p.spad_rows - 16;
-  EXPECT_THROW(sim::executeCompute(p, stream, make(isa, Semantics::MatmulStream, {last, 8, 0, 0, 16, 2, 0}), m, false),
+  EXPECT_THROW(sim::executeCompute(p, stream, makeInstruction(isa, Semantics::MatmulStream, {last, 8, 0, 0, 16, 2, 0}),
+                                   m, false),
                sim::FaultCause);
-  EXPECT_THROW(sim::executeCompute(p, stream, make(isa, Semantics::MatmulStream, {0, 16, last, 0, 16, 2, 0}), m, false),
+  EXPECT_THROW(sim::executeCompute(p, stream, makeInstruction(isa, Semantics::MatmulStream, {0, 16, last, 0, 16, 2, 0}),
+                                   m, false),
                sim::FaultCause);
-  EXPECT_NO_THROW(
-      sim::executeCompute(p, stream, make(isa, Semantics::MatmulStream, {last, 8, last - 16, 0, 16, 1, 0}), m, false));
+  EXPECT_NO_THROW(sim::executeCompute(
+      p, stream, makeInstruction(isa, Semantics::MatmulStream, {last, 8, last - 16, 0, 16, 1, 0}), m, false));
   // Poison mode: a never-written weight row.
-  EXPECT_THROW(sim::executeCompute(p, stream, make(isa, Semantics::MatmulStream, {0, 16, 32, 0, 16, 1, 0}), m, true),
-               sim::FaultCause);
+  EXPECT_THROW(
+      sim::executeCompute(p, stream, makeInstruction(isa, Semantics::MatmulStream, {0, 16, 32, 0, 16, 1, 0}), m, true),
+      sim::FaultCause);
 }
 
 sim::SimResult run(const isa::IsaConfig& isa, isa::ProgramBuilder& b) {
@@ -161,7 +150,8 @@ TEST(MatmulStream, BankConflictsMatchACycleByCycleCount) {
               for (int64_t j = 0; j < m; ++j)
                 if ((a + s * stride + j) % p.spad_banks == (w + s * p.array_rows + j) % p.spad_banks)
                   want += p.spad_conflict_cycles;
-            EXPECT_EQ(isa::bankConflictCycles(p, d, make(isa, Semantics::MatmulStream, {a, stride, w, 0, m, k, 0})),
+            EXPECT_EQ(isa::bankConflictCycles(
+                          p, d, makeInstruction(isa, Semantics::MatmulStream, {a, stride, w, 0, m, k, 0})),
                       want)
                 << a << " " << stride << " " << w << " " << k << " " << m;
             conflicting += want > 0;

@@ -87,6 +87,26 @@ std::vector<uint8_t> packInt4Rows(const std::vector<uint8_t>& rows, int64_t cols
   return packed;
 }
 
+/// The depthwise mode's tiles: per output tile j, per pass of `kernelRows` kernel rows, one tile
+/// whose row t is tap t of the pass (kernel row a + t / KW, column t % KW), channel by column.
+std::vector<uint8_t> depthwiseTiles(const TileContext& T, const Value& w, const ConvShape& s, int64_t kernelRows,
+                                    MatmulConstants& k) {
+  const int64_t R = T.p.array_rows, Cc = T.p.array_cols;
+  std::vector<uint8_t> blob;
+  for (int64_t j = 0; j < static_cast<int64_t>(k.tiles.size()); ++j) {
+    k.tiles[static_cast<size_t>(j)].push_back({j, static_cast<int64_t>(blob.size())});
+    for (int64_t a = 0; a < s.KH; a += kernelRows) {
+      std::vector<uint8_t> tile(static_cast<size_t>(R * Cc), 0);
+      for (int64_t t = 0; t < (std::min(s.KH, a + kernelRows) - a) * s.KW; ++t)
+        for (int64_t c = 0; c < Cc && j * Cc + c < s.OC; ++c)
+          tile[static_cast<size_t>(t * Cc + c)] =
+              static_cast<uint8_t>(weightAt(w, s, a + t / s.KW, t % s.KW, j * Cc + c, j * Cc + c));
+      blob.insert(blob.end(), tile.begin(), tile.end());
+    }
+  }
+  return blob;
+}
+
 }  // namespace
 
 void WeightTiles::load(TileContext& T, int64_t offset, Operand to, int64_t rows) const {
@@ -95,7 +115,7 @@ void WeightTiles::load(TileContext& T, int64_t offset, Operand to, int64_t rows)
          {base + offset / cols * rowBytes, to, rows, cols, rowBytes});
 }
 
-MatmulConstants matmulConstants(TileContext& T, const Node& n, const ConvShape& s) {
+MatmulConstants matmulConstants(TileContext& T, const Node& n, const ConvShape& s, int64_t depthwiseRows) {
   const Value& w = T.g.values[static_cast<size_t>(n.inputs[1])];
   const int64_t R = T.p.array_rows, Cc = T.p.array_cols;
   const int64_t nOc = (s.OC + Cc - 1) / Cc, nIc = (s.IC + R - 1) / R, taps = s.KH * s.KW;
@@ -103,7 +123,8 @@ MatmulConstants matmulConstants(TileContext& T, const Node& n, const ConvShape& 
   k.bias = biasConstant(T, n, w, s);
   k.tiles.resize(static_cast<size_t>(nOc));
   std::vector<uint8_t> blob;
-  for (int64_t j = 0; j < nOc; ++j)
+  if (depthwiseRows > 0) blob = depthwiseTiles(T, w, s, depthwiseRows, k);
+  for (int64_t j = 0; j < nOc && depthwiseRows == 0; ++j)
     for (int64_t t = 0; t < nIc; ++t) {
       if (!sharesAGroup(s, j * Cc, std::min(s.OC, (j + 1) * Cc), t * R, std::min(s.IC, (t + 1) * R))) continue;
       std::vector<uint8_t> tiles(static_cast<size_t>(taps * R * Cc), 0);

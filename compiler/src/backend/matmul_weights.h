@@ -46,7 +46,9 @@ struct MatmulConstants {
   std::vector<int32_t> multipliers, shifts;    // per output channel
 };
 
-/// Lays out the node's constants in DRAM (in this order: bias, weights; scales go per tile).
-MatmulConstants matmulConstants(TileContext& T, const Node& n, const ConvShape& s);
+/// Lays out the node's constants in DRAM (in this order: bias, weights; scales go per tile). With
+/// `depthwiseRows` > 0, a depthwise conv's weights for the array's depthwise mode instead: per
+/// output tile, one tile per pass of that many kernel rows (tiles[j] holds the first).
+MatmulConstants matmulConstants(TileContext& T, const Node& n, const ConvShape& s, int64_t depthwiseRows = 0);
 
 }  // namespace systole::compiler

@@ -66,8 +66,12 @@ struct MatmulTiling {
   int64_t rowsPerChunk = 0;
   int64_t ocBlock = 1;  // output-channel tiles per accumulation tile
   bool stream = false;  // the config has a matmul_stream: each group's slices stream through one (emitStreamGroup)
+  // The array's depthwise mode (depthwise_tile): kernel rows per pass (0: weight tiles instead).
+  int64_t dwRows = 0;
   // A strided convolution: the cost model's predicted cycles of both forms (0: not compared).
   int64_t virtualCycles = 0, gatheredCycles = 0;
+  // A depthwise conv the depthwise mode can take: the cost model's cycles of both (0: not compared).
+  int64_t depthwiseCycles = 0, arrayCycles = 0;
 };
 
 std::vector<Chunk> outputChunks(const MatmulTiling& m) {
@@ -306,6 +310,54 @@ void emitConvGroup(TileContext& T, const MatmulTiling& m, const Group& g, const 
     }
 }
 
+// ---- the array's depthwise mode (depthwise_tile): a tap per PE row, a channel per column ------
+
+/// Kernel rows one depthwise_tile of the depthwise conv `s` takes (its taps fill at most
+/// array.rows PE rows, its window the line buffer), or 0 when the mode cannot take the layer:
+/// no depthwise_tile, not depthwise, dilated columns, different row and column strides, or fields
+/// too narrow. `VW` is the input's padded width, the virtual row.
+int64_t depthwiseKernelRows(const TileContext& T, const ConvShape& s, int64_t VW) {
+  if (T.isa.bySemantics(Semantics::DepthwiseTile) < 0 || !s.conv || s.packed || s.group != s.IC0 || s.OC != s.IC0 ||
+      s.dw != 1 || s.sh != s.sw)
+    return 0;
+  // Operands: a_row, acc_row, m, accumulate, kh, kw, pitch, stride.
+  if (s.KW > T.limit(Semantics::DepthwiseTile, 5) || s.dh * VW > T.limit(Semantics::DepthwiseTile, 6) ||
+      s.sw > T.limit(Semantics::DepthwiseTile, 7))
+    return 0;
+  int64_t rows = std::min({s.KH, T.p.array_rows / s.KW, T.limit(Semantics::DepthwiseTile, 4)});
+  while (rows > 0 && isa::depthwiseLineRows(rows, s.KW, s.dh * VW) > T.p.array_line_buffer_rows) --rows;
+  return rows;
+}
+
+/// Kernel rows [a, b) of channel tile t (output tile j = t): the pass's weight tile (row t of it
+/// tap t), its window (one DMA of consecutive virtual pixels: the channels of the tile), a preload
+/// and one depthwise_tile accumulating into `acc`.
+void emitDepthwiseGroup(TileContext& T, const MatmulTiling& m, const Group& g, const Chunk& chunk,
+                        const WeightTiles& weights, Operand acc) {
+  const ConvShape& s = m.s;
+  const ActBuffer& x = *m.x;
+  const int64_t R = T.p.array_rows, Cc = T.p.array_cols, kh = g.b - g.a, pitch = s.dh * m.VW;
+  weights.load(T, g.offsets[0], T.loadSlot(0), R);
+  const Operand window = T.loadSlot(R);
+  const int64_t start = s.sw * chunk.first + (g.a * s.dh - s.pt + x.halo) * m.VW - s.pl + x.halo;
+  T.load(Semantics::DmaLoad,
+         {x.at(start * x.C + g.t * Cc), window, isa::depthwiseWindowRows(chunk.rows, kh, s.KW, pitch, s.sw),
+          std::min(Cc, s.IC - g.t * Cc), x.C});
+  T.compute(Semantics::WeightPreload, {T.loadSlot(0)});
+  T.compute(Semantics::DepthwiseTile, {window, acc, chunk.rows, 1, kh, s.KW, pitch, s.sw});
+}
+
+/// Output tile j's passes: m.dwRows kernel rows each, one weight tile each (adjacent in DRAM).
+std::vector<Group> depthwiseGroupsFor(const TileContext& T, const MatmulTiling& m, const MatmulConstants& k,
+                                      int64_t j) {
+  const int64_t tile = T.p.array_rows * T.p.array_cols;
+  std::vector<Group> groups;
+  const int64_t offset = k.tiles[static_cast<size_t>(j)].at(0).offset;
+  for (int64_t a = 0, pass = 0; a < m.s.KH; a += m.dwRows, ++pass)
+    groups.push_back({j, {offset + pass * tile}, a, std::min(m.s.KH, a + m.dwRows), 1, {}});
+  return groups;
+}
+
 /// Chunks of at most `limit` of `total` rows, as few as that allows, of equal size but the last.
 int64_t balancedChunk(int64_t total, int64_t limit) {
   const int64_t chunks = (total + limit - 1) / limit;
@@ -333,6 +385,23 @@ MatmulTiling tilingOf(const TileContext& T, const Node& n, const ConvShape& s, b
   return m;
 }
 
+/// The depthwise mode's tiling (`kernelRows` from depthwiseKernelRows): virtual rows, chunks
+/// whose window and weight tile fit one load slot; dwRows 0 when not even one pixel's does.
+MatmulTiling depthwiseTiling(const TileContext& T, const Node& n, const ConvShape& s, int64_t kernelRows) {
+  MatmulTiling m;
+  m.x = &T.buffer(n.inputs[0]);
+  m.s = s;
+  m.virtualRows = true;
+  m.VW = m.x->paddedW();
+  const int64_t reach = isa::depthwiseLineRows(kernelRows, s.KW, s.dh * m.VW);  // one output's window
+  const int64_t fit = (T.layout().slot_rows - T.p.array_rows - reach) / s.sw + 1;
+  m.rowsPerChunk = std::min({T.layout().chunk, fit, T.limit(Semantics::DepthwiseTile, 2)});
+  if (m.rowsPerChunk < 1) return m;
+  m.dwRows = kernelRows;
+  m.rowsPerChunk = balancedChunk((s.OH - 1) * m.VW + s.OW, m.rowsPerChunk);
+  return m;
+}
+
 std::string loopsText(const MatmulTiling& m, const Node& n, int64_t nOc, size_t chunks) {
   const ConvShape& s = m.s;
   return n.op + " " + std::to_string(s.OH) + "x" + std::to_string(s.OW) + "x" + std::to_string(s.OC) + " <- " +
@@ -342,13 +411,19 @@ std::string loopsText(const MatmulTiling& m, const Node& n, int64_t nOc, size_t 
          (m.gatheredCycles > 0 ? " (predicted cycles: gathered rows " + std::to_string(m.gatheredCycles) +
                                      ", virtual rows " + std::to_string(m.virtualCycles) + ")"
                                : "") +
-         (s.packed ? " (kw packed into channels)" : "") + ": " + std::to_string(nOc) + " output-channel tiles" +
+         (s.packed ? " (kw packed into channels)" : "") +
+         (m.dwRows > 0 ? " (depthwise mode, " + std::to_string(m.dwRows) + " kernel rows per pass)" : "") +
+         (m.depthwiseCycles > 0 ? " (predicted cycles: depthwise mode " + std::to_string(m.depthwiseCycles) +
+                                      ", weight tiles " + std::to_string(m.arrayCycles) + ")"
+                                : "") +
+         ": " + std::to_string(nOc) + " output-channel tiles" +
          (m.ocBlock > 1 ? " in blocks of " + std::to_string(m.ocBlock) : "") + " x " + std::to_string(chunks) +
          " chunks of <= " + std::to_string(m.rowsPerChunk) + " rows x " + (m.stream ? "streamed " : "") +
-         "(input tile, tap) groups";
+         (m.dwRows > 0 ? "passes" : "(input tile, tap) groups");
 }
 
-std::string groupLabel(int64_t j0, int64_t J, const Chunk& chunk, const std::vector<Group>& groups, size_t g) {
+std::string groupLabel(const MatmulTiling& m, int64_t j0, int64_t J, const Chunk& chunk,
+                       const std::vector<Group>& groups, size_t g) {
   std::string label =
       (J > 1 ? "oc [" + std::to_string(j0) + ", " + std::to_string(j0 + J) + ")" : "oc " + std::to_string(j0)) +
       ", px [" + std::to_string(chunk.first) + ", " + std::to_string(chunk.first + chunk.rows) + ")";
@@ -356,7 +431,8 @@ std::string groupLabel(int64_t j0, int64_t J, const Chunk& chunk, const std::vec
   const Group& gr = groups[g];
   label += gr.span > 1 ? ", ic [" + std::to_string(gr.t) + ", " + std::to_string(gr.t + gr.span) + ")"
                        : ", ic " + std::to_string(gr.t);
-  if (gr.b - gr.a > 1 || gr.a > 0) label += ", taps [" + std::to_string(gr.a) + ", " + std::to_string(gr.b) + ")";
+  if (gr.b - gr.a > 1 || gr.a > 0)
+    label += (m.dwRows > 0 ? ", kernel rows [" : ", taps [") + std::to_string(gr.a) + ", " + std::to_string(gr.b) + ")";
   return label;
 }
 
@@ -395,8 +471,9 @@ void emitSteps(TileContext& T, const Node& n, const MatmulTiling& m, const Matmu
     const auto channels = [&](int64_t jj) { return std::min(Cc, m.s.OC - (j0 + jj) * Cc); };
     for (const Chunk& chunk : chunks) {
       const Operand acc = T.newAccTile();
-      const auto groups =
-          m.stream ? streamGroupsFor(T, m, k, j0, J, chunk.rows) : groupsFor(T, m, k, j0, J, chunk.rows);
+      const auto groups = m.dwRows > 0 ? depthwiseGroupsFor(T, m, k, j0)
+                          : m.stream   ? streamGroupsFor(T, m, k, j0, J, chunk.rows)
+                                       : groupsFor(T, m, k, j0, J, chunk.rows);
       const size_t count = std::max<size_t>(groups.size(), 1);
       for (size_t g = 0; g < count; ++g) {
         for (int64_t jj = 0; jj < J && g == 0; ++jj) {
@@ -407,7 +484,9 @@ void emitSteps(TileContext& T, const Node& n, const MatmulTiling& m, const Matmu
           T.load(Semantics::DmaLoadAcc,
                  {k.bias + (j0 + jj) * T.p.acc_row_bytes, acc + jj * chunk.rows, chunk.rows, T.p.acc_row_bytes, 0});
         }
-        if (!groups.empty() && m.stream)
+        if (!groups.empty() && m.dwRows > 0)
+          emitDepthwiseGroup(T, m, groups[g], chunk, k.weights, acc);
+        else if (!groups.empty() && m.stream)
           emitStreamGroup(T, m, groups[g], chunk, k.weights, acc);
         else if (!groups.empty() && groups[g].span > 1)
           emitMatrixGroup(T, m, groups[g], chunk, k.weights, acc);
@@ -421,7 +500,7 @@ void emitSteps(TileContext& T, const Node& n, const MatmulTiling& m, const Matmu
           for (int64_t jj = 0; jj < J; ++jj)
             storeRuns(T, chunk.runs, y, (j0 + jj) * Cc, channels(jj), T.outSlot(jj * chunk.rows));
         }
-        T.endStep(groupLabel(j0, J, chunk, groups, g));
+        T.endStep(groupLabel(m, j0, J, chunk, groups, g));
       }
     }
     j0 += J;
@@ -432,11 +511,17 @@ void emitSteps(TileContext& T, const Node& n, const MatmulTiling& m, const Matmu
 /// The cost model's cycles for tiling `m` of the layer: its steps are made in a scratch plan (the
 /// layer's real plan is untouched; the scale constants made there are discarded) and costed by
 /// predictStepCycles (step_cost.cpp), the model the layer report uses too.
-int64_t predictedCycles(const TileContext& T, const Node& n, const MatmulTiling& m, const MatmulConstants& k) {
+/// A plan for trying tilings of the layer being tiled: its layout and buffers, the layer, no steps.
+TilePlan scratchPlan(const TileContext& T) {
   TilePlan scratch;
   scratch.layout = T.plan.layout;
   scratch.buffers = T.plan.buffers;
   scratch.layers.emplace_back().name = T.plan.layers.back().name;
+  return scratch;
+}
+
+int64_t predictedCycles(const TileContext& T, const Node& n, const MatmulTiling& m, const MatmulConstants& k) {
+  TilePlan scratch = scratchPlan(T);
   TileContext S(T.g, T.isa, scratch);
   emitSteps(S, n, m, k);
   return predictStepCycles(T.isa, T.layout(), scratch.layers.back().steps);
@@ -510,12 +595,10 @@ std::pair<MatmulTiling, int64_t> fastestStreamTiling(const TileContext& T, const
   return fastestOf(T, n, candidates, k);
 }
 
-}  // namespace
-
-void tileMatmul(TileContext& T, const Node& n) {
-  if (isActivationProduct(T.g, n)) return tileActivationMatmul(T, n);
-  const ConvShape s = convShape(T, n);
-  const MatmulConstants k = matmulConstants(T, n, s);
+/// The fastest tiling on weight tiles (weight_preload + matmul_tile or matmul_stream) and its
+/// predicted cycles.
+std::pair<MatmulTiling, int64_t> weightTileTiling(const TileContext& T, const Node& n, const ConvShape& s,
+                                                  const MatmulConstants& k) {
   const auto fastest = T.isa.bySemantics(Semantics::MatmulStream) >= 0 ? fastestStreamTiling : fastestOcBlocking;
   // One stride for rows and columns: virtual rows; for a strided convolution, gathered rows
   // instead when the cost model predicts them faster (each form with its fastest blocking).
@@ -532,6 +615,37 @@ void tileMatmul(TileContext& T, const Node& n) {
     m.virtualCycles = virtualCycles;
     m.gatheredCycles = gatheredCycles;
   }
+  if (cycles == 0) cycles = predictedCycles(T, n, m, k);
+  return {m, std::min(cycles, m.gatheredCycles > 0 ? m.gatheredCycles : cycles)};
+}
+
+/// A depthwise conv in the depthwise mode when the cost model predicts it faster than on weight
+/// tiles (both tried in a scratch plan, so that only the chosen weights become constants); dwRows
+/// 0 otherwise. Its depthwiseCycles and arrayCycles say what was compared.
+MatmulTiling depthwiseChoice(const TileContext& T, const Node& n, const ConvShape& s) {
+  const int64_t kernelRows = depthwiseKernelRows(T, s, T.buffer(n.inputs[0]).paddedW());
+  if (kernelRows == 0) return {};
+  TilePlan scratch = scratchPlan(T);
+  TileContext S(T.g, T.isa, scratch);
+  MatmulTiling mode = depthwiseTiling(S, n, s, kernelRows);
+  if (mode.dwRows == 0) return {};
+  const int64_t modeCycles = predictedCycles(S, n, mode, matmulConstants(S, n, s, kernelRows));
+  const int64_t arrayCycles = weightTileTiling(S, n, s, matmulConstants(S, n, s)).second;
+  if (modeCycles >= arrayCycles) return {};
+  mode = depthwiseTiling(T, n, s, kernelRows);  // on the layer's own buffers
+  mode.depthwiseCycles = modeCycles;
+  mode.arrayCycles = arrayCycles;
+  return mode;
+}
+
+}  // namespace
+
+void tileMatmul(TileContext& T, const Node& n) {
+  if (isActivationProduct(T.g, n)) return tileActivationMatmul(T, n);
+  const ConvShape s = convShape(T, n);
+  MatmulTiling m = depthwiseChoice(T, n, s);
+  const MatmulConstants k = matmulConstants(T, n, s, m.dwRows);
+  if (m.dwRows == 0) m = weightTileTiling(T, n, s, k).first;
   emitSteps(T, n, m, k);
   const ActBuffer& y = T.buffer(n.outputs[0]);
   T.layer().min_dram_bytes =

@@ -32,7 +32,8 @@ struct Params {
   std::string description;
   int64_t clock_mhz = 0;
   int64_t array_rows = 0, array_cols = 0;
-  int64_t array_weight_buffers = 1;  // weight sets the array holds (2: preload into a shadow set)
+  int64_t array_weight_buffers = 1;    // weight sets the array holds (2: preload into a shadow set)
+  int64_t array_line_buffer_rows = 0;  // depthwise mode: scratchpad rows its line buffer holds (0: no mode)
   Dataflow dataflow = Dataflow::WeightStationary;
   int64_t dram_size = 0, dram_bytes_per_cycle = 0, dram_latency = 0;
   int64_t spad_size = 0, spad_banks = 0, spad_conflict_cycles = 0;

@@ -30,6 +30,7 @@ struct CostModel {
   // --- area: ---
   double pe_mm2 = 0;               // one processing element of the array
   double pe_multiplier_share = 0;  // of pe_mm2: the part that scales with the weight width
+  double depthwise_pe_share = 0;   // of pe_mm2: what the depthwise mode adds to a PE (with array.line_buffer_rows)
   double scratchpad_mm2_per_kib = 0;
   double accumulator_mm2_per_kib = 0;
   double fixed_mm2 = 0;  // controller, queues, DMA engines, vector unit

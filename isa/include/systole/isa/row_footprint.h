@@ -47,4 +47,13 @@ struct RowFootprint {
 
 RowFootprint rowFootprint(const Params& p, const InstrDesc& d, const Instruction& in);
 
+/// depthwise_tile's window: the scratchpad rows from a_row that its m outputs read, each once, in
+/// order (output i's last tap is row a_row + stride*i + (kh-1)*pitch + kw - 1); 0 when m is 0.
+constexpr int64_t depthwiseWindowRows(int64_t m, int64_t kh, int64_t kw, int64_t pitch, int64_t stride) {
+  return m <= 0 ? 0 : stride * (m - 1) + (kh - 1) * pitch + kw;
+}
+
+/// The rows depthwise_tile's line buffer must hold: one output's window.
+constexpr int64_t depthwiseLineRows(int64_t kh, int64_t kw, int64_t pitch) { return (kh - 1) * pitch + kw; }
+
 }  // namespace systole::isa

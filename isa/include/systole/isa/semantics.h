@@ -36,8 +36,9 @@ enum class Semantics : uint8_t {
   VectorRecip,     // accumulator rows -> 2^shift / x or 2^shift / sqrt(x), lane by lane
   WeightPreloadT,  // scratchpad rows -> the array's weight registers, transposed (rows become columns)
   DmaLoadInt4,     // DRAM rows of packed signed 4-bit values -> scratchpad rows of int8 (int4 weights)
+  DepthwiseTile,   // the array's depthwise mode: a tap per PE row, a channel per column, windows from a line buffer
 };
-inline constexpr int kNumSemantics = 20;
+inline constexpr int kNumSemantics = 21;
 
 /// weight_preload and its transposed form: both load the array's next weight set.
 inline bool isWeightPreload(Semantics s) { return s == Semantics::WeightPreload || s == Semantics::WeightPreloadT; }

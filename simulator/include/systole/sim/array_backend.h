@@ -1,4 +1,5 @@
-// A replacement for the functional model of the systolic array (weight_preload, matmul_tile and matmul_stream),
+// A replacement for the functional model of the systolic array (weight_preload, matmul_tile,
+// matmul_stream and depthwise_tile),
 // e.g. a Verilated RTL model for co-simulation (rtl/cosim). Plain C++: the simulator does not
 // depend on the implementation. Set through SimOptions::array; when null the C++ model runs.
 #pragma once
@@ -29,6 +30,12 @@ class ArrayBackend {
   /// The preloaded weights are not used. Returns the cycles the operation took.
   virtual uint64_t stream(const int8_t* act, int64_t actStride, int64_t sliceStride, const int8_t* w, int64_t wStride,
                           int64_t slices, int64_t m, bool accumulate, int32_t* acc, int64_t accStride) = 0;
+  /// depthwise_tile: the isa::depthwiseWindowRows(m, kh, kw, pitch, stride) window rows (row j at
+  /// act + j * actStride, spad_row_elems int8 each), presented one per cycle to the depthwise mode's
+  /// line buffer, times the preloaded weights (tap t in weight row t), into m accumulator rows as
+  /// matmul. Returns the cycles the operation took.
+  virtual uint64_t depthwise(const int8_t* act, int64_t actStride, int64_t m, int64_t kh, int64_t kw, int64_t pitch,
+                             int64_t stride, bool accumulate, int32_t* acc, int64_t accStride) = 0;
 };
 
 }  // namespace systole::sim

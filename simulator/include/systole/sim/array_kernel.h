@@ -49,4 +49,11 @@ void matmulRows(const ArrayWeights& w, const int8_t* a, int64_t aStride, int64_t
 void matmulRowsScalar(const ArrayWeights& w, const int8_t* a, int64_t aStride, int64_t count, uint32_t* out,
                       int64_t outStride, bool accumulate);
 
+/// depthwise_tile's product (docs/isa-semantics.md): out[i][n] (+)= sum over t < kh * kw of
+/// a[stride * i + (t / kw) * pitch + t % kw][n] * W[t][n] for i < count, n < W.cols(), modulo 2^32;
+/// window row j at a + j * aStride, results as matmulRows. The lane loop is plain C++ that the
+/// compiler vectorizes (a tap is one weight row times one input row, lane by lane).
+void depthwiseRows(const ArrayWeights& w, const int8_t* a, int64_t aStride, int64_t count, int64_t kh, int64_t kw,
+                   int64_t pitch, int64_t stride, uint32_t* out, int64_t outStride, bool accumulate);
+
 }  // namespace systole::sim

@@ -31,9 +31,10 @@ struct SimOptions {
   /// region_starts[k] up to the next start. Must begin at 0 and not decrease; empty: one region.
   std::vector<uint32_t> region_starts;
   uint64_t quantum_cycles = 1000;  // how far a unit may run ahead of SystemC time
-  ArrayBackend* array = nullptr;   // runs weight_preload / matmul_tile / matmul_stream (e.g. Verilated RTL); null: the
-                                   // C++ model. Not owned; reset at the start of the run. Its cycle
-                                   // counts must equal the YAML timing (a fault otherwise).
+  /// Runs the array's instructions (weight_preload, matmul_tile, matmul_stream, depthwise_tile), e.g. the
+  /// Verilated RTL; null: the C++ model. Not owned; reset at the start of the run. Its cycle counts
+  /// must equal the YAML timing (a fault otherwise).
+  ArrayBackend* array = nullptr;
 };
 
 /// A tensor's bytes as laid out in DRAM (row-major, little-endian).

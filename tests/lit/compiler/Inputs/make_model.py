@@ -483,6 +483,23 @@ def oc_blocks():
                  [f32("w1", [72, 40, 3, 3]), f32("b1", [72]), f32("w2", [144, 72, 1, 1]), f32("b2", [144]), f32("w3", [48, 72, 1, 1])])
 
 
+# Depthwise convolutions as in MobileNet and EfficientNet, 40 channels (three channel tiles of 16):
+# 3 x 3 stride 1, 3 x 3 stride 2, 5 x 5 (two passes of the depthwise mode on a 16-row array) and
+# 3 x 3 dilated by 2 in rows and columns (the mode takes no column dilation: weight tiles).
+@model
+def depthwise():
+    nodes = [h.make_node("Conv", ["x", "w1", "b1"], ["c1"], name="dw3x3", group=40, pads=[1, 1, 1, 1]),
+             h.make_node("Relu", ["c1"], ["r1"], name="relu1"),
+             h.make_node("Conv", ["r1", "w2", "b2"], ["c2"], name="dw3x3_s2", group=40, pads=[1, 1, 1, 1], strides=[2, 2]),
+             h.make_node("Relu", ["c2"], ["r2"], name="relu2"),
+             h.make_node("Conv", ["r2", "w3", "b3"], ["c3"], name="dw5x5", group=40, pads=[2, 2, 2, 2]),
+             h.make_node("Relu", ["c3"], ["r3"], name="relu3"),
+             h.make_node("Conv", ["r3", "w4"], ["y"], name="dw3x3_d2", group=40, pads=[2, 2, 2, 2], dilations=[2, 2])]
+    return build(nodes, [vi("x", [1, 40, 20, 24])], [vi("y", [1, 40, 10, 12])],
+                 [f32("w1", [40, 1, 3, 3]), f32("b1", [40]), f32("w2", [40, 1, 3, 3]), f32("b2", [40]),
+                  f32("w3", [40, 1, 5, 5]), f32("b3", [40]), f32("w4", [40, 1, 3, 3])])
+
+
 # Pooling with auto_pad SAME_UPPER after a convolution (so the pools run on the NPU): max pooling
 # 3x3 stride 2 (H 7: total 2, W 10: total 1) and average pooling 2x2 stride 1 (total 1, at the end;
 # count_include_pad, as the NPU's average pooling divides by the kernel size).
