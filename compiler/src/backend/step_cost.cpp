@@ -3,12 +3,15 @@
 // dma.outstanding transfers in flight, so short transfers are bounded by the latency window, not
 // only by their summed `issue`) and isa::ComputeTimeline (the hazard scoreboard: a step's first
 // matmul overlaps the drain of the last one before it). The steps are chained by the scheduler's
-// tokens (schedule.cpp): step i's loads start no earlier than step i - K's computes have
-// completed, freeing its slot (K load slots; step i - 2's when it loads the accumulator); step
-// i's first compute no earlier than its loads have completed (emission puts at most a load queue
-// of step i + 1's loads before step i's computes, so the in-order dispatcher always reaches
-// them). Stores are bounded by their own timeline only. Unplaced accumulation tiles take their
-// half by tile number (as memory planning alternates them); other unplaced places their offset.
+// tokens (schedule.cpp), popped as the scheduler pops them: a step that loads takes a load slot;
+// with all K held, its first load pops the oldest release (the computes of the step K before it
+// completed); a step that loads the accumulator pops until one slot is held, one release per load
+// from its first on (its accumulator loads go last), so only its later loads wait for the step
+// two before it. A step's first compute starts no earlier than its loads have completed (emission
+// puts at most a load queue of step i + 1's loads before step i's computes, so the in-order
+// dispatcher always reaches them). Stores are bounded by their own timeline only. Unplaced
+// accumulation tiles take their half by tile number (as memory planning alternates them); other
+// unplaced places their offset.
 #include <algorithm>
 
 #include "systole/isa/pipeline.h"
@@ -56,10 +59,12 @@ int64_t predictStepCycles(const isa::IsaConfig& isa, const OnChipLayout& layout,
   Dispatcher dispatcher(p);
   // Per step that loads, in order: when its computes completed (its slot free again); per output
   // slot use: when its stores completed (the slot free again).
-  std::vector<int64_t> loadIndex(plan.size(), -1);
-  for (size_t i = 0, n = 0; i < plan.size(); ++i)
-    if (!plan[i].barrier && !plan[i].loads.empty()) loadIndex[i] = static_cast<int64_t>(n++);
   std::vector<uint64_t> released, loaded(plan.size(), 0), computed(plan.size(), 0), outputFreed;
+  // The scheduler's load-slot tokens: slots held, releases popped so far, and the current step's
+  // pops (the first `pops` of its loads other than accumulator loads pop releases firstPop, ...;
+  // pops beyond those ride on empty transfers at its start).
+  size_t held = 0, consumed = 0, pops = 0, firstPop = 0, popsAhead = 0, plainSeen = 0;
+  const auto releasedAt = [&](size_t j) { return j < released.size() ? released[j] : uint64_t{0}; };
   uint64_t afterBarrier = 0;
   const auto toRun = [&](PlanInstr in) {
     for (Operand& o : in.operands)
@@ -72,6 +77,10 @@ int64_t predictStepCycles(const isa::IsaConfig& isa, const OnChipLayout& layout,
                           const PlanStep& step = plan[i];
                           if (part == StepPart::Sync) {  // a barrier: later loads wait for every earlier store
                             afterBarrier = store.end();
+                            // The unconsumed releases are withheld; the barrier releases every slot.
+                            consumed = released.size();
+                            released.insert(released.end(), K, afterBarrier);
+                            held = K;
                             return;
                           }
                           const isa::Instruction in = toRun(planned);
@@ -85,11 +94,20 @@ int64_t predictStepCycles(const isa::IsaConfig& isa, const OnChipLayout& layout,
                           uint64_t start = 0;
                           if (part == StepPart::Load) {
                             if (k == 0) {
-                              const auto n = static_cast<size_t>(loadIndex[i]);
-                              const size_t freedBy =
-                                  step.loadsAccumulator() ? 2 : K;  // the step whose computes free the slot
-                              notBefore = std::max({notBefore, afterBarrier, n >= freedBy ? released[n - freedBy] : 0});
+                              pops = step.loadsAccumulator() ? (held > 0 ? held - 1 : 0) : held == K ? 1 : 0;
+                              firstPop = consumed, consumed += pops, held = held + 1 - pops, plainSeen = 0;
+                              const auto plain = static_cast<size_t>(std::count_if(
+                                  step.loads.begin(), step.loads.end(),
+                                  [](const PlanInstr& l) { return l.semantics != isa::Semantics::DmaLoadAcc; }));
+                              popsAhead = pops > plain ? pops - plain : 0;
+                              notBefore = std::max(notBefore, afterBarrier);
+                              if (popsAhead > 0) notBefore = std::max(notBefore, releasedAt(firstPop + popsAhead - 1));
                             }
+                            // An accumulator load goes after every pop; a plain load pops the next release.
+                            const bool acc = planned.semantics == isa::Semantics::DmaLoadAcc;
+                            const size_t pop = acc ? pops : popsAhead + plainSeen++;
+                            if (pops > 0 && (acc || pop < pops))
+                              notBefore = std::max(notBefore, releasedAt(firstPop + std::min(pop, pops - 1)));
                             start = load.issue(in, notBefore);
                             if (last) loaded[i] = load.done();  // the "slot full" token
                           } else if (part == StepPart::Compute) {
