@@ -6,12 +6,11 @@
 // tokens (schedule.cpp), popped as the scheduler pops them: a step that loads takes a load slot;
 // with all K held, its first load pops the oldest release (the computes of the step K before it
 // completed); a step that loads the accumulator pops until one slot is held, one release per load
-// from its first on (its accumulator loads go last), so only its later loads wait for the step
-// two before it. A step's first compute starts no earlier than its loads have completed (emission
-// puts at most a load queue of step i + 1's loads before step i's computes, so the in-order
-// dispatcher always reaches them). Stores are bounded by their own timeline only. Unplaced
-// accumulation tiles take their half by tile number (as memory planning alternates them); other
-// unplaced places their offset.
+// from its first on, and its accumulator loads go after every pop. A step's first compute starts
+// no earlier than its loads have completed (emission puts at most a load queue of step i + 1's
+// loads before step i's computes, so the in-order dispatcher always reaches them). Stores are
+// bounded by their own timeline only. Unplaced accumulation tiles take their half by tile number
+// (as memory planning alternates them); other unplaced places their offset.
 #include <algorithm>
 
 #include "systole/isa/pipeline.h"
