@@ -107,6 +107,7 @@ struct ComputeCall {
   int64_t matmulTile();
   int64_t matmulStream();
   int64_t depthwiseTile();
+  void checkPreloadedProduct(int64_t a, int64_t aRows, int64_t acc, int64_t rows, bool accumulate) const;
   int64_t requantize();
   int64_t widen();
   int64_t addOrMultiply();
@@ -144,17 +145,23 @@ int64_t ComputeCall::weightPreloadTransposed() {
   return -1;
 }
 
+/// An array product with the preloaded weights (matmul_tile, depthwise_tile) reading `aRows`
+/// scratchpad rows from `a` into `rows` accumulator rows from `acc`: the rows exist, and in poison
+/// mode the weights were loaded and the rows it reads were written.
+void ComputeCall::checkPreloadedProduct(int64_t a, int64_t aRows, int64_t acc, int64_t rows, bool accumulate) const {
+  m.spad.checkRows(a, aRows, "activation");
+  m.acc.checkRows(acc, rows, "accumulator");
+  if (!poison) return;
+  if (!m.weights_loaded)
+    throw FaultCause{"the array's weights were never loaded: no weight_preload ran before it (poison mode)"};
+  m.spad.checkWritten(a, aRows, "activation");
+  if (accumulate) m.acc.checkWritten(acc, rows, "accumulator");
+}
+
 int64_t ComputeCall::matmulTile() {
   const int64_t a = op(0), acc = op(1), rows = op(2);
   const bool accumulate = op(3) != 0;
-  m.spad.checkRows(a, rows, "activation");
-  m.acc.checkRows(acc, rows, "accumulator");
-  if (poison) {
-    if (!m.weights_loaded)
-      throw FaultCause{"the array's weights were never loaded: no weight_preload ran before it (poison mode)"};
-    m.spad.checkWritten(a, rows, "activation");
-    if (accumulate) m.acc.checkWritten(acc, rows, "accumulator");
-  }
+  checkPreloadedProduct(a, rows, acc, rows, accumulate);
   int64_t cycles = -1;
   if (array)
     cycles = static_cast<int64_t>(
@@ -179,15 +186,7 @@ int64_t ComputeCall::depthwiseTile() {
   if (isa::depthwiseLineRows(kh, kw, pitch) > p.array_line_buffer_rows)
     throw FaultCause{"depthwise_tile window of " + std::to_string(isa::depthwiseLineRows(kh, kw, pitch)) +
                      " rows exceeds array.line_buffer_rows (" + std::to_string(p.array_line_buffer_rows) + ")"};
-  const int64_t window = isa::depthwiseWindowRows(rows, kh, kw, pitch, stride);
-  m.spad.checkRows(a, window, "activation");
-  m.acc.checkRows(acc, rows, "accumulator");
-  if (poison) {
-    if (!m.weights_loaded)
-      throw FaultCause{"the array's weights were never loaded: no weight_preload ran before it (poison mode)"};
-    m.spad.checkWritten(a, window, "activation");
-    if (accumulate) m.acc.checkWritten(acc, rows, "accumulator");
-  }
+  checkPreloadedProduct(a, isa::depthwiseWindowRows(rows, kh, kw, pitch, stride), acc, rows, accumulate);
   int64_t cycles = -1;
   if (array)
     cycles = static_cast<int64_t>(array->depthwise(m.spad.row(a), m.spad.lanes(), rows, kh, kw, pitch, stride,

@@ -614,9 +614,10 @@ std::pair<MatmulTiling, int64_t> weightTileTiling(const TileContext& T, const No
     if (gatheredCycles < virtualCycles) m = gathered;
     m.virtualCycles = virtualCycles;
     m.gatheredCycles = gatheredCycles;
+    cycles = std::min(virtualCycles, gatheredCycles);
   }
   if (cycles == 0) cycles = predictedCycles(T, n, m, k);
-  return {m, std::min(cycles, m.gatheredCycles > 0 ? m.gatheredCycles : cycles)};
+  return {m, cycles};
 }
 
 /// A depthwise conv in the depthwise mode when the cost model predicts it faster than on weight
