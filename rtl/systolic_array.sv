@@ -1,17 +1,19 @@
 // The PE grid of the systolic array, in the dataflow the config chooses
 // (systole_pkg::DATAFLOW_OUTPUT_STATIONARY). Every size comes from the generated package; there are
 // no module parameters. The arithmetic is that of matmul_tile (docs/isa-semantics.md):
-//   out[i][n] = wrap32((accumulate ? acc_init[i][n] : 0) + sum_k int8 a[i][k] * W[k][n]),
+//   out[i][n] = store((accumulate ? acc_init[i][n] : 0) + sum_k int8 a[i][k] * W[k][n]),
 // and, output-stationary only, that of matmul_stream: the same over k_slices slices of ARRAY_ROWS
 // reduction indices, each slice bringing its own activation rows and weight rows; and,
 // weight-stationary with a line buffer (ARRAY_LINE_BUFFER_ROWS > 0) only, that of depthwise_tile:
-//   out[i][n] = wrap32((accumulate ? acc_init[i][n] : 0)
-//                      + sum_{t < kh*kw} int8 x[stride*i + (t / kw)*pitch + t % kw][n] * W[t][n]),
+//   out[i][n] = store((accumulate ? acc_init[i][n] : 0)
+//                     + sum_{t < kh*kw} int8 x[stride*i + (t / kw)*pitch + t % kw][n] * W[t][n]),
 // x[j] being the j-th window row presented (a tap per PE row, a channel per column).
 // W[k][n] is a weight register of ARRAY_WEIGHT_BITS bits (the widest of the YAML's types.weight):
 // the low bits of the scratchpad byte, two's complement (isa::arith::weightRegister); 8 on a config
 // offering int8 weights, 4 on an int4-only one. Each PE adds one int8 x W product to an int32 with
-// a plain 32-bit adder, which wraps exactly as systole::isa::arith::mac does.
+// a plain 32-bit adder, which wraps exactly as systole::isa::arith::mac does. store() is what the
+// accumulator keeps of the 32-bit sum (ACCUMULATOR_BITS, the YAML's types.accumulator): int32 the
+// sum itself, a narrower accumulator the sum saturated to its range (isa::arith::storeAccumulator).
 //
 // Interface (both dataflows)
 //   Command: cmd_valid_i / cmd_ready_o. cmd_preload_i = 1 starts a weight_preload, 0 a matmul_tile
@@ -274,6 +276,9 @@ module systolic_array
     end
   end
 
+  // The output row before the accumulator keeps it: the 32-bit sums of either dataflow.
+  logic [N-1:0][31:0] out_sum;
+
   // One PE's product, sign-extended to the accumulator width.
   function automatic logic [31:0] pe_product(logic [7:0] a, logic [WB-1:0] w);
     logic signed [8+WB-1:0] p;
@@ -363,14 +368,14 @@ module systolic_array
     // De-skew: column n waits N - 1 - n cycles so a whole output row leaves together.
     for (genvar n = 0; n < N; n++) begin : g_deskew
       if (n == N - 1) begin : g_direct
-        assign out_data_o[n] = psum_d[R - 1][n];
+        assign out_sum[n] = psum_d[R - 1][n];
       end else begin : g_delay
         logic [31:0] skew_q [N - 1 - n];
         always_ff @(posedge clk_i) begin
           skew_q[0] <= psum_d[R - 1][n];
           for (int j = 1; j < N - 1 - n; j++) skew_q[j] <= skew_q[j - 1];
         end
-        assign out_data_o[n] = skew_q[N - 2 - n];
+        assign out_sum[n] = skew_q[N - 2 - n];
       end
     end
 
@@ -693,7 +698,7 @@ module systolic_array
     end
 
     for (genvar n = 0; n < N; n++) begin : g_out
-      assign out_data_o[n] = stream_q ? stream_out[n] : acc_q[0][n];
+      assign out_sum[n] = stream_q ? stream_out[n] : acc_q[0][n];
     end
     assign out_valid_o = stream_q ? (busy_q & |done_row) : drain_q;
     assign out_last_o  = stream_q ? (busy_q & |done_row & (stream_row_q == m_q - M_W'(1)))
@@ -733,5 +738,19 @@ module systolic_array
   assert property (@(posedge clk_i) disable iff (!rst_ni) (OS && out_valid_o) |-> !in_phase_q)
     else $error("output-stationary drain overlaps the input phase");
 `endif
+
+  // The accumulator keeps ACCUMULATOR_BITS of each lane the array writes (the YAML's
+  // types.accumulator): a narrower accumulator saturates the 32-bit sum, int32 keeps it as it is
+  // (isa::arith::storeAccumulator). The partial sums inside the array stay 32-bit.
+  localparam logic signed [31:0] ACC_HI = 32'((64'(1) << (ACCUMULATOR_BITS - 1)) - 64'(1));
+  localparam logic signed [31:0] ACC_LO = ~ACC_HI;
+  function automatic logic [31:0] acc_store(logic [31:0] v);
+    if ($signed(v) > ACC_HI) return ACC_HI;
+    if ($signed(v) < ACC_LO) return ACC_LO;
+    return v;
+  endfunction
+  for (genvar n = 0; n < N; n++) begin : g_acc_store
+    assign out_data_o[n] = acc_store(out_sum[n]);
+  end
 
 endmodule

@@ -16,6 +16,7 @@
 #include "commands.h"
 #include "systole/compiler/artifact.h"
 #include "pipeline_options.h"
+#include "run_report.h"
 #include "systole/isa/file_io.h"
 #include "systole/isa/program.h"
 
@@ -108,7 +109,7 @@ std::string quantLine(const compiler::PipelineResult& r, const compiler::Pipelin
     out << "smoothing (alpha " << options.quant.smoothing << "): " << q.smoothed_norms
         << " LayerNormalization outputs divided, the weight rows of " << q.smoothed_layers
         << " matrix layers reading them scaled\n";
-  out << precisionLines(r, options);
+  out << precisionLines(r, options) << accumulatorFitLine(r.graph);
   return out.str();
 }
 

@@ -93,6 +93,17 @@ void printWeightWidths(const compiler::Graph& quantized) {
   for (const auto& [name, bits] : layers)
     if (bits == 4) narrow += (count++ ? ", " : "") + name;
   if (count > 0) std::printf("weights: int4 in %d of %zu matrix layers: %s\n", count, layers.size(), narrow.c_str());
+  std::fputs(accumulatorFitLine(quantized).c_str(), stdout);
+}
+
+std::string accumulatorFitLine(const compiler::Graph& quantized) {
+  const auto fitted = compiler::accumulatorFittedLayers(quantized);
+  if (fitted.empty()) return "";
+  int64_t channels = 0;
+  for (const auto& [name, c] : fitted) channels += c;
+  return "narrow accumulator: weight scales coarsened in " + std::to_string(fitted.size()) + " of " +
+         std::to_string(compiler::matrixWeightWidths(quantized).size()) + " matrix layers (" +
+         std::to_string(channels) + " output channels) so that no sum can saturate it\n";
 }
 
 void printHostTime(const runtime::RunResult& result) {

@@ -324,16 +324,19 @@ class ConfigLoader {
   }
 
   /// memories: dram, scratchpad, accumulator.
-  /// types: int8 activations and int32 accumulators (the only ones this version has); weights
-  /// int8, int4, or a list of them (the first is every layer's default; the compiler may choose
-  /// another per layer).
+  /// types: int8 activations (the only ones this version has); int32, int24 or int16
+  /// accumulators; weights int8, int4, or a list of them (the first is every layer's default; the
+  /// compiler may choose another per layer).
   void readTypes(const YAML::Node& types, Params& p) {
     checkKeys(types, "types", {"activation", "weight", "accumulator"}, {"activation", "weight", "accumulator"});
-    for (auto [key, want] : {std::pair{"activation", "int8"}, {"accumulator", "int32"}})
-      if (str(types[key], std::string("types.") + key) != want)
-        throw Error(at(types[key]), std::string("types.") + key + " must be " + want +
-                                        " (the only type this version supports; int16 activations and narrower "
-                                        "accumulators are not built yet)");
+    if (str(types["activation"], "types.activation") != "int8")
+      throw Error(at(types["activation"]),
+                  "types.activation must be int8 (the only type this version supports; int16 activations are not "
+                  "built yet)");
+    const std::string acc = str(types["accumulator"], "types.accumulator");
+    p.acc_bits = accumulatorTypeBits(acc);
+    if (p.acc_bits == 0)
+      throw Error(at(types["accumulator"]), "types.accumulator must be int32, int24 or int16, got '" + acc + "'");
     const YAML::Node weight = types["weight"];
     std::vector<YAML::Node> names;
     if (weight.IsSequence()) {

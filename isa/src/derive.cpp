@@ -8,18 +8,23 @@ namespace systole::isa {
 
 int weightTypeBits(std::string_view name) { return name == "int8" ? 8 : name == "int4" ? 4 : 0; }
 
+int accumulatorTypeBits(std::string_view name) {
+  return name == "int32" ? 32 : name == "int24" ? 24 : name == "int16" ? 16 : 0;
+}
+
 std::string_view dataflowName(Dataflow d) {
   return d == Dataflow::WeightStationary ? "weight_stationary" : "output_stationary";
 }
 
 void deriveParameters(Params& p, const SourceLocation& where) {
-  constexpr int64_t kActivationBytes = 1;   // types.activation is int8 (validated by the loader)
-  constexpr int64_t kAccumulatorBytes = 4;  // types.accumulator is int32
-  constexpr int64_t kLutEntries = 256;      // one int8 output per int8 input
+  constexpr int64_t kActivationBytes = 1;      // types.activation is int8 (validated by the loader)
+  constexpr int64_t kAccumulatorDmaBytes = 4;  // DMA moves accumulator lanes as int32, whatever types.accumulator
+  constexpr int64_t kLutEntries = 256;         // one int8 output per int8 input
   p.spad_row_elems = std::max(p.array_rows, p.array_cols);
   p.spad_row_bytes = p.spad_row_elems * kActivationBytes;
   p.acc_row_elems = p.array_cols;
-  p.acc_row_bytes = p.acc_row_elems * kAccumulatorBytes;
+  p.acc_row_bytes = p.acc_row_elems * kAccumulatorDmaBytes;
+  p.acc_sram_row_bytes = p.acc_row_elems * p.acc_bits / 8;
   p.vector_lanes = p.acc_row_elems;
   p.instr_bytes = p.instr_bits / 8;
   p.token_lsb = p.opcode_bits;
@@ -28,11 +33,13 @@ void deriveParameters(Params& p, const SourceLocation& where) {
   if (p.spad_size % p.spad_row_bytes != 0)
     throw Error(where, "scratchpad size " + std::to_string(p.spad_size) + " is not a multiple of its row (" +
                            std::to_string(p.spad_row_bytes) + " bytes)");
-  if (p.acc_size % p.acc_row_bytes != 0)
+  if (const int64_t row = p.acc_sram_row_bytes; p.acc_size % row != 0)
     throw Error(where, "accumulator size " + std::to_string(p.acc_size) + " is not a multiple of its row (" +
-                           std::to_string(p.acc_row_bytes) + " bytes)");
+                           std::to_string(row) + " bytes: " + std::to_string(p.acc_row_elems) + " lanes of int" +
+                           std::to_string(p.acc_bits) + "); the nearest are " + std::to_string(p.acc_size / row * row) +
+                           " and " + std::to_string((p.acc_size / row + 1) * row));
   p.spad_rows = p.spad_size / p.spad_row_bytes;
-  p.acc_rows = p.acc_size / p.acc_row_bytes;
+  p.acc_rows = p.acc_size / p.acc_sram_row_bytes;
   if (p.spad_rows < p.array_rows || p.spad_rows < p.lut_rows)
     throw Error(where, "scratchpad holds " + std::to_string(p.spad_rows) +
                            " rows, fewer than one weight tile or one lookup table needs");
@@ -64,8 +71,12 @@ std::vector<ParamEntry> parameterTable(const Params& p) {
       {"accumulator.banks", p.acc_banks, false, "accumulator banks"},
       {"accumulator.conflict_cycles", p.acc_conflict_cycles, false,
        "extra cycles per row when two sources of one instruction read the same bank"},
-      {"accumulator.row_bytes", p.acc_row_bytes, true, "bytes per accumulator row = array.cols int32"},
-      {"accumulator.rows", p.acc_rows, true, "accumulator rows = size / row_bytes"},
+      {"accumulator.bits", p.acc_bits, true, "bits of an accumulator lane = types.accumulator (narrower saturates)"},
+      {"accumulator.row_bytes", p.acc_row_bytes, true,
+       "bytes of an accumulator row as DMA moves it = array.cols int32"},
+      {"accumulator.sram_row_bytes", p.acc_sram_row_bytes, true,
+       "bytes of an accumulator row in the SRAM = array.cols x accumulator.bits / 8"},
+      {"accumulator.rows", p.acc_rows, true, "accumulator rows = size / sram_row_bytes"},
       {"dma.burst_bytes", p.dma_burst_bytes, false, "largest DMA burst, bytes"},
       {"dma.outstanding", p.dma_outstanding, false, "DMA instructions in flight per DMA unit"},
       {"dma.broadcast", p.dma_broadcast, false,

@@ -2,7 +2,7 @@
 // rows move `bytes` per row when they leave the chip (a store), whole rows when they arrive (a
 // load); weight_preload and the matmuls read K = array.rows int8 per activation row and
 // array.cols int8 per weight row; int32 vector classes work on accumulator lanes, int8 ones on
-// the scratchpad row's elements.
+// the scratchpad row's elements. An accumulator row holds accumulator.bits per lane in the SRAM.
 #include "systole/isa/row_footprint.h"
 
 namespace systole::isa {
@@ -11,7 +11,7 @@ RowFootprint rowFootprint(const Params& p, const InstrDesc& d, const Instruction
   using M = RowRange::Memory;
   constexpr M kSpad = M::Scratchpad, kAcc = M::Accumulator;
   constexpr bool kRead = false, kWrite = true;
-  const int64_t S = p.spad_row_bytes, A = p.acc_row_bytes, L = p.vector_lanes, E = p.spad_row_elems;
+  const int64_t S = p.spad_row_bytes, A = p.acc_sram_row_bytes, L = p.vector_lanes, E = p.spad_row_elems;
   auto op = [&](int k) { return in.operand(d, k); };
   RowFootprint f;
   auto add = [&](M memory, bool write, int64_t row, int64_t rows, int64_t rowBytes, int64_t runs = 1,
@@ -25,8 +25,8 @@ RowFootprint rowFootprint(const Params& p, const InstrDesc& d, const Instruction
     case Semantics::DmaLoad2d: add(kSpad, kWrite, op(1), op(2) * op(5), S); break;
     case Semantics::DmaLoadAcc: add(kAcc, kWrite, op(1), op(2), A); break;
     case Semantics::DmaStore: add(kSpad, kRead, op(1), op(2), op(3)); break;
-    case Semantics::DmaStoreAcc: add(kAcc, kRead, op(1), op(2), op(3)); break;
-    case Semantics::WeightPreload: add(kSpad, kRead, op(0), p.array_rows, p.array_cols); break;  // w_row
+    case Semantics::DmaStoreAcc: add(kAcc, kRead, op(1), op(2), op(3) * p.acc_bits / 32); break;  // int32 lanes out
+    case Semantics::WeightPreload: add(kSpad, kRead, op(0), p.array_rows, p.array_cols); break;   // w_row
     case Semantics::WeightPreloadT: add(kSpad, kRead, op(0), p.array_cols, p.array_rows); break;
     case Semantics::MatmulTile:
     case Semantics::DepthwiseTile: {  // a_row, acc_row, m, accumulate (depthwise_tile: each window row once)

@@ -38,6 +38,7 @@ module tb_systolic_array
   output logic [31:0]                          pkg_m_bits_o,
   output logic [31:0]                          pkg_k_slices_bits_o,
   output logic [31:0]                          pkg_weight_bits_o,
+  output logic [31:0]                          pkg_acc_bits_o,
   // The depthwise mode: ARRAY_LINE_BUFFER_ROWS (0: no mode) and the widths of kh/kw and pitch/stride.
   output logic [31:0]                          pkg_line_buffer_rows_o,
   output logic [31:0]                          pkg_kh_bits_o,
@@ -52,6 +53,7 @@ module tb_systolic_array
   assign pkg_m_bits_o            = 32'(M_W);
   assign pkg_k_slices_bits_o     = 32'(KS_W);
   assign pkg_weight_bits_o       = 32'(ARRAY_WEIGHT_BITS);
+  assign pkg_acc_bits_o          = 32'(ACCUMULATOR_BITS);
   assign pkg_line_buffer_rows_o  = 32'(ARRAY_LINE_BUFFER_ROWS);
   assign pkg_kh_bits_o           = 32'(KH_W);
   assign pkg_pitch_bits_o        = 32'(PS_W);

@@ -70,7 +70,7 @@ void dmaRowIn(const DmaTransfer& t, int64_t i, const uint8_t* src, MachineState&
     if (t.bytes > 0)
       std::memcpy(row, src, static_cast<size_t>(t.bytes));  // little-endian int32 on a little-endian host
     std::memset(row + t.bytes, 0, static_cast<size_t>(m.acc.lanes() * 4 - t.bytes));
-    m.acc.markWritten(t.row + i, 1);
+    m.acc.commit(t.row + i, 1);
   } else {
     auto* row = reinterpret_cast<uint8_t*>(m.spad.row(t.row + i));
     if (t.int4)
@@ -169,7 +169,7 @@ int64_t ComputeCall::matmulTile() {
   else
     matmulRows(m.weights, m.spad.row(a), m.spad.lanes(), rows, reinterpret_cast<uint32_t*>(m.acc.row(acc)),
                m.acc.lanes(), accumulate);
-  m.acc.markWritten(acc, rows);
+  m.acc.commit(acc, rows);
   return cycles;
 }
 
@@ -194,7 +194,7 @@ int64_t ComputeCall::depthwiseTile() {
   else
     depthwiseRows(m.weights, m.spad.row(a), m.spad.lanes(), rows, kh, kw, pitch, stride,
                   reinterpret_cast<uint32_t*>(m.acc.row(acc)), m.acc.lanes(), accumulate);
-  m.acc.markWritten(acc, rows);
+  m.acc.commit(acc, rows);
   return cycles;
 }
 
@@ -228,7 +228,7 @@ int64_t ComputeCall::matmulStream() {
       matmulRows(m.slice, m.spad.row(a + s * stride), lanes, rows, out, m.acc.lanes(), true);
     }
   }
-  m.acc.markWritten(acc, rows);
+  m.acc.commit(acc, rows);
   return cycles;
 }
 
@@ -265,7 +265,7 @@ int64_t ComputeCall::widen() {
     int32_t* y = m.acc.row(dst + i);
     for (int64_t j = 0; j < L; ++j) y[j] = arith::widen(x[j], zp, mul);
   }
-  m.acc.markWritten(dst, rows);
+  m.acc.commit(dst, rows);
   return -1;
 }
 
@@ -285,7 +285,7 @@ int64_t ComputeCall::addOrMultiply() {
     int32_t* z = m.acc.row(dst + i);
     for (int64_t j = 0; j < L; ++j) z[j] = add ? arith::add(x[j], y[j]) : arith::mul(x[j], y[j]);
   }
-  m.acc.markWritten(dst, rows);
+  m.acc.commit(dst, rows);
   return -1;
 }
 
@@ -336,7 +336,7 @@ int64_t ComputeCall::accumulatorRows(int64_t dst, int64_t src, int64_t rows, F&&
   m.acc.checkRows(src, rows, "source");
   if (poison) m.acc.checkWritten(src, rows, "source");
   for (int64_t i = 0; i < rows; ++i) f(m.acc.row(src + i), m.acc.row(dst + i));
-  m.acc.markWritten(dst, rows);
+  m.acc.commit(dst, rows);
   return -1;
 }
 

@@ -3,6 +3,7 @@
 
     PYTHONPATH=build/default/python /usr/bin/python3 tests/e2e/trained_top1.py DIR [NAME...] [--isa CONFIG]
         [--max-drop POINTS] [--precision int8|int4|auto] [--min-cosine X] [--bias-correction off|narrow|all]
+        [--set KEY=VALUE ...]
 
 DIR holds NAME.onnx, NAME.logits.npy (the training framework's float logits on the test set),
 test.npz (`x` [N, ...] float32 images, `labels` [N]) and calib/ (one .npy per calibration sample),
@@ -50,12 +51,15 @@ def main():
     p.add_argument("--min-cosine", type=float, default=0.99, help="--precision auto's target")
     p.add_argument("--bias-correction", default="narrow", choices=["off", "narrow", "all"],
                    help="which layers' biases absorb their weight rounding's mean shift")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="a config override (repeatable), as systole's --set: types.accumulator=int16")
     args = p.parse_args()
     test = np.load(os.path.join(args.dir, "test.npz"))
     calib = [np.load(f) for f in sorted(glob.glob(os.path.join(args.dir, "calib", "*.npy")))]
     names = args.models or sorted(os.path.basename(f)[:-5] for f in glob.glob(os.path.join(args.dir, "*.onnx")))
-    config = systole.load_config(args.isa)
-    print(f"| network | float top-1 | INT8 top-1 ({args.isa}{', ' + args.precision if args.precision else ''}) | difference | predictions agree | cosine min / mean | int4 layers | NPU programs |")
+    config = systole.load_config(args.isa, dict(kv.split("=", 1) for kv in args.set) or None)
+    design = ", ".join([args.isa] + args.set + ([args.precision] if args.precision else []))
+    print(f"| network | float top-1 | INT8 top-1 ({design}) | difference | predictions agree | cosine min / mean | int4 layers | NPU programs |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     failed = False
     for name in names:

@@ -72,6 +72,22 @@ static_assert(mac(kMax32, 1, 1) == kMin32);
 // ---------------------------------------------------------------------------------------------
 // roundingShiftRight
 
+// types.accumulator: int32 keeps the 32-bit result (it wrapped already); a narrower accumulator
+// saturates it to its range.
+TEST(Arith, StoreAccumulatorSaturatesNarrowWidths) {
+  for (int32_t v : {0, 1, -1, 32767, -32768, 32768, -32769, 8388607, -8388608, 8388608, INT32_MAX, INT32_MIN})
+    EXPECT_EQ(storeAccumulator(v, 32), v);
+  EXPECT_EQ(storeAccumulator(32767, 16), 32767);
+  EXPECT_EQ(storeAccumulator(32768, 16), 32767);
+  EXPECT_EQ(storeAccumulator(-32768, 16), -32768);
+  EXPECT_EQ(storeAccumulator(-32769, 16), -32768);
+  EXPECT_EQ(storeAccumulator(INT32_MAX, 24), 8388607);
+  EXPECT_EQ(storeAccumulator(INT32_MIN, 24), -8388608);
+  EXPECT_EQ(storeAccumulator(-5, 24), -5);
+  EXPECT_EQ(accumulatorMax(16), 32767);
+  EXPECT_EQ(accumulatorMax(32), int64_t{INT32_MAX});
+}
+
 TEST(Arith, RoundingShiftRightTiesTowardPlusInfinity) {
   EXPECT_EQ(roundingShiftRight(1, 1), 1);    // 0.5 -> 1
   EXPECT_EQ(roundingShiftRight(-1, 1), 0);   // -0.5 -> 0

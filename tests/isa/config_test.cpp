@@ -138,6 +138,31 @@ TEST(Config, DerivedDefault) {
   EXPECT_EQ(p.queue_depth[0], 8);
 }
 
+// types.accumulator: a narrower lane makes the SRAM row narrower (so the same bytes hold more
+// rows), while DMA still moves int32 lanes; the size must hold whole rows.
+TEST(Config, NarrowAccumulator) {
+  const auto p = IsaConfig::load(test::configPath("default"),
+                                 {{"types.accumulator", "int24"}, {"memories.accumulator.size", "49152"}})
+                     .params();
+  EXPECT_EQ(p.acc_bits, 24);
+  EXPECT_EQ(p.acc_sram_row_bytes, 48);
+  EXPECT_EQ(p.acc_row_bytes, 64);
+  EXPECT_EQ(p.acc_rows, 1024);
+  const auto q = IsaConfig::load(test::configPath("default"), {{"types.accumulator", "int16"}}).params();
+  EXPECT_EQ(q.acc_rows, 2048);
+  bool listed = false;
+  for (const auto& e : parameterTable(q)) listed |= e.name == "accumulator.bits" && e.value == 16;
+  EXPECT_TRUE(listed);
+  const auto e = test::catchError([] {
+    IsaConfig::load(test::configPath("default"), {{"types.accumulator", "int24"}});
+  });
+  ASSERT_TRUE(e);
+  EXPECT_NE(e->message().find("not a multiple of its row (48 bytes: 16 lanes of int24); the nearest are 65520 and "
+                              "65568"),
+            std::string::npos)
+      << e->message();
+}
+
 TEST(Config, DerivedTiny) {
   const Params p = loadConfig("tiny").params();
   EXPECT_EQ(p.array_rows, 4);
@@ -630,8 +655,8 @@ TEST_F(ConfigErrors, WrongShapes) {
   expectError(t, plus(locate(t, "", "array: 16"), 7), "'array' must be a mapping");
   t = replaceAfter(def, "name: nop", "fields: []", "fields: 3");
   expectError(t, plus(locate(t, "name: nop", "fields: 3"), 8), "'fields' must be a list");
-  t = replaceFirst(def, "accumulator: int32}", "accumulator: int16}");
-  expectError(t, locate(t, "", "int16"), "types.accumulator must be int32");
+  t = replaceFirst(def, "accumulator: int32}", "accumulator: int12}");
+  expectError(t, locate(t, "", "int12"), "types.accumulator must be int32, int24 or int16, got 'int12'");
   t = replaceFirst(def, "dataflow: weight_stationary", "dataflow: row_stationary");
   expectError(t, locate(t, "", "row_stationary"), "array.dataflow must be weight_stationary or output_stationary");
   t = replaceFirst(def, "width: 128", "width: 100");

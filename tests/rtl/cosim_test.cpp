@@ -292,7 +292,7 @@ TEST(Cosim, ConfigWithoutRtlBuildIsRefused) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("no RTL build for config 'tiny'"), std::string::npos) << e.what();
   }
-  EXPECT_EQ(rtl::rtlArrayConfigs().size(), 5u);  // the four shipped configs and default_w4
+  EXPECT_EQ(rtl::rtlArrayConfigs().size(), 6u);  // the four shipped configs, default_w4 and default_acc16
 }
 
 }  // namespace

@@ -93,6 +93,7 @@ class ArrayCheck : Bench<Tb> {
     ok &= samePackage(r_, "SCRATCHPAD_ROW_BYTES", t_.pkg_row_bytes_o, p_.spad_row_bytes);
     ok &= samePackage(r_, "k_slices width", t_.pkg_k_slices_bits_o, bitsFor(p_.spad_rows / p_.array_rows));
     ok &= samePackage(r_, "ARRAY_WEIGHT_BITS", t_.pkg_weight_bits_o, p_.widestWeightBits());
+    ok &= samePackage(r_, "ACCUMULATOR_BITS", t_.pkg_acc_bits_o, p_.acc_bits);
     ok &= samePackage(r_, "ARRAY_LINE_BUFFER_ROWS", t_.pkg_line_buffer_rows_o, p_.array_line_buffer_rows);
     ok &= samePackage(r_, "kh/kw width", t_.pkg_kh_bits_o, bitsFor(p_.array_rows));
     if (!preload_.present() || !matmul_.present()) {
@@ -211,7 +212,7 @@ class ArrayCheck : Bench<Tb> {
               v, x[static_cast<size_t>(j)][static_cast<size_t>(n)],
               isa::arith::weightRegister(W_[static_cast<size_t>(t)][static_cast<size_t>(n)], p_.widestWeightBits()));
         }
-        want[static_cast<size_t>(i)][static_cast<size_t>(n)] = v;
+        want[static_cast<size_t>(i)][static_cast<size_t>(n)] = isa::arith::storeAccumulator(v, p_.acc_bits);
       }
     const std::string what = "depthwise_tile m=" + std::to_string(m) + " kh=" + std::to_string(kh) +
                              " kw=" + std::to_string(kw) + " pitch=" + std::to_string(pitch) +
@@ -347,7 +348,8 @@ class ArrayCheck : Bench<Tb> {
   }
 
   /// The model's output rows for act[s] (m rows of R) times w[s] (R rows of N) over the slices s:
-  /// from the initial accumulator (or 0), arith::mac per product, slice by slice in k order.
+  /// from the initial accumulator (or 0), arith::mac per product, slice by slice in k order; what
+  /// the accumulator keeps of the sum (types.accumulator: a narrower one saturates).
   std::vector<Row32> model(std::span<const std::vector<Row8>> act, std::span<const std::vector<Row8>> w,
                            const std::vector<Row32>& acc, bool accumulate) const {
     const size_t m = act[0].size();
@@ -358,7 +360,7 @@ class ArrayCheck : Bench<Tb> {
         for (size_t s = 0; s < act.size(); ++s)
           for (size_t k = 0; k < static_cast<size_t>(R_); ++k)
             v = isa::arith::mac(v, act[s][i][k], isa::arith::weightRegister(w[s][k][n], p_.widestWeightBits()));
-        want[i][n] = v;
+        want[i][n] = isa::arith::storeAccumulator(v, p_.acc_bits);
       }
     return want;
   }

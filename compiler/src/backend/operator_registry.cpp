@@ -1,8 +1,11 @@
 #include "operator_registry.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <variant>
 
+#include "systole/compiler/accumulator_bound.h"
 #include "systole/compiler/float_ops.h"
 #include "systole/compiler/quant_math.h"
 #include "systole/isa/diagnostic.h"
@@ -203,6 +206,64 @@ std::string softmaxFits(const Graph& g, const Node& n, const isa::IsaConfig& isa
   return "";
 }
 
+// ---- accumulator bounds ------------------------------------------------------------------------
+// What the tilers put in accumulator lanes: int8 values widened as (x - z) * multiplier (|x - z|
+// at most 255), their sums and products, and matrix products (accumulator_bound.h).
+
+constexpr int64_t kWidened = isa::arith::kActMax - isa::arith::kActMin;
+constexpr int64_t kLargestActivation = -isa::arith::kActMin;
+
+int64_t noAccumulator(const Graph&, const Node&) { return 0; }
+/// A rescale, a move or a program input's copy into its haloed buffer: widen by 1, requantize.
+int64_t widenedOnce(const Graph&, const Node&) { return kWidened; }
+/// min(a, b) = a + b - max(a, b) (tile_extremum.cpp).
+int64_t minBound(const Graph&, const Node&) { return 3 * kWidened; }
+int64_t mulBound(const Graph&, const Node&) { return kWidened * kWidened; }
+
+int64_t addBound(const Graph&, const Node& n) {
+  return kWidened * (std::abs(n.getInt("a_multiplier", 0)) + std::abs(n.getInt("b_multiplier", 0)));
+}
+
+/// The window's widened inputs summed (AveragePool: its kernel; GlobalAveragePool: the plane).
+int64_t poolBound(const Graph& g, const Node& n) {
+  int64_t window = 1;
+  if (n.op == Op::GlobalAveragePool) {
+    const auto& shape = valueOf(g, n.inputs[0]).shape;
+    for (size_t d = 2; d < shape.size(); ++d) window *= shape[d];
+  } else {
+    for (int64_t k : n.getInts("kernel_shape")) window *= k;
+  }
+  return kWidened * window;
+}
+
+/// A product of two activations at zero point 0 sums K products of at most 128 x 128; a layer
+/// with int8 weights, its bias row plus its products (matrixAccumulatorBounds).
+int64_t matmulBound(const Graph& g, const Node& n) {
+  if (isActivationProduct(g, n)) return valueOf(g, n.inputs[0]).shape.back() * kLargestActivation * kLargestActivation;
+  const Value& w = valueOf(g, n.inputs[1]);
+  std::vector<int32_t> bias;
+  if (n.inputs.size() > 2 && n.inputs[2] >= 0) {
+    const Value& b = valueOf(g, n.inputs[2]);
+    bias.resize(b.data.size() / sizeof(int32_t));
+    std::memcpy(bias.data(), b.data.data(), bias.size() * sizeof(int32_t));
+  }
+  const int axis = n.op == Op::Conv ? 0 : 1;
+  const auto bounds = matrixAccumulatorBounds(reinterpret_cast<const int8_t*>(w.data.data()), w.shape, axis, bias,
+                                              valueOf(g, n.inputs[0]).quant->zero_point.at(0));
+  return bounds.empty() ? 0 : *std::max_element(bounds.begin(), bounds.end());
+}
+
+/// A narrow accumulator holds the operator's lanes and its requantize multipliers (a scale row).
+std::string accumulatorFits(const Graph& g, const Node& n, const NpuOperator& entry, const isa::Params& p) {
+  if (p.acc_bits >= 32) return "";
+  const std::string type = "types.accumulator is int" + std::to_string(p.acc_bits);
+  if (!entry.accumulator_bound) return "it needs an int32 accumulator (" + type + ")";
+  int64_t need = entry.accumulator_bound(g, n);
+  for (int64_t m : n.getInts("multiplier")) need = std::max(need, std::abs(m));
+  if (need <= isa::arith::accumulatorMax(p.acc_bits)) return "";
+  return "its accumulator lanes can reach " + std::to_string(need) + " (" + type + ")";
+}
+
 // ---- halos -------------------------------------------------------------------------------------
 
 int64_t padsHalo(const Node& n, const ActBuffer&, const ActBuffer&) {
@@ -239,16 +300,28 @@ const std::vector<S> kSoftmax = {S::DmaLoad,      S::DmaStore,  S::DmaLoadAcc, S
 const std::vector<S> kMin = {S::DmaLoad,     S::DmaStore,  S::Requantize, S::DmaLoadAcc,
                              S::VectorWiden, S::VectorAdd, S::VectorMax};
 
-NpuOperator aliasOp(Op op) { return {op, {}, {}, true, checkAlias, nullptr, false, nullptr}; }
+NpuOperator aliasOp(Op op) {
+  return {op, {}, {}, true, checkAlias, nullptr, false, nullptr, false, nullptr, noAccumulator};
+}
+
+/// A copy through the vector unit (widen by 1, requantize), possibly rescaling: the movement
+/// operators and the fused clamps.
+NpuOperator rescaleOp(Op op, decltype(NpuOperator::check) check, void (*tile)(TileContext&, const Node&),
+                      bool imagesAsRows = false) {
+  return {op, kRescale, {}, false, check, nullptr, false, tile, imagesAsRows, nullptr, widenedOnce};
+}
 
 const std::vector<NpuOperator>& table() {
   static const std::vector<NpuOperator> ops = {
-      {Op::Conv, kMatmul, kArrayProduct, false, checkMatmul, padsHalo, false, tileMatmul, false, weightsFitArray},
-      {Op::Gemm, kMatmul, kArrayProduct, false, checkMatmul, nullptr, false, tileMatmul, false, weightsFitArray},
-      {Op::MatMul, kMatmul, kArrayProduct, false, checkMatmul, nullptr, false, tileMatmul, false, matmulFits},
-      {Op::Add, kWidenAdd, {}, false, checkAdd, nullptr, false, tileAdd},
-      {Op::Mul, kWidenMul, {}, false, checkMul, nullptr, false, tileMul},
-      {Op::Lut, kLut, {}, false, nullptr, nullptr, false, tileLut},
+      {Op::Conv, kMatmul, kArrayProduct, false, checkMatmul, padsHalo, false, tileMatmul, false, weightsFitArray,
+       matmulBound},
+      {Op::Gemm, kMatmul, kArrayProduct, false, checkMatmul, nullptr, false, tileMatmul, false, weightsFitArray,
+       matmulBound},
+      {Op::MatMul, kMatmul, kArrayProduct, false, checkMatmul, nullptr, false, tileMatmul, false, matmulFits,
+       matmulBound},
+      {Op::Add, kWidenAdd, {}, false, checkAdd, nullptr, false, tileAdd, false, nullptr, addBound},
+      {Op::Mul, kWidenMul, {}, false, checkMul, nullptr, false, tileMul, false, nullptr, mulBound},
+      {Op::Lut, kLut, {}, false, nullptr, nullptr, false, tileLut, false, nullptr, noAccumulator},
       {Op::Softmax, kSoftmax, {}, false, checkLastAxisOfMatrix, nullptr, false, tileSoftmax, false, softmaxFits},
       {Op::LayerNormalization,
        kLayerNorm,
@@ -260,29 +333,39 @@ const std::vector<NpuOperator>& table() {
        tileLayerNorm,
        false,
        layerNormFits},
-      {Op::Max, kMax, {}, false, checkSameShape, nullptr, false, tileMax},
-      {Op::Min, kMin, {}, false, checkSameShape, nullptr, false, tileMin},
-      {Op::MaxPool, kMax, {}, false, nullptr, maxPoolHalo, true, tileMaxPool},
-      {Op::AveragePool, kWidenAdd, {}, false, nullptr, padsHalo, false, tileAveragePool},
-      {Op::GlobalAveragePool, kWidenAdd, {}, false, nullptr, nullptr, false, tileAveragePool},
-      {Op::Relu, kRescale, {}, false, nullptr, nullptr, false, tileRequant},
-      {Op::Clip, kRescale, {}, false, nullptr, nullptr, false, tileRequant},
-      {Op::Requant, kRescale, {}, false, nullptr, nullptr, false, tileRequant},
-      {Op::Concat, kRescale, {}, false, checkConcat, nullptr, false, tileConcat},
-      {Op::Slice, kRescale, {}, false, checkSlice, nullptr, false, tileSlice},
-      {Op::Pad, kRescale, {}, false, checkPad, nullptr, false, tilePixelGather},
-      {Op::Gather, kRescale, {}, false, checkChannelSelect, nullptr, false, tileChannelSelect},
-      {Op::DepthToSpace, kRescale, {}, false, nullptr, nullptr, false, tileDepthToSpace},
-      {Op::FlattenNhwc, kRescale, {}, false, nullptr, nullptr, false, tileFlattenNhwc, true},
-      {Op::Resize, kRescale, {}, false, checkNearestResize, nullptr, false, tileNearestResize},
-      {Op::Upsample, kRescale, {}, false, checkNearestResize, nullptr, false, tileNearestResize},
-      {Op::Transpose, kRescale, {}, false, checkRowPermutation, nullptr, false, tileRowPermutation},
+      {Op::Max, kMax, {}, false, checkSameShape, nullptr, false, tileMax, false, nullptr, noAccumulator},
+      {Op::Min, kMin, {}, false, checkSameShape, nullptr, false, tileMin, false, nullptr, minBound},
+      {Op::MaxPool, kMax, {}, false, nullptr, maxPoolHalo, true, tileMaxPool, false, nullptr, widenedOnce},
+      {Op::AveragePool, kWidenAdd, {}, false, nullptr, padsHalo, false, tileAveragePool, false, nullptr, poolBound},
+      {Op::GlobalAveragePool,
+       kWidenAdd,
+       {},
+       false,
+       nullptr,
+       nullptr,
+       false,
+       tileAveragePool,
+       false,
+       nullptr,
+       poolBound},
+      rescaleOp(Op::Relu, nullptr, tileRequant),
+      rescaleOp(Op::Clip, nullptr, tileRequant),
+      rescaleOp(Op::Requant, nullptr, tileRequant),
+      rescaleOp(Op::Concat, checkConcat, tileConcat),
+      rescaleOp(Op::Slice, checkSlice, tileSlice),
+      rescaleOp(Op::Pad, checkPad, tilePixelGather),
+      rescaleOp(Op::Gather, checkChannelSelect, tileChannelSelect),
+      rescaleOp(Op::DepthToSpace, nullptr, tileDepthToSpace),
+      rescaleOp(Op::FlattenNhwc, nullptr, tileFlattenNhwc, true),
+      rescaleOp(Op::Resize, checkNearestResize, tileNearestResize),
+      rescaleOp(Op::Upsample, checkNearestResize, tileNearestResize),
+      rescaleOp(Op::Transpose, checkRowPermutation, tileRowPermutation),
       aliasOp(Op::Reshape),
       aliasOp(Op::Flatten),
       aliasOp(Op::Squeeze),
       aliasOp(Op::Unsqueeze),
       aliasOp(Op::Identity),
-      {Op::UnflattenNhwc, kRescale, {}, false, nullptr, nullptr, false, tileUnflattenNhwc},
+      rescaleOp(Op::UnflattenNhwc, nullptr, tileUnflattenNhwc),
   };
   return ops;
 }
@@ -391,7 +474,8 @@ std::string npuIneligibility(const Graph& g, const Node& n, const isa::IsaConfig
         return "ISA '" + isa.params().name + "' has no '" + std::string(isa::semanticsInfo(s).name) +
                "' instruction to pad its input";
   if (std::string why = entry->fits ? entry->fits(g, n, isa) : ""; !why.empty()) return why;
-  return entry->check ? entry->check(g, n, ins, outs) : "";
+  if (std::string why = entry->check ? entry->check(g, n, ins, outs) : ""; !why.empty()) return why;
+  return accumulatorFits(g, n, *entry, isa.params());
 }
 
 int64_t npuMacs(const Graph& g, const Node& n) { return npuOperator(n.op.kind()) ? operatorMacs(g, n) : 0; }

@@ -36,6 +36,10 @@ struct NpuOperator {
   bool images_as_rows = false;
   /// Eligibility that depends on the config's shape (lanes, rows): "" or the reason.
   std::string (*fits)(const Graph& g, const Node& n, const isa::IsaConfig& isa) = nullptr;
+  /// The largest magnitude any accumulator lane reaches while the tiler's instructions run, which
+  /// a narrow accumulator (types.accumulator) must hold without saturating. nullptr: not bounded
+  /// here, so the operator needs an int32 accumulator.
+  int64_t (*accumulator_bound)(const Graph& g, const Node& n) = nullptr;
 };
 
 /// The entry for an ONNX operator type, or nullptr.

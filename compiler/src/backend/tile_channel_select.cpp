@@ -57,8 +57,8 @@ void tileChannelSelect(TileContext& T, const Node& n) {
   const std::vector<ChannelRun> runs = channelRuns(*picked);
   const int32_t z = T.zeroPoint(n.inputs[0]);
   T.layer().loops = std::to_string(runs.size()) + " channel runs x c / lanes x pixel chunks: copy";
-  emitRescale(T, T.buffer(n.inputs[0]), T.buffer(n.outputs[0]), runs, z, 1 << 30, 30, T.zeroPoint(n.outputs[0]),
-              kActMin, kActMax);
+  emitRescale(T, T.buffer(n.inputs[0]), T.buffer(n.outputs[0]), runs, z, kIdentityMultiplier, kIdentityShift,
+              T.zeroPoint(n.outputs[0]), kActMin, kActMax);
 }
 
 }  // namespace systole::compiler

@@ -84,6 +84,10 @@ class TileContext {
   int64_t image_ = 0;
 };
 
+/// The identity requantize scale, M * 2^-S = 1 (a copy): M = 1 fits every accumulator width.
+inline constexpr int32_t kIdentityMultiplier = 1;
+inline constexpr int32_t kIdentityShift = 0;
+
 /// Loads one pair of scale rows (multiplier, shift per lane) into the accumulator at `row` (one
 /// pair per tile of lanes when there is a multiplier per channel).
 void loadScales(TileContext& T, std::vector<int32_t> multipliers, std::vector<int32_t> shifts, Operand row);

@@ -31,8 +31,8 @@ void tileRequant(TileContext& T, const Node& n) {
   if (n.op == Op::Requant)  // per tensor, or per channel (a product with a per-channel constant)
     return emitRescale(T, in, out, {{0, 0, in.C}}, zIn, int32s(n, "multiplier"), int32s(n, "shift"), zOut, kActMin,
                        kActMax);
-  emitRescale(T, in, 0, out, 0, in.C, zIn, 1 << 30, 30, zOut, static_cast<int32_t>(n.getInt("act_min", kActMin)),
-              static_cast<int32_t>(n.getInt("act_max", kActMax)));
+  emitRescale(T, in, 0, out, 0, in.C, zIn, kIdentityMultiplier, kIdentityShift, zOut,
+              static_cast<int32_t>(n.getInt("act_min", kActMin)), static_cast<int32_t>(n.getInt("act_max", kActMax)));
 }
 
 void tileConcat(TileContext& T, const Node& n) {
@@ -46,9 +46,10 @@ void tileConcat(TileContext& T, const Node& n) {
     const ActBuffer in = T.source(v);
     const int32_t z = T.zeroPoint(v);
     if (rows)
-      emitRescale(T, in, 0, out.rows(offset, in.W), 0, in.C, z, 1 << 30, 30, z, kActMin, kActMax);
+      emitRescale(T, in, 0, out.rows(offset, in.W), 0, in.C, z, kIdentityMultiplier, kIdentityShift, z, kActMin,
+                  kActMax);
     else
-      emitRescale(T, in, 0, out, offset, in.C, z, 1 << 30, 30, z, kActMin, kActMax);
+      emitRescale(T, in, 0, out, offset, in.C, z, kIdentityMultiplier, kIdentityShift, z, kActMin, kActMax);
     T.barrier();  // the next input's scale rows reuse the same accumulator rows
     offset += rows ? in.W : in.C;
   }

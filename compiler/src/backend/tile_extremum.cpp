@@ -63,7 +63,7 @@ void tileMin(TileContext& T, const Node& n) {
     for (const auto& chunk : pixelChunks(y.H, y.W, rows)) {
       const int64_t m = chunkPixels(chunk);
       const Operand slot = T.loadSlot(), acc = T.newAccTile();
-      if (first) loadScales(T, {1 << 30}, {30}, scaleRow);  // the identity scale
+      if (first) loadScales(T, {kIdentityMultiplier}, {kIdentityShift}, scaleRow);  // the identity scale
       first = false;
       loadRuns(T, chunk, a, c0, nc, slot);
       loadRuns(T, chunk, b, c0, nc, slot + gap);

@@ -22,8 +22,8 @@ void copyMapRows(TileContext& T, const Node& n, const ActBuffer& map, const ActB
   view.base = rows.base + (map.N > 1 ? map.base / map.imageBytes() : 0) * view.imageBytes();  // the image being tiled
   T.layer().loops = toRows ? "c / lanes x pixel chunks: copy the NHWC bytes into the matrix"
                            : "c / lanes x pixel chunks: copy the matrix's rows into the NHWC map";
-  emitRescale(T, toRows ? map : view, 0, toRows ? view : map, 0, map.C, T.zeroPoint(n.inputs[0]), 1 << 30, 30,
-              T.zeroPoint(n.outputs[0]), kActMin, kActMax);
+  emitRescale(T, toRows ? map : view, 0, toRows ? view : map, 0, map.C, T.zeroPoint(n.inputs[0]), kIdentityMultiplier,
+              kIdentityShift, T.zeroPoint(n.outputs[0]), kActMin, kActMax);
   T.layer().min_dram_bytes = 2 * map.H * map.W * map.C;
 }
 

@@ -72,8 +72,8 @@ void tilePixelGather(TileContext& T, const Node& n) {
   if (!m) throw Error("code generation: node '" + n.name + "' is not a spatial layout move");
   const std::vector<ChannelRun> runs = channelRuns(m->channels);
   T.layer().loops = std::to_string(runs.size()) + " channel runs x c / lanes x output pixel chunks: gather copy";
-  emitRescale(T, T.buffer(n.inputs[0]), T.buffer(n.outputs[0]), runs, T.zeroPoint(n.inputs[0]), 1 << 30, 30,
-              T.zeroPoint(n.outputs[0]), kActMin, kActMax, &m->pixels);
+  emitRescale(T, T.buffer(n.inputs[0]), T.buffer(n.outputs[0]), runs, T.zeroPoint(n.inputs[0]), kIdentityMultiplier,
+              kIdentityShift, T.zeroPoint(n.outputs[0]), kActMin, kActMax, &m->pixels);
 }
 
 void tileSlice(TileContext& T, const Node& n) {

@@ -102,7 +102,7 @@ struct SoftmaxTiler {
     T.load(Semantics::DmaLoad, {tables, T.loadSlot(), 2 * tableRows, width, width});
     for (int64_t t = 0; t < tiles; ++t) loadRuns(T, runs, x, t * lanes, tileWidth(t), tile(t));
     if (masked) {
-      loadScales(T, {1 << 30}, {30}, identityScales());
+      loadScales(T, {kIdentityMultiplier}, {kIdentityShift}, identityScales());
       for (int64_t t = 0; t < tiles; ++t)
         T.load(Semantics::DmaLoad, {mask + (maskRow * maskStride + t * lanes), maskTile(t), m, lanes, maskStride});
       rowMaxOfKept();

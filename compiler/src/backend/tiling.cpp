@@ -269,7 +269,8 @@ void planInputs(TileContext& T, const Boundary& boundary) {
     const int32_t z = val.quant->zero_point.at(0);
     T.forEachImage({plain.id, v}, [&] {
       const ActBuffer& dst = plan.buffers.at(v);
-      emitRescale(T, plan.buffers.at(plain.id), 0, dst, 0, dst.C, z, 1 << 30, 30, z, kActMin, kActMax);
+      emitRescale(T, plan.buffers.at(plain.id), 0, dst, 0, dst.C, z, kIdentityMultiplier, kIdentityShift, z, kActMin,
+                  kActMax);
       T.layer().min_dram_bytes = 2 * dst.H * dst.W * dst.C;
     });
     T.barrier();

@@ -14,25 +14,26 @@
 
 namespace systole::compiler {
 
-FixedMultiplier quantizeMultiplier(double r) {
+FixedMultiplier quantizeMultiplier(double r, int bits) {
   if (std::isnan(r) || r < 0) throw Error("quantizeMultiplier: the real multiplier must be >= 0");
-  constexpr int64_t kMaxM = (int64_t{1} << 31) - 1;
+  if (bits < 2 || bits > 31) throw Error("quantizeMultiplier: a " + std::to_string(bits) + "-bit multiplier");
+  const int64_t maxM = (int64_t{1} << bits) - 1;
   if (r == 0) return {0, 0};
-  if (std::isinf(r)) return {static_cast<int32_t>(kMaxM), 0};
+  if (std::isinf(r)) return {static_cast<int32_t>(maxM), 0};
   int e = 0;
   const double f = std::frexp(r, &e);  // r = f * 2^e, f in [0.5, 1)
-  int64_t m = std::llround(std::ldexp(f, 31));
-  int s = 31 - e;
-  if (m == (int64_t{1} << 31)) {  // f rounded up to 1.0
-    m = int64_t{1} << 30;
+  int64_t m = std::llround(std::ldexp(f, bits));
+  int s = bits - e;
+  if (m == (int64_t{1} << bits)) {  // f rounded up to 1.0
+    m = int64_t{1} << (bits - 1);
     --s;
   }
-  if (s > 63) {  // r < 2^-33: the largest shift, a multiplier below 2^30 (possibly 0)
+  if (s > 63) {  // r too small for the largest shift: a smaller multiplier (possibly 0)
     s = 63;
     m = std::llround(std::ldexp(r, 63));
-  } else if (s < 0) {  // r >= 2^31 (after rounding): saturate
+  } else if (s < 0) {  // r >= 2^bits (after rounding): saturate
     s = 0;
-    m = kMaxM;
+    m = maxM;
   }
   return {static_cast<int32_t>(m), static_cast<int32_t>(s)};
 }
@@ -80,33 +81,28 @@ QuantizedWeights quantizeWeightsPerChannel(const float* w, const std::vector<int
   if (axis < 0 || axis >= static_cast<int>(shape.size())) throw Error("weight quantization axis out of range");
   if (bits < 2 || bits > 8) throw Error("weight quantization: " + std::to_string(bits) + "-bit weights");
   const double qmax = static_cast<double>((1 << (bits - 1)) - 1);  // symmetric: -qmax .. qmax
-  int64_t total = 1;
-  for (int64_t d : shape) total *= d;
   const int64_t channels = shape[static_cast<size_t>(axis)];
-  int64_t inner = 1;
-  for (size_t d = static_cast<size_t>(axis) + 1; d < shape.size(); ++d) inner *= shape[d];
-  const int64_t outer = channels * inner > 0 ? total / (channels * inner) : 0;
-  // Calls fn(i, c) for every element i, c its channel, in memory order.
-  auto forEach = [&](auto&& fn) {
-    for (int64_t o = 0, i = 0; o < outer; ++o)
-      for (int64_t c = 0; c < channels; ++c)
-        for (int64_t j = 0; j < inner; ++j, ++i) fn(i, static_cast<size_t>(c));
-  };
-
   std::vector<double> absMax(static_cast<size_t>(channels), 0.0);
-  forEach([&](int64_t i, size_t c) {
+  forEachChannelElement(shape, axis, [&](int64_t i, size_t c) {
     const double a = std::fabs(static_cast<double>(w[i]));
     if (!std::isfinite(a)) throw Error("weight quantization: a weight is not finite");
     absMax[c] = std::max(absMax[c], a);
   });
-  QuantizedWeights q;
-  q.scale.resize(static_cast<size_t>(channels));
-  for (size_t c = 0; c < q.scale.size(); ++c) {
+  std::vector<float> scale(static_cast<size_t>(channels));
+  for (size_t c = 0; c < scale.size(); ++c) {
     const double s = absMax[c] / qmax;
-    q.scale[c] = s > 0 ? std::max(static_cast<float>(s), std::numeric_limits<float>::min()) : 1.0f;
+    scale[c] = s > 0 ? std::max(static_cast<float>(s), std::numeric_limits<float>::min()) : 1.0f;
   }
-  q.data.resize(static_cast<size_t>(total));
-  forEach([&](int64_t i, size_t c) {
+  return quantizeWeightsWithScales(w, shape, axis, bits, std::move(scale));
+}
+
+QuantizedWeights quantizeWeightsWithScales(const float* w, const std::vector<int64_t>& shape, int axis, int bits,
+                                           std::vector<float> scale) {
+  const double qmax = static_cast<double>((1 << (bits - 1)) - 1);
+  QuantizedWeights q;
+  q.scale = std::move(scale);
+  q.data.resize(static_cast<size_t>(elementCount(shape)));
+  forEachChannelElement(shape, axis, [&](int64_t i, size_t c) {
     const double v = roundHalfToEven(static_cast<double>(w[i]) / static_cast<double>(q.scale[c]));
     q.data[static_cast<size_t>(i)] = static_cast<int8_t>(std::clamp(v, -qmax, qmax));
   });

@@ -31,6 +31,7 @@
 #include "quantize/quantize_classify.h"
 #include "quantize/quantize_lut.h"
 #include "systole/compiler/passes.h"
+#include "systole/compiler/accumulator_bound.h"
 #include "systole/compiler/quant_math.h"
 #include "systole/compiler/quantize.h"
 #include "systole/isa/diagnostic.h"
@@ -44,8 +45,10 @@ using quant::floatsOf;
 using quant::isCompute;
 using quant::Kind;
 
-/// Log2 of the larger Add input's widen multiplier (|m| < 2^15 is the ISA's limit).
+/// Log2 of the larger Add input's widen multiplier (|m| < 2^15 is the ISA's limit). A narrower
+/// accumulator takes fewer: both widened inputs, |x - z| <= 255 times 2^bits each, must fit it.
 constexpr int kAddMultiplierBits = 14;
+int addMultiplierBits(int accBits) { return std::min(kAddMultiplierBits, accBits - 10); }
 /// Softmax: exponentials are 15-bit (exp(0) = 32767, two int8 tables), the table's first 255
 /// entries span distances up to ln(2 * 32767 + 2), past which 32767 exp(-x) rounds to 0, and its
 /// last entry, where every farther distance (and a masked element) is clamped, is 0; the reciprocal of a row's sum is
@@ -65,6 +68,15 @@ std::vector<uint8_t> bytesOf(const std::vector<T>& v) {
   return out;
 }
 
+/// A [rows][cols] matrix as [cols][rows].
+template <typename T>
+std::vector<T> transposed(const std::vector<T>& m, int64_t rows, int64_t cols) {
+  std::vector<T> t(m.size());
+  for (int64_t j = 0; j < rows; ++j)
+    for (int64_t k = 0; k < cols; ++k) t[static_cast<size_t>(k * rows + j)] = m[static_cast<size_t>(j * cols + k)];
+  return t;
+}
+
 Quant perTensor(const ActivationQuant& q) { return Quant{{q.scale}, {q.zero_point}, -1}; }
 ActivationQuant activationOf(const Quant& q) { return {q.scale.at(0), q.zero_point.at(0)}; }
 
@@ -73,8 +85,8 @@ ActivationQuant activationOf(const Quant& q) { return {q.scale.at(0), q.zero_poi
 class Rewriter {
  public:
   Rewriter(Graph& g, const std::map<std::string, TensorRange>& ranges, const WeightPrecision& weights,
-           const ChannelMeans& means, BiasCorrection correction)
-      : g_(g), ranges_(ranges), weights_(weights), means_(means), correction_(correction) {
+           const ChannelMeans& means, BiasCorrection correction, int accBits)
+      : g_(g), ranges_(ranges), weights_(weights), means_(means), correction_(correction), accBits_(accBits) {
     for (const Value& v : g_.values) names_.insert(v.name);
     for (const Node& n : g_.nodes) names_.insert(n.name);
     readers_ = g_.users();
@@ -284,8 +296,8 @@ class Rewriter {
     const std::string name = g_.values[static_cast<size_t>(v)].name;
     const std::vector<int64_t> shape = g_.values[static_cast<size_t>(v)].shape;
     const FixedMultiplier m =
-        quantizeMultiplier(static_cast<double>(g_.values[static_cast<size_t>(v)].quant->scale.at(0)) /
-                           static_cast<double>(target.scale.at(0)));
+        requantMultiplier(static_cast<double>(g_.values[static_cast<size_t>(v)].quant->scale.at(0)) /
+                          static_cast<double>(target.scale.at(0)));
     const int id = newValue(name + "_rq", ElemType::Int8, shape, target);
     newNode(name + "_requant", Op::Requant, {v}, id,
             {{"multiplier", std::vector<int64_t>{m.multiplier}}, {"shift", std::vector<int64_t>{m.shift}}});
@@ -346,10 +358,13 @@ class Rewriter {
   }
 
   /// Conv / Gemm / MatMul: x int8, weights per channel, bias int32, per-channel requantize.
-  void rewriteMatrix(Node& n, const QuantizedWeights& qw, const std::vector<int64_t>& wShape, int axis,
-                     std::string wName, std::optional<std::vector<float>> bias) {
+  /// `wf`: the float weights in qw's layout when the accumulator is narrower than int32 (for
+  /// fitAccumulator), else empty.
+  void rewriteMatrix(Node& n, QuantizedWeights qw, const std::vector<int64_t>& wShape, int axis, std::string wName,
+                     std::optional<std::vector<float>> bias, const std::vector<float>& wf) {
     n.inputs[0] = int8Input(n.inputs[0]);
     const float sx = g_.values[static_cast<size_t>(n.inputs[0])].quant->scale.at(0);
+    if (!wf.empty()) fitToAccumulator(n, qw, wShape, axis, bias, wf);
     const int y = n.outputs[0];
     const Quant qy = calibrated(y);
     const size_t channels = qw.scale.size();
@@ -368,7 +383,7 @@ class Rewriter {
     }
     std::vector<FixedMultiplier> m;
     for (size_t c = 0; c < channels; ++c)
-      m.push_back(quantizeMultiplier(double{sx} * double{qw.scale[c]} / double{qy.scale[0]}));
+      m.push_back(requantMultiplier(double{sx} * double{qw.scale[c]} / double{qy.scale[0]}));
     setRequantize(n, m);
     setClamp(n, fusedClamp(n, qy));
     if (const int bits = weightBits(n); bits != 8) n.attrs["weight_bits"] = int64_t{bits};
@@ -376,6 +391,26 @@ class Rewriter {
   }
 
   int weightBits(const Node& n) const { return weights_.of(n.name); }
+
+  /// The float weights, copied, when the accumulator is narrower than int32 (the fit re-rounds
+  /// them); else nothing.
+  std::vector<float> narrowAccumulatorCopy(const Value& w) const {
+    if (accBits_ >= 32) return {};
+    const float* f = floatData(w);
+    return std::vector<float>(f, f + elementCount(w.shape));
+  }
+
+  /// Coarsens the channels whose sums could saturate a narrow accumulator (accumulator_bound.h).
+  void fitToAccumulator(Node& n, QuantizedWeights& qw, const std::vector<int64_t>& wShape, int axis,
+                        const std::optional<std::vector<float>>& bias, const std::vector<float>& wf) {
+    const Quant& qx = *g_.values[static_cast<size_t>(n.inputs[0])].quant;
+    const int fitted = fitAccumulator(wf.data(), wShape, axis, weightBits(n), bias, qx.scale.at(0), qx.zero_point.at(0),
+                                      isa::arith::accumulatorMax(accBits_), qw);
+    if (fitted > 0) n.attrs["accumulator_fit"] = int64_t{fitted};
+  }
+
+  /// A multiplier the NPU loads into an accumulator row: accumulator.bits - 1 bits (31 at int32).
+  FixedMultiplier requantMultiplier(double r) const { return quantizeMultiplier(r, accBits_ - 1); }
 
   /// The calibration means of the layer's input channels, if its bias is to be corrected.
   const std::vector<double>* inputMeans(const Node& n, int64_t channels) const {
@@ -432,11 +467,12 @@ class Rewriter {
     const Value& w = g_.values[static_cast<size_t>(n.inputs[1])];
     const std::vector<int64_t> shape = w.shape;
     const std::string wName = w.name;
-    const QuantizedWeights qw = quantizeWeightsPerChannel(floatData(w), shape, 0, weightBits(n));
+    QuantizedWeights qw = quantizeWeightsPerChannel(floatData(w), shape, 0, weightBits(n));
     auto bias = biasOf(n, shape[0]);
     if (const auto* mean = inputMeans(n, shape[1] * n.getInt("group", 1)))
       correct(bias, convOutputShift(floatData(w), qw, shape, n.getInt("group", 1), *mean));
-    rewriteMatrix(n, qw, shape, 0, wName, std::move(bias));
+    const std::vector<float> wf = narrowAccumulatorCopy(w);
+    rewriteMatrix(n, std::move(qw), shape, 0, wName, std::move(bias), wf);
   }
 
   void rewriteMatrixProduct(Node& n, Kind kind) {
@@ -445,16 +481,15 @@ class Rewriter {
     const std::string wName = w.name;
     int64_t K = w.shape[0], N = w.shape[1];
     QuantizedWeights qw;
+    std::vector<float> wf = narrowAccumulatorCopy(w);
     if (kind == Kind::Gemm && n.getInt("transB", 0) != 0) {
       // Fold transB: quantize the [N][K] rows (channel N is axis 0 there: the same values per
       // channel, so the same scales and bytes), then transpose the int8 result to [K][N].
       std::swap(K, N);
       QuantizedWeights rows = quantizeWeightsPerChannel(floatData(w), {N, K}, 0, weightBits(n));
       qw.scale = std::move(rows.scale);
-      qw.data.resize(rows.data.size());
-      for (int64_t j = 0; j < N; ++j)
-        for (int64_t k = 0; k < K; ++k)
-          qw.data[static_cast<size_t>(k * N + j)] = rows.data[static_cast<size_t>(j * K + k)];
+      qw.data = transposed(rows.data, N, K);
+      if (!wf.empty()) wf = transposed(wf, N, K);
     } else {
       qw = quantizeWeightsPerChannel(floatData(w), {K, N}, 1, weightBits(n));
     }
@@ -465,7 +500,7 @@ class Rewriter {
     n.attrs.erase("transB");
     n.attrs.erase("alpha");
     n.attrs.erase("beta");
-    rewriteMatrix(n, qw, {K, N}, 1, wName, std::move(bias));
+    rewriteMatrix(n, std::move(qw), {K, N}, 1, wName, std::move(bias), wf);
   }
 
   /// A product of two activations: both at zero point 0 (sum a b needs no correction terms), so an
@@ -475,7 +510,7 @@ class Rewriter {
     const double sa = g_.values[static_cast<size_t>(n.inputs[0])].quant->scale.at(0);
     const double sb = g_.values[static_cast<size_t>(n.inputs[1])].quant->scale.at(0);
     const Quant qy = calibrated(y);
-    setRequantize(n, {quantizeMultiplier(sa * sb / double{qy.scale[0]})});
+    setRequantize(n, {requantMultiplier(sa * sb / double{qy.scale[0]})});
     setClamp(n, fusedClamp(n, qy));
     retypeOutput(y, qy);
   }
@@ -502,13 +537,13 @@ class Rewriter {
     const double sa = g_.values[static_cast<size_t>(n.inputs[0])].quant->scale.at(0);
     const double sb = g_.values[static_cast<size_t>(n.inputs[1])].quant->scale.at(0);
     const Quant qy = calibrated(y);
-    const double smax = std::max(sa, sb), unit = std::ldexp(1.0, kAddMultiplierBits);
+    const double smax = std::max(sa, sb), unit = std::ldexp(1.0, addMultiplierBits(accBits_));
     n.attrs["a_multiplier"] = static_cast<int64_t>(std::llround(sa / smax * unit));
     // a - b is a + (-1) * b: the quantized node is an Add whose b multiplier is negative.
     const int64_t sign = n.op == Op::Sub ? -1 : 1;
     n.op = Op::Add;
     n.attrs["b_multiplier"] = sign * static_cast<int64_t>(std::llround(sb / smax * unit));
-    setRequantize(n, {quantizeMultiplier(smax / (unit * double{qy.scale[0]}))});
+    setRequantize(n, {requantMultiplier(smax / (unit * double{qy.scale[0]}))});
     setClamp(n, fusedClamp(n, qy));
     retypeOutput(y, qy);
   }
@@ -523,7 +558,7 @@ class Rewriter {
       for (size_t d = 2; d < x.shape.size(); ++d) window *= x.shape[d];
     const Quant qy = calibrated(y);
     setRequantize(
-        n, {quantizeMultiplier(double{x.quant->scale.at(0)} / (double{qy.scale[0]} * static_cast<double>(window)))});
+        n, {requantMultiplier(double{x.quant->scale.at(0)} / (double{qy.scale[0]} * static_cast<double>(window)))});
     retypeOutput(y, qy);
   }
 
@@ -536,7 +571,7 @@ class Rewriter {
     const double sa = g_.values[static_cast<size_t>(n.inputs[0])].quant->scale.at(0);
     const double sb = g_.values[static_cast<size_t>(n.inputs[1])].quant->scale.at(0);
     const Quant qy = calibrated(y);
-    setRequantize(n, {quantizeMultiplier(sa * sb / double{qy.scale[0]})});
+    setRequantize(n, {requantMultiplier(sa * sb / double{qy.scale[0]})});
     setClamp(n, ActivationClamp{});
     retypeOutput(y, qy);
   }
@@ -556,8 +591,8 @@ class Rewriter {
       qy = calibrated(y);
       std::vector<FixedMultiplier> m;
       for (double f : factors)
-        m.push_back(quantizeMultiplier(f * double{g_.values[static_cast<size_t>(n.inputs[0])].quant->scale.at(0)} /
-                                       double{qy.scale[0]}));
+        m.push_back(requantMultiplier(f * double{g_.values[static_cast<size_t>(n.inputs[0])].quant->scale.at(0)} /
+                                      double{qy.scale[0]}));
       n.op = Op::Requant;
       setRequantize(n, m);
     }
@@ -623,7 +658,7 @@ class Rewriter {
       hi[i] = e / 256;
       lo[i] = e % 256 - 128;  // stored offset by -128 (widened with zero point -128)
     }
-    const FixedMultiplier index = quantizeMultiplier(sx / t);
+    const FixedMultiplier index = requantMultiplier(sx / t);
     std::vector<int> inputs = {x};
     if (n.inputs.size() > 1) {  // the mask: int8, 1 where the float form keeps nothing (0)
       const Value& keep = g_.values[static_cast<size_t>(n.inputs[1])];
@@ -639,7 +674,7 @@ class Rewriter {
                {"recip_shift", int64_t{kSoftmaxRecipShift}}};
     n.attrs["mask_push"] = kSoftmaxMaskPush;  // the model's mask, or the NPU's padding lanes
     // y = e * floor(2^k / Z) * 2^-k / s_y: the row's exponentials over their sum, at the output scale.
-    setRequantize(n, {quantizeMultiplier(1.0 / (std::ldexp(1.0, kSoftmaxRecipShift) * double{qy.scale[0]}))});
+    setRequantize(n, {requantMultiplier(1.0 / (std::ldexp(1.0, kSoftmaxRecipShift) * double{qy.scale[0]}))});
     retypeOutput(y, qy);
   }
 
@@ -670,12 +705,12 @@ class Rewriter {
     const double unit = std::sqrt(static_cast<double>(C)) * std::ldexp(1.0, k + 1);  // D R per standard deviation
     std::vector<int64_t> gm, gs, bq;
     for (size_t j = 0; j < gamma.size(); ++j) {
-      const FixedMultiplier m = quantizeMultiplier(std::abs(double{gamma[j]}) / (st * unit));
+      const FixedMultiplier m = requantMultiplier(std::abs(double{gamma[j]}) / (st * unit));
       gm.push_back(gamma[j] < 0 ? -int64_t{m.multiplier} : m.multiplier);
       gs.push_back(m.shift);
       bq.push_back(std::llround(double{beta[j]} / st * 256.0));
     }
-    const FixedMultiplier stats = quantizeMultiplier(1.0 / (2.0 * static_cast<double>(C)));
+    const FixedMultiplier stats = requantMultiplier(1.0 / (2.0 * static_cast<double>(C)));
     n.inputs = {x};
     n.attrs = {{"stats_multiplier", int64_t{stats.multiplier}},
                {"stats_shift", int64_t{stats.shift}},
@@ -684,7 +719,7 @@ class Rewriter {
                {"gamma_multiplier", gm},
                {"gamma_shift", gs},
                {"beta_q", bq}};
-    setRequantize(n, {quantizeMultiplier(st / (256.0 * double{qy.scale[0]}))});
+    setRequantize(n, {requantMultiplier(st / (256.0 * double{qy.scale[0]}))});
     retypeOutput(y, qy);
   }
 
@@ -735,6 +770,7 @@ class Rewriter {
   int fusedLuts_ = 0;
   const ChannelMeans& means_;
   BiasCorrection correction_;
+  int accBits_;              // types.accumulator (32: no fit, full multipliers)
   std::set<int> symmetric_;  // values quantized at zero point 0 (activation products read them)
   std::set<std::string> names_;
   size_t originalValues_ = 0;
@@ -773,7 +809,8 @@ std::map<std::string, TensorRange> shareConcatRanges(const Graph& g, std::map<st
 }  // namespace
 
 QuantSummary quantizeWithRanges(Graph& g, const std::map<std::string, TensorRange>& calibratedRanges,
-                                const WeightPrecision& weights, const ChannelMeans& means, BiasCorrection correction) {
+                                const WeightPrecision& weights, const ChannelMeans& means, BiasCorrection correction,
+                                int accumulatorBits) {
   const auto ranges = shareConcatRanges(g, calibratedRanges);
   g.verify();
   for (const Value& v : g.values)
@@ -788,7 +825,7 @@ QuantSummary quantizeWithRanges(Graph& g, const std::map<std::string, TensorRang
   for (size_t i = 0; i < bytes.size(); ++i) work.values[i].data = std::move(bytes[i]);
   QuantSummary summary;
   try {
-    summary = Rewriter(work, ranges, weights, means, correction).run();
+    summary = Rewriter(work, ranges, weights, means, correction, accumulatorBits).run();
   } catch (...) {
     for (size_t i = 0; i < g.values.size(); ++i) g.values[i].data = std::move(work.values[i].data);
     throw;
@@ -796,6 +833,13 @@ QuantSummary quantizeWithRanges(Graph& g, const std::map<std::string, TensorRang
   work.compact();
   g = std::move(work);
   return summary;
+}
+
+std::vector<std::pair<std::string, int64_t>> accumulatorFittedLayers(const Graph& quantized) {
+  std::vector<std::pair<std::string, int64_t>> layers;
+  for (const Node& n : quantized.nodes)
+    if (const int64_t channels = n.getInt("accumulator_fit", 0); channels > 0) layers.emplace_back(n.name, channels);
+  return layers;
 }
 
 std::vector<std::pair<std::string, int>> matrixWeightWidths(const Graph& quantized) {
@@ -819,10 +863,11 @@ QuantSummary quantizeCalibrated(Graph& g, const std::vector<TensorMap>& calibrat
   const ChannelMeans means =
       measure ? inputChannelMeans(g, calibration, opts.num_samples > 0 ? opts.num_samples : INT_MAX, opts.jobs)
               : ChannelMeans{};
-  if (opts.search_widths.empty()) return quantizeWithRanges(g, ranges, opts.weights, means, opts.bias_correction);
+  if (opts.search_widths.empty())
+    return quantizeWithRanges(g, ranges, opts.weights, means, opts.bias_correction, opts.accumulator_bits);
   QuantSummary found;
   const WeightPrecision weights = searchWeightPrecision(g, ranges, calibration, opts, means, found);
-  QuantSummary summary = quantizeWithRanges(g, ranges, weights, means, opts.bias_correction);
+  QuantSummary summary = quantizeWithRanges(g, ranges, weights, means, opts.bias_correction, opts.accumulator_bits);
   summary.layers = std::move(found.layers);
   summary.searched_cosine = found.searched_cosine;
   summary.search_samples = found.search_samples;

@@ -33,10 +33,12 @@ struct FixedMultiplier {
 };
 
 /// The one implementation of "a real multiplier r >= 0 becomes (M, S)": M = round(r * 2^S) with
-/// M in [2^30, 2^31) and S in [0, 63], so M * 2^-S is within 2^-31 (relative) of r. Outside the
-/// representable range S is clamped: r < 2^-33 gives S = 63 and a smaller M (0 once r < 2^-64);
-/// r >= 2^31 gives S = 0 and M = 2^31 - 1. r == 0 gives {0, 0}. Throws Error for r < 0 or NaN.
-FixedMultiplier quantizeMultiplier(double r);
+/// M in [2^(bits-1), 2^bits) and S in [0, 63], so M * 2^-S is within 2^-bits (relative) of r.
+/// Outside the representable range S is clamped: r < 2^(bits-64) gives S = 63 and a smaller M (0
+/// once r < 2^-64); r >= 2^bits gives S = 0 and M = 2^bits - 1. r == 0 gives {0, 0}. Throws Error
+/// for r < 0 or NaN, or bits outside [2, 31]. A requantize multiplier lives in an accumulator row,
+/// so the quantizer asks for accumulator.bits - 1 bits.
+FixedMultiplier quantizeMultiplier(double r, int bits = 31);
 
 /// Round to nearest, ties to even (what QuantizeLinear uses), independent of the FP environment.
 double roundHalfToEven(double x);
@@ -66,6 +68,29 @@ struct QuantizedWeights {
   std::vector<float> scale;  // one per index of `axis`
 };
 QuantizedWeights quantizeWeightsPerChannel(const float* w, const std::vector<int64_t>& shape, int axis, int bits = 8);
+/// The same rounding with the channels' scales given (q = clamp(round_half_to_even(w / s[c]))).
+QuantizedWeights quantizeWeightsWithScales(const float* w, const std::vector<int64_t>& shape, int axis, int bits,
+                                           std::vector<float> scale);
+
+/// The product of a shape's dimensions.
+inline int64_t elementCount(const std::vector<int64_t>& shape) {
+  int64_t total = 1;
+  for (int64_t d : shape) total *= d;
+  return total;
+}
+
+/// Calls fn(i, c) for every element i of a dense tensor of `shape`, in memory order, with c its
+/// index along `axis` (a weight's channel).
+template <typename Fn>
+void forEachChannelElement(const std::vector<int64_t>& shape, int axis, Fn&& fn) {
+  const int64_t channels = shape[static_cast<size_t>(axis)];
+  int64_t inner = 1;
+  for (size_t d = static_cast<size_t>(axis) + 1; d < shape.size(); ++d) inner *= shape[d];
+  const int64_t outer = channels * inner > 0 ? elementCount(shape) / (channels * inner) : 0;
+  for (int64_t o = 0, i = 0; o < outer; ++o)
+    for (int64_t c = 0; c < channels; ++c)
+      for (int64_t j = 0; j < inner; ++j, ++i) fn(i, static_cast<size_t>(c));
+}
 
 /// int32 bias at scale s_x * s_w[c]: q[c] = sat32(round_half_to_even(b[c] / (s_x * s_w[c]))).
 /// `b` has one value per channel (b.size() == s_w.size()).

@@ -73,6 +73,9 @@ struct QuantOptions {
   /// Activation smoothing's alpha (quantize/smoothing.h) for the LayerNormalizations that feed
   /// only matrix layers; 0 (the default): off. bench/precision.md measures it.
   double smoothing = 0;
+  /// types.accumulator's width: below 32, requantize multipliers get accumulator_bits - 1 bits, an
+  /// Add's widen multipliers fewer, and matrix layers accumulator-aware weight scales.
+  int accumulator_bits = 32;
   /// Called (from any calibration thread, one call at a time) after each sample of each pass:
   /// samples done and total, counted over all passes.
   std::function<void(size_t done, size_t total)> progress;
@@ -162,10 +165,16 @@ std::map<std::string, TensorRange> calibrate(Graph& g, const std::vector<TensorM
 /// back end packs them for dma_load_int4).
 /// With `means` (per input channel of a matrix layer's input, by value name; bias correction),
 /// each such layer's bias absorbs the mean shift its weights' rounding causes.
+/// With `accumulatorBits` below 32, the multipliers are narrower and each matrix layer's weight
+/// scales are coarsened where its sums could saturate the accumulator (accumulator_bound.h).
 using ChannelMeans = std::map<std::string, std::vector<double>>;
 QuantSummary quantizeWithRanges(Graph& g, const std::map<std::string, TensorRange>& ranges,
                                 const WeightPrecision& weights = {}, const ChannelMeans& means = {},
-                                BiasCorrection correction = BiasCorrection::Narrow);
+                                BiasCorrection correction = BiasCorrection::Narrow, int accumulatorBits = 32);
+
+/// The matrix layers whose weight scales the quantizer coarsened to fit a narrow accumulator (their
+/// `accumulator_fit` attribute), in node order, with how many output channels it coarsened.
+std::vector<std::pair<std::string, int64_t>> accumulatorFittedLayers(const Graph& quantized);
 
 /// The matrix layers of a quantized graph (Conv, Gemm, MatMul with int8 constant weights) in node
 /// order, with their weights' width (`weight_bits`, 8 when absent).

@@ -58,13 +58,17 @@ struct Params {
   }
   /// The widest weight type offered: what the array's multipliers are built for (area, energy).
   int widestWeightBits() const { return *std::max_element(weight_bits.begin(), weight_bits.end()); }
+  /// types.accumulator: the bits of an accumulator lane (16, 24 or 32). A narrower accumulator
+  /// saturates every lane an instruction writes (isa::arith::storeAccumulator); int32 wraps.
+  int acc_bits = 32;
 
   // --- derived ---
   int64_t spad_row_elems = 0;  // int8 lanes of a scratchpad row: max(array.rows, array.cols)
   int64_t spad_row_bytes = 0;
   int64_t spad_rows = 0;
-  int64_t acc_row_elems = 0;  // int32 lanes of an accumulator row: array.cols
-  int64_t acc_row_bytes = 0;
+  int64_t acc_row_elems = 0;       // lanes of an accumulator row: array.cols
+  int64_t acc_row_bytes = 0;       // an accumulator row as DMA moves it: little-endian int32 lanes
+  int64_t acc_sram_row_bytes = 0;  // an accumulator row as the SRAM stores it: acc_bits per lane
   int64_t acc_rows = 0;
   int64_t vector_lanes = 0;  // = acc_row_elems
   int64_t instr_bytes = 0;
@@ -75,6 +79,8 @@ struct Params {
 
 /// The width of a weight type named as types.weight names it ("int8" 8, "int4" 4); 0 for any other.
 int weightTypeBits(std::string_view name);
+/// The width of an accumulator type as types.accumulator names it (int16, int24, int32); 0 for any other.
+int accumulatorTypeBits(std::string_view name);
 
 /// One row of the parameter table that expressions and docs see.
 struct ParamEntry {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "systole/isa/arith.h"
 #include "systole/isa/config.h"
 #include "systole/sim/array_kernel.h"
 #include "systole/sim/fault.h"
@@ -80,11 +81,29 @@ class RowMemory {
   std::vector<uint8_t> written_;
 };
 
+/// The accumulator: rows of int32 lanes, each holding what an accumulator of `bits` bits
+/// (types.accumulator) keeps. Every instruction that writes lanes commits them, which saturates
+/// them to a narrower accumulator's range (isa::arith::storeAccumulator).
+class AccumulatorMemory : public RowMemory<int32_t> {
+ public:
+  AccumulatorMemory(int64_t rows, int64_t lanes, int bits) : RowMemory("accumulator", rows, lanes), bits_(bits) {}
+  int bits() const { return bits_; }
+  void commit(int64_t first, int64_t count) {
+    if (bits_ < 32)
+      for (int32_t *v = row(first), *end = row(first + count); v != end; ++v)
+        *v = isa::arith::storeAccumulator(*v, bits_);
+    markWritten(first, count);
+  }
+
+ private:
+  int bits_;
+};
+
 /// Everything on the chip that instructions read and write.
 struct MachineState {
   explicit MachineState(const isa::Params& p)
       : spad("scratchpad", p.spad_rows, p.spad_row_elems),
-        acc("accumulator", p.acc_rows, p.acc_row_elems),
+        acc(p.acc_rows, p.acc_row_elems, p.acc_bits),
         weights(p.array_rows, p.array_cols, p.widestWeightBits()),
         slice(p.array_rows, p.array_cols, p.widestWeightBits()) {}
 
@@ -96,7 +115,7 @@ struct MachineState {
   }
 
   RowMemory<int8_t> spad;
-  RowMemory<int32_t> acc;
+  AccumulatorMemory acc;
   ArrayWeights weights;         // the array's weight tile
   ArrayWeights slice;           // matmul_stream's weight slice in flight (scratch, never read across instructions)
   bool weights_loaded = false;  // a weight_preload has run (poison mode checks it)
