@@ -410,6 +410,7 @@ class Rewriter {
   }
 
   /// A multiplier the NPU loads into an accumulator row: accumulator.bits - 1 bits (31 at int32).
+  /// Softmax and LayerNormalization keep 31-bit ones: they run on the NPU only with int32 lanes.
   FixedMultiplier requantMultiplier(double r) const { return quantizeMultiplier(r, accBits_ - 1); }
 
   /// The calibration means of the layer's input channels, if its bias is to be corrected.
@@ -658,7 +659,7 @@ class Rewriter {
       hi[i] = e / 256;
       lo[i] = e % 256 - 128;  // stored offset by -128 (widened with zero point -128)
     }
-    const FixedMultiplier index = requantMultiplier(sx / t);
+    const FixedMultiplier index = quantizeMultiplier(sx / t);
     std::vector<int> inputs = {x};
     if (n.inputs.size() > 1) {  // the mask: int8, 1 where the float form keeps nothing (0)
       const Value& keep = g_.values[static_cast<size_t>(n.inputs[1])];
@@ -674,7 +675,7 @@ class Rewriter {
                {"recip_shift", int64_t{kSoftmaxRecipShift}}};
     n.attrs["mask_push"] = kSoftmaxMaskPush;  // the model's mask, or the NPU's padding lanes
     // y = e * floor(2^k / Z) * 2^-k / s_y: the row's exponentials over their sum, at the output scale.
-    setRequantize(n, {requantMultiplier(1.0 / (std::ldexp(1.0, kSoftmaxRecipShift) * double{qy.scale[0]}))});
+    setRequantize(n, {quantizeMultiplier(1.0 / (std::ldexp(1.0, kSoftmaxRecipShift) * double{qy.scale[0]}))});
     retypeOutput(y, qy);
   }
 
@@ -705,12 +706,12 @@ class Rewriter {
     const double unit = std::sqrt(static_cast<double>(C)) * std::ldexp(1.0, k + 1);  // D R per standard deviation
     std::vector<int64_t> gm, gs, bq;
     for (size_t j = 0; j < gamma.size(); ++j) {
-      const FixedMultiplier m = requantMultiplier(std::abs(double{gamma[j]}) / (st * unit));
+      const FixedMultiplier m = quantizeMultiplier(std::abs(double{gamma[j]}) / (st * unit));
       gm.push_back(gamma[j] < 0 ? -int64_t{m.multiplier} : m.multiplier);
       gs.push_back(m.shift);
       bq.push_back(std::llround(double{beta[j]} / st * 256.0));
     }
-    const FixedMultiplier stats = requantMultiplier(1.0 / (2.0 * static_cast<double>(C)));
+    const FixedMultiplier stats = quantizeMultiplier(1.0 / (2.0 * static_cast<double>(C)));
     n.inputs = {x};
     n.attrs = {{"stats_multiplier", int64_t{stats.multiplier}},
                {"stats_shift", int64_t{stats.shift}},
@@ -719,7 +720,7 @@ class Rewriter {
                {"gamma_multiplier", gm},
                {"gamma_shift", gs},
                {"beta_q", bq}};
-    setRequantize(n, {requantMultiplier(st / (256.0 * double{qy.scale[0]}))});
+    setRequantize(n, {quantizeMultiplier(st / (256.0 * double{qy.scale[0]}))});
     retypeOutput(y, qy);
   }
 
