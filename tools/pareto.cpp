@@ -27,4 +27,15 @@ std::vector<bool> paretoOptimal(const std::vector<std::vector<double>>& points) 
   return optimal;
 }
 
+std::vector<std::vector<double>> paretoRows(const std::vector<DesignObjectives>& designs) {
+  bool accuracy = !designs.empty();
+  for (const auto& d : designs) accuracy = accuracy && d.worst_cosine.has_value();
+  std::vector<std::vector<double>> rows;
+  for (const auto& d : designs) {
+    rows.push_back({d.cycles, d.energy_pj, d.area_mm2});
+    if (accuracy) rows.back().push_back(1 - *d.worst_cosine);
+  }
+  return rows;
+}
+
 }  // namespace systole::tools

@@ -72,6 +72,16 @@ std::string whole(double v) {
   return buf;
 }
 
+/// A complete point's objectives: its worst cosine only when every model's run measured one.
+DesignObjectives objectivesOf(const PointResult& r) {
+  DesignObjectives d{r.cycles, r.energy_pj, r.area_mm2, std::nullopt};
+  for (const auto& run : r.runs) {
+    if (!run->cosine) return {r.cycles, r.energy_pj, r.area_mm2, std::nullopt};
+    d.worst_cosine = std::min(d.worst_cosine.value_or(1.0), *run->cosine);
+  }
+  return d;
+}
+
 }  // namespace
 
 std::vector<PointResult> collectSweep(const SweepSpec& spec, const std::string& dir) {
@@ -99,12 +109,11 @@ std::vector<PointResult> collectSweep(const SweepSpec& spec, const std::string& 
     }
     results.push_back(std::move(r));
   }
-  std::vector<std::vector<double>> objectives;
+  std::vector<DesignObjectives> designs;
   std::vector<size_t> complete;
   for (size_t i = 0; i < results.size(); ++i)
-    if (results[i].complete)
-      objectives.push_back({results[i].cycles, results[i].energy_pj, results[i].area_mm2}), complete.push_back(i);
-  const auto front = paretoOptimal(objectives);
+    if (results[i].complete) designs.push_back(objectivesOf(results[i])), complete.push_back(i);
+  const auto front = paretoOptimal(paretoRows(designs));
   for (size_t i = 0; i < complete.size(); ++i) results[complete[i]].pareto = front[i];
   return results;
 }

@@ -1,6 +1,6 @@
 // A sweep's results: every run's summary from its stats file, the designs on the Pareto front
-// (the suite's total cycles, its total energy and the chip's area, all minimised, over the points
-// whose runs all succeeded), results.csv and the sweep's HTML page.
+// (the suite's total cycles, its total energy and the chip's area, and its worst cosine when every
+// run measured one, over the points whose runs all succeeded), results.csv and the sweep's HTML page.
 #pragma once
 
 #include <optional>

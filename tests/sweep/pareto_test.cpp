@@ -17,5 +17,18 @@ TEST(Pareto, OneBetterObjectiveIsEnough) {
   EXPECT_TRUE(paretoOptimal({}).empty());
 }
 
+// A precision sweep: the narrow design is cheaper in every cost and less accurate. With accuracy
+// measured on every design both are on the front; without it (or with one design unmeasured) the
+// wide one is dominated.
+TEST(Pareto, MeasuredAccuracyIsAFourthObjective) {
+  const DesignObjectives wide{100, 50, 2.2, 0.9999}, narrow{100, 45, 2.0, 0.93};
+  EXPECT_EQ(paretoRows({wide, narrow}),
+            (std::vector<std::vector<double>>{{100, 50, 2.2, 1 - 0.9999}, {100, 45, 2.0, 1 - 0.93}}));
+  EXPECT_EQ(paretoOptimal(paretoRows({wide, narrow})), (std::vector<bool>{true, true}));
+  DesignObjectives unmeasured = wide;
+  unmeasured.worst_cosine.reset();
+  EXPECT_EQ(paretoOptimal(paretoRows({unmeasured, narrow})), (std::vector<bool>{false, true}));
+}
+
 }  // namespace
 }  // namespace systole::tools
