@@ -76,6 +76,10 @@ class Draw:
         # int4 weights (the default width, with int8 offered too) in about one config in three,
         # drawn from a generator of their own so the other configs stay as they were.
         self.int4 = random.Random(seed * 1000003 + 4).random() < 0.3
+        # A saturating accumulator narrower than int32 in about one config in three (int24 and
+        # int16 alike), from a generator of its own too; the accumulator keeps its rows (fewer bytes).
+        narrow = random.Random(seed * 1000003 + 5).random()
+        self.acc_bits = 24 if narrow < 0.15 else 16 if narrow < 0.3 else 32
         if rng.random() < 0.05:
             self.dropped |= {"preload", "gemm"}  # matrix products on the host, or on matmul_stream only
 
@@ -233,14 +237,14 @@ def config_text(seed):
     lines = [
         f"# Random legal config, seed {seed} (tests/randcfg/gen_config.py).",
         f"name: rand{seed}",
-        f"description: \"{d.rows}x{d.cols} {dataflow}{', int4 weights' if d.int4 else ''}, without: {', '.join(sorted(d.dropped)) or 'none'}" + (f", narrow: {', '.join(d.narrowed)}" if d.narrowed else "") + "\"",
+        f"description: \"{d.rows}x{d.cols} {dataflow}{', int4 weights' if d.int4 else ''}{f', int{d.acc_bits} accumulators' if d.acc_bits < 32 else ''}, without: {', '.join(sorted(d.dropped)) or 'none'}" + (f", narrow: {', '.join(d.narrowed)}" if d.narrowed else "") + "\"",
         f"clock_mhz: {rng.choice([200, 500, 800, 1000, 1200])}",
-        "types: {activation: int8, weight: " + ("[int4, int8]" if d.int4 else "int8") + ", accumulator: int32}",
+        "types: {activation: int8, weight: " + ("[int4, int8]" if d.int4 else "int8") + ", accumulator: int" + str(d.acc_bits) + "}",
         f"array: {{rows: {d.rows}, cols: {d.cols}, dataflow: {dataflow}, weight_buffers: {d.weight_buffers}}}",
         "memories:",
         f"  dram:        {{size: {size_text(d.dram_size)}, bytes_per_cycle: {rng.choice([1, 2, 4, 8, 16, 32, 64, 128])}, latency: {rng.randint(0, 300)}}}",
         f"  scratchpad:  {{size: {size_text(d.spad_rows * d.row_bytes)}, banks: {d.spad_banks}, conflict_cycles: {rng.randint(0, 3)}}}",
-        f"  accumulator: {{size: {size_text(d.acc_rows * d.acc_row_bytes)}, banks: {d.acc_banks}, conflict_cycles: {rng.randint(0, 3)}}}",
+        f"  accumulator: {{size: {size_text(d.acc_rows * d.cols * d.acc_bits // 8)}, banks: {d.acc_banks}, conflict_cycles: {rng.randint(0, 3)}}}",
         f"dma: {{burst_bytes: {rng.choice([4, 16, 64, 256, 1000])}, outstanding: {d.outstanding}, broadcast: {str(d.broadcast).lower()}}}",
         f"vector: {{latency: {rng.randint(0, 8)}}}",
         "queues: {" + ", ".join(f"{q}: {rng.choice([1, 2, 3, 4, 8, 16, 32])}" for q in ("load", "compute", "store")) + "}",
