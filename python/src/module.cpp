@@ -324,6 +324,10 @@ void bindModel(py::module_& m) {
       .def_property_readonly(
           "weight_bits", [](const Model& model) { return compiler::matrixWeightWidths(model.graph()); },
           "the matrix layers (Conv, Gemm, MatMul with constant weights) and their weights' width, in node order")
+      .def_property_readonly(
+          "accumulator_fit", [](const Model& model) { return compiler::accumulatorFittedLayers(model.graph()); },
+          "the matrix layers whose weight scales were coarsened to fit a narrow accumulator (types.accumulator), "
+          "with how many output channels, in node order")
       .def_property_readonly("host_operators",
                              [](const Model& model) {
                                size_t n = 0;

@@ -61,6 +61,16 @@ def test_compile_run_check_and_accuracy(calibration, image, cache_dir):
     assert interpreted.host_jit_runs == 0 and np.array_equal(interpreted.outputs["output"], out)
 
 
+def test_narrow_accumulator(calibration, image, cache_dir):
+    config = systole.load_config("default", {"types.accumulator": "int16"})
+    model = systole.compile(MODEL, config, calibration=calibration, cache_dir=cache_dir)
+    assert model.accumulator_fit and all(channels > 0 for _, channels in model.accumulator_fit)
+    assert {name for name, _ in model.accumulator_fit} <= {name for name, _ in model.weight_bits}
+    result = model.run(image, check=True)
+    assert result.checked and result.mismatch is None
+    assert systole.compile(MODEL, "default", calibration=calibration, cache_dir=cache_dir).accumulator_fit == []
+
+
 def test_weight_precision(calibration, image, cache_dir):
     int8 = systole.compile(MODEL, "default", calibration=calibration, cache_dir=cache_dir)
     assert int8.weight_bits and all(bits == 8 for _, bits in int8.weight_bits)
