@@ -12,6 +12,7 @@
 #include "systole/isa/generate.h"
 #include "systole/sim/functional.h"
 #include "systole/sim/memory.h"
+#include "systole/sim/sram_traffic.h"
 
 namespace systole::testing {
 namespace {
@@ -93,6 +94,23 @@ TEST(NarrowAccumulator, DmaLoadsSaturateAndStoresSignExtend) {
   sim::dmaRowOut(sim::dmaTransfer(isa.instr(isa.bySemantics(Semantics::DmaStoreAcc)), store), 0,
                  reinterpret_cast<uint8_t*>(out.data()), m);
   EXPECT_EQ(out, (std::vector<int32_t>{8388607, -8388608, 5, -8388608}));
+}
+
+// The SRAM energy counts the accumulator's own bytes: a lane of accumulator.bits, and a store's
+// int32 DRAM lanes as that many SRAM bits.
+TEST(NarrowAccumulator, SramTrafficCountsTheNarrowLanes) {
+  for (auto [type, laneBytes] : {std::pair{"int32", 4}, {"int24", 3}, {"int16", 2}}) {
+    SCOPED_TRACE(type);
+    const auto isa = withAccumulator(type);
+    const int64_t N = isa.params().array_cols;
+    const auto tile = sim::sramTraffic(isa.params(), isa.instr(isa.bySemantics(Semantics::MatmulTile)),
+                                       makeInstruction(isa, Semantics::MatmulTile, {0, 10, 4, 1}));
+    EXPECT_EQ(tile.acc_written, int64_t{4} * N * laneBytes);
+    EXPECT_EQ(tile.acc_read, int64_t{4} * N * laneBytes);
+    const auto store = sim::sramTraffic(isa.params(), isa.instr(isa.bySemantics(Semantics::DmaStoreAcc)),
+                                        makeInstruction(isa, Semantics::DmaStoreAcc, {0, 7, 2, 16, 16}));
+    EXPECT_EQ(store.acc_read, int64_t{2 * 4} * laneBytes);
+  }
 }
 
 TEST(NarrowAccumulator, ThePackageAndTheDocsCarryTheWidth) {
