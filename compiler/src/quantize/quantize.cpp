@@ -401,6 +401,8 @@ class Rewriter {
   }
 
   /// Coarsens the channels whose sums could saturate a narrow accumulator (accumulator_bound.h).
+  /// It runs after bias correction, which measured the rounding of the finer scale: a coarsened
+  /// channel's correction is for that rounding (bias correction is on for int4 layers only).
   void fitToAccumulator(Node& n, QuantizedWeights& qw, const std::vector<int64_t>& wShape, int axis,
                         const std::optional<std::vector<float>>& bias, const std::vector<float>& wf) {
     const Quant& qx = *g_.values[static_cast<size_t>(n.inputs[0])].quant;
