@@ -210,8 +210,8 @@ std::string softmaxFits(const Graph& g, const Node& n, const isa::IsaConfig& isa
 // What the tilers put in accumulator lanes: int8 values widened as (x - z) * multiplier (|x - z|
 // at most 255), their sums and products, and matrix products (accumulator_bound.h).
 
-constexpr int64_t kWidened = isa::arith::kActMax - isa::arith::kActMin;
-constexpr int64_t kLargestActivation = -isa::arith::kActMin;
+constexpr int64_t kWidened = isa::arith::kActSpan;
+constexpr int64_t kLargestActivation = isa::arith::kActLargestMagnitude;
 
 int64_t noAccumulator(const Graph&, const Node&) { return 0; }
 /// A rescale, a move or a program input's copy into its haloed buffer: widen by 1, requantize.

@@ -11,6 +11,15 @@
 
 namespace systole::compiler {
 
+namespace {
+
+/// The bound of one channel from its bias, its weights' sum and the sum of their magnitudes.
+int64_t channelBound(int64_t bias, int32_t zx, int64_t sum, int64_t magnitude) {
+  return std::abs(bias - int64_t{zx} * sum) + isa::arith::kActLargestMagnitude * magnitude;
+}
+
+}  // namespace
+
 std::vector<int64_t> matrixAccumulatorBounds(const int8_t* q, const std::vector<int64_t>& shape, int axis,
                                              const std::vector<int32_t>& bias, int32_t zx) {
   const auto channels = static_cast<size_t>(shape[static_cast<size_t>(axis)]);
@@ -19,11 +28,8 @@ std::vector<int64_t> matrixAccumulatorBounds(const int8_t* q, const std::vector<
     sum[c] += q[i];
     magnitude[c] += std::abs(int64_t{q[i]});
   });
-  constexpr int64_t kLargestActivation = -int64_t{isa::arith::kActMin};
   std::vector<int64_t> bound(channels);
-  for (size_t c = 0; c < channels; ++c)
-    bound[c] =
-        std::abs((bias.empty() ? 0 : int64_t{bias[c]}) - int64_t{zx} * sum[c]) + kLargestActivation * magnitude[c];
+  for (size_t c = 0; c < channels; ++c) bound[c] = channelBound(bias.empty() ? 0 : bias[c], zx, sum[c], magnitude[c]);
   return bound;
 }
 
@@ -45,8 +51,7 @@ struct Channel {
       sum += q;
       magnitude += std::abs(q);
     }
-    const int64_t b = bias ? quantizeBias({*bias}, sx, {s})[0] : 0;
-    return std::abs(b - int64_t{zx} * sum) - int64_t{isa::arith::kActMin} * magnitude;
+    return channelBound(bias ? quantizeBias({*bias}, sx, {s})[0] : 0, zx, sum, magnitude);
   }
 };
 
@@ -71,7 +76,8 @@ int fitAccumulator(const float* w, const std::vector<int64_t>& shape, int axis, 
   std::vector<Channel> over(bound.size());
   for (size_t c = 0; c < bound.size(); ++c)
     if (bound[c] > limit)
-      over[c] = {{}, bias ? std::optional((*bias)[c]) : std::nullopt, sx, zx, double((1 << (bits - 1)) - 1)};
+      over[c] = {
+          {}, bias ? std::optional((*bias)[c]) : std::nullopt, sx, zx, static_cast<double>(symmetricWeightMax(bits))};
   forEachChannelElement(shape, axis, [&](int64_t i, size_t c) {
     if (bound[c] > limit) over[c].w.push_back(w[i]);
   });

@@ -80,7 +80,7 @@ int8_t quantizeFloat(float x, float scale, int32_t zero_point) {
 QuantizedWeights quantizeWeightsPerChannel(const float* w, const std::vector<int64_t>& shape, int axis, int bits) {
   if (axis < 0 || axis >= static_cast<int>(shape.size())) throw Error("weight quantization axis out of range");
   if (bits < 2 || bits > 8) throw Error("weight quantization: " + std::to_string(bits) + "-bit weights");
-  const double qmax = static_cast<double>((1 << (bits - 1)) - 1);  // symmetric: -qmax .. qmax
+  const double qmax = symmetricWeightMax(bits);  // symmetric: -qmax .. qmax
   const int64_t channels = shape[static_cast<size_t>(axis)];
   std::vector<double> absMax(static_cast<size_t>(channels), 0.0);
   forEachChannelElement(shape, axis, [&](int64_t i, size_t c) {
@@ -98,7 +98,7 @@ QuantizedWeights quantizeWeightsPerChannel(const float* w, const std::vector<int
 
 QuantizedWeights quantizeWeightsWithScales(const float* w, const std::vector<int64_t>& shape, int axis, int bits,
                                            std::vector<float> scale) {
-  const double qmax = static_cast<double>((1 << (bits - 1)) - 1);
+  const double qmax = symmetricWeightMax(bits);
   QuantizedWeights q;
   q.scale = std::move(scale);
   q.data.resize(static_cast<size_t>(elementCount(shape)));

@@ -68,6 +68,8 @@ struct QuantizedWeights {
   std::vector<float> scale;  // one per index of `axis`
 };
 QuantizedWeights quantizeWeightsPerChannel(const float* w, const std::vector<int64_t>& shape, int axis, int bits = 8);
+/// The largest magnitude of a symmetric weight of `bits` bits: 2^(bits-1) - 1 (127, 7).
+constexpr int symmetricWeightMax(int bits) { return (1 << (bits - 1)) - 1; }
 /// The same rounding with the channels' scales given (q = clamp(round_half_to_even(w / s[c]))).
 QuantizedWeights quantizeWeightsWithScales(const float* w, const std::vector<int64_t>& shape, int axis, int bits,
                                            std::vector<float> scale);

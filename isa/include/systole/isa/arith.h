@@ -12,21 +12,24 @@ namespace systole::isa::arith {
 /// saturation of an activation, in every component, takes its bounds from here.
 inline constexpr int32_t kActMin = -128;
 inline constexpr int32_t kActMax = 127;
+/// The largest magnitude of an activation (|x| <= 128), and of the difference of two (|x - z| <= 255).
+inline constexpr int64_t kActLargestMagnitude = -int64_t{kActMin};
+inline constexpr int64_t kActSpan = int64_t{kActMax} - kActMin;
 
 /// Two's-complement wrap to 32 bits (the accumulator's overflow behaviour).
 constexpr int32_t wrap32(int64_t v) { return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(v))); }
+
+/// The largest magnitude an accumulator of `bits` bits holds without saturating.
+constexpr int64_t accumulatorMax(int bits) { return (int64_t{1} << (bits - 1)) - 1; }
 
 /// What an accumulator lane of `bits` bits (types.accumulator) keeps of a lane result computed at
 /// 32 bits: int32 keeps it (so it wraps, as the 32-bit datapath does), a narrower accumulator
 /// saturates it to [-2^(bits-1), 2^(bits-1) - 1].
 constexpr int32_t storeAccumulator(int32_t v, int bits) {
   if (bits >= 32) return v;
-  const int32_t hi = (int32_t{1} << (bits - 1)) - 1;
+  const auto hi = static_cast<int32_t>(accumulatorMax(bits));
   return std::clamp(v, -hi - 1, hi);
 }
-
-/// The largest magnitude an accumulator of `bits` bits holds without saturating.
-constexpr int64_t accumulatorMax(int bits) { return (int64_t{1} << (bits - 1)) - 1; }
 
 constexpr int8_t saturate8(int64_t v) { return static_cast<int8_t>(std::clamp<int64_t>(v, kActMin, kActMax)); }
 
