@@ -2,12 +2,13 @@
 //   p = int64(acc) * int64(multiplier)                      exact
 //   r = s == 0 ? p : (p >>> s) + p[s - 1]                    s = shift & 63; ties toward +infinity
 //   y = r + zero_point
-//   out = sat8(min(max(y, clamp_min), clamp_max))
-// p[s-1] is the bit ((p >> (s-1)) & 1) of arith.h. Because clamp_min and clamp_max are int8, the
-// hardware saturates y to int8 first and then clamps with 8-bit compares; for any y this equals
-// the specification (y > 127 gives clamp_max either way, y < -128 gives min(clamp_min,
-// clamp_max)), which the Verilator check confirms bit for bit. If clamp_min > clamp_max the result
-// is clamp_max, as specified.
+//   out = sat(min(max(y, clamp_min), clamp_max))
+// sat saturates to a scratchpad lane of AB = ACTIVATION_BITS bits (types.activation, 8 or 16;
+// arith::requantizeLane). p[s-1] is the bit ((p >> (s-1)) & 1) of arith.h. Because clamp_min and
+// clamp_max are AB-bit, the hardware saturates y to AB bits first and then clamps with AB-bit
+// compares; for any y this equals the specification (y above the lane's range gives clamp_max
+// either way, y below it min(clamp_min, clamp_max)), which the Verilator check confirms bit for
+// bit. If clamp_min > clamp_max the result is clamp_max, as specified.
 //
 // Pipeline: one row element per cycle, latency exactly VECTOR_LATENCY (the `vector.latency` term of
 // requantize's timing `vector.latency + rows`): an element presented with in_valid_i in cycle t
@@ -19,7 +20,9 @@
 // travel with each element, so consecutive elements (and instructions) may use different values.
 module requant_lane
   import systole_pkg::*;
-(
+#(
+  localparam int AB = ACTIVATION_BITS  // not a parameter: a scratchpad lane's bits
+) (
   input  logic        clk_i,
   // rst_ni also disables the assertion (disable iff), which Verilator counts as a synchronous use.
   /* verilator lint_off SYNCASYNCNET */
@@ -30,12 +33,12 @@ module requant_lane
   input  logic [31:0] in_acc_i,         // x = acc[acc_row + i][j]
   input  logic [31:0] in_multiplier_i,  // M = acc[scale_row][j]
   input  logic [5:0]  in_shift_i,       // S = acc[scale_row + 1][j] & 63 (the low 6 bits)
-  input  logic [7:0]  in_zero_point_i,
-  input  logic [7:0]  in_clamp_min_i,
-  input  logic [7:0]  in_clamp_max_i,
+  input  logic [AB-1:0] in_zero_point_i,
+  input  logic [AB-1:0] in_clamp_min_i,
+  input  logic [AB-1:0] in_clamp_max_i,
 
-  output logic        out_valid_o,
-  output logic [7:0]  out_data_o
+  output logic          out_valid_o,
+  output logic [AB-1:0] out_data_o
 );
 
   localparam int L = VECTOR_LATENCY;
@@ -51,9 +54,9 @@ module requant_lane
   // Sideband that travels with an element: what the later stages still need.
   typedef struct packed {
     logic [5:0] shift;
-    logic [7:0] zero_point;
-    logic [7:0] clamp_min;
-    logic [7:0] clamp_max;
+    logic [AB-1:0] zero_point;
+    logic [AB-1:0] clamp_min;
+    logic [AB-1:0] clamp_max;
   } side_t;
 
   // ---- stage A: partial products. acc * M = acc * M[31:16] * 2^16 + acc * M[15:0] (unsigned low half)
@@ -109,7 +112,7 @@ module requant_lane
   // ---- stage C: rounding shift, ties toward +infinity, then the zero point. For s >= 1,
   // |p >>> s| <= 2^61, so neither addition can overflow 64 bits.
   logic               c_valid_q;
-  logic [7:0]         c_clamp_min_q, c_clamp_max_q;
+  logic [AB-1:0]      c_clamp_min_q, c_clamp_max_q;
   logic signed [63:0] c_y_d, c_y_q;
   logic signed [63:0] c_shifted;
   logic               c_round_bit;
@@ -135,14 +138,16 @@ module requant_lane
     assign c_y_q         = c_y_d;
   end
 
-  // ---- stage D: saturate to int8, then clamp (always registered).
-  logic              d_valid_q;
-  logic signed [7:0] d_sat, d_lo, d_out_d, d_out_q;
+  // ---- stage D: saturate to the lane, then clamp (always registered).
+  localparam logic signed [63:0] LANE_MAX = (64'sd1 <<< (AB - 1)) - 64'sd1;
+  localparam logic signed [63:0] LANE_MIN = -(64'sd1 <<< (AB - 1));
+  logic                 d_valid_q;
+  logic signed [AB-1:0] d_sat, d_lo, d_out_d, d_out_q;
 
   always_comb begin
-    if (c_y_q > 64'sd127) d_sat = 8'sd127;
-    else if (c_y_q < -64'sd128) d_sat = -8'sd128;
-    else d_sat = c_y_q[7:0];
+    if (c_y_q > LANE_MAX) d_sat = LANE_MAX[AB-1:0];
+    else if (c_y_q < LANE_MIN) d_sat = LANE_MIN[AB-1:0];
+    else d_sat = c_y_q[AB-1:0];
     d_lo    = (d_sat < $signed(c_clamp_min_q)) ? $signed(c_clamp_min_q) : d_sat;
     d_out_d = (d_lo > $signed(c_clamp_max_q)) ? $signed(c_clamp_max_q) : d_lo;
   end
@@ -156,7 +161,7 @@ module requant_lane
   // ---- latencies above 4: delay registers after stage D.
   if (EXTRA > 0) begin : g_extra
     logic       valid_q [EXTRA];
-    logic [7:0] data_q  [EXTRA];
+    logic [AB-1:0] data_q [EXTRA];
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
         for (int j = 0; j < EXTRA; j++) valid_q[j] <= 1'b0;

@@ -1,16 +1,18 @@
 // The PE grid of the systolic array, in the dataflow the config chooses
 // (systole_pkg::DATAFLOW_OUTPUT_STATIONARY). Every size comes from the generated package; there are
 // no module parameters. The arithmetic is that of matmul_tile (docs/isa-semantics.md):
-//   out[i][n] = store((accumulate ? acc_init[i][n] : 0) + sum_k int8 a[i][k] * W[k][n]),
+//   out[i][n] = store((accumulate ? acc_init[i][n] : 0) + sum_k a[i][k] * W[k][n]),
 // and, output-stationary only, that of matmul_stream: the same over k_slices slices of ARRAY_ROWS
 // reduction indices, each slice bringing its own activation rows and weight rows; and,
 // weight-stationary with a line buffer (ARRAY_LINE_BUFFER_ROWS > 0) only, that of depthwise_tile:
 //   out[i][n] = store((accumulate ? acc_init[i][n] : 0)
-//                     + sum_{t < kh*kw} int8 x[stride*i + (t / kw)*pitch + t % kw][n] * W[t][n]),
+//                     + sum_{t < kh*kw} x[stride*i + (t / kw)*pitch + t % kw][n] * W[t][n]),
 // x[j] being the j-th window row presented (a tap per PE row, a channel per column).
+// An activation a or x is a scratchpad lane of ACTIVATION_BITS bits (the YAML's types.activation,
+// 8 or 16), two's complement; the input rows are lanes of that width.
 // W[k][n] is a weight register of ARRAY_WEIGHT_BITS bits (the widest of the YAML's types.weight):
-// the low bits of the scratchpad byte, two's complement (isa::arith::weightRegister); 8 on a config
-// offering int8 weights, 4 on an int4-only one. Each PE adds one int8 x W product to an int32 with
+// the low bits of the scratchpad lane, two's complement (isa::arith::weightRegister); 8 on a config
+// offering int8 weights, 4 on an int4-only one. Each PE adds one a x W product to an int32 with
 // a plain 32-bit adder, which wraps exactly as systole::isa::arith::mac does. store() is what the
 // accumulator keeps of the 32-bit sum (ACCUMULATOR_BITS, the YAML's types.accumulator): int32 the
 // sum itself, a narrower accumulator the sum saturated to its range (isa::arith::storeAccumulator).
@@ -116,7 +118,10 @@ module systolic_array
   // The widths of a depthwise_tile's kh and kw (each at most ARRAY_ROWS) and of its pitch and
   // stride (bits for ARRAY_LINE_BUFFER_ROWS; 1 without the mode).
   localparam int KH_W = $clog2(ARRAY_ROWS + 1),
-  localparam int PS_W = (ARRAY_LINE_BUFFER_ROWS > 0) ? $clog2(ARRAY_LINE_BUFFER_ROWS + 1) : 1
+  localparam int PS_W = (ARRAY_LINE_BUFFER_ROWS > 0) ? $clog2(ARRAY_LINE_BUFFER_ROWS + 1) : 1,
+  // An activation lane (types.activation) and the lanes of a scratchpad row.
+  localparam int AB = ACTIVATION_BITS,
+  localparam int SL = SCRATCHPAD_ROW_BYTES * 8 / ACTIVATION_BITS
 ) (
   input  logic                                  clk_i,
   // rst_ni also disables the assertions (disable iff), which Verilator counts as a synchronous use.
@@ -138,8 +143,8 @@ module systolic_array
   input  logic [PS_W-1:0]                       cmd_stride_i,
 
   input  logic                                  in_valid_i,
-  input  logic [SCRATCHPAD_ROW_BYTES-1:0][7:0]  in_row_i,
-  input  logic [ARRAY_COLS-1:0][7:0]            in_wrow_i,
+  input  logic [SL-1:0][AB-1:0]                in_row_i,
+  input  logic [ARRAY_COLS-1:0][AB-1:0]         in_wrow_i,
   input  logic [ARRAY_COLS-1:0][31:0]           in_acc_i,
 
   output logic                                  out_valid_o,
@@ -151,7 +156,7 @@ module systolic_array
   localparam int R = ARRAY_ROWS;
   localparam int N = ARRAY_COLS;
   // A PE's weight register: the widest of the YAML's types.weight. weight_preload keeps a
-  // scratchpad byte's low WB bits (isa::arith::weightRegister); the multiplier is 8 x WB bits.
+  // scratchpad lane's low WB bits (isa::arith::weightRegister); the multiplier is AB x WB bits.
   localparam int WB = ARRAY_WEIGHT_BITS;
   localparam bit OS = DATAFLOW_OUTPUT_STATIONARY != 0;
   localparam int M_MAX = OS ? R : ACCUMULATOR_ROWS;
@@ -172,7 +177,10 @@ module systolic_array
   if (WB < 2 || WB > 8) begin : g_bad_weight_bits
     $error("systolic_array holds weights of 2 to 8 bits");
   end
-  if (SCRATCHPAD_ROW_BYTES < R || SCRATCHPAD_ROW_BYTES < N) begin : g_bad_row
+  if (AB != 8 && AB != 16) begin : g_bad_activation_bits
+    $error("systolic_array takes activations of 8 or 16 bits");
+  end
+  if (SL < R || SL < N) begin : g_bad_row
     $error("a scratchpad row must hold an activation row and a weight row");
   end
   if (WIN_MAX_L >= 64'(2 ** 30)) begin : g_bad_window
@@ -280,8 +288,8 @@ module systolic_array
   logic [N-1:0][31:0] out_sum;
 
   // One PE's product, sign-extended to the accumulator width.
-  function automatic logic [31:0] pe_product(logic [7:0] a, logic [WB-1:0] w);
-    logic signed [8+WB-1:0] p;
+  function automatic logic [31:0] pe_product(logic [AB-1:0] a, logic [WB-1:0] w);
+    logic signed [AB+WB-1:0] p;
     p = $signed(a) * $signed(w);
     return 32'($signed(p));
   endfunction
@@ -292,13 +300,13 @@ module systolic_array
     // -------------------------------------------------------------------------------------------
     logic unused_wrow;  // the stream inputs and tags
     assign unused_wrow = ^{in_wrow_i, act_last};
-    logic [7:0]  mul_a    [R][N];   // PE(k, n)'s multiplicand: a_in, or its tap (depthwise)
+    logic [AB-1:0]  mul_a    [R][N];   // PE(k, n)'s multiplicand: a_in, or its tap (depthwise)
     logic        row_fire;          // an output row starts down the array: its tags enter
     logic [WB-1:0] w_q    [R][N];   // W[k][n], stationary
-    logic [7:0]  act_left [R];      // activation entering PE(k, 0) this cycle
+    logic [AB-1:0]  act_left [R];      // activation entering PE(k, 0) this cycle
     logic [31:0] seed_top [N];      // partial-sum seed entering PE(0, n) this cycle
-    logic [7:0]  a_in     [R][N];   // activation at PE(k, n) this cycle
-    logic [7:0]  a_q      [R][N-1]; // activation forwarded to PE(k, n + 1)
+    logic [AB-1:0]  a_in     [R][N];   // activation at PE(k, n) this cycle
+    logic [AB-1:0]  a_q      [R][N-1]; // activation forwarded to PE(k, n + 1)
     logic [31:0] psum_d   [R][N];   // partial sum leaving PE(k, n)'s adder
     logic [31:0] psum_q   [R-1][N]; // partial sum forwarded to PE(k + 1, n)
 
@@ -318,7 +326,7 @@ module systolic_array
       if (k == 0) begin : g_direct
         assign act_left[0] = in_row_i[0];
       end else begin : g_delay
-        logic [7:0] skew_q [k];
+        logic [AB-1:0] skew_q [k];
         always_ff @(posedge clk_i) begin
           skew_q[0] <= in_row_i[k];
           for (int j = 1; j < k; j++) skew_q[j] <= skew_q[j - 1];
@@ -389,9 +397,9 @@ module systolic_array
       logic [M_W-1:0]    out_idx_q, out_idx;      // that output's index
       logic              event_fire;              // output out_idx starts down the array now
       logic [LBA_W-1:0]  wp_q, wp;                // line-buffer entry of the row arriving now
-      logic [N-1:0][7:0] lb_q   [LB];             // the last LB window rows (no reset)
-      logic [N-1:0][7:0] tap_rd [R];              // the taps of the output starting now
-      logic [7:0]        tap_pe [R][N];           // tap t, channel n, t + n cycles later
+      logic [N-1:0][AB-1:0] lb_q   [LB];             // the last LB window rows (no reset)
+      logic [N-1:0][AB-1:0] tap_rd [R];              // the taps of the output starting now
+      logic [AB-1:0]        tap_pe [R][N];           // tap t, channel n, t + n cycles later
 
       assign op_dw     = accept ? cmd_depthwise_i : dw_q;
       assign op_kh     = accept ? cmd_kh_i : kh_q;
@@ -448,7 +456,10 @@ module systolic_array
           back = (int'(op_kh) - 1 - r) * int'(op_pitch) + (int'(op_kw) - 1 - c);
           addr = int'(wp) - back;
           if (addr < 0) addr = addr + LB;
-          if (r >= int'(op_kh)) tap_rd[t] = '0;
+          // Zeroed lane by lane: a whole-row zero over 128 bits would become a Verilator
+          // constant-pool file, which only some configs' packages produce (the file list must not
+          // depend on the package; rtl/check_file_list.cmake).
+          if (r >= int'(op_kh)) for (int n = 0; n < N; n++) tap_rd[t][n] = '0;
           else if (back == 0)   tap_rd[t] = in_row_i[N-1:0];  // bypass: the row arriving now
           else                  tap_rd[t] = lb_q[LBA_W'(addr)];
           c = c + 1;
@@ -466,7 +477,7 @@ module systolic_array
           if (t + n == 0) begin : g_direct
             assign tap_pe[t][n] = tap_rd[t][n];
           end else begin : g_delay
-            logic [7:0] skew_q [t + n];
+            logic [AB-1:0] skew_q [t + n];
             always_ff @(posedge clk_i) begin
               skew_q[0] <= tap_rd[t][n];
               for (int j = 1; j < t + n; j++) skew_q[j] <= skew_q[j - 1];
@@ -527,10 +538,10 @@ module systolic_array
     logic [WB-1:0] w_top  [N];      // weight entering PE(0, n) this cycle
     logic [WB-1:0] w_in   [R][N];   // weight at PE(i, n) this cycle
     logic [WB-1:0] w_q    [R-1][N]; // weight forwarded to PE(i + 1, n)
-    logic [7:0]  a_in    [R][N];    // activation at PE(i, n) this cycle, with valid and last tags
+    logic [AB-1:0]  a_in    [R][N];    // activation at PE(i, n) this cycle, with valid and last tags
     logic        av_in   [R][N];
     logic        al_in   [R][N];
-    logic [7:0]  a_q     [R][N-1];  // forwarded to PE(i, n + 1)
+    logic [AB-1:0]  a_q     [R][N-1];  // forwarded to PE(i, n + 1)
     logic        av_q    [R][N-1];
     logic        al_q    [R][N-1];
     logic [31:0] acc_q   [R][N];    // the stationary outputs
@@ -590,7 +601,7 @@ module systolic_array
     // PE(i, 0)) and shifts one element per cycle into the array.
     for (genvar i = 0; i < R; i++) begin : g_left
       logic       load;
-      logic [7:0] lbuf_q [R-1];
+      logic [AB-1:0] lbuf_q [R-1];
       logic       lv_q   [R-1];
       logic       ll_q   [R-1];
       assign load = act_fire & (in_idx == CNT_W'(i));

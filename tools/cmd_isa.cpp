@@ -20,7 +20,9 @@ std::string weightTypes(const isa::Params& p) {
 void printSummary(const isa::IsaConfig& config) {
   const auto& p = config.params();
   std::cout << config.path() << ": ok: ISA '" << p.name << "', " << p.array_rows << "x" << p.array_cols << " "
-            << isa::dataflowName(p.dataflow) << ", " << weightTypes(p) << " weights, "
+            << isa::dataflowName(p.dataflow) << ", "
+            << (p.act_bits != 8 ? "int" + std::to_string(p.act_bits) + " activations, " : "") << weightTypes(p)
+            << " weights, "
             << (p.acc_bits < 32 ? "int" + std::to_string(p.acc_bits) + " saturating accumulators, " : "")
             << config.instructions().size() << " instructions of " << p.instr_bits << " bits\n";
   for (const auto& e : isa::parameterTable(p))

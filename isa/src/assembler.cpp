@@ -140,7 +140,8 @@ class Assembler {
       prog_.data.push_back({addr, {}});
       return;
     }
-    if (head.text == ".byte" || head.text == ".word" || head.text == ".zero") return data(lx, head);
+    if (head.text == ".byte" || head.text == ".half" || head.text == ".word" || head.text == ".zero")
+      return data(lx, head);
     if (head.text[0] == '.') lx.fail(head, "unknown directive '" + head.text + "'");
     instruction(lx, head);
   }
@@ -171,18 +172,17 @@ class Assembler {
       bytes.resize(bytes.size() + static_cast<size_t>(n), 0);
       return;
     }
+    // .byte, .half and .word: 1, 2 and 4 little-endian bytes, signed or unsigned values.
+    const int size = head.text == ".byte" ? 1 : head.text == ".half" ? 2 : 4;
+    const int64_t lo = -(int64_t{1} << (8 * size - 1)), hi = (int64_t{1} << (8 * size)) - 1;
     do {
       const Token t = lx.next();
       int64_t v = parseInt(lx, t);
-      reserve(t, head.text == ".byte" ? 1 : 4);
-      if (head.text == ".byte") {
-        if (v < -128 || v > 255) lx.fail(t, "byte value " + t.text + " out of range [-128, 255]");
-        bytes.push_back(static_cast<uint8_t>(v));
-      } else {
-        if (v < INT32_MIN || v > UINT32_MAX) lx.fail(t, "word value " + t.text + " out of 32-bit range");
-        const auto w = static_cast<uint32_t>(v);
-        for (int b = 0; b < 4; ++b) bytes.push_back(static_cast<uint8_t>(w >> (8 * b)));
-      }
+      reserve(t, static_cast<uint64_t>(size));
+      if (v < lo || v > hi)
+        lx.fail(t, head.text.substr(1) + " value " + t.text + " out of range [" + std::to_string(lo) + ", " +
+                       std::to_string(hi) + "]");
+      for (int b = 0; b < size; ++b) bytes.push_back(static_cast<uint8_t>(static_cast<uint64_t>(v) >> (8 * b)));
     } while (lx.acceptPunct(','));
   }
 
@@ -199,7 +199,7 @@ class Assembler {
       if (other.name == t.name) lx.fail(name, "duplicate tensor '" + t.name + "'");
     const Token dtype = lx.next();
     auto d = dtypeByName(dtype.text);
-    if (!d) lx.fail(dtype, "expected a dtype (int8, uint8, int32, float32), got '" + dtype.text + "'");
+    if (!d) lx.fail(dtype, "expected a dtype (int8, uint8, int16, int32, float32), got '" + dtype.text + "'");
     t.dtype = *d;
     if (!lx.acceptPunct('[')) lx.fail(lx.peek(), "expected '[' to start the shape");
     if (!lx.acceptPunct(']')) {

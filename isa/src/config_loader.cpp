@@ -319,20 +319,20 @@ class ConfigLoader {
     readMemories(root["memories"], p);
     readUnits(root, p);
     readCost(root, p.cost);
-    scaleForWeightWidth(p.cost, p.widestWeightBits());
+    scaleForOperandWidths(p.cost, p.act_bits, p.widestWeightBits());
     deriveParameters(p, at(root["memories"]));
   }
 
   /// memories: dram, scratchpad, accumulator.
-  /// types: int8 activations (the only ones this version has); int32, int24 or int16
+  /// types: int8 or int16 activations (the scratchpad's lanes); int32, int24 or int16
   /// accumulators; weights int8, int4, or a list of them (the first is every layer's default; the
   /// compiler may choose another per layer).
   void readTypes(const YAML::Node& types, Params& p) {
     checkKeys(types, "types", {"activation", "weight", "accumulator"}, {"activation", "weight", "accumulator"});
-    if (str(types["activation"], "types.activation") != "int8")
-      throw Error(at(types["activation"]),
-                  "types.activation must be int8 (the only type this version supports; int16 activations are not "
-                  "built yet)");
+    const std::string act = str(types["activation"], "types.activation");
+    p.act_bits = activationTypeBits(act);
+    if (p.act_bits == 0)
+      throw Error(at(types["activation"]), "types.activation must be int8 or int16, got '" + act + "'");
     const std::string acc = str(types["accumulator"], "types.accumulator");
     p.acc_bits = accumulatorTypeBits(acc);
     if (p.acc_bits == 0)

@@ -69,8 +69,8 @@ CostModel defaultCostModel() {
   return m;
 }
 
-void scaleForWeightWidth(CostModel& cost, int weight_bits) {
-  const double width = weight_bits / 8.0;
+void scaleForOperandWidths(CostModel& cost, int activation_bits, int weight_bits) {
+  const double width = activation_bits / 8.0 * weight_bits / 8.0;
   cost.mac_energy_scale = 1 - cost.mac_multiplier_share + cost.mac_multiplier_share * width;
   cost.pe_area_scale = 1 - cost.pe_multiplier_share + cost.pe_multiplier_share * width;
 }

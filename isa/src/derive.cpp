@@ -12,16 +12,17 @@ int accumulatorTypeBits(std::string_view name) {
   return name == "int32" ? 32 : name == "int24" ? 24 : name == "int16" ? 16 : 0;
 }
 
+int activationTypeBits(std::string_view name) { return name == "int8" ? 8 : name == "int16" ? 16 : 0; }
+
 std::string_view dataflowName(Dataflow d) {
   return d == Dataflow::WeightStationary ? "weight_stationary" : "output_stationary";
 }
 
 void deriveParameters(Params& p, const SourceLocation& where) {
-  constexpr int64_t kActivationBytes = 1;      // types.activation is int8 (validated by the loader)
   constexpr int64_t kAccumulatorDmaBytes = 4;  // DMA moves accumulator lanes as int32, whatever types.accumulator
-  constexpr int64_t kLutEntries = 256;         // one int8 output per int8 input
+  constexpr int64_t kLutEntries = 256;         // one lane per int8 input (vector_lut)
   p.spad_row_elems = std::max(p.array_rows, p.array_cols);
-  p.spad_row_bytes = p.spad_row_elems * kActivationBytes;
+  p.spad_row_bytes = p.spad_row_elems * p.act_bits / 8;
   p.acc_row_elems = p.array_cols;
   p.acc_row_bytes = p.acc_row_elems * kAccumulatorDmaBytes;
   p.acc_sram_row_bytes = p.acc_row_elems * p.acc_bits / 8;
@@ -29,7 +30,7 @@ void deriveParameters(Params& p, const SourceLocation& where) {
   p.instr_bytes = p.instr_bits / 8;
   p.token_lsb = p.opcode_bits;
   p.fields_lsb = p.token_lsb + kNumTokenFlags;
-  p.lut_rows = (kLutEntries + p.spad_row_bytes - 1) / p.spad_row_bytes;
+  p.lut_rows = (kLutEntries + p.spad_row_elems - 1) / p.spad_row_elems;
   if (p.spad_size % p.spad_row_bytes != 0)
     throw Error(where, "scratchpad size " + std::to_string(p.spad_size) + " is not a multiple of its row (" +
                            std::to_string(p.spad_row_bytes) + " bytes)");
@@ -65,12 +66,14 @@ std::vector<ParamEntry> parameterTable(const Params& p) {
       {"scratchpad.banks", p.spad_banks, false, "scratchpad banks (rows interleaved across banks)"},
       {"scratchpad.conflict_cycles", p.spad_conflict_cycles, false,
        "extra cycles per row when two sources of one instruction read the same bank"},
-      {"scratchpad.row_bytes", p.spad_row_bytes, true, "bytes per scratchpad row = max(array.rows, array.cols) int8"},
+      {"scratchpad.row_bytes", p.spad_row_bytes, true,
+       "bytes per scratchpad row = max(array.rows, array.cols) lanes of activation.bits"},
       {"scratchpad.rows", p.spad_rows, true, "scratchpad rows = size / row_bytes"},
       {"accumulator.size", p.acc_size, false, "accumulator capacity, bytes"},
       {"accumulator.banks", p.acc_banks, false, "accumulator banks"},
       {"accumulator.conflict_cycles", p.acc_conflict_cycles, false,
        "extra cycles per row when two sources of one instruction read the same bank"},
+      {"activation.bits", p.act_bits, true, "bits of a scratchpad lane = types.activation (8 or 16)"},
       {"accumulator.bits", p.acc_bits, true, "bits of an accumulator lane = types.accumulator (narrower saturates)"},
       {"accumulator.row_bytes", p.acc_row_bytes, true,
        "bytes of an accumulator row as DMA moves it = array.cols int32"},

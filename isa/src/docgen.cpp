@@ -66,8 +66,8 @@ std::string generateIsaDoc(const IsaConfig& isa, const std::string& sourceName) 
   out << "<!-- Generated from " << sourceName << " by `systole isa doc`. Do not edit; regenerate. -->\n\n";
   if (!p.description.empty()) out << p.description << ".\n\n";
   out << "- Array: " << p.array_rows << " x " << p.array_cols << ", " << dataflowName(p.dataflow) << "\n";
-  out << "- Types: int8 activations, int" << p.acc_bits << " accumulators" << (p.acc_bits < 32 ? " (saturating)" : "")
-      << ", weights";
+  out << "- Types: int" << p.act_bits << " activations, int" << p.acc_bits << " accumulators"
+      << (p.acc_bits < 32 ? " (saturating)" : "") << ", weights";
   for (size_t i = 0; i < p.weight_bits.size(); ++i)
     out << (i == 0 ? " int" : " or int") << p.weight_bits[i]
         << (i == 0 && p.weight_bits.size() > 1 ? " (default)" : "");

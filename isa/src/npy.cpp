@@ -18,6 +18,7 @@ const char* descrOf(isa::DType t) {
     case isa::DType::Uint8: return "|u1";
     case isa::DType::Int32: return "<i4";
     case isa::DType::Float32: return "<f4";
+    case isa::DType::Int16: return "<i2";
   }
   return "";
 }
@@ -77,13 +78,14 @@ NpyArray parseNpy(const std::vector<uint8_t>& file, const std::string& name) {
   NpyArray a;
   const std::string descr = valueOf(header, "descr", name);
   bool found = false;
-  for (auto t : {isa::DType::Int8, isa::DType::Uint8, isa::DType::Int32, isa::DType::Float32})
+  for (auto t : isa::kDTypes)
     if (descr == std::string("'") + descrOf(t) + "'") {
       a.dtype = t;
       found = true;
     }
   if (!found)
-    throw Error(where, "unsupported dtype " + descr + " (supported: int8, uint8, little-endian int32 and float32)");
+    throw Error(where,
+                "unsupported dtype " + descr + " (supported: int8, uint8, little-endian int16, int32 and float32)");
   const std::string order = valueOf(header, "fortran_order", name);
   if (order != "False" && order != "True") throw Error(where, "malformed fortran_order " + order);
   const std::string shape = valueOf(header, "shape", name);

@@ -138,13 +138,13 @@ int64_t dramRows(const Params& p, const InstrDesc& d, const Instruction& in) {
   return p.dma_broadcast && load && in.operand(d, 4) == 0 && rows > 1 ? 1 : rows;
 }
 
-int64_t dramRowBytes(const InstrDesc& d, const Instruction& in) {
+int64_t dramRowBytes(const Params& p, const InstrDesc& d, const Instruction& in) {
   const int64_t bytes = in.operand(d, 3);
-  return d.semantics == Semantics::DmaLoadInt4 ? arith::int4PackedBytes(bytes) : bytes;
+  return d.semantics == Semantics::DmaLoadInt4 ? arith::int4PackedBytes(bytes * 8 / p.act_bits) : bytes;
 }
 
 int64_t dramChannelCycles(const Params& p, const InstrDesc& d, const Instruction& in) {
-  return dramRows(p, d, in) * ((dramRowBytes(d, in) + p.dram_bytes_per_cycle - 1) / p.dram_bytes_per_cycle);
+  return dramRows(p, d, in) * ((dramRowBytes(p, d, in) + p.dram_bytes_per_cycle - 1) / p.dram_bytes_per_cycle);
 }
 
 uint64_t DmaTimeline::issue(const Instruction& in, uint64_t notBefore) {

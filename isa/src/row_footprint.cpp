@@ -1,8 +1,9 @@
 // Algorithm: one case per semantics class, naming its operands (the order of semantics.cpp). DMA
 // rows move `bytes` per row when they leave the chip (a store), whole rows when they arrive (a
-// load); weight_preload and the matmuls read K = array.rows int8 per activation row and
-// array.cols int8 per weight row; int32 vector classes work on accumulator lanes, int8 ones on
-// the scratchpad row's elements. An accumulator row holds accumulator.bits per lane in the SRAM.
+// load); weight_preload and the matmuls read K = array.rows lanes per activation row and
+// array.cols lanes per weight row; int32 vector classes work on accumulator lanes, the others on
+// the scratchpad row's lanes. A scratchpad lane is activation.bits wide, an accumulator lane
+// accumulator.bits in the SRAM.
 #include "systole/isa/row_footprint.h"
 
 namespace systole::isa {
@@ -11,12 +12,12 @@ RowFootprint rowFootprint(const Params& p, const InstrDesc& d, const Instruction
   using M = RowRange::Memory;
   constexpr M kSpad = M::Scratchpad, kAcc = M::Accumulator;
   constexpr bool kRead = false, kWrite = true;
-  const int64_t S = p.spad_row_bytes, A = p.acc_sram_row_bytes, L = p.vector_lanes, E = p.spad_row_elems;
+  const int64_t S = p.spad_row_bytes, A = p.acc_sram_row_bytes, L = p.vector_lanes, B = p.act_bits / 8;  // B: a lane
+  const int64_t K = p.array_rows * B, N = p.array_cols * B, E = p.spad_row_elems;
   auto op = [&](int k) { return in.operand(d, k); };
   RowFootprint f;
-  auto add = [&](M memory, bool write, int64_t row, int64_t rows, int64_t rowBytes, int64_t runs = 1,
-                 int64_t stride = 0) {
-    f.accesses[static_cast<size_t>(f.count++)] = {memory, write, row, rows, runs, stride, rowBytes};
+  auto add = [&](M memory, bool write, int64_t row, int64_t rows, int64_t bytes, int64_t runs = 1, int64_t stride = 0) {
+    f.accesses[static_cast<size_t>(f.count++)] = {memory, write, row, rows, runs, stride, bytes};
   };
   switch (d.semantics) {
     // DMA: dram_addr, row, rows, bytes, dram_stride (dma_load_2d: ..., runs, run_stride).
@@ -26,14 +27,13 @@ RowFootprint rowFootprint(const Params& p, const InstrDesc& d, const Instruction
     case Semantics::DmaLoadAcc: add(kAcc, kWrite, op(1), op(2), A); break;
     case Semantics::DmaStore: add(kSpad, kRead, op(1), op(2), op(3)); break;
     case Semantics::DmaStoreAcc: add(kAcc, kRead, op(1), op(2), op(3) * p.acc_bits / 32); break;  // int32 lanes out
-    case Semantics::WeightPreload: add(kSpad, kRead, op(0), p.array_rows, p.array_cols); break;   // w_row
-    case Semantics::WeightPreloadT: add(kSpad, kRead, op(0), p.array_cols, p.array_rows); break;
+    case Semantics::WeightPreload: add(kSpad, kRead, op(0), p.array_rows, N); break;              // w_row
+    case Semantics::WeightPreloadT: add(kSpad, kRead, op(0), p.array_cols, K); break;
     case Semantics::MatmulTile:
     case Semantics::DepthwiseTile: {  // a_row, acc_row, m, accumulate (depthwise_tile: each window row once)
       const int64_t m = op(2);
       const bool dw = d.semantics == Semantics::DepthwiseTile;
-      add(kSpad, kRead, op(0), dw ? depthwiseWindowRows(m, op(4), op(5), op(6), op(7)) : m,
-          dw ? p.array_cols : p.array_rows);
+      add(kSpad, kRead, op(0), dw ? depthwiseWindowRows(m, op(4), op(5), op(6), op(7)) : m, dw ? N : K);
       add(kAcc, kWrite, op(1), m, A);
       if (op(3) != 0) add(kAcc, kRead, op(1), m, A);
       break;
@@ -42,8 +42,8 @@ RowFootprint rowFootprint(const Params& p, const InstrDesc& d, const Instruction
       const int64_t m = op(4), slices = op(5);
       add(kAcc, kWrite, op(3), m, A);
       if (op(6) != 0) add(kAcc, kRead, op(3), m, A);
-      add(kSpad, kRead, op(0), m, p.array_rows, slices, op(1));                    // activation slices
-      add(kSpad, kRead, op(2), p.array_rows, p.array_cols, slices, p.array_rows);  // weight slices
+      add(kSpad, kRead, op(0), m, K, slices, op(1));                    // activation slices
+      add(kSpad, kRead, op(2), p.array_rows, N, slices, p.array_rows);  // weight slices
       break;
     }
     case Semantics::Requantize:  // acc_row, spad_row, rows, scale_row (two rows of scales)
@@ -53,7 +53,7 @@ RowFootprint rowFootprint(const Params& p, const InstrDesc& d, const Instruction
       f.vector_elements = op(2) * L;
       break;
     case Semantics::VectorWiden:  // spad_row, acc_row, rows
-      add(kSpad, kRead, op(0), op(2), L);
+      add(kSpad, kRead, op(0), op(2), L * B);
       add(kAcc, kWrite, op(1), op(2), A);
       f.vector_elements = op(2) * L;
       break;
@@ -65,15 +65,15 @@ RowFootprint rowFootprint(const Params& p, const InstrDesc& d, const Instruction
       f.vector_elements = op(3) * L;
       break;
     case Semantics::VectorMax:  // dst_row, a_row, b_row, rows
-      add(kSpad, kRead, op(1), op(3), E);
-      add(kSpad, kRead, op(2), op(3), E);
-      add(kSpad, kWrite, op(0), op(3), E);
+      add(kSpad, kRead, op(1), op(3), S);
+      add(kSpad, kRead, op(2), op(3), S);
+      add(kSpad, kWrite, op(0), op(3), S);
       f.vector_elements = op(3) * E;
       break;
     case Semantics::VectorLut:  // dst_row, src_row, rows, table_row: the table is read once
-      add(kSpad, kRead, op(1), op(2), E);
+      add(kSpad, kRead, op(1), op(2), S);
       add(kSpad, kRead, op(3), p.lut_rows, S);
-      add(kSpad, kWrite, op(0), op(2), E);
+      add(kSpad, kWrite, op(0), op(2), S);
       f.vector_elements = op(2) * E;
       break;
     case Semantics::VectorReduce:  // dst_row, src_row, rows, op

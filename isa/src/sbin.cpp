@@ -25,17 +25,18 @@ std::string_view dtypeName(DType t) {
     case DType::Int32: return "int32";
     case DType::Float32: return "float32";
     case DType::Uint8: return "uint8";
+    case DType::Int16: return "int16";
   }
   return "?";
 }
 
 std::optional<DType> dtypeByName(std::string_view name) {
-  for (DType t : {DType::Int8, DType::Int32, DType::Float32, DType::Uint8})
+  for (DType t : kDTypes)
     if (dtypeName(t) == name) return t;
   return std::nullopt;
 }
 
-int dtypeBytes(DType t) { return t == DType::Int32 || t == DType::Float32 ? 4 : 1; }
+int dtypeBytes(DType t) { return t == DType::Int32 || t == DType::Float32 ? 4 : t == DType::Int16 ? 2 : 1; }
 
 std::string_view tensorKindName(TensorKind k) {
   switch (k) {

@@ -20,6 +20,7 @@ package systole_pkg;
   localparam int ACCUMULATOR_ROW_BYTES = 8;
   localparam int ACCUMULATOR_ROWS = 8;
   localparam int ACCUMULATOR_BITS = 32;
+  localparam int ACTIVATION_BITS = 8;
   localparam int DMA_BURST_BYTES = 8;
   localparam int DMA_BROADCAST = 0;
   localparam int VECTOR_LATENCY = 1;

@@ -56,7 +56,8 @@ class VerilatedArray final : public sim::ArrayBackend {
       : name_(isa.params().name),
         R_(static_cast<int>(isa.params().array_rows)),
         N_(static_cast<int>(isa.params().array_cols)),
-        E_(static_cast<int>(isa.params().spad_row_bytes)),
+        E_(static_cast<int>(isa.params().spad_row_elems)),
+        laneBytes_(isa.params().act_bits / 8),
         ctx_(std::make_unique<VerilatedContext>()) {
     ctx_->fatalOnError(false);  // an assertion failure becomes a simulation fault
     ctx_->randReset(2);         // registers without reset start random, as in the checks
@@ -80,11 +81,12 @@ class VerilatedArray final : public sim::ArrayBackend {
     same("ARRAY_COLS", top_->pkg_array_cols_o, p.array_cols);
     same("DATAFLOW_OUTPUT_STATIONARY", top_->pkg_output_stationary_o, p.dataflow == isa::Dataflow::OutputStationary);
     same("SCRATCHPAD_ROW_BYTES", top_->pkg_row_bytes_o, p.spad_row_bytes);
+    same("ACTIVATION_BITS", top_->pkg_act_bits_o, p.act_bits);
     same("ARRAY_LINE_BUFFER_ROWS", top_->pkg_line_buffer_rows_o, p.array_line_buffer_rows);
     lineBufferRows_ = p.array_line_buffer_rows;
     khMax_ = (int64_t{1} << top_->pkg_kh_bits_o) - 1;
     pitchMax_ = (int64_t{1} << top_->pkg_pitch_bits_o) - 1;
-    rowWords_.resize(static_cast<size_t>((E_ + 3) / 4));
+    rowWords_.resize(static_cast<size_t>((E_ * laneBytes_ + 3) / 4));
     accWords_.resize(static_cast<size_t>(N_));
   }
 
@@ -107,12 +109,12 @@ class VerilatedArray final : public sim::ArrayBackend {
     settle();
   }
 
-  uint64_t preload(const int8_t* rows, int64_t stride) override {
+  uint64_t preload(const sim::Lane* rows, int64_t stride) override {
     return run(
         {.preload = true}, R_, [&](int64_t c) { putRow(top_->in_row_i, rows + c * stride, E_); }, nullptr, 0);
   }
 
-  uint64_t matmul(const int8_t* act, int64_t actStride, int64_t m, bool accumulate, int32_t* acc,
+  uint64_t matmul(const sim::Lane* act, int64_t actStride, int64_t m, bool accumulate, int32_t* acc,
                   int64_t accStride) override {
     if (m == 0) fail("matmul_tile with m = 0 is rejected by the RTL (see rtl/README.md)");
     return run(
@@ -124,7 +126,7 @@ class VerilatedArray final : public sim::ArrayBackend {
         acc, accStride);
   }
 
-  uint64_t stream(const int8_t* act, int64_t actStride, int64_t sliceStride, const int8_t* w, int64_t wStride,
+  uint64_t stream(const sim::Lane* act, int64_t actStride, int64_t sliceStride, const sim::Lane* w, int64_t wStride,
                   int64_t slices, int64_t m, bool accumulate, int32_t* acc, int64_t accStride) override {
     if (m == 0 || slices == 0)
       fail("matmul_stream with m = 0 or k_slices = 0 is rejected by the RTL (see rtl/README.md)");
@@ -139,7 +141,7 @@ class VerilatedArray final : public sim::ArrayBackend {
         acc, accStride);
   }
 
-  uint64_t depthwise(const int8_t* act, int64_t actStride, int64_t m, int64_t kh, int64_t kw, int64_t pitch,
+  uint64_t depthwise(const sim::Lane* act, int64_t actStride, int64_t m, int64_t kh, int64_t kw, int64_t pitch,
                      int64_t stride, bool accumulate, int32_t* acc, int64_t accStride) override {
     if (lineBufferRows_ == 0)
       throw Error("the RTL array for '" + name_ +
@@ -183,9 +185,14 @@ class VerilatedArray final : public sim::ArrayBackend {
   [[noreturn]] void fail(const std::string& what) const { throw sim::FaultCause{"RTL array (" + name_ + "): " + what}; }
 
   template <typename Port>
-  void putRow(Port& port, const int8_t* row, int bytes) {
-    std::memcpy(rowWords_.data(), row, static_cast<size_t>(bytes));  // little-endian host
-    detail::putWords(port, rowWords_.data(), (bytes + 3) / 4);
+  void putRow(Port& port, const sim::Lane* row, int lanes) {
+    // The port packs lanes of activation.bits: each lane's low laneBytes_ bytes, little-endian.
+    std::fill(rowWords_.begin(), rowWords_.end(), 0u);
+    auto* bytes = reinterpret_cast<uint8_t*>(rowWords_.data());
+    for (int k = 0; k < lanes; ++k)
+      for (int b = 0; b < laneBytes_; ++b)
+        bytes[k * laneBytes_ + b] = static_cast<uint8_t>(static_cast<uint16_t>(row[k]) >> (8 * b));
+    detail::putWords(port, rowWords_.data(), (lanes * laneBytes_ + 3) / 4);
   }
   void putAcc(const int32_t* row) {
     std::memcpy(accWords_.data(), row, static_cast<size_t>(N_) * 4);
@@ -252,7 +259,8 @@ class VerilatedArray final : public sim::ArrayBackend {
   }
 
   std::string name_;
-  int R_, N_, E_;
+  int R_, N_, E_;  // E_: lanes of a scratchpad row
+  int laneBytes_;
   int64_t lineBufferRows_ = 0, khMax_ = 0, pitchMax_ = 0;  // the depthwise mode (0 rows: none)
   std::unique_ptr<VerilatedContext> ctx_;
   std::unique_ptr<Top> top_;

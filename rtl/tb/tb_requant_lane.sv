@@ -9,13 +9,14 @@ module tb_requant_lane
   input  logic [VECTOR_LANES-1:0][31:0] in_acc_i,
   input  logic [VECTOR_LANES-1:0][31:0] in_multiplier_i,
   input  logic [VECTOR_LANES-1:0][31:0] in_shift_i,       // the whole shift row; lanes use bits 5:0
-  input  logic [7:0]                   in_zero_point_i,
-  input  logic [7:0]                   in_clamp_min_i,
-  input  logic [7:0]                   in_clamp_max_i,
+  input  logic [ACTIVATION_BITS-1:0]   in_zero_point_i,
+  input  logic [ACTIVATION_BITS-1:0]   in_clamp_min_i,
+  input  logic [ACTIVATION_BITS-1:0]   in_clamp_max_i,
   output logic                         out_valid_o,
-  output logic [VECTOR_LANES-1:0][7:0] out_data_o,
+  output logic [VECTOR_LANES-1:0][ACTIVATION_BITS-1:0] out_data_o,
 
   output logic [31:0]                  pkg_vector_lanes_o,
+  output logic [31:0]                  pkg_act_bits_o,
   output logic [31:0]                  pkg_vector_latency_o
 );
   logic [VECTOR_LANES-1:0] lane_valid;
@@ -46,5 +47,6 @@ module tb_requant_lane
     else $error("requant lanes out of step");
 
   assign pkg_vector_lanes_o   = 32'(VECTOR_LANES);
+  assign pkg_act_bits_o       = 32'(ACTIVATION_BITS);
   assign pkg_vector_latency_o = 32'(VECTOR_LATENCY);
 endmodule

@@ -23,8 +23,8 @@ module tb_systolic_array
   input  logic [PS_W-1:0]                      cmd_pitch_i,
   input  logic [PS_W-1:0]                      cmd_stride_i,
   input  logic                                 in_valid_i,
-  input  logic [SCRATCHPAD_ROW_BYTES-1:0][7:0] in_row_i,
-  input  logic [ARRAY_COLS-1:0][7:0]           in_wrow_i,
+  input  logic [SCRATCHPAD_ROW_BYTES*8/ACTIVATION_BITS-1:0][ACTIVATION_BITS-1:0] in_row_i,
+  input  logic [ARRAY_COLS-1:0][ACTIVATION_BITS-1:0] in_wrow_i,
   input  logic [ARRAY_COLS-1:0][31:0]          in_acc_i,
   output logic                                 out_valid_o,
   output logic                                 out_last_o,
@@ -39,6 +39,7 @@ module tb_systolic_array
   output logic [31:0]                          pkg_k_slices_bits_o,
   output logic [31:0]                          pkg_weight_bits_o,
   output logic [31:0]                          pkg_acc_bits_o,
+  output logic [31:0]                          pkg_act_bits_o,
   // The depthwise mode: ARRAY_LINE_BUFFER_ROWS (0: no mode) and the widths of kh/kw and pitch/stride.
   output logic [31:0]                          pkg_line_buffer_rows_o,
   output logic [31:0]                          pkg_kh_bits_o,
@@ -54,6 +55,7 @@ module tb_systolic_array
   assign pkg_k_slices_bits_o     = 32'(KS_W);
   assign pkg_weight_bits_o       = 32'(ARRAY_WEIGHT_BITS);
   assign pkg_acc_bits_o          = 32'(ACCUMULATOR_BITS);
+  assign pkg_act_bits_o          = 32'(ACTIVATION_BITS);
   assign pkg_line_buffer_rows_o  = 32'(ARRAY_LINE_BUFFER_ROWS);
   assign pkg_kh_bits_o           = 32'(KH_W);
   assign pkg_pitch_bits_o        = 32'(PS_W);

@@ -1,8 +1,8 @@
 // Algorithm: per activation row and per vector of output columns, a widening pairwise
 // multiply-add over the reduction (x86: vpmaddwd): each int32 lane gets a[2j] * W[2j][n] +
 // a[2j + 1] * W[2j + 1][n] from a broadcast pair of activations and the interleaved weight pairs
-// (ArrayWeights), summed over j. int8 x int8 products fit int16 and a pair's sum fits int32, and
-// no instruction's reduction comes near 2^31, so the sums are exact; the final add into the
+// (ArrayWeights), summed over j. An int16 activation times an int8 weight fits 24 bits, a pair's
+// sum fits int32, and the lanes add modulo 2^32 as the specified sum does; the final add into the
 // accumulator row is unsigned (modulo 2^32). Built once per SIMD target by Highway's
 // foreach_target and chosen at run time by HWY_DYNAMIC_DISPATCH.
 #include <algorithm>
@@ -21,14 +21,14 @@ namespace systole::sim::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 /// The activations a[2j], a[2j + 1] as two int16 in one int32 (low half first, as the weights).
-HWY_INLINE int32_t activationPair(const int8_t* a, int64_t j, int64_t K) {
-  const auto lo = static_cast<uint16_t>(static_cast<int16_t>(a[2 * j]));
-  const auto hi = 2 * j + 1 < K ? static_cast<uint16_t>(static_cast<int16_t>(a[2 * j + 1])) : uint16_t{0};
+HWY_INLINE int32_t activationPair(const Lane* a, int64_t j, int64_t K) {
+  const auto lo = static_cast<uint16_t>(a[2 * j]);
+  const auto hi = 2 * j + 1 < K ? static_cast<uint16_t>(a[2 * j + 1]) : uint16_t{0};
   return static_cast<int32_t>(static_cast<uint32_t>(lo) | (static_cast<uint32_t>(hi) << 16));
 }
 
-void MatmulRows(const ArrayWeights& w, const int8_t* a, int64_t aStride, int64_t count, uint32_t* out,
-                int64_t outStride, bool accumulate) {
+void MatmulRows(const ArrayWeights& w, const Lane* a, int64_t aStride, int64_t count, uint32_t* out, int64_t outStride,
+                bool accumulate) {
 #if HWY_TARGET == HWY_SCALAR  // one lane: no int16 pairs to multiply-add
   return matmulRowsScalar(w, a, aStride, count, out, outStride, accumulate);
 #else
@@ -41,7 +41,7 @@ void MatmulRows(const ArrayWeights& w, const int8_t* a, int64_t aStride, int64_t
   const int64_t K = w.rows(), N = w.cols(), pairs = w.pairCount(), pitch = 2 * w.paddedCols();
   const int16_t* weights = w.pairs();
   for (int64_t i = 0; i < count; ++i) {
-    const int8_t* row = a + i * aStride;
+    const Lane* row = a + i * aStride;
     uint32_t* dst = out + i * outStride;
     for (int64_t n0 = 0; n0 < N; n0 += lanes) {
       auto sum0 = hn::Zero(d32), sum1 = hn::Zero(d32);
@@ -79,7 +79,7 @@ ArrayWeights::ArrayWeights(int64_t rows, int64_t cols, int bits)
       plain_(static_cast<size_t>(rows * cols), 0),
       pairs_(static_cast<size_t>(pairCount() * 2 * padded_), 0) {}
 
-void ArrayWeights::setRow(int64_t k, const int8_t* src) {
+void ArrayWeights::setRow(int64_t k, const Lane* src) {
   int8_t* plain = plain_.data() + k * cols_;
   int16_t* pair = pairs_.data() + (k / 2) * 2 * padded_ + k % 2;
   for (int64_t n = 0; n < cols_; ++n) {
@@ -93,12 +93,12 @@ void ArrayWeights::clear() {
   std::fill(pairs_.begin(), pairs_.end(), int16_t{0});
 }
 
-void matmulRows(const ArrayWeights& w, const int8_t* a, int64_t aStride, int64_t count, uint32_t* out,
-                int64_t outStride, bool accumulate) {
+void matmulRows(const ArrayWeights& w, const Lane* a, int64_t aStride, int64_t count, uint32_t* out, int64_t outStride,
+                bool accumulate) {
   HWY_DYNAMIC_DISPATCH(MatmulRows)(w, a, aStride, count, out, outStride, accumulate);
 }
 
-void matmulRowsScalar(const ArrayWeights& w, const int8_t* a, int64_t aStride, int64_t count, uint32_t* out,
+void matmulRowsScalar(const ArrayWeights& w, const Lane* a, int64_t aStride, int64_t count, uint32_t* out,
                       int64_t outStride, bool accumulate) {
   const int64_t K = w.rows(), N = w.cols();
   for (int64_t i = 0; i < count; ++i) {
@@ -112,14 +112,14 @@ void matmulRowsScalar(const ArrayWeights& w, const int8_t* a, int64_t aStride, i
   }
 }
 
-void depthwiseRows(const ArrayWeights& w, const int8_t* a, int64_t aStride, int64_t count, int64_t kh, int64_t kw,
+void depthwiseRows(const ArrayWeights& w, const Lane* a, int64_t aStride, int64_t count, int64_t kh, int64_t kw,
                    int64_t pitch, int64_t stride, uint32_t* out, int64_t outStride, bool accumulate) {
   const int64_t N = w.cols();
   for (int64_t i = 0; i < count; ++i) {
     uint32_t* dst = out + i * outStride;
     if (!accumulate) std::fill(dst, dst + N, 0u);
     for (int64_t t = 0; t < kh * kw; ++t) {
-      const int8_t* x = a + (stride * i + (t / kw) * pitch + t % kw) * aStride;
+      const Lane* x = a + (stride * i + (t / kw) * pitch + t % kw) * aStride;
       const int8_t* wt = w.plain() + t * N;
       for (int64_t n = 0; n < N; ++n) dst[n] += static_cast<uint32_t>(int32_t{x[n]} * int32_t{wt[n]});
     }

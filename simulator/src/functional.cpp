@@ -18,11 +18,12 @@ bool isDma(Semantics s) {
          s == Semantics::DmaStore || s == Semantics::DmaStoreAcc || s == Semantics::DmaLoadInt4;
 }
 
-DmaTransfer dmaTransfer(const isa::InstrDesc& d, const isa::Instruction& in) {
+DmaTransfer dmaTransfer(const isa::Params& p, const isa::InstrDesc& d, const isa::Instruction& in) {
   DmaTransfer t;
   t.to_dram = d.semantics == Semantics::DmaStore || d.semantics == Semantics::DmaStoreAcc;
   t.accumulator = d.semantics == Semantics::DmaLoadAcc || d.semantics == Semantics::DmaStoreAcc;
   t.int4 = d.semantics == Semantics::DmaLoadInt4;
+  t.lane_bytes = t.accumulator ? 4 : p.act_bits / 8;
   // Operand order for every DMA class: dram_addr, <row>, rows, bytes, dram_stride.
   t.dram_addr = static_cast<uint64_t>(in.operand(d, 0));
   t.row = in.operand(d, 1);
@@ -48,7 +49,10 @@ void checkDma(const DmaTransfer& t, const MachineState& m, uint64_t dram_size, b
     if (poison && t.to_dram) m.acc.checkWritten(t.row, t.rows, what);
   } else {
     m.spad.checkRows(t.row, t.rows, what);
-    if (t.bytes > m.spad.lanes())
+    if (t.bytes % m.spad.laneBytes() != 0)
+      throw FaultCause{"scratchpad DMA of " + std::to_string(t.bytes) + " bytes per row is not whole int" +
+                       std::to_string(m.spad.bits()) + " lanes"};
+    if (t.bytes > m.spad.rowBytes())
       throw FaultCause{"row of " + std::to_string(t.bytes) + " bytes exceeds a scratchpad row"};
     if (poison && t.to_dram) m.spad.checkWritten(t.row, t.rows, what);
   }
@@ -61,6 +65,16 @@ void checkDma(const DmaTransfer& t, const MachineState& m, uint64_t dram_size, b
                        ") out of range: the DRAM has " + std::to_string(dram_size) + " bytes"};
 }
 
+namespace {
+
+/// Lane k of a DRAM row of little-endian lanes of `bytes` bytes (1 or 2).
+Lane laneAt(const uint8_t* src, int64_t k, int64_t bytes) {
+  if (bytes == 1) return static_cast<int8_t>(src[k]);
+  return static_cast<Lane>(static_cast<uint16_t>(src[2 * k] | (src[2 * k + 1] << 8)));
+}
+
+}  // namespace
+
 // A row of 0 bytes is legal (it moves nothing and zero-fills the row); `src` and `dst` may then be
 // null (an empty buffer's data()), which memcpy must not see even for 0 bytes (UBSan; found by
 // tests/fuzz/sim_fuzzer).
@@ -72,20 +86,26 @@ void dmaRowIn(const DmaTransfer& t, int64_t i, const uint8_t* src, MachineState&
     std::memset(row + t.bytes, 0, static_cast<size_t>(m.acc.lanes() * 4 - t.bytes));
     m.acc.commit(t.row + i, 1);
   } else {
-    auto* row = reinterpret_cast<uint8_t*>(m.spad.row(t.row + i));
+    Lane* row = m.spad.row(t.row + i);
+    const int64_t lanes = t.bytes / t.lane_bytes;
     if (t.int4)
-      for (int64_t k = 0; k < t.bytes; ++k) row[k] = static_cast<uint8_t>(arith::int4At(src, k));
-    else if (t.bytes > 0)
-      std::memcpy(row, src, static_cast<size_t>(t.bytes));
-    std::memset(row + t.bytes, 0, static_cast<size_t>(m.spad.lanes() - t.bytes));
+      for (int64_t k = 0; k < lanes; ++k) row[k] = arith::int4At(src, k);
+    else
+      for (int64_t k = 0; k < lanes; ++k) row[k] = laneAt(src, k, t.lane_bytes);
+    std::fill(row + lanes, row + m.spad.lanes(), Lane{0});
     m.spad.markWritten(t.row + i, 1);
   }
 }
 
 void dmaRowOut(const DmaTransfer& t, int64_t i, uint8_t* dst, const MachineState& m) {
-  const void* row =
-      t.accumulator ? static_cast<const void*>(m.acc.row(t.row + i)) : static_cast<const void*>(m.spad.row(t.row + i));
-  if (t.bytes > 0) std::memcpy(dst, row, static_cast<size_t>(t.bytes));
+  if (t.accumulator) {
+    if (t.bytes > 0) std::memcpy(dst, m.acc.row(t.row + i), static_cast<size_t>(t.bytes));
+    return;
+  }
+  const Lane* row = m.spad.row(t.row + i);
+  for (int64_t k = 0; k < t.bytes / t.lane_bytes; ++k)
+    for (int64_t b = 0; b < t.lane_bytes; ++b)  // little-endian, the lane's low bytes
+      dst[k * t.lane_bytes + b] = static_cast<uint8_t>(static_cast<uint16_t>(row[k]) >> (8 * b));
 }
 
 namespace {
@@ -136,7 +156,7 @@ int64_t ComputeCall::weightPreloadTransposed() {
   m.spad.checkRows(src, p.array_cols, "weight");
   if (poison) m.spad.checkWritten(src, p.array_cols, "weight");
   const int64_t stride = std::max(m.spad.lanes(), p.array_cols);
-  std::vector<int8_t> tile(static_cast<size_t>(p.array_rows * stride), 0);
+  std::vector<Lane> tile(static_cast<size_t>(p.array_rows * stride), 0);
   for (int64_t k = 0; k < std::min(p.array_rows, m.spad.lanes()); ++k)
     for (int64_t n = 0; n < p.array_cols; ++n) tile[static_cast<size_t>(k * stride + n)] = m.spad.row(src + n)[k];
   for (int64_t k = 0; k < p.array_rows; ++k) m.weights.setRow(k, tile.data() + k * stride);
@@ -246,9 +266,9 @@ int64_t ComputeCall::requantize() {
   const int32_t* shift = m.acc.row(scale + 1);
   for (int64_t i = 0; i < rows; ++i) {
     const int32_t* x = m.acc.row(src + i);
-    int8_t* y = m.spad.row(dst + i);
-    for (int64_t j = 0; j < L; ++j) y[j] = arith::requantize(x[j], mult[j], shift[j], zp, lo, hi);
-    std::memset(y + L, 0, static_cast<size_t>(E - L));
+    Lane* y = m.spad.row(dst + i);
+    for (int64_t j = 0; j < L; ++j) y[j] = arith::requantizeLane(x[j], mult[j], shift[j], zp, lo, hi, m.spad.bits());
+    std::fill(y + L, y + E, Lane{0});
   }
   m.spad.markWritten(dst, rows);
   return -1;
@@ -261,7 +281,7 @@ int64_t ComputeCall::widen() {
   m.acc.checkRows(dst, rows, "destination");
   if (poison) m.spad.checkWritten(src, rows, "source");
   for (int64_t i = 0; i < rows; ++i) {
-    const int8_t* x = m.spad.row(src + i);
+    const Lane* x = m.spad.row(src + i);
     int32_t* y = m.acc.row(dst + i);
     for (int64_t j = 0; j < L; ++j) y[j] = arith::widen(x[j], zp, mul);
   }
@@ -299,9 +319,9 @@ int64_t ComputeCall::maximum() {
     m.spad.checkWritten(b, rows, "second source");
   }
   for (int64_t i = 0; i < rows; ++i) {
-    const int8_t* x = m.spad.row(a + i);
-    const int8_t* y = m.spad.row(b + i);
-    int8_t* z = m.spad.row(dst + i);
+    const Lane* x = m.spad.row(a + i);
+    const Lane* y = m.spad.row(b + i);
+    Lane* z = m.spad.row(dst + i);
     for (int64_t j = 0; j < E; ++j) z[j] = std::max(x[j], y[j]);
   }
   m.spad.markWritten(dst, rows);
@@ -317,11 +337,11 @@ int64_t ComputeCall::lut() {
     m.spad.checkWritten(src, rows, "source");
     m.spad.checkWritten(table, p.lut_rows, "table");
   }
-  int8_t t[256];
+  Lane t[256];
   for (int e = 0; e < 256; ++e) t[e] = m.spad.row(table)[e];  // rows are contiguous
   for (int64_t i = 0; i < rows; ++i) {
-    const int8_t* x = m.spad.row(src + i);
-    int8_t* y = m.spad.row(dst + i);
+    const Lane* x = m.spad.row(src + i);
+    Lane* y = m.spad.row(dst + i);
     for (int64_t j = 0; j < E; ++j) y[j] = t[arith::lutIndex(x[j])];
   }
   m.spad.markWritten(dst, rows);

@@ -351,7 +351,7 @@ uint64_t QueueUnit::moveData(uint64_t addr, uint8_t* buffer, uint64_t len, bool 
 }
 
 uint64_t QueueUnit::executeDma(const isa::InstrDesc& d, const isa::Instruction& in, uint64_t start) {
-  const DmaTransfer t = dmaTransfer(d, in);
+  const DmaTransfer t = dmaTransfer(ctx_.params(), d, in);
   uint64_t stall = 0;
   if (!ctx_.timing_only) {
     checkDma(t, *ctx_.state, ctx_.dram->size(), ctx_.poison);

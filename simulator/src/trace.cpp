@@ -160,7 +160,7 @@ void TraceWriter::addCounters(uint64_t offset, uint64_t cycles, const std::vecto
     spread(queued[s.track], width, s.dispatch, s.start, 1.0);
     const isa::InstrDesc& d = isa_.instr(program[s.instruction].desc);
     if (!isDma(d.semantics)) continue;
-    const DmaTransfer t = dmaTransfer(d, program[s.instruction]);
+    const DmaTransfer t = dmaTransfer(isa_.params(), d, program[s.instruction]);
     const double bytes = static_cast<double>(t.totalBytes());
     spread(t.to_dram ? written : read, width, s.start, s.end,
            s.end > s.start ? bytes / static_cast<double>(s.end - s.start) : bytes);

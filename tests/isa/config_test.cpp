@@ -665,8 +665,8 @@ TEST_F(ConfigErrors, WrongShapes) {
   expectError(t, locate(t, "", "my config"), "'name' must be a non-empty identifier");
   t = replaceFirst(def, "name: gemm", "name: gemm!");
   expectError(t, locate(t, "", "gemm!"), "instruction name 'gemm!' must use only letters");
-  t = replaceAfter(def, "name: requant", "{name: zero_point, bits: 8, signed: true}",
-                   "{name: zero_point, bits: 8, signed: yes}");
+  t = replaceAfter(def, "name: requant", "{name: zero_point, bits: activation.bits, signed: true}",
+                   "{name: zero_point, bits: activation.bits, signed: yes}");
   expectError(t, locate(t, "name: requant", "yes"), "'signed' must be true or false");
   t = replaceFirst(def, "max: scratchpad.row_bytes", "max: -1");
   expectError(t, locate(t, "", "-1}"), "'max' is below the field's smallest value");

@@ -117,14 +117,15 @@ TEST(SbinBasics, EmptyProgramRoundTrip) {
 }
 
 TEST(SbinBasics, DtypeAndKindNames) {
-  for (DType t : {DType::Int8, DType::Int32, DType::Float32, DType::Uint8}) {
+  for (DType t : kDTypes) {
     EXPECT_EQ(dtypeByName(dtypeName(t)), t);
   }
   EXPECT_EQ(dtypeBytes(DType::Int8), 1);
+  EXPECT_EQ(dtypeBytes(DType::Int16), 2);
   EXPECT_EQ(dtypeBytes(DType::Uint8), 1);
   EXPECT_EQ(dtypeBytes(DType::Int32), 4);
   EXPECT_EQ(dtypeBytes(DType::Float32), 4);
-  EXPECT_FALSE(dtypeByName("int16"));
+  EXPECT_FALSE(dtypeByName("int64"));
   for (TensorKind k : {TensorKind::Input, TensorKind::Output, TensorKind::Constant, TensorKind::Intermediate})
     EXPECT_EQ(tensorKindByName(tensorKindName(k)), k);
   EXPECT_FALSE(tensorKindByName("weight"));

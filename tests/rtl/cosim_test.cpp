@@ -36,21 +36,21 @@ class Counting final : public sim::ArrayBackend {
  public:
   explicit Counting(sim::ArrayBackend& inner, uint64_t extraCycles = 0) : inner_(inner), extra_(extraCycles) {}
   void reset() override { inner_.reset(); }
-  uint64_t preload(const int8_t* rows, int64_t stride) override {
+  uint64_t preload(const sim::Lane* rows, int64_t stride) override {
     ++preloads;
     return inner_.preload(rows, stride);
   }
-  uint64_t matmul(const int8_t* act, int64_t actStride, int64_t m, bool accumulate, int32_t* acc,
+  uint64_t matmul(const sim::Lane* act, int64_t actStride, int64_t m, bool accumulate, int32_t* acc,
                   int64_t accStride) override {
     ++matmuls;
     return inner_.matmul(act, actStride, m, accumulate, acc, accStride) + extra_;
   }
-  uint64_t stream(const int8_t* act, int64_t actStride, int64_t sliceStride, const int8_t* w, int64_t wStride,
+  uint64_t stream(const sim::Lane* act, int64_t actStride, int64_t sliceStride, const sim::Lane* w, int64_t wStride,
                   int64_t slices, int64_t m, bool accumulate, int32_t* acc, int64_t accStride) override {
     ++streams;
     return inner_.stream(act, actStride, sliceStride, w, wStride, slices, m, accumulate, acc, accStride) + extra_;
   }
-  uint64_t depthwise(const int8_t* act, int64_t actStride, int64_t m, int64_t kh, int64_t kw, int64_t pitch,
+  uint64_t depthwise(const sim::Lane* act, int64_t actStride, int64_t m, int64_t kh, int64_t kw, int64_t pitch,
                      int64_t stride, bool accumulate, int32_t* acc, int64_t accStride) override {
     ++depthwises;
     return inner_.depthwise(act, actStride, m, kh, kw, pitch, stride, accumulate, acc, accStride) + extra_;
@@ -292,7 +292,7 @@ TEST(Cosim, ConfigWithoutRtlBuildIsRefused) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("no RTL build for config 'tiny'"), std::string::npos) << e.what();
   }
-  EXPECT_EQ(rtl::rtlArrayConfigs().size(), 6u);  // the four shipped configs, default_w4 and default_acc16
+  EXPECT_EQ(rtl::rtlArrayConfigs().size(), 7u);  // the four shipped configs, default_w4, _acc16 and _act16
 }
 
 }  // namespace

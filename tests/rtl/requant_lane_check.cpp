@@ -1,5 +1,6 @@
 // Verilator check of rtl/requant_lane.sv (VECTOR_LANES lanes side by side, one accumulator row per
-// cycle, as the vector unit runs requantize) against systole::isa::arith::requantize, bit for bit,
+// cycle, as the vector unit runs requantize) against systole::isa::arith::requantizeLane into the
+// config's activation lanes (int8 or int16), bit for bit,
 // with edge values: int32 limits for inputs and multipliers, shifts 0 and 63 and shift words whose
 // upper bits are set (only the low 6 count), exact rounding ties of both signs, non-zero zero
 // points, ReLU, and clamp_min > clamp_max. Each instruction's occupancy - its first row in to its
@@ -23,7 +24,7 @@ using Tb = Vtb_requant_lane;
 struct Instr {
   int id = 0;
   std::vector<int32_t> mult, shift;     // the two scale rows, per lane
-  int32_t zp = 0, lo = -128, hi = 127;  // signed 8-bit operands
+  int32_t zp = 0, lo = 0, hi = 0;       // signed operands of activation.bits
   std::vector<std::vector<int32_t>> x;  // rows x lanes
   int64_t accRow = 0, spadRow = 0, scaleRow = 0;
 };
@@ -56,10 +57,12 @@ int32_t pickShiftWord(std::mt19937_64& rng) {
   return static_cast<int32_t>(uniform(rng, 0, 63));
 }
 
-int32_t pickInt8(std::mt19937_64& rng) {
-  static constexpr std::array<int32_t, 6> kEdges = {-128, 127, 0, -1, 1, -127};
-  if (rng() & 1) return kEdges[rng() % kEdges.size()];
-  return static_cast<int32_t>(uniform(rng, -128, 127));
+/// A lane value of `bits` bits, its edges half the time.
+int32_t pickLane(std::mt19937_64& rng, int bits) {
+  const int32_t lo = isa::arith::activationMin(bits), hi = isa::arith::activationMax(bits);
+  const std::array<int32_t, 6> edges = {lo, hi, 0, -1, 1, lo + 1};
+  if (rng() & 1) return edges[rng() % edges.size()];
+  return static_cast<int32_t>(uniform(rng, lo, hi));
 }
 
 class RequantCheck final : public LaneCheck<Tb, Instr> {
@@ -69,6 +72,7 @@ class RequantCheck final : public LaneCheck<Tb, Instr> {
 
   bool packageMatches() {
     bool ok = LaneCheck::packageMatches();
+    ok &= samePackage(r_, "ACTIVATION_BITS", t_.pkg_act_bits_o, p_.act_bits);
     if (!timing_.present()) {
       r_.fail("the config has no requantize instruction");
       ok = false;
@@ -90,17 +94,19 @@ class RequantCheck final : public LaneCheck<Tb, Instr> {
       in.mult[static_cast<size_t>(j)] = pickMult(rng_);
       in.shift[static_cast<size_t>(j)] = pickShiftWord(rng_);
     }
-    in.zp = pickInt8(rng_);
+    const int A = p_.act_bits;
+    const int32_t amin = isa::arith::activationMin(A), amax = isa::arith::activationMax(A);
+    in.zp = pickLane(rng_, A);
     switch (rng_() % 5) {
-      case 0: in.lo = -128, in.hi = 127; break;                       // no activation
-      case 1: in.lo = in.zp, in.hi = 127; break;                      // ReLU
-      case 2: in.lo = pickInt8(rng_), in.hi = pickInt8(rng_); break;  // anything, crossed pairs included
+      case 0: in.lo = amin, in.hi = amax; break;                            // no activation
+      case 1: in.lo = in.zp, in.hi = amax; break;                           // ReLU
+      case 2: in.lo = pickLane(rng_, A), in.hi = pickLane(rng_, A); break;  // anything, crossed pairs included
       case 3:
-        in.lo = static_cast<int32_t>(uniform(rng_, 0, 127)),
-        in.hi = static_cast<int32_t>(uniform(rng_, -128, in.lo - 1));
+        in.lo = static_cast<int32_t>(uniform(rng_, 0, amax)),
+        in.hi = static_cast<int32_t>(uniform(rng_, amin, in.lo - 1));
         break;  // clamp_min > clamp_max
       default:
-        in.lo = static_cast<int32_t>(uniform(rng_, -128, 0)), in.hi = static_cast<int32_t>(uniform(rng_, 0, 127));
+        in.lo = static_cast<int32_t>(uniform(rng_, amin, 0)), in.hi = static_cast<int32_t>(uniform(rng_, 0, amax));
     }
     in.x.assign(static_cast<size_t>(rows), std::vector<int32_t>(static_cast<size_t>(L_)));
     for (auto& row : in.x)
@@ -116,7 +122,7 @@ class RequantCheck final : public LaneCheck<Tb, Instr> {
           x = static_cast<int32_t>(((rng_() & 1) ? odd : -odd) << (s - 1));
         }
       }
-    if (mode == 1) in.zp = (rng_() & 1) ? 127 : -128;
+    if (mode == 1) in.zp = (rng_() & 1) ? amax : amin;
     in.accRow = uniform(rng_, 0, std::min<int64_t>(fieldLimit("acc_row"), p_.acc_rows - rows));
     in.spadRow = uniform(rng_, 0, std::min<int64_t>(fieldLimit("spad_row"), p_.spad_rows - rows));
     in.scaleRow = uniform(rng_, 0, std::min<int64_t>(fieldLimit("scale_row"), p_.acc_rows - 2));
@@ -124,15 +130,17 @@ class RequantCheck final : public LaneCheck<Tb, Instr> {
   }
 
  private:
+  uint32_t laneMask() const { return (1u << p_.act_bits) - 1; }
+
   void garbageInputs() override {
     for (int j = 0; j < L_; ++j) {
       putBits(t_.in_acc_i, 32 * j, 32, rng_());
       putBits(t_.in_multiplier_i, 32 * j, 32, rng_());
       putBits(t_.in_shift_i, 32 * j, 32, rng_());
     }
-    t_.in_zero_point_i = static_cast<uint8_t>(rng_());
-    t_.in_clamp_min_i = static_cast<uint8_t>(rng_());
-    t_.in_clamp_max_i = static_cast<uint8_t>(rng_());
+    t_.in_zero_point_i = static_cast<uint16_t>(rng_() & laneMask());
+    t_.in_clamp_min_i = static_cast<uint16_t>(rng_() & laneMask());
+    t_.in_clamp_max_i = static_cast<uint16_t>(rng_() & laneMask());
   }
 
   void putInputs(const Instr& in, size_t row) override {
@@ -141,17 +149,19 @@ class RequantCheck final : public LaneCheck<Tb, Instr> {
       putBits(t_.in_multiplier_i, 32 * j, 32, static_cast<uint32_t>(in.mult[static_cast<size_t>(j)]));
       putBits(t_.in_shift_i, 32 * j, 32, static_cast<uint32_t>(in.shift[static_cast<size_t>(j)]));
     }
-    t_.in_zero_point_i = static_cast<uint8_t>(in.zp);
-    t_.in_clamp_min_i = static_cast<uint8_t>(in.lo);
-    t_.in_clamp_max_i = static_cast<uint8_t>(in.hi);
+    t_.in_zero_point_i = static_cast<uint16_t>(in.zp & laneMask());
+    t_.in_clamp_min_i = static_cast<uint16_t>(in.lo & laneMask());
+    t_.in_clamp_max_i = static_cast<uint16_t>(in.hi & laneMask());
   }
 
   void compareRow(const Instr& in, size_t row) override {
     for (int j = 0; j < L_; ++j) {
       const size_t lj = static_cast<size_t>(j);
       const int32_t x = in.x[row][lj];
-      const int8_t want = isa::arith::requantize(x, in.mult[lj], in.shift[lj], in.zp, in.lo, in.hi);
-      const auto got = static_cast<int8_t>(getBits(t_.out_data_o, 8 * j, 8));
+      const int A = p_.act_bits;
+      const int16_t want = isa::arith::requantizeLane(x, in.mult[lj], in.shift[lj], in.zp, in.lo, in.hi, A);
+      const auto raw = static_cast<int32_t>(getBits(t_.out_data_o, A * j, A));
+      const int32_t got = raw > isa::arith::activationMax(A) ? raw - (1 << A) : raw;  // sign-extend the lane
       if (got != want)
         r_.fail("DATA MISMATCH requantize(acc=" + std::to_string(x) + ", multiplier=" + std::to_string(in.mult[lj]) +
                 ", shift=" + std::to_string(in.shift[lj]) + " (& 63 = " + std::to_string(in.shift[lj] & 63) +

@@ -1,8 +1,8 @@
 // Verilator check of rtl/systolic_array.sv against matmul_tile / weight_preload (and, on a config
 // that has one, matmul_stream and depthwise_tile): the model is the ISA's arithmetic, arith::mac per
 // product in k (or tap) order
-// of the activation and the weight register's value (arith::weightRegister: any byte, kept to the
-// array's types.weight width)
+// of the activation lane (int8 or int16, types.activation) and the weight register's value
+// (arith::weightRegister: any lane, kept to the array's types.weight width)
 // from the initial accumulator (the sum wraps modulo 2^32, so the order is irrelevant, as
 // isa-semantics.md says), with W zero before the first preload and untouched by streams and
 // depthwise tiles. depthwise_tile's model is sim::depthwiseRows' loop (docs/isa-semantics.md),
@@ -27,7 +27,7 @@ using namespace systole;
 using namespace systole::rtlcheck;
 using Tb = Vtb_systolic_array;
 
-using Row8 = std::vector<int8_t>;
+using Row = std::vector<int16_t>;  // scratchpad lanes (int8 or int16 values)
 using Row32 = std::vector<int32_t>;
 using Operands = std::vector<std::pair<const char*, int64_t>>;
 
@@ -42,14 +42,16 @@ struct OpResult {
 
 enum class Pattern { Uniform, Edges, AllMin, AllMax, Sparse };
 
-int8_t pickInt8(std::mt19937_64& rng, Pattern p) {
-  static constexpr std::array<int8_t, 7> kEdges = {-128, 127, -127, 0, 1, -1, 64};
+/// A lane of `bits` bits (types.activation) drawn by pattern p.
+int16_t pickLane(std::mt19937_64& rng, Pattern p, int bits) {
+  const int32_t lo = isa::arith::activationMin(bits), hi = isa::arith::activationMax(bits);
+  const std::array<int32_t, 7> edges = {lo, hi, lo + 1, 0, 1, -1, (hi + 1) / 2};
   switch (p) {
-    case Pattern::Uniform: return static_cast<int8_t>(uniform(rng, -128, 127));
-    case Pattern::Edges: return kEdges[rng() % kEdges.size()];
-    case Pattern::AllMin: return -128;
-    case Pattern::AllMax: return 127;
-    case Pattern::Sparse: return (rng() % 4 == 0) ? static_cast<int8_t>(uniform(rng, -128, 127)) : int8_t{0};
+    case Pattern::Uniform: return static_cast<int16_t>(uniform(rng, lo, hi));
+    case Pattern::Edges: return static_cast<int16_t>(edges[rng() % edges.size()]);
+    case Pattern::AllMin: return static_cast<int16_t>(lo);
+    case Pattern::AllMax: return static_cast<int16_t>(hi);
+    case Pattern::Sparse: return (rng() % 4 == 0) ? static_cast<int16_t>(uniform(rng, lo, hi)) : int16_t{0};
   }
   return 0;
 }
@@ -81,8 +83,8 @@ class ArrayCheck : Bench<Tb> {
         depthwise_(isa, isa::Semantics::DepthwiseTile),
         R_(static_cast<int>(p_.array_rows)),
         N_(static_cast<int>(p_.array_cols)),
-        E_(static_cast<int>(p_.spad_row_bytes)),
-        W_(static_cast<size_t>(R_), Row8(static_cast<size_t>(N_), 0)) {}
+        E_(static_cast<int>(p_.spad_row_elems)),
+        W_(static_cast<size_t>(R_), Row(static_cast<size_t>(N_), 0)) {}
 
   bool packageMatches() {
     sim_.settle();
@@ -94,6 +96,7 @@ class ArrayCheck : Bench<Tb> {
     ok &= samePackage(r_, "k_slices width", t_.pkg_k_slices_bits_o, bitsFor(p_.spad_rows / p_.array_rows));
     ok &= samePackage(r_, "ARRAY_WEIGHT_BITS", t_.pkg_weight_bits_o, p_.widestWeightBits());
     ok &= samePackage(r_, "ACCUMULATOR_BITS", t_.pkg_acc_bits_o, p_.acc_bits);
+    ok &= samePackage(r_, "ACTIVATION_BITS", t_.pkg_act_bits_o, p_.act_bits);
     ok &= samePackage(r_, "ARRAY_LINE_BUFFER_ROWS", t_.pkg_line_buffer_rows_o, p_.array_line_buffer_rows);
     ok &= samePackage(r_, "kh/kw width", t_.pkg_kh_bits_o, bitsFor(p_.array_rows));
     if (!preload_.present() || !matmul_.present()) {
@@ -109,7 +112,7 @@ class ArrayCheck : Bench<Tb> {
     return uniform(rng_, 0, std::max<int64_t>(lim, 0));
   }
 
-  void preload(const std::vector<Row8>& spadRows) {
+  void preload(const std::vector<Row>& spadRows) {
     OpResult res = run({.preload = true}, R_, [&](int c) { putRow(t_.in_row_i, spadRows[static_cast<size_t>(c)]); });
     if (!res.ok) return;
     r_.expect(res.rows.empty(), "weight_preload produced output rows");
@@ -121,7 +124,7 @@ class ArrayCheck : Bench<Tb> {
     ++preloads_;
   }
 
-  void matmul(const std::vector<Row8>& act, const std::vector<Row32>& acc, bool accumulate) {
+  void matmul(const std::vector<Row>& act, const std::vector<Row32>& acc, bool accumulate) {
     const int m = static_cast<int>(act.size());
     OpResult res = run({.m = m, .accumulate = accumulate}, m, [&](int c) {
       putRow(t_.in_row_i, act[static_cast<size_t>(c)]);
@@ -187,10 +190,10 @@ class ArrayCheck : Bench<Tb> {
   }
 
   /// depthwise_tile of the window rows x (depthwiseWindowRows(m, kh, kw, pitch, stride) rows of
-  /// E_ bytes, channels 0..N-1 used) with the preloaded weights; acc row i is presented with
+  /// E_ lanes, channels 0..N-1 used) with the preloaded weights; acc row i is presented with
   /// output i's last window row.
-  void depthwise(const std::vector<Row8>& x, int m, int kh, int kw, int pitch, int stride,
-                 const std::vector<Row32>& acc, bool accumulate) {
+  void depthwise(const std::vector<Row>& x, int m, int kh, int kw, int pitch, int stride, const std::vector<Row32>& acc,
+                 bool accumulate) {
     const int last0 = (kh - 1) * pitch + kw - 1;  // output 0's last window row
     const int rows = static_cast<int>(x.size());
     OpResult res =
@@ -264,7 +267,7 @@ class ArrayCheck : Bench<Tb> {
   }
 
   /// matmul_stream of act[s] (m rows of R) times w[s] (R rows of N) over the slices s.
-  void stream(const std::vector<std::vector<Row8>>& act, const std::vector<std::vector<Row8>>& w,
+  void stream(const std::vector<std::vector<Row>>& act, const std::vector<std::vector<Row>>& w,
               const std::vector<Row32>& acc, bool accumulate) {
     const int k = static_cast<int>(act.size()), m = static_cast<int>(act[0].size());
     OpResult res = run({.stream = true, .m = m, .k = k, .accumulate = accumulate}, k * R_, [&](int c) {
@@ -304,11 +307,11 @@ class ArrayCheck : Bench<Tb> {
 
   int64_t largestM() const { return std::min<int64_t>(matmul_.fieldLimit("m"), p_.acc_rows); }
 
-  std::vector<Row8> randomRows(int count, int width) {
+  std::vector<Row> randomRows(int count, int width) {
     const Pattern pat = pickPattern(rng_);
-    std::vector<Row8> rows(static_cast<size_t>(count), Row8(static_cast<size_t>(width)));
+    std::vector<Row> rows(static_cast<size_t>(count), Row(static_cast<size_t>(width)));
     for (auto& row : rows)
-      for (auto& v : row) v = pickInt8(rng_, pat);
+      for (auto& v : row) v = pickLane(rng_, pat, p_.act_bits);
     return rows;
   }
   std::vector<Row32> randomAcc(int count) {
@@ -350,7 +353,7 @@ class ArrayCheck : Bench<Tb> {
   /// The model's output rows for act[s] (m rows of R) times w[s] (R rows of N) over the slices s:
   /// from the initial accumulator (or 0), arith::mac per product, slice by slice in k order; what
   /// the accumulator keeps of the sum (types.accumulator: a narrower one saturates).
-  std::vector<Row32> model(std::span<const std::vector<Row8>> act, std::span<const std::vector<Row8>> w,
+  std::vector<Row32> model(std::span<const std::vector<Row>> act, std::span<const std::vector<Row>> w,
                            const std::vector<Row32>& acc, bool accumulate) const {
     const size_t m = act[0].size();
     std::vector<Row32> want(m, Row32(static_cast<size_t>(N_)));
@@ -366,13 +369,16 @@ class ArrayCheck : Bench<Tb> {
   }
 
   void garbageInputs() {
-    for (int e = 0; e < E_; ++e) putBits(t_.in_row_i, 8 * e, 8, rng_());
-    for (int n = 0; n < N_; ++n) putBits(t_.in_wrow_i, 8 * n, 8, rng_());
+    const int A = p_.act_bits;
+    for (int e = 0; e < E_; ++e) putBits(t_.in_row_i, A * e, A, rng_());
+    for (int n = 0; n < N_; ++n) putBits(t_.in_wrow_i, A * n, A, rng_());
     for (int n = 0; n < N_; ++n) putBits(t_.in_acc_i, 32 * n, 32, rng_());
   }
   template <typename Port>
-  void putRow(Port& port, const Row8& row) {
-    for (size_t e = 0; e < row.size(); ++e) putBits(port, 8 * static_cast<int>(e), 8, static_cast<uint8_t>(row[e]));
+  void putRow(Port& port, const Row& row) {
+    const int A = p_.act_bits;
+    for (size_t e = 0; e < row.size(); ++e)
+      putBits(port, A * static_cast<int>(e), A, static_cast<uint16_t>(row[e]) & ((1u << A) - 1));
   }
   void putAcc(const Row32& row) {
     for (int n = 0; n < N_; ++n) putBits(t_.in_acc_i, 32 * n, 32, static_cast<uint32_t>(row[static_cast<size_t>(n)]));
@@ -455,7 +461,7 @@ class ArrayCheck : Bench<Tb> {
 
   Timing preload_, matmul_, stream_, depthwise_;
   int R_, N_, E_;
-  std::vector<Row8> W_;  // the model's weights
+  std::vector<Row> W_;  // the model's weights
   int64_t preloads_ = 0, matmuls_ = 0, streams_ = 0, depthwises_ = 0, valuesCompared_ = 0;
 };
 
@@ -465,7 +471,7 @@ int main(int argc, char** argv) {
   const Injection<ArrayCheck> inject = {"extra-row", "extra row", &ArrayCheck::injectExtraRow};
   return checkMain<Tb, ArrayCheck>(argc, argv, "systolic_array", inject, [](Session<Tb>& s, ArrayCheck& check) {
     const int R = static_cast<int>(s.isa.params().array_rows);
-    const int E = static_cast<int>(s.isa.params().spad_row_bytes);
+    const int E = static_cast<int>(s.isa.params().spad_row_elems);
     const int64_t mMax = check.largestM();
     const int64_t mCap = std::min<int64_t>(mMax, 3 * R);  // keeps the run short; m = mMax is tried too
     const int rounds = s.cases(300);
@@ -500,7 +506,7 @@ int main(int argc, char** argv) {
         const int k = static_cast<int>(round == 0 && j == 0 ? kMax : uniform(s.rng, 1, kMax));
         const int m = static_cast<int>(s.rng() % 3 == 0 ? std::min<int64_t>(R, mMax)
                                                         : uniform(s.rng, 1, std::min<int64_t>(R, mMax)));
-        std::vector<std::vector<std::vector<int8_t>>> act, w;
+        std::vector<std::vector<Row>> act, w;
         for (int slice = 0; slice < k; ++slice) {
           act.push_back(check.randomRows(m, R));
           w.push_back(check.randomRows(R, static_cast<int>(s.isa.params().array_cols)));

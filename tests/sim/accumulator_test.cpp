@@ -83,7 +83,7 @@ TEST(NarrowAccumulator, DmaLoadsSaturateAndStoresSignExtend) {
   std::vector<uint8_t> dram(static_cast<size_t>(p.acc_row_bytes), 0);
   std::memcpy(dram.data(), lanes.data(), lanes.size() * sizeof(int32_t));
   const auto load = makeInstruction(isa, Semantics::DmaLoadAcc, {0, 7, 1, p.acc_row_bytes, p.acc_row_bytes});
-  const sim::DmaTransfer in = sim::dmaTransfer(isa.instr(isa.bySemantics(Semantics::DmaLoadAcc)), load);
+  const sim::DmaTransfer in = sim::dmaTransfer(p, isa.instr(isa.bySemantics(Semantics::DmaLoadAcc)), load);
   sim::dmaRowIn(in, 0, dram.data(), m);
   EXPECT_EQ(m.acc.row(7)[0], 8388607);
   EXPECT_EQ(m.acc.row(7)[1], -8388608);
@@ -91,7 +91,7 @@ TEST(NarrowAccumulator, DmaLoadsSaturateAndStoresSignExtend) {
   EXPECT_EQ(m.acc.row(7)[3], -8388608);
   const auto store = makeInstruction(isa, Semantics::DmaStoreAcc, {0, 7, 1, 16, 16});
   std::vector<int32_t> out(4);
-  sim::dmaRowOut(sim::dmaTransfer(isa.instr(isa.bySemantics(Semantics::DmaStoreAcc)), store), 0,
+  sim::dmaRowOut(sim::dmaTransfer(p, isa.instr(isa.bySemantics(Semantics::DmaStoreAcc)), store), 0,
                  reinterpret_cast<uint8_t*>(out.data()), m);
   EXPECT_EQ(out, (std::vector<int32_t>{8388607, -8388608, 5, -8388608}));
 }

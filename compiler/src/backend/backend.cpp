@@ -42,7 +42,15 @@ std::string hostReason(const Graph& g, const Node& n, const isa::IsaConfig& isa)
 
 }  // namespace
 
+void checkCompilerTarget(const isa::Params& p) {
+  if (p.act_bits != 8)
+    throw Error("ISA '" + p.name + "' has types.activation int" + std::to_string(p.act_bits) +
+                ": the compiler quantizes activations to int8 only (compiling for int16 activations is not built; "
+                "the assembler and the simulator run int16 programs)");
+}
+
 CompiledModel compileModel(const Graph& g, const isa::IsaConfig& isa, const LowerOptions& options) {
+  checkCompilerTarget(isa.params());
   CompiledModel model;
   const auto segments = partition(g, isa, options);
   std::vector<int> segmentOf(g.nodes.size(), -1);

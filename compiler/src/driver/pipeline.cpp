@@ -41,6 +41,7 @@ std::vector<TensorMap> calibrationInputs(const Graph& g, const PipelineOptions& 
 QuantOptions quantOptions(const isa::IsaConfig& isa, const PipelineOptions& options) {
   QuantOptions q = options.quant;
   const isa::Params& p = isa.params();
+  checkCompilerTarget(p);
   q.accumulator_bits = p.acc_bits;
   if (options.precision == "auto") {
     q.search_widths = p.weight_bits;

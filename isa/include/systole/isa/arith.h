@@ -8,8 +8,8 @@
 
 namespace systole::isa::arith {
 
-/// The activation range, types.activation = int8 (the loader accepts no other): every clamp and
-/// saturation of an activation, in every component, takes its bounds from here.
+/// The int8 activation range (types.activation = int8, what the compiler quantizes to): every
+/// clamp and saturation of an int8 activation, in every component, takes its bounds from here.
 inline constexpr int32_t kActMin = -128;
 inline constexpr int32_t kActMax = 127;
 /// The largest magnitude of an activation (|x| <= 128), and of the difference of two (|x - z| <= 255).
@@ -33,6 +33,14 @@ constexpr int32_t storeAccumulator(int32_t v, int bits) {
 
 constexpr int8_t saturate8(int64_t v) { return static_cast<int8_t>(std::clamp<int64_t>(v, kActMin, kActMax)); }
 
+/// The range of a scratchpad lane of `bits` bits (types.activation: 8 or 16).
+constexpr int32_t activationMin(int bits) { return -(int32_t{1} << (bits - 1)); }
+constexpr int32_t activationMax(int bits) { return (int32_t{1} << (bits - 1)) - 1; }
+/// What a scratchpad lane of `bits` bits keeps of a result: saturated to its range.
+constexpr int16_t saturateActivation(int64_t v, int bits) {
+  return static_cast<int16_t>(std::clamp<int64_t>(v, activationMin(bits), activationMax(bits)));
+}
+
 /// floor((v + 2^(s-1)) / 2^s): divide by 2^s rounding to nearest, ties toward +infinity.
 /// Written without the addition so it cannot overflow for any int64 v and s in [0, 63].
 constexpr int64_t roundingShiftRight(int64_t v, int s) {
@@ -40,24 +48,33 @@ constexpr int64_t roundingShiftRight(int64_t v, int s) {
   return (v >> s) + ((v >> (s - 1)) & 1);
 }
 
-/// requantize: one lane. The shift uses the low 6 bits of `shift`.
-constexpr int8_t requantize(int32_t acc, int32_t multiplier, int32_t shift, int32_t zero_point, int32_t clamp_min,
-                            int32_t clamp_max) {
+/// requantize: one lane into a scratchpad lane of `bits` bits. The shift uses the low 6 bits of
+/// `shift`; the clamp bounds apply first, then the lane's range.
+constexpr int16_t requantizeLane(int32_t acc, int32_t multiplier, int32_t shift, int32_t zero_point, int32_t clamp_min,
+                                 int32_t clamp_max, int bits) {
   const int64_t scaled = roundingShiftRight(int64_t{acc} * int64_t{multiplier}, shift & 63);
   const int64_t y = scaled + zero_point;
-  return saturate8(std::min<int64_t>(std::max<int64_t>(y, clamp_min), clamp_max));
+  return saturateActivation(std::min<int64_t>(std::max<int64_t>(y, clamp_min), clamp_max), bits);
 }
 
-/// vector_widen: one lane. |x - zp| <= 255 and |multiplier| <= 2^15, so the product fits.
-constexpr int32_t widen(int8_t x, int32_t zero_point, int32_t multiplier) {
+/// requantize into an int8 lane.
+constexpr int8_t requantize(int32_t acc, int32_t multiplier, int32_t shift, int32_t zero_point, int32_t clamp_min,
+                            int32_t clamp_max) {
+  return static_cast<int8_t>(requantizeLane(acc, multiplier, shift, zero_point, clamp_min, clamp_max, 8));
+}
+
+/// vector_widen: one lane. For int8 lanes |x - zp| <= 255 and |multiplier| <= 2^15, so the product
+/// fits; int16 lanes can pass 2^31, and the result wraps like every accumulator sum.
+constexpr int32_t widen(int32_t x, int32_t zero_point, int32_t multiplier) {
   return wrap32((int64_t{x} - zero_point) * multiplier);
 }
 
 constexpr int32_t add(int32_t a, int32_t b) { return wrap32(int64_t{a} + b); }
 constexpr int32_t mul(int32_t a, int32_t b) { return wrap32(int64_t{a} * b); }
 
-/// One multiply-accumulate of the array: acc + a * w, wrapping at 32 bits.
-constexpr int32_t mac(int32_t acc, int8_t a, int8_t w) {
+/// One multiply-accumulate of the array: acc + a * w, wrapping at 32 bits (a: an int8 or int16
+/// lane, w: a weight register).
+constexpr int32_t mac(int32_t acc, int32_t a, int32_t w) {
   return static_cast<int32_t>(static_cast<uint32_t>(acc) + static_cast<uint32_t>(int32_t{a} * int32_t{w}));
 }
 
@@ -79,15 +96,16 @@ constexpr void packInt4(const int8_t* values, int64_t n, uint8_t* packed) {
 }
 
 /// weight_preload on an array whose weight registers are `bits` wide (the widest types.weight):
-/// the scratchpad byte's low `bits` bits, two's complement. An identity for bits = 8 and for bytes
-/// already in range, which every compiled program's weights are.
-constexpr int8_t weightRegister(int8_t byte, int bits) {
-  const int unused = 8 - bits;
-  return static_cast<int8_t>(static_cast<int8_t>(static_cast<uint8_t>(byte) << unused) >> unused);
+/// the scratchpad lane's low `bits` bits, two's complement. An identity for lanes already in range,
+/// which every compiled program's weights are.
+constexpr int8_t weightRegister(int32_t lane, int bits) {
+  const int unused = 32 - bits;
+  return static_cast<int8_t>(static_cast<int32_t>(static_cast<uint32_t>(lane) << unused) >> unused);
 }
 
-/// vector_lut: the table has 256 entries indexed by x + 128.
-constexpr int lutIndex(int8_t x) { return int{x} + 128; }
+/// vector_lut: the table has 256 entries indexed by x + 128, x saturated to int8 first (an int16
+/// lane outside [-128, 127] reads the first or last entry).
+constexpr int lutIndex(int32_t x) { return std::clamp<int32_t>(x, kActMin, kActMax) + 128; }
 
 inline constexpr int32_t kInt32Max = 2147483647;
 

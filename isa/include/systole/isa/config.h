@@ -61,10 +61,13 @@ struct Params {
   /// types.accumulator: the bits of an accumulator lane (16, 24 or 32). A narrower accumulator
   /// saturates every lane an instruction writes (isa::arith::storeAccumulator); int32 wraps.
   int acc_bits = 32;
+  /// types.activation: the bits of a scratchpad lane (8 or 16). Every scratchpad row, activation,
+  /// weight or table, is lanes of this width; a weight keeps the lane's low bits (weight_preload).
+  int act_bits = 8;
 
   // --- derived ---
-  int64_t spad_row_elems = 0;  // int8 lanes of a scratchpad row: max(array.rows, array.cols)
-  int64_t spad_row_bytes = 0;
+  int64_t spad_row_elems = 0;  // lanes of a scratchpad row: max(array.rows, array.cols)
+  int64_t spad_row_bytes = 0;  // = spad_row_elems x act_bits / 8
   int64_t spad_rows = 0;
   int64_t acc_row_elems = 0;       // lanes of an accumulator row: array.cols
   int64_t acc_row_bytes = 0;       // an accumulator row as DMA moves it: little-endian int32 lanes
@@ -81,6 +84,8 @@ struct Params {
 int weightTypeBits(std::string_view name);
 /// The width of an accumulator type as types.accumulator names it (int16, int24, int32); 0 for any other.
 int accumulatorTypeBits(std::string_view name);
+/// The width of an activation type as types.activation names it (int8, int16); 0 for any other.
+int activationTypeBits(std::string_view name);
 
 /// One row of the parameter table that expressions and docs see.
 struct ParamEntry {

@@ -35,14 +35,15 @@ struct CostModel {
   double accumulator_mm2_per_kib = 0;
   double fixed_mm2 = 0;  // controller, queues, DMA engines, vector unit
   // --- derived by the loader from types.weight (not a key): ---
-  double mac_energy_scale = 1;  // mac_pj's factor for the array's widest weight type
-  double pe_area_scale = 1;     // pe_mm2's factor for the array's widest weight type
+  double mac_energy_scale = 1;  // mac_pj's factor for the array's operand widths
+  double pe_area_scale = 1;     // pe_mm2's factor for the array's operand widths
 };
 
-/// Sets cost.mac_energy_scale and cost.pe_area_scale for a PE whose multiplier takes weights of
-/// `weight_bits` bits: mac_pj and pe_mm2 are for int8 weights, and only their multiplier's share
-/// (mac_multiplier_share, pe_multiplier_share) scales with the weight width.
-void scaleForWeightWidth(CostModel& cost, int weight_bits);
+/// Sets cost.mac_energy_scale and cost.pe_area_scale for a PE whose multiplier takes activations of
+/// `activation_bits` and weights of `weight_bits` bits: mac_pj and pe_mm2 are for an 8 x 8-bit
+/// multiplier, and only their multiplier's share (mac_multiplier_share, pe_multiplier_share)
+/// scales, with the product of the two widths (an array multiplier's partial products).
+void scaleForOperandWidths(CostModel& cost, int activation_bits, int weight_bits);
 
 /// One key of the `energy:` or `area:` section.
 struct CostParameter {

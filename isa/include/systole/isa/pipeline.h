@@ -123,9 +123,9 @@ int64_t computeSpan(const IsaConfig& isa, const Instruction* begin, const Instru
 /// The DRAM rows a DMA instruction moves: its rows, or one for a broadcast (dma.broadcast: a
 /// load of several rows at dram_stride 0 reads its row once).
 int64_t dramRows(const Params& p, const InstrDesc& d, const Instruction& in);
-/// The bytes a DMA instruction moves per DRAM row: `bytes`, or ceil(bytes / 2) for dma_load_int4
-/// (two packed 4-bit values per DRAM byte).
-int64_t dramRowBytes(const InstrDesc& d, const Instruction& in);
+/// The bytes a DMA instruction moves per DRAM row: `bytes`, or for dma_load_int4 half a byte per
+/// on-chip lane, rounded up (two packed 4-bit values per DRAM byte).
+int64_t dramRowBytes(const Params& p, const InstrDesc& d, const Instruction& in);
 /// The cycles a DMA instruction holds the shared DRAM data channel: its DRAM rows times
 /// ceil(dramRowBytes / dram.bytes_per_cycle).
 int64_t dramChannelCycles(const Params& p, const InstrDesc& d, const Instruction& in);

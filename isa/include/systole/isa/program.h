@@ -12,7 +12,9 @@
 
 namespace systole::isa {
 
-enum class DType : uint8_t { Int8 = 1, Int32 = 2, Float32 = 3, Uint8 = 4 };
+enum class DType : uint8_t { Int8 = 1, Int32 = 2, Float32 = 3, Uint8 = 4, Int16 = 5 };
+/// Every DType, in the order of their codes.
+inline constexpr DType kDTypes[] = {DType::Int8, DType::Int32, DType::Float32, DType::Uint8, DType::Int16};
 std::string_view dtypeName(DType t);
 std::optional<DType> dtypeByName(std::string_view name);
 int dtypeBytes(DType t);

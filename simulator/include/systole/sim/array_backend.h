@@ -6,6 +6,8 @@
 
 #include <cstdint>
 
+#include "systole/sim/array_kernel.h"
+
 namespace systole::sim {
 
 class ArrayBackend {
@@ -16,25 +18,25 @@ class ArrayBackend {
   virtual void reset() = 0;
 
   /// weight_preload: `array.rows` scratchpad rows, row k at rows + k * stride (spad_row_elems
-  /// int8 each). Returns the cycles the operation took.
-  virtual uint64_t preload(const int8_t* rows, int64_t stride) = 0;
+  /// lanes each). Returns the cycles the operation took.
+  virtual uint64_t preload(const Lane* rows, int64_t stride) = 0;
 
-  /// matmul_tile: m activation rows (row i at act + i * actStride, spad_row_elems int8 each) times
+  /// matmul_tile: m activation rows (row i at act + i * actStride, spad_row_elems lanes each) times
   /// the preloaded weights, into m accumulator rows (row i at acc + i * accStride; array.cols
   /// int32 written, added to when `accumulate`). Returns the cycles the operation took.
-  virtual uint64_t matmul(const int8_t* act, int64_t actStride, int64_t m, bool accumulate, int32_t* acc,
+  virtual uint64_t matmul(const Lane* act, int64_t actStride, int64_t m, bool accumulate, int32_t* acc,
                           int64_t accStride) = 0;
   /// matmul_stream (output-stationary): over `slices` slices, slice s's m activation rows (row i at
   /// act + s * sliceStride + i * actStride) times its array.rows weight rows (row k at
-  /// w + (s * array.rows + k) * wStride, array.cols int8 each), into m accumulator rows as matmul.
+  /// w + (s * array.rows + k) * wStride, array.cols lanes each), into m accumulator rows as matmul.
   /// The preloaded weights are not used. Returns the cycles the operation took.
-  virtual uint64_t stream(const int8_t* act, int64_t actStride, int64_t sliceStride, const int8_t* w, int64_t wStride,
+  virtual uint64_t stream(const Lane* act, int64_t actStride, int64_t sliceStride, const Lane* w, int64_t wStride,
                           int64_t slices, int64_t m, bool accumulate, int32_t* acc, int64_t accStride) = 0;
   /// depthwise_tile: the isa::depthwiseWindowRows(m, kh, kw, pitch, stride) window rows (row j at
-  /// act + j * actStride, spad_row_elems int8 each), presented one per cycle to the depthwise mode's
+  /// act + j * actStride, spad_row_elems lanes each), presented one per cycle to the depthwise mode's
   /// line buffer, times the preloaded weights (tap t in weight row t), into m accumulator rows as
   /// matmul. Returns the cycles the operation took.
-  virtual uint64_t depthwise(const int8_t* act, int64_t actStride, int64_t m, int64_t kh, int64_t kw, int64_t pitch,
+  virtual uint64_t depthwise(const Lane* act, int64_t actStride, int64_t m, int64_t kh, int64_t kw, int64_t pitch,
                              int64_t stride, bool accumulate, int32_t* acc, int64_t accStride) = 0;
 };
 

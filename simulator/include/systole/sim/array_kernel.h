@@ -1,5 +1,5 @@
-// The functional model's array product, the simulator's hottest loop: int8 activation rows times
-// the array's int8 weight tile into int32 accumulator rows, wrapping modulo 2^32 as
+// The functional model's array product, the simulator's hottest loop: activation rows (int8 or
+// int16 lanes) times the array's weight tile into int32 accumulator rows, wrapping modulo 2^32 as
 // docs/isa-semantics.md specifies. The weights are kept re-laid for the SIMD kernel, which picks
 // the widest instruction set of the host at run time (Google Highway's dynamic dispatch).
 #pragma once
@@ -8,6 +8,10 @@
 #include <vector>
 
 namespace systole::sim {
+
+/// A scratchpad lane as the simulator holds it: wide enough for the widest types.activation
+/// (int16); an int8 configuration's lanes hold values in [-128, 127].
+using Lane = int16_t;
 
 /// The array's weight tile W[k][n] (k < rows, n < cols), kept twice: as written (for the scalar
 /// reference and readers) and with pairs of reduction rows interleaved as int16, the layout of a
@@ -20,9 +24,9 @@ class ArrayWeights {
 
   /// `bits`: the width of the array's weight registers (isa::Params::widestWeightBits).
   ArrayWeights(int64_t rows, int64_t cols, int bits = 8);
-  /// Loads row k of the tile from `src` (cols bytes), each byte as a weight register holds it
+  /// Loads row k of the tile from `src` (cols lanes), each lane as a weight register holds it
   /// (isa::arith::weightRegister).
-  void setRow(int64_t k, const int8_t* src);
+  void setRow(int64_t k, const Lane* src);
   void clear();
 
   int64_t rows() const { return rows_; }
@@ -40,20 +44,20 @@ class ArrayWeights {
 };
 
 /// out[i][n] (+)= sum over k of a[i][k] * W[k][n] for i < count, n < W.cols(), modulo 2^32. Row i
-/// of the activations starts at a + i * aStride (W.rows() bytes), of the results at
+/// of the activations starts at a + i * aStride (W.rows() lanes), of the results at
 /// out + i * outStride. Dispatches to the best SIMD target of the host.
-void matmulRows(const ArrayWeights& w, const int8_t* a, int64_t aStride, int64_t count, uint32_t* out,
-                int64_t outStride, bool accumulate);
+void matmulRows(const ArrayWeights& w, const Lane* a, int64_t aStride, int64_t count, uint32_t* out, int64_t outStride,
+                bool accumulate);
 
 /// The same product by the plain scalar loop: the reference the SIMD kernel is tested against.
-void matmulRowsScalar(const ArrayWeights& w, const int8_t* a, int64_t aStride, int64_t count, uint32_t* out,
+void matmulRowsScalar(const ArrayWeights& w, const Lane* a, int64_t aStride, int64_t count, uint32_t* out,
                       int64_t outStride, bool accumulate);
 
 /// depthwise_tile's product (docs/isa-semantics.md): out[i][n] (+)= sum over t < kh * kw of
 /// a[stride * i + (t / kw) * pitch + t % kw][n] * W[t][n] for i < count, n < W.cols(), modulo 2^32;
 /// window row j at a + j * aStride, results as matmulRows. The lane loop is plain C++ that the
 /// compiler vectorizes (a tap is one weight row times one input row, lane by lane).
-void depthwiseRows(const ArrayWeights& w, const int8_t* a, int64_t aStride, int64_t count, int64_t kh, int64_t kw,
+void depthwiseRows(const ArrayWeights& w, const Lane* a, int64_t aStride, int64_t count, int64_t kh, int64_t kw,
                    int64_t pitch, int64_t stride, uint32_t* out, int64_t outStride, bool accumulate);
 
 }  // namespace systole::sim

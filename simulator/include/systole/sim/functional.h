@@ -19,8 +19,9 @@ int64_t executeCompute(const isa::Params& p, const isa::InstrDesc& d, const isa:
 /// The geometry of one DMA instruction.
 struct DmaTransfer {
   bool to_dram = false;      // store (chip -> DRAM) or load
-  bool accumulator = false;  // accumulator rows (int32) or scratchpad rows (int8)
-  bool int4 = false;         // dma_load_int4: a DRAM row holds `bytes` packed 4-bit values
+  bool accumulator = false;  // accumulator rows (int32) or scratchpad rows (lanes of activation.bits)
+  bool int4 = false;         // dma_load_int4: a DRAM row holds a value per on-chip lane, packed 4-bit
+  int64_t lane_bytes = 1;    // bytes of an on-chip lane: 4 (accumulator), activation.bits / 8
   uint64_t dram_addr = 0;
   int64_t row = 0, rows = 0, bytes = 0, stride = 0;
   int64_t run_rows = 0, run_stride = 0;  // dma_load_2d: rows are runs of run_rows, run_stride apart
@@ -30,18 +31,18 @@ struct DmaTransfer {
     return dram_addr + static_cast<uint64_t>(i * stride);
   }
   /// The bytes of one row in DRAM (`bytes` is the row's size on chip).
-  int64_t dramRowBytes() const { return int4 ? isa::arith::int4PackedBytes(bytes) : bytes; }
+  int64_t dramRowBytes() const { return int4 ? isa::arith::int4PackedBytes(bytes / lane_bytes) : bytes; }
   uint64_t totalBytes() const { return static_cast<uint64_t>(rows * dramRowBytes()); }
 };
 
-DmaTransfer dmaTransfer(const isa::InstrDesc& d, const isa::Instruction& in);
+DmaTransfer dmaTransfer(const isa::Params& p, const isa::InstrDesc& d, const isa::Instruction& in);
 bool isDma(isa::Semantics s);
 
 /// Checks on-chip rows, byte counts and the DRAM range of every row; throws FaultCause.
 void checkDma(const DmaTransfer& t, const MachineState& m, uint64_t dram_size, bool poison);
 
-/// Copies row i of a load from `src` (t.dramRowBytes() bytes) into the chip, unpacking 4-bit
-/// values, zero-filling the row's tail.
+/// Copies row i of a load from `src` (t.dramRowBytes() bytes) into the chip, lane by lane (4-bit
+/// values unpacked), zero-filling the row's tail.
 void dmaRowIn(const DmaTransfer& t, int64_t i, const uint8_t* src, MachineState& m);
 /// Copies the first t.bytes bytes of row i of a store from the chip into `dst`.
 void dmaRowOut(const DmaTransfer& t, int64_t i, uint8_t* dst, const MachineState& m);

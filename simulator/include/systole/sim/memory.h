@@ -99,10 +99,23 @@ class AccumulatorMemory : public RowMemory<int32_t> {
   int bits_;
 };
 
+/// The scratchpad: rows of lanes of `bits` bits (types.activation, 8 or 16), each held as a Lane.
+/// DMA moves a lane as bits / 8 little-endian bytes, so a row of `lanes` lanes is rowBytes() bytes.
+class ScratchpadMemory : public RowMemory<Lane> {
+ public:
+  ScratchpadMemory(int64_t rows, int64_t lanes, int bits) : RowMemory("scratchpad", rows, lanes), bits_(bits) {}
+  int bits() const { return bits_; }
+  int64_t laneBytes() const { return bits_ / 8; }
+  int64_t rowBytes() const { return lanes() * laneBytes(); }
+
+ private:
+  int bits_;
+};
+
 /// Everything on the chip that instructions read and write.
 struct MachineState {
   explicit MachineState(const isa::Params& p)
-      : spad("scratchpad", p.spad_rows, p.spad_row_elems),
+      : spad(p.spad_rows, p.spad_row_elems, p.act_bits),
         acc(p.acc_rows, p.acc_row_elems, p.acc_bits),
         weights(p.array_rows, p.array_cols, p.widestWeightBits()),
         slice(p.array_rows, p.array_cols, p.widestWeightBits()) {}
@@ -114,7 +127,7 @@ struct MachineState {
     weights_loaded = false;
   }
 
-  RowMemory<int8_t> spad;
+  ScratchpadMemory spad;
   AccumulatorMemory acc;
   ArrayWeights weights;         // the array's weight tile
   ArrayWeights slice;           // matmul_stream's weight slice in flight (scratch, never read across instructions)
