@@ -65,16 +65,6 @@ void checkDma(const DmaTransfer& t, const MachineState& m, uint64_t dram_size, b
                        ") out of range: the DRAM has " + std::to_string(dram_size) + " bytes"};
 }
 
-namespace {
-
-/// Lane k of a DRAM row of little-endian lanes of `bytes` bytes (1 or 2).
-Lane laneAt(const uint8_t* src, int64_t k, int64_t bytes) {
-  if (bytes == 1) return static_cast<int8_t>(src[k]);
-  return static_cast<Lane>(static_cast<uint16_t>(src[2 * k] | (src[2 * k + 1] << 8)));
-}
-
-}  // namespace
-
 // A row of 0 bytes is legal (it moves nothing and zero-fills the row); `src` and `dst` may then be
 // null (an empty buffer's data()), which memcpy must not see even for 0 bytes (UBSan; found by
 // tests/fuzz/sim_fuzzer).
@@ -90,8 +80,10 @@ void dmaRowIn(const DmaTransfer& t, int64_t i, const uint8_t* src, MachineState&
     const int64_t lanes = t.bytes / t.lane_bytes;
     if (t.int4)
       for (int64_t k = 0; k < lanes; ++k) row[k] = arith::int4At(src, k);
-    else
-      for (int64_t k = 0; k < lanes; ++k) row[k] = laneAt(src, k, t.lane_bytes);
+    else if (t.lane_bytes == 1)  // sign-extend each byte
+      for (int64_t k = 0; k < lanes; ++k) row[k] = static_cast<int8_t>(src[k]);
+    else if (t.bytes > 0)
+      std::memcpy(row, src, static_cast<size_t>(t.bytes));  // little-endian int16 on a little-endian host
     std::fill(row + lanes, row + m.spad.lanes(), Lane{0});
     m.spad.markWritten(t.row + i, 1);
   }
@@ -103,9 +95,11 @@ void dmaRowOut(const DmaTransfer& t, int64_t i, uint8_t* dst, const MachineState
     return;
   }
   const Lane* row = m.spad.row(t.row + i);
-  for (int64_t k = 0; k < t.bytes / t.lane_bytes; ++k)
-    for (int64_t b = 0; b < t.lane_bytes; ++b)  // little-endian, the lane's low bytes
-      dst[k * t.lane_bytes + b] = static_cast<uint8_t>(static_cast<uint16_t>(row[k]) >> (8 * b));
+  if (t.lane_bytes == 2) {
+    if (t.bytes > 0) std::memcpy(dst, row, static_cast<size_t>(t.bytes));  // little-endian host
+    return;
+  }
+  for (int64_t k = 0; k < t.bytes; ++k) dst[k] = static_cast<uint8_t>(row[k]);  // an int8 lane's byte
 }
 
 namespace {
