@@ -41,7 +41,10 @@ while IFS= read -r f; do
   name=$(echo "${f#"$src"/}" | tr / _)
   cp "$f" "$out/asm/$name"
   config=$(grep -om1 -- '--isa %configs/[a-z0-9]*\.yaml' "$f" | sed 's#.*/##' || true)
-  "$systole" asm "$f" --isa "$src/isa/configs/${config:-default.yaml}" -o "$out/sim/${name%.s}.sbin" 2>/dev/null || true
+  set=$(grep -m1 -- '%systole asm' "$f" | grep -oE -- '--set [^ ]+' || true)  # e.g. int16 activations
+  # shellcheck disable=SC2086  # $set is a flag and its value, or nothing
+  "$systole" asm "$f" --isa "$src/isa/configs/${config:-default.yaml}" $set -o "$out/sim/${name%.s}.sbin" 2>/dev/null ||
+    true
 done < <(find "$src/isa/examples" "$src/tests/lit" -name '*.s')
 
 # npy: the committed arrays, plus every dtype and header version numpy writes.

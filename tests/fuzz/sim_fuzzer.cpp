@@ -1,5 +1,5 @@
-// Fuzz target: the .sbin reader and the simulator. A program that loads and names a shipped
-// config runs three times: normally, timing-only with a trace, and with --poison and --races;
+// Fuzz target: the .sbin reader and the simulator. A program that loads and was built for a
+// shipped config (or default with int16 activations) runs three times: normally, timing-only with a trace, and with --poison and --races;
 // each run may end in a simulation fault (sim::Fault) or an Error, never in anything else.
 // Runs stay short: at most kMaxInstructions instructions and kMaxInputBytes of input. The trailing
 // checksum is recomputed before reading, so a mutation reaches the decoder and the simulator
@@ -44,7 +44,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     fuzz::rejected(e);
     return 0;
   }
-  const isa::IsaConfig* config = fuzz::shippedConfig(program.isa_name);
+  const isa::IsaConfig* config = fuzz::programConfig(program.isa_name, program.isa_hash);
   if (!config || program.instructionCount() > kMaxInstructions) return 0;
   std::map<std::string, std::vector<uint8_t>> inputs;
   int64_t inputBytes = 0;
