@@ -33,8 +33,8 @@ inline const isa::IsaConfig* shippedConfig(const std::string& name) {
 /// The config a program was built for: a shipped one, or `default` with int16 activations (the
 /// lit tests' `--set types.activation=int16`), matched by name and content hash; nullptr if none.
 inline const isa::IsaConfig* programConfig(const std::string& name, uint64_t hash) {
-  static const auto int16 = isa::IsaConfig::load(SYSTOLE_SOURCE_DIR "/isa/configs/default.yaml",
-                                                 {{"types.activation", "int16"}});
+  static const auto int16 =
+      isa::IsaConfig::load(SYSTOLE_SOURCE_DIR "/isa/configs/default.yaml", {{"types.activation", "int16"}});
   if (const isa::IsaConfig* shipped = shippedConfig(name); shipped && shipped->hash() == hash) return shipped;
   return name == int16.params().name && int16.hash() == hash ? &int16 : nullptr;
 }

@@ -1,9 +1,9 @@
 // Fuzz target: the .sbin reader and the simulator. A program that loads and was built for a
-// shipped config (or default with int16 activations) runs three times: normally, timing-only with a trace, and with --poison and --races;
-// each run may end in a simulation fault (sim::Fault) or an Error, never in anything else.
-// Runs stay short: at most kMaxInstructions instructions and kMaxInputBytes of input. The trailing
-// checksum is recomputed before reading, so a mutation reaches the decoder and the simulator
-// instead of failing the checksum (which the seeds and the .sbin unit tests cover).
+// shipped config (or default with int16 activations) runs three times: normally, timing-only with a trace, and with
+// --poison and --races; each run may end in a simulation fault (sim::Fault) or an Error, never in anything else. Runs
+// stay short: at most kMaxInstructions instructions and kMaxInputBytes of input. The trailing checksum is recomputed
+// before reading, so a mutation reaches the decoder and the simulator instead of failing the checksum (which the seeds
+// and the .sbin unit tests cover).
 #include <map>
 #include <memory>
 
