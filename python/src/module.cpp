@@ -190,6 +190,15 @@ void bindConfig(py::module_& m) {
       .def_property_readonly("scratchpad_bytes", [](const isa::IsaConfig& c) { return c.params().spad_size; })
       .def_property_readonly("accumulator_bytes", [](const isa::IsaConfig& c) { return c.params().acc_size; })
       .def_property_readonly("hash", &isa::IsaConfig::hash, "covers the file's bytes and the overrides")
+      .def_property_readonly(
+          "params",
+          [](const isa::IsaConfig& c) {
+            py::dict params;
+            for (const isa::ParamEntry& e : isa::parameterTable(c.params())) params[py::str(e.name)] = e.value;
+            return params;
+          },
+          "every parameter `systole isa check` prints, independent and derived, by the name expressions use "
+          "(e.g. 'activation.bits', 'scratchpad.rows')")
       .def("__repr__", [](const isa::IsaConfig& c) {
         return "<systole.Config '" + c.params().name + "' " + std::to_string(c.params().array_rows) + "x" +
                std::to_string(c.params().array_cols) + " from " + c.path() + ">";

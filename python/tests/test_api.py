@@ -40,6 +40,10 @@ def test_shipped_configs_and_overrides():
         systole.load_config("default", {"array.rows": "many"})
     with pytest.raises(systole.Error):
         systole.load_config("no_such_config")
+    # Every parameter by its expression name; int16 activations double the scratchpad row's bytes.
+    wide = systole.load_config("default", {"types.activation": "int16"}).params
+    assert (wide["activation.bits"], wide["scratchpad.row_bytes"]) == (16, 32)
+    assert systole.load_config("default").params["scratchpad.rows"] == 2 * wide["scratchpad.rows"]
 
 
 def test_compile_run_check_and_accuracy(calibration, image, cache_dir):
