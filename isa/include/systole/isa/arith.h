@@ -31,8 +31,6 @@ constexpr int32_t storeAccumulator(int32_t v, int bits) {
   return std::clamp(v, -hi - 1, hi);
 }
 
-constexpr int8_t saturate8(int64_t v) { return static_cast<int8_t>(std::clamp<int64_t>(v, kActMin, kActMax)); }
-
 /// The range of a scratchpad lane of `bits` bits (types.activation: 8 or 16).
 constexpr int32_t activationMin(int bits) { return -(int32_t{1} << (bits - 1)); }
 constexpr int32_t activationMax(int bits) { return (int32_t{1} << (bits - 1)) - 1; }
@@ -40,6 +38,7 @@ constexpr int32_t activationMax(int bits) { return (int32_t{1} << (bits - 1)) - 
 constexpr int16_t saturateActivation(int64_t v, int bits) {
   return static_cast<int16_t>(std::clamp<int64_t>(v, activationMin(bits), activationMax(bits)));
 }
+constexpr int8_t saturate8(int64_t v) { return static_cast<int8_t>(saturateActivation(v, 8)); }
 
 /// floor((v + 2^(s-1)) / 2^s): divide by 2^s rounding to nearest, ties toward +infinity.
 /// Written without the addition so it cannot overflow for any int64 v and s in [0, 63].
@@ -105,7 +104,7 @@ constexpr int8_t weightRegister(int32_t lane, int bits) {
 
 /// vector_lut: the table has 256 entries indexed by x + 128, x saturated to int8 first (an int16
 /// lane outside [-128, 127] reads the first or last entry).
-constexpr int lutIndex(int32_t x) { return std::clamp<int32_t>(x, kActMin, kActMax) + 128; }
+constexpr int lutIndex(int32_t x) { return saturate8(x) - kActMin; }
 
 inline constexpr int32_t kInt32Max = 2147483647;
 
