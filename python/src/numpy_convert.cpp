@@ -17,6 +17,7 @@ py::dtype dtypeOf(compiler::ElemType t) {
   switch (t) {
     case compiler::ElemType::Float32: return py::dtype::of<float>();
     case compiler::ElemType::Int8: return py::dtype::of<int8_t>();
+    case compiler::ElemType::Int16: return py::dtype::of<int16_t>();
     case compiler::ElemType::Int32: return py::dtype::of<int32_t>();
     case compiler::ElemType::Int64: return py::dtype::of<int64_t>();
     case compiler::ElemType::Bool: return py::dtype::of<bool>();

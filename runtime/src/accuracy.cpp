@@ -27,28 +27,27 @@ bool logitsLike(const std::vector<int64_t>& shape) {
 /// The index of the largest of `n` values.
 int64_t argmax(const float* x, int64_t n) { return std::max_element(x, x + n) - x; }
 
-/// The int8 tensor `q` of value `v` as float.
+/// The quantized tensor `q` of value `v` as float.
 HostTensor dequantize(const compiler::Value& v, const HostTensor& q) {
   HostTensor f(ElemType::Float32, q.shape);
   const double scale = v.quant->scale.at(0), zero = v.quant->zero_point.at(0);
-  for (int64_t i = 0; i < q.elements(); ++i)
-    f.data<float>()[i] = static_cast<float>(scale * (q.data<int8_t>()[i] - zero));
+  for (int64_t i = 0; i < q.elements(); ++i) f.data<float>()[i] = static_cast<float>(scale * (laneAt(q, i) - zero));
   return f;
 }
 
 double saturatedFraction(const compiler::Graph& g, const compiler::Value& v, const HostTensor& q) {
   const int32_t zero = v.quant->zero_point.at(0);
-  int32_t lo = isa::arith::kActMin, hi = isa::arith::kActMax;  // bounds a fused activation clamps to are not saturation
+  const int bits = compiler::activationBits(q.type);
+  const int32_t min = isa::arith::activationMin(bits), max = isa::arith::activationMax(bits);
+  int32_t lo = min, hi = max;  // bounds a fused activation clamps to are not saturation
   if (v.producer >= 0) {
     const compiler::Node& n = g.nodes[static_cast<size_t>(v.producer)];
-    lo = static_cast<int32_t>(n.getInt("act_min", isa::arith::kActMin)),
-    hi = static_cast<int32_t>(n.getInt("act_max", isa::arith::kActMax));
+    lo = static_cast<int32_t>(n.getInt("act_min", min)), hi = static_cast<int32_t>(n.getInt("act_max", max));
   }
   int64_t count = 0;
   for (int64_t i = 0; i < q.elements(); ++i) {
-    const int32_t x = q.data<int8_t>()[i];
-    count += (x == isa::arith::kActMin && zero != isa::arith::kActMin && lo == isa::arith::kActMin) ||
-             (x == isa::arith::kActMax && hi == isa::arith::kActMax);
+    const int32_t x = laneAt(q, i);
+    count += (x == min && zero != min && lo == min) || (x == max && hi == max);
   }
   return q.elements() ? static_cast<double>(count) / static_cast<double>(q.elements()) : 0.0;
 }
@@ -108,7 +107,7 @@ std::map<std::string, TensorAccuracy> valueAccuracy(const compiler::Graph& float
       fi = f.find(name.substr(0, name.size() - 2));          // a graph edge's int8 twin
     if (id < 0 || qi == q.end() || fi == f.end()) continue;  // no float counterpart (a value the quantizer made)
     const compiler::Value& v = quantized.values[static_cast<size_t>(id)];
-    if (v.type != ElemType::Int8 || !v.quant || fi->second.type != ElemType::Float32 ||
+    if (!compiler::isActivationType(v.type) || !v.quant || fi->second.type != ElemType::Float32 ||
         fi->second.shape != qi->second.shape)
       continue;
     TensorAccuracy a = compareTensors(name, fi->second, dequantize(v, qi->second));

@@ -7,6 +7,7 @@
 #include "systole/runtime/session.h"
 
 #include <chrono>
+#include <cstring>
 #include <random>
 #include <sstream>
 
@@ -33,27 +34,31 @@ int64_t nhwcOffset(const std::vector<int64_t>& nchw, int64_t halo, int64_t n, in
   return ((n * H + y + halo) * W + (x + halo)) * C + c;
 }
 
-/// [N, C, H, W] -> [N, H, W, C] for int8 data.
+/// [N, C, H, W] -> [N, H, W, C] for quantized data.
 std::vector<uint8_t> toNhwc(const HostTensor& t) {
   std::vector<uint8_t> out(t.bytes.size());
-  compiler::moveNhwc(t.bytes.data(), out.data(), t.shape[0], t.shape[1], t.shape[2] * t.shape[3], 1, true);
+  compiler::moveNhwc(t.bytes.data(), out.data(), t.shape[0], t.shape[1], t.shape[2] * t.shape[3],
+                     static_cast<size_t>(compiler::elemTypeBytes(t.type)), true);
   return out;
 }
 
-/// The program's bytes of a boundary tensor, as the graph's int8 tensor (NCHW, no halo).
-HostTensor fromProgram(const std::vector<uint8_t>& bytes, const compiler::BoundaryTensor& b) {
-  HostTensor t(ElemType::Int8, b.graph_shape);
+/// The program's bytes of a boundary tensor, as the graph's tensor of `type` (int8 or int16; NCHW,
+/// no halo).
+HostTensor fromProgram(const std::vector<uint8_t>& bytes, const compiler::BoundaryTensor& b, ElemType type) {
+  HostTensor t(type, b.graph_shape);
   if (!b.nhwc) {
     t.bytes = bytes;
+    t.bytes.resize(static_cast<size_t>(t.elements() * compiler::elemTypeBytes(type)));
     return t;
   }
+  const auto lane = static_cast<size_t>(compiler::elemTypeBytes(type));
   const int64_t N = b.graph_shape[0], C = b.graph_shape[1], H = b.graph_shape[2], W = b.graph_shape[3];
   for (int64_t n = 0; n < N; ++n)
     for (int64_t c = 0; c < C; ++c)
       for (int64_t y = 0; y < H; ++y)
         for (int64_t x = 0; x < W; ++x)
-          t.bytes[static_cast<size_t>(((n * C + c) * H + y) * W + x)] =
-              bytes[static_cast<size_t>(nhwcOffset(b.graph_shape, b.halo, n, c, y, x))];
+          std::memcpy(t.bytes.data() + static_cast<size_t>(((n * C + c) * H + y) * W + x) * lane,
+                      bytes.data() + static_cast<size_t>(nhwcOffset(b.graph_shape, b.halo, n, c, y, x)) * lane, lane);
   return t;
 }
 
@@ -147,15 +152,16 @@ compiler::CompiledModel aroundHostNodes(const compiler::Graph& g, compiler::Comp
 std::optional<Mismatch> compareTensor(const isa::IsaConfig& isa, const compiler::CompiledProgram& program,
                                       const std::vector<isa::Instruction>& code, const compiler::BoundaryTensor& b,
                                       const sim::TensorValue& sv, const HostTensor& ref) {
-  const HostTensor npu = fromProgram(sv.bytes, b);
+  const HostTensor npu = fromProgram(sv.bytes, b, ref.type);
   for (int64_t e = 0; e < npu.elements(); ++e) {
-    const auto a = npu.data<int8_t>()[e], r = ref.data<int8_t>()[e];
+    const int32_t a = compiler::laneAt(npu, e), r = compiler::laneAt(ref, e);
     if (a == r) continue;
     Mismatch m{b.value, unravel(e, b.graph_shape), a, r, -1, "", ""};
     const uint64_t addr =
         sv.info.dram_addr +
-        static_cast<uint64_t>(b.nhwc ? nhwcOffset(b.graph_shape, b.halo, m.index[0], m.index[1], m.index[2], m.index[3])
-                                     : e);
+        static_cast<uint64_t>(
+            (b.nhwc ? nhwcOffset(b.graph_shape, b.halo, m.index[0], m.index[1], m.index[2], m.index[3]) : e) *
+            compiler::elemTypeBytes(ref.type));
     for (size_t k = code.size(); k-- > 0 && m.instruction < 0;) {
       const auto& d = isa.instr(code[k].desc);
       if (d.semantics != isa::Semantics::DmaStore) continue;
@@ -212,7 +218,8 @@ std::map<std::string, std::vector<uint8_t>> programInputs(const compiler::Graph&
   for (const auto& b : program.inputs) {
     const int v = g.findValue(b.value);
     if (timingOnly) {  // zeros the simulator does not load
-      const auto n = static_cast<size_t>(g.values[static_cast<size_t>(v)].elements());
+      const auto n = static_cast<size_t>(g.values[static_cast<size_t>(v)].elements() *
+                                         compiler::elemTypeBytes(g.values[static_cast<size_t>(v)].type));
       reserveHuge(inputs[b.value], n);
       inputs[b.value].resize(n);
       continue;
@@ -242,7 +249,7 @@ void takeProgramOutputs(const isa::IsaConfig& isa, const compiler::Graph& g, con
     }
   }
   for (const auto& b : program.outputs) {
-    HostTensor t = fromProgram(fromSim.at(b.value)->bytes, b);
+    HostTensor t = fromProgram(fromSim.at(b.value)->bytes, b, g.values[static_cast<size_t>(g.findValue(b.value))].type);
     result.npu_outputs[b.value] = t;
     env[g.findValue(b.value)] = std::move(t);
   }

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Top-1 against real labels, float and INT8 on the NPU, for trained networks (issue 33).
+"""Top-1 against real labels, float and quantized on the NPU, for trained networks (issue 33).
 
     PYTHONPATH=build/default/python /usr/bin/python3 tests/e2e/trained_top1.py DIR [NAME...] [--isa CONFIG]
         [--max-drop POINTS] [--precision int8|int4|auto] [--min-cosine X] [--bias-correction off|narrow|all]
@@ -10,10 +10,10 @@ test.npz (`x` [N, ...] float32 images, `labels` [N]) and calib/ (one .npy per ca
 as bench/trained/train.py writes them (tests/models/trained/ holds a copy). Each network is compiled once (calibrated on calib/),
 every test image run on the simulated NPU, checked bit for bit against the reference interpreter
 (`check=True`), and its prediction compared with the label. Prints a Markdown row per network:
-the float model's top-1 (PyTorch's logits), INT8 top-1, their difference in points, the share of
+the float model's top-1 (PyTorch's logits), quantized top-1, their difference in points, the share of
 images whose two predictions agree, the lowest and the mean cosine of the INT8 logits against
 PyTorch's, NPU programs. Exits 1 if a run is not bit-exact (systole.Error) or, with --max-drop,
-if a network's INT8 top-1 is more than that many points below its float top-1.
+if a network's quantized top-1 is more than that many points below its float top-1.
 """
 import argparse
 import glob
@@ -46,7 +46,7 @@ def main():
     p.add_argument("dir")
     p.add_argument("models", nargs="*")
     p.add_argument("--isa", default="default")
-    p.add_argument("--max-drop", type=float, default=None, help="fail if INT8 top-1 falls more points than this")
+    p.add_argument("--max-drop", type=float, default=None, help="fail if quantized top-1 falls more points than this")
     p.add_argument("--precision", default="", help="the weights' width: int8, int4 or auto (default: the config's)")
     p.add_argument("--min-cosine", type=float, default=0.99, help="--precision auto's target")
     p.add_argument("--bias-correction", default="narrow", choices=["off", "narrow", "all"],
@@ -59,7 +59,7 @@ def main():
     names = args.models or sorted(os.path.basename(f)[:-5] for f in glob.glob(os.path.join(args.dir, "*.onnx")))
     config = systole.load_config(args.isa, dict(kv.split("=", 1) for kv in args.set) or None)
     design = ", ".join([args.isa] + args.set + ([args.precision] if args.precision else []))
-    print(f"| network | float top-1 | INT8 top-1 ({design}) | difference | predictions agree | cosine min / mean | int4 layers | NPU programs |")
+    print(f"| network | float top-1 | quantized top-1 ({design}) | difference | predictions agree | cosine min / mean | int4 layers | NPU programs |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     failed = False
     for name in names:
@@ -73,7 +73,7 @@ def main():
         print(f"| {name} | {r['float']:.2f}% | {r['int8']:.2f}% | {r['int8'] - r['float']:+.2f} | {r['agree']:.2f}% "
               f"| {r['cos_min']:.5f} / {r['cos_mean']:.5f} | {r['int4']} of {r['layers']} | {r['programs']} |")
         if args.max_drop is not None and r["float"] - r["int8"] > args.max_drop:
-            print(f"{name}: INT8 top-1 {r['int8']:.2f}% is more than {args.max_drop} points below float's {r['float']:.2f}%")
+            print(f"{name}: quantized top-1 {r['int8']:.2f}% is more than {args.max_drop} points below float's {r['float']:.2f}%")
             failed = True
     return 1 if failed else 0
 

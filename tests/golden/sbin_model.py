@@ -5,7 +5,7 @@ import struct
 
 import numpy as np
 
-DTYPES = {0: np.float32, 1: np.int8, 2: np.int32, 3: np.int64, 4: np.uint8}
+DTYPES = {0: np.float32, 1: np.int8, 2: np.int32, 3: np.int64, 4: np.uint8, 5: np.int16}
 
 
 class Reader:

@@ -43,10 +43,11 @@ std::string hostReason(const Graph& g, const Node& n, const isa::IsaConfig& isa)
 }  // namespace
 
 void checkCompilerTarget(const isa::Params& p) {
-  if (p.act_bits != 8)
+  if (p.act_bits != 8 && p.acc_bits != 32)
     throw Error("ISA '" + p.name + "' has types.activation int" + std::to_string(p.act_bits) +
-                ": the compiler quantizes activations to int8 only (compiling for int16 activations is not built; "
-                "the assembler and the simulator run int16 programs)");
+                " and types.accumulator int" + std::to_string(p.acc_bits) +
+                ": the compiler fits weight scales to a narrow accumulator for int8 activations only (compile int16 "
+                "activations with an int32 accumulator)");
 }
 
 CompiledModel compileModel(const Graph& g, const isa::IsaConfig& isa, const LowerOptions& options) {

@@ -37,8 +37,8 @@ BoundaryTensor addTensor(isa::ProgramBuilder& b, const Graph& g, const TilePlan&
   const bool nhwc = val.shape.size() == 4;
   const std::vector<int64_t> shape =
       nhwc ? std::vector<int64_t>{buf.N, buf.paddedH(), buf.paddedW(), buf.C} : val.shape;
-  b.addTensor({val.name, t.kind, isa::DType::Int8, shape, plan.buffer_addr.at(buf.id), val.quant->scale.at(0),
-               val.quant->zero_point.at(0)});
+  b.addTensor({val.name, t.kind, val.type == ElemType::Int16 ? isa::DType::Int16 : isa::DType::Int8, shape,
+               plan.buffer_addr.at(buf.id), val.quant->scale.at(0), val.quant->zero_point.at(0)});
   return {val.name, val.shape, nhwc, buf.halo};
 }
 
@@ -73,10 +73,12 @@ Roofline roofline(const isa::Params& p, int64_t macs, int64_t min_dram_bytes) {
 CompiledProgram emitProgram(const Graph& g, const isa::IsaConfig& isa, TilePlan& plan) {
   isa::ProgramBuilder b(isa);
   CompiledProgram result;
+  const auto lane = static_cast<size_t>(isa.params().act_bits / 8);
   for (int id : plan.halo_buffers) {
     const ActBuffer& buf = plan.buffers.at(id);
-    b.addData(plan.buffer_addr.at(id),
-              std::vector<uint8_t>(static_cast<size_t>(buf.bytes()), static_cast<uint8_t>(buf.fill)));
+    std::vector<uint8_t> fill(static_cast<size_t>(buf.lanes()) * lane);
+    for (size_t i = 0; i < fill.size(); ++i) fill[i] = static_cast<uint8_t>(buf.fill >> (8 * (i % lane)));
+    b.addData(plan.buffer_addr.at(id), std::move(fill));
   }
   for (size_t k = 0; k < plan.constants.size(); ++k)
     b.addData(plan.constant_addr[k], std::move(plan.constants[k]));  // emission is the plan's last reader

@@ -144,7 +144,8 @@ MatmulConstants matmulConstants(TileContext& T, const Node& n, const ConvShape& 
     }
   k.weights.int4 = n.getInt("weight_bits", 8) == 4;
   if (k.weights.int4) blob = packInt4Rows(blob, Cc);
-  k.weights.base = T.addConstant(std::move(blob), k.weights.int4 ? "int4 weight tiles" : "weight tiles");
+  k.weights.base =
+      k.weights.int4 ? T.addConstant(std::move(blob), "int4 weight tiles") : T.addLanes(blob, "weight tiles");
 
   for (int64_t v : n.getInts("multiplier")) k.multipliers.push_back(static_cast<int32_t>(v));
   for (int64_t v : n.getInts("shift")) k.shifts.push_back(static_cast<int32_t>(v));

@@ -51,14 +51,16 @@ std::string checkSameShape(const Graph& g, const Node& n, const std::vector<ActB
   return "";
 }
 
-/// An int8 constant an operator reads as an activation (a position embedding, a class token).
-bool isInt8Constant(const Value& v) { return v.is_constant && v.type == ElemType::Int8 && v.quant; }
+/// A quantized constant an operator reads as an activation (a position embedding, a class token).
+bool isQuantizedConstant(const Value& v) {
+  return v.is_constant && (v.type == ElemType::Int8 || v.type == ElemType::Int16) && v.quant;
+}
 
 /// Two tensors of one shape: two activations, or an activation and an int8 constant.
 std::string checkAdd(const Graph& g, const Node& n, const std::vector<ActBuffer>& ins, const std::vector<ActBuffer>&) {
   if (n.inputs.size() != 2 || valueOf(g, n.inputs[0]).shape != valueOf(g, n.inputs[1]).shape)
     return "broadcasting adds run on the host";
-  if (ins.size() != 2 && !isInt8Constant(valueOf(g, n.inputs[0])) && !isInt8Constant(valueOf(g, n.inputs[1])))
+  if (ins.size() != 2 && !isQuantizedConstant(valueOf(g, n.inputs[0])) && !isQuantizedConstant(valueOf(g, n.inputs[1])))
     return "an add of a constant that is not int8 runs on the host";
   return "";
 }
@@ -75,7 +77,7 @@ std::string checkMul(const Graph& g, const Node& n, const std::vector<ActBuffer>
 /// Channels, or the rows of a matrix (a class token before the patches); int8 constants among them.
 std::string checkConcat(const Graph& g, const Node& n, const std::vector<ActBuffer>&, const std::vector<ActBuffer>&) {
   for (int v : n.inputs)
-    if (valueOf(g, v).is_constant && !isInt8Constant(valueOf(g, v)))
+    if (valueOf(g, v).is_constant && !isQuantizedConstant(valueOf(g, v)))
       return "concatenation with a constant that is not int8 runs on the host";
   const auto& shape = valueOf(g, n.outputs[0]).shape;
   const auto axis = static_cast<int64_t>(ops::normAxis(n.getInt("axis", 1), shape.size()));
@@ -371,17 +373,20 @@ const std::vector<NpuOperator>& table() {
 }
 
 /// The buffers of the node's activation inputs and outputs, or the reason it has none the NPU takes.
-std::string activationShapes(const Graph& g, const Node& n, std::vector<ActBuffer>& ins, std::vector<ActBuffer>& outs) {
+/// Activations are quantized to `lane`, the config's types.activation.
+std::string activationShapes(const Graph& g, const Node& n, ElemType lane, std::vector<ActBuffer>& ins,
+                             std::vector<ActBuffer>& outs) {
+  const std::string type = lane == ElemType::Int16 ? "int16" : "int8";
   try {
     for (int v : n.inputs) {
       if (v < 0 || valueOf(g, v).is_constant) continue;
-      if (valueOf(g, v).type != ElemType::Int8 || !valueOf(g, v).quant)
-        return "an input is not a quantized int8 tensor";
+      if (valueOf(g, v).type != lane || !valueOf(g, v).quant)
+        return "an input is not a quantized " + type + " tensor (types.activation)";
       ins.push_back(bufferShape(valueOf(g, v)));
     }
     for (int v : n.outputs) {
-      if (valueOf(g, v).type != ElemType::Int8 || !valueOf(g, v).quant)
-        return "its output is not a quantized int8 tensor";
+      if (valueOf(g, v).type != lane || !valueOf(g, v).quant)
+        return "its output is not a quantized " + type + " tensor (types.activation)";
       outs.push_back(bufferShape(valueOf(g, v)));
     }
   } catch (const Error& e) {
@@ -462,8 +467,14 @@ std::string npuIneligibility(const Graph& g, const Node& n, const isa::IsaConfig
     }
     return "ISA '" + isa.params().name + "' has no " + names + " instruction";
   }
+  const isa::Params& p = isa.params();
+  for (S s : {S::VectorLut, S::VectorRecip})
+    if (p.act_bits != 8 && std::find(entry->semantics.begin(), entry->semantics.end(), s) != entry->semantics.end())
+      return "its tables have 256 int8 entries; ISA '" + p.name + "' has int" + std::to_string(p.act_bits) +
+             " activations";
   std::vector<ActBuffer> ins, outs;
-  if (std::string why = activationShapes(g, n, ins, outs); !why.empty()) return why;
+  const ElemType lane = p.act_bits == 16 ? ElemType::Int16 : ElemType::Int8;
+  if (std::string why = activationShapes(g, n, lane, ins, outs); !why.empty()) return why;
   if (std::string why = entry->alias ? "" : checkBatch(ins, outs, entry->images_as_rows); !why.empty()) return why;
   // A padded input that is a program input is copied into its haloed buffer by a rescale
   // (tiling.cpp, planInputs), so an operator that pads its input needs those instructions too

@@ -32,7 +32,7 @@ void placeConstants(const isa::Params& p, TilePlan& plan) {
 void placeBuffers(const isa::Params& p, TilePlan& plan) {
   DramAllocator acts(plan.activation_base, static_cast<uint64_t>(p.dram_size));
   auto place = [&](int id) {
-    plan.buffer_addr[id] = acts.allocate(static_cast<uint64_t>(plan.buffers.at(id).bytes()));
+    plan.buffer_addr[id] = acts.allocate(static_cast<uint64_t>(plan.buffers.at(id).lanes() * (p.act_bits / 8)));
   };
   for (int id : plan.halo_buffers) place(id);
   for (int id : plan.input_buffers) place(id);

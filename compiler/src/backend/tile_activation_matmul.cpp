@@ -42,12 +42,12 @@ void tileActivationMatmul(TileContext& T, const Node& n) {
     throw Error("node '" + n.name + "' (MatMul): a reduction of " + std::to_string(K) + " does not fit one load slot");
   const bool partialWeights = transB ? N % C != 0 : K % R != 0;
   const Operand zeros =
-      partialWeights ? T.addConstant(std::vector<uint8_t>(static_cast<size_t>(wRows * T.p.spad_row_bytes), 0), "zeros")
+      partialWeights ? T.addLanes(std::vector<uint8_t>(static_cast<size_t>(wRows * T.p.spad_row_elems), 0), "zeros")
                      : Operand{};
   const Semantics preload = transB ? Semantics::WeightPreloadT : Semantics::WeightPreload;
   const int32_t zy = T.zeroPoint(n.outputs[0]);
-  const auto lo = static_cast<int32_t>(n.getInt("act_min", kActMin)),
-             hi = static_cast<int32_t>(n.getInt("act_max", kActMax));
+  const auto lo = static_cast<int32_t>(n.getInt("act_min", T.actMin)),
+             hi = static_cast<int32_t>(n.getInt("act_max", T.actMax));
   T.layer().loops = "batch " + std::to_string(batch) + " x row chunks of <= " + std::to_string(rows) + " x n / " +
                     std::to_string(C) + " x k / " + std::to_string(R) + ": load A and B tiles, " +
                     (transB ? "transposed preload" : "preload") + ", gemm; requantize";
@@ -71,7 +71,7 @@ void tileActivationMatmul(TileContext& T, const Node& n) {
           else
             loadRuns(T, {{0, t * K + k0, kk, 0}}, w, n0, nn, wTile);
           if (have < wRows)
-            T.load(Semantics::DmaLoad, {zeros, wTile + have, wRows - have, T.p.spad_row_bytes, T.p.spad_row_bytes});
+            T.load(Semantics::DmaLoad, {zeros, wTile + have, wRows - have, T.p.spad_row_elems, T.p.spad_row_elems});
           T.compute(preload, {wTile});
           T.compute(Semantics::MatmulTile, {aRows, acc, mm, kb > 0 ? 1 : 0});
         }
@@ -82,7 +82,7 @@ void tileActivationMatmul(TileContext& T, const Node& n) {
                   std::to_string(n0) + ", " + std::to_string(n0 + nn) + ")");
       }
     }
-  T.layer().min_dram_bytes = x.H * x.W * x.C + w.H * w.W * w.C + y.H * y.W * y.C;
+  T.layer().min_dram_bytes = (x.H * x.W * x.C + w.H * w.W * w.C + y.H * y.W * y.C) * T.lane;
 }
 
 }  // namespace systole::compiler

@@ -58,7 +58,7 @@ void tileChannelSelect(TileContext& T, const Node& n) {
   const int32_t z = T.zeroPoint(n.inputs[0]);
   T.layer().loops = std::to_string(runs.size()) + " channel runs x c / lanes x pixel chunks: copy";
   emitRescale(T, T.buffer(n.inputs[0]), T.buffer(n.outputs[0]), runs, z, kIdentityMultiplier, kIdentityShift,
-              T.zeroPoint(n.outputs[0]), kActMin, kActMax);
+              T.zeroPoint(n.outputs[0]), T.actMin, T.actMax);
 }
 
 }  // namespace systole::compiler

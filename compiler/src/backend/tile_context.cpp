@@ -12,7 +12,13 @@ namespace systole::compiler {
 using isa::Semantics;
 
 TileContext::TileContext(const Graph& graph, const isa::IsaConfig& config, TilePlan& tilePlan)
-    : g(graph), isa(config), p(config.params()), plan(tilePlan) {}
+    : g(graph),
+      isa(config),
+      p(config.params()),
+      plan(tilePlan),
+      lane(p.act_bits / 8),
+      actMin(isa::arith::activationMin(p.act_bits)),
+      actMax(isa::arith::activationMax(p.act_bits)) {}
 
 const ActBuffer& TileContext::buffer(int value) const { return plan.buffers.at(value); }
 
@@ -20,8 +26,13 @@ ActBuffer TileContext::source(int value) {
   const Value& v = g.values[static_cast<size_t>(value)];
   if (!v.is_constant) return buffer(value);
   ActBuffer b = bufferShape(v);
-  std::vector<uint8_t> bytes = v.data;  // int8, row-major: NCHW for a 4-D tensor, whose buffer is NHWC
-  if (v.shape.size() == 4) moveNhwc(v.data.data(), bytes.data(), b.N, b.C, b.H * b.W, 1, true);
+  // Quantized lanes, row-major: NCHW for a 4-D tensor, whose buffer is NHWC.
+  const auto size = static_cast<size_t>(elemTypeBytes(v.type));
+  if (static_cast<int64_t>(size) != lane)
+    throw Error("code generation: constant '" + v.name + "' is " + std::string(elemTypeName(v.type)) +
+                ", not the config's " + std::to_string(p.act_bits) + "-bit activations");
+  std::vector<uint8_t> bytes = v.data;
+  if (v.shape.size() == 4) moveNhwc(v.data.data(), bytes.data(), b.N, b.C, b.H * b.W, size, true);
   const Operand at = addConstant(std::move(bytes), v.name);
   b.space = Space::Constant, b.id = at.id;
   return b;
@@ -40,8 +51,26 @@ int64_t operandLimit(const isa::IsaConfig& isa, Semantics s, int operand) {
 
 int64_t TileContext::limit(Semantics s, int operand) const { return operandLimit(isa, s, operand); }
 
+namespace {
+
+/// A scratchpad DMA's operands in lanes made bytes: the DRAM offset, the row length and the DRAM
+/// strides (dram_addr, bytes, dram_stride and dma_load_2d's run_stride); dma_load_int4's DRAM side
+/// is packed nibbles, in bytes already, so only its row length is.
+void lanesToBytes(Semantics s, std::vector<Operand>& ops, int64_t lane) {
+  if (lane == 1 || s == Semantics::DmaLoadAcc || s == Semantics::DmaStoreAcc) return;
+  auto scale = [&](size_t i) {
+    if (i < ops.size()) ops[i].offset *= lane;
+  };
+  scale(3);
+  if (s == Semantics::DmaLoadInt4) return;
+  scale(0), scale(4), scale(6);
+}
+
+}  // namespace
+
 void TileContext::transfer(std::vector<PlanInstr>& to, Semantics s, std::initializer_list<Operand> operands) const {
   std::vector<Operand> ops(operands);
+  lanesToBytes(s, ops, lane);
   // dma_load, dma_store and their accumulator forms: dram_addr, row, rows, bytes, dram_stride.
   if (s == Semantics::DmaLoad2d || ops.size() != 5) {
     to.push_back({s, std::move(ops)});
@@ -92,7 +121,7 @@ void TileContext::forEachImage(const std::vector<int>& values, const std::functi
   made_.clear();
   int64_t minDramBytes = 0;
   for (int64_t n = 0; n < images; ++n) {
-    for (int v : values) plan.buffers.at(v).base = plan.buffers.at(v).N > 1 ? n * plan.buffers.at(v).imageBytes() : 0;
+    for (int v : values) plan.buffers.at(v).base = plan.buffers.at(v).N > 1 ? n * plan.buffers.at(v).imageLanes() : 0;
     replaying_ = n > 0;
     replayed_ = 0;
     image_ = n;
@@ -103,6 +132,17 @@ void TileContext::forEachImage(const std::vector<int>& values, const std::functi
   replaying_ = false;
   image_ = 0;
   layer().min_dram_bytes = minDramBytes;
+}
+
+Operand TileContext::addLanes(const std::vector<uint8_t>& int8Values, const std::string& what) {
+  if (lane == 1) return addConstant(int8Values, what);
+  std::vector<uint8_t> lanes(int8Values.size() * static_cast<size_t>(lane));
+  for (size_t i = 0; i < int8Values.size(); ++i) {
+    const int32_t v = static_cast<int8_t>(int8Values[i]);
+    for (int64_t b = 0; b < lane; ++b)
+      lanes[i * static_cast<size_t>(lane) + static_cast<size_t>(b)] = static_cast<uint8_t>(v >> (8 * b));
+  }
+  return addConstant(std::move(lanes), what);
 }
 
 std::vector<int32_t> int32s(const Node& n, const char* attr) {
@@ -166,12 +206,12 @@ std::vector<PixelRun> transfers(const TileContext& T, Semantics s, const std::ve
 void loadRuns(TileContext& T, const std::vector<PixelRun>& chunk, const ActBuffer& in, int64_t c0, int64_t nc,
               Operand toRow) {
   for (const PixelRun& run : transfers(T, Semantics::DmaLoad, chunk, in))
-    T.load(Semantics::DmaLoad, {in.interior(run.y, run.x0) + c0, toRow + run.offset, run.count, nc, in.pixelBytes()});
+    T.load(Semantics::DmaLoad, {in.interior(run.y, run.x0) + c0, toRow + run.offset, run.count, nc, in.pixelLanes()});
 }
 
 void loadWindowRuns(TileContext& T, const std::vector<PixelRun>& chunk, const ActBuffer& in, int64_t sh, int64_t sw,
                     int64_t dy, int64_t dx, int64_t c0, int64_t nc, Operand toRow) {
-  const int64_t stride = sw * in.pixelBytes(), runStride = sh * in.paddedW() * in.pixelBytes();
+  const int64_t stride = sw * in.pixelLanes(), runStride = sh * in.paddedW() * in.pixelLanes();
   const bool twoD = T.isa.bySemantics(Semantics::DmaLoad2d) >= 0;
   const int64_t maxRuns = twoD ? T.limit(Semantics::DmaLoad2d, 5) : 1;
   // Runs that fit dma_load_2d's fields: up to maxRuns of them, and the same reach as dma_load;
@@ -207,10 +247,10 @@ void gatherRuns(TileContext& T, const std::vector<PixelRun>& chunk, const ActBuf
     for (int64_t i = 0; i < run.count;) {
       const int64_t x = col(i);
       int64_t step = i + 1 < run.count ? col(i + 1) - x : 1;
-      if (step < 0 || step * in.pixelBytes() > maxStride) step = 1;  // such sources move one pixel per DMA
+      if (step < 0 || step * in.pixelLanes() > maxStride) step = 1;  // such sources move one pixel per DMA
       int64_t n = 1;
       while (i + n < run.count && n < maxRows && col(i + n) == x + n * step) ++n;
-      T.load(Semantics::DmaLoad, {in.interior(y, x) + c0, toRow + run.offset + i, n, nc, step * in.pixelBytes()});
+      T.load(Semantics::DmaLoad, {in.interior(y, x) + c0, toRow + run.offset + i, n, nc, step * in.pixelLanes()});
       i += n;
     }
   }
@@ -220,7 +260,7 @@ void storeRuns(TileContext& T, const std::vector<PixelRun>& chunk, const ActBuff
                Operand fromRow, const PixelPlacement& at) {
   for (const PixelRun& run : transfers(T, Semantics::DmaStore, chunk, out, at))
     T.store(Semantics::DmaStore, {out.interior(at.sy * run.y + at.oy, at.sx * run.x0 + at.ox) + c0,
-                                  fromRow + run.offset, run.count, nc, at.sx * out.pixelBytes()});
+                                  fromRow + run.offset, run.count, nc, at.sx * out.pixelLanes()});
 }
 
 std::vector<ChannelRun> channelRuns(const std::vector<int64_t>& from, const PixelPlacement& at) {

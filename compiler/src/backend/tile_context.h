@@ -15,10 +15,6 @@
 
 namespace systole::compiler {
 
-/// The activation range every tile emitter clamps to (types.activation).
-using isa::arith::kActMax;
-using isa::arith::kActMin;
-
 /// The largest value an operand field of the config's instruction for `s` takes (throws if the
 /// config has no such instruction).
 int64_t operandLimit(const isa::IsaConfig& isa, isa::Semantics s, int operand);
@@ -32,6 +28,11 @@ class TileContext {
   const isa::Params& p;
   TilePlan& plan;
   const OnChipLayout& layout() const { return plan.layout; }
+  /// A scratchpad lane (types.activation): its bytes, and the range every tile emitter clamps to.
+  /// Tilers count activations in DRAM, and scratchpad DMA lengths, in lanes; the DMAs they append
+  /// are made bytes (transfer).
+  const int64_t lane;
+  const int32_t actMin, actMax;
 
   /// The buffer view (shape, halo, DRAM buffer id) of graph value `value`.
   const ActBuffer& buffer(int value) const;
@@ -61,6 +62,8 @@ class TileContext {
   /// `what` says what it holds, for the printed plan (the layer name is prepended). While a layer
   /// is tiled image by image, the images after the first reuse the first one's constants.
   Operand addConstant(std::vector<uint8_t> bytes, const std::string& what);
+  /// A constant of int8 values the scratchpad DMAs read as lanes: each sign-extended to a lane.
+  Operand addLanes(const std::vector<uint8_t>& int8Values, const std::string& what);
 
   /// Tiles the current layer once per image of its batch: `tile` runs with the buffer views of
   /// `values` pointing at image n (their `base`); constants are made once.
@@ -74,7 +77,7 @@ class TileContext {
 
  private:
   /// Appends a DMA, in pieces of as many rows as its `rows` field holds, or one per row where its
-  /// dram_stride is beyond the field's reach.
+  /// dram_stride is beyond the field's reach. A scratchpad DMA's lengths in lanes become bytes first.
   void transfer(std::vector<PlanInstr>& to, isa::Semantics s, std::initializer_list<Operand> operands) const;
 
   PlanStep step_;

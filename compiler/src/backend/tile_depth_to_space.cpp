@@ -19,7 +19,7 @@ const Value& valueOf(const Graph& g, int v) { return g.values[static_cast<size_t
 void copy(TileContext& T, const Node& n, const std::vector<ChannelRun>& runs, const std::string& what) {
   T.layer().loops = std::to_string(runs.size()) + " channel runs x c / lanes x pixel chunks: " + what;
   emitRescale(T, T.buffer(n.inputs[0]), T.buffer(n.outputs[0]), runs, T.zeroPoint(n.inputs[0]), kIdentityMultiplier,
-              kIdentityShift, T.zeroPoint(n.outputs[0]), kActMin, kActMax);
+              kIdentityShift, T.zeroPoint(n.outputs[0]), T.actMin, T.actMax);
 }
 
 }  // namespace

@@ -29,10 +29,10 @@ void tileRequant(TileContext& T, const Node& n) {
   const int32_t zIn = T.zeroPoint(n.inputs[0]), zOut = T.zeroPoint(n.outputs[0]);
   T.layer().loops = "c / lanes x pixel chunks: widen, requantize";
   if (n.op == Op::Requant)  // per tensor, or per channel (a product with a per-channel constant)
-    return emitRescale(T, in, out, {{0, 0, in.C}}, zIn, int32s(n, "multiplier"), int32s(n, "shift"), zOut, kActMin,
-                       kActMax);
+    return emitRescale(T, in, out, {{0, 0, in.C}}, zIn, int32s(n, "multiplier"), int32s(n, "shift"), zOut, T.actMin,
+                       T.actMax);
   emitRescale(T, in, 0, out, 0, in.C, zIn, kIdentityMultiplier, kIdentityShift, zOut,
-              static_cast<int32_t>(n.getInt("act_min", kActMin)), static_cast<int32_t>(n.getInt("act_max", kActMax)));
+              static_cast<int32_t>(n.getInt("act_min", T.actMin)), static_cast<int32_t>(n.getInt("act_max", T.actMax)));
 }
 
 void tileConcat(TileContext& T, const Node& n) {
@@ -46,10 +46,10 @@ void tileConcat(TileContext& T, const Node& n) {
     const ActBuffer in = T.source(v);
     const int32_t z = T.zeroPoint(v);
     if (rows)
-      emitRescale(T, in, 0, out.rows(offset, in.W), 0, in.C, z, kIdentityMultiplier, kIdentityShift, z, kActMin,
-                  kActMax);
+      emitRescale(T, in, 0, out.rows(offset, in.W), 0, in.C, z, kIdentityMultiplier, kIdentityShift, z, T.actMin,
+                  T.actMax);
     else
-      emitRescale(T, in, 0, out, offset, in.C, z, kIdentityMultiplier, kIdentityShift, z, kActMin, kActMax);
+      emitRescale(T, in, 0, out, offset, in.C, z, kIdentityMultiplier, kIdentityShift, z, T.actMin, T.actMax);
     T.barrier();  // the next input's scale rows reuse the same accumulator rows
     offset += rows ? in.W : in.C;
   }
@@ -66,8 +66,8 @@ void tileTwoInputs(TileContext& T, const Node& n, Semantics combine, int64_t ma,
   const OnChipLayout& l = T.layout();
   const bool broadcast = b.H * b.W == 1 && a.H * a.W > 1;
   const int32_t za = T.zeroPoint(n.inputs[0]), zb = T.zeroPoint(n.inputs[1]), zy = T.zeroPoint(n.outputs[0]);
-  const int32_t lo = static_cast<int32_t>(n.getInt("act_min", kActMin)),
-                hi = static_cast<int32_t>(n.getInt("act_max", kActMax));
+  const int32_t lo = static_cast<int32_t>(n.getInt("act_min", T.actMin)),
+                hi = static_cast<int32_t>(n.getInt("act_max", T.actMax));
   const int64_t lanes = T.p.acc_row_elems;
   // Two input blocks per load slot and per accumulator half.
   const int64_t rows = std::min({l.chunk, l.slot_rows / 2, (l.acc_half - 1) / 2});
@@ -98,7 +98,7 @@ void tileTwoInputs(TileContext& T, const Node& n, Semantics combine, int64_t ma,
       T.endStep(chunkLabel(c0, nc, chunk));
     }
   }
-  T.layer().min_dram_bytes = a.H * a.W * a.C + b.H * b.W * b.C + y.H * y.W * y.C;
+  T.layer().min_dram_bytes = (a.H * a.W * a.C + b.H * b.W * b.C + y.H * y.W * y.C) * T.lane;
 }
 
 }  // namespace

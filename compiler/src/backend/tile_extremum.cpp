@@ -22,7 +22,7 @@ void tileMax(TileContext& T, const Node& n) {
   const ActBuffer& a = T.buffer(n.inputs[0]);
   const ActBuffer& b = T.buffer(n.inputs[1]);
   const ActBuffer& y = T.buffer(n.outputs[0]);
-  const int64_t width = T.p.spad_row_bytes;
+  const int64_t width = T.p.spad_row_elems;
   const int64_t rows = std::min(T.layout().chunk, T.layout().slot_rows / 2 - 1);
   if (rows < 1) throw Error("node '" + n.name + "' (" + n.op + "): its two inputs do not fit the scratchpad");
   const int64_t gap = conflictFreeStride(rows, T.p.spad_banks);
@@ -40,7 +40,7 @@ void tileMax(TileContext& T, const Node& n) {
       T.endStep(chunkLabel(c0, nc, chunk));
     }
   }
-  T.layer().min_dram_bytes = a.H * a.W * a.C + b.H * b.W * b.C + y.H * y.W * y.C;
+  T.layer().min_dram_bytes = (a.H * a.W * a.C + b.H * b.W * b.C + y.H * y.W * y.C) * T.lane;
 }
 
 void tileMin(TileContext& T, const Node& n) {
@@ -73,13 +73,13 @@ void tileMin(TileContext& T, const Node& n) {
       T.compute(Semantics::VectorAdd, {acc, acc, acc + accGap, m});
       T.compute(Semantics::VectorWiden, {slot + 2 * gap, acc + accGap, m, z, -1});
       T.compute(Semantics::VectorAdd, {acc, acc, acc + accGap, m});
-      T.compute(Semantics::Requantize, {acc, T.outSlot(), m, scaleRow, z, kActMin, kActMax});
+      T.compute(Semantics::Requantize, {acc, T.outSlot(), m, scaleRow, z, T.actMin, T.actMax});
       T.writesOutput();
       storeRuns(T, chunk, y, c0, nc, T.outSlot());
       T.endStep(chunkLabel(c0, nc, chunk));
     }
   }
-  T.layer().min_dram_bytes = a.H * a.W * a.C + b.H * b.W * b.C + y.H * y.W * y.C;
+  T.layer().min_dram_bytes = (a.H * a.W * a.C + b.H * b.W * b.C + y.H * y.W * y.C) * T.lane;
 }
 
 }  // namespace systole::compiler

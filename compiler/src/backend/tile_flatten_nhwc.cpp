@@ -19,12 +19,12 @@ void copyMapRows(TileContext& T, const Node& n, const ActBuffer& map, const ActB
   view.halo = 0;
   view.pitch = 0;
   view.channel0 = 0;
-  view.base = rows.base + (map.N > 1 ? map.base / map.imageBytes() : 0) * view.imageBytes();  // the image being tiled
+  view.base = rows.base + (map.N > 1 ? map.base / map.imageLanes() : 0) * view.imageLanes();  // the image being tiled
   T.layer().loops = toRows ? "c / lanes x pixel chunks: copy the NHWC bytes into the matrix"
                            : "c / lanes x pixel chunks: copy the matrix's rows into the NHWC map";
   emitRescale(T, toRows ? map : view, 0, toRows ? view : map, 0, map.C, T.zeroPoint(n.inputs[0]), kIdentityMultiplier,
-              kIdentityShift, T.zeroPoint(n.outputs[0]), kActMin, kActMax);
-  T.layer().min_dram_bytes = 2 * map.H * map.W * map.C;
+              kIdentityShift, T.zeroPoint(n.outputs[0]), T.actMin, T.actMax);
+  T.layer().min_dram_bytes = 2 * map.H * map.W * map.C * T.lane;
 }
 
 }  // namespace

@@ -91,7 +91,7 @@ void tileLayerNorm(TileContext& T, const Node& n) {
       T.compute(Semantics::VectorWiden, {tile(t), dev(t), m, zx, C});
       T.compute(Semantics::VectorAdd, {dev(t), dev(t), negSum, m});
       keepValid(t, dev(t));
-      T.compute(Semantics::Requantize, {dev(t), tile(t), m, statsScales, 0, kActMin, kActMax});
+      T.compute(Semantics::Requantize, {dev(t), tile(t), m, statsScales, 0, T.actMin, T.actMax});
       T.compute(Semantics::VectorWiden, {tile(t), work, m, 0, 1});
       T.compute(Semantics::VectorMul, {t == 0 ? var : work, work, work, m});
       if (t > 0) T.compute(Semantics::VectorAdd, {var, var, work, m});
@@ -101,10 +101,10 @@ void tileLayerNorm(TileContext& T, const Node& n) {
     T.compute(Semantics::VectorRecip, {var, var, m, k, 1});
     for (int64_t t = 0; t < tiles; ++t) {
       T.compute(Semantics::VectorMul, {dev(t), dev(t), var, m});
-      T.compute(Semantics::Requantize, {dev(t), tile(t), m, gammaScales + 2 * t, 0, kActMin, kActMax});
+      T.compute(Semantics::Requantize, {dev(t), tile(t), m, gammaScales + 2 * t, 0, T.actMin, T.actMax});
       T.compute(Semantics::VectorWiden, {tile(t), work, m, 0, 256});
       T.compute(Semantics::VectorAdd, {work, work, shift(t), m});
-      T.compute(Semantics::Requantize, {work, T.outSlot(t * rows), m, outScales, zy, kActMin, kActMax});
+      T.compute(Semantics::Requantize, {work, T.outSlot(t * rows), m, outScales, zy, T.actMin, T.actMax});
     }
     T.writesOutput();
     for (int64_t t = 0; t < tiles; ++t)

@@ -15,7 +15,7 @@ using isa::Semantics;
 void tileLut(TileContext& T, const Node& n) {
   const ActBuffer& in = T.buffer(n.inputs[0]);
   const ActBuffer& y = T.buffer(n.outputs[0]);
-  const int64_t width = T.p.spad_row_bytes;
+  const int64_t width = T.p.spad_row_elems;
   const int64_t tableRows = T.p.lut_rows;
   const int64_t rows = std::min(T.layout().chunk, T.layout().slot_rows - tableRows);
   if (rows < 1) throw Error("node '" + n.name + "' (Lut): the table does not fit the scratchpad");
@@ -23,7 +23,7 @@ void tileLut(TileContext& T, const Node& n) {
   for (int64_t v : n.getInts("table")) table.push_back(static_cast<uint8_t>(static_cast<int8_t>(v)));
   if (table.size() != 256)
     throw Error("node '" + n.name + "' (Lut): the table has " + std::to_string(table.size()) + " entries, not 256");
-  const Operand tableAt = T.addConstant(std::move(table), "table");
+  const Operand tableAt = T.addLanes(table, "table");
   T.layer().loops = "c / " + std::to_string(width) + " x pixel chunks of <= " + std::to_string(rows) + ": table lookup";
   for (int64_t c0 = 0; c0 < y.C; c0 += width) {
     const int64_t nc = std::min(width, y.C - c0);

@@ -452,8 +452,8 @@ void emitSteps(TileContext& T, const Node& n, const MatmulTiling& m, const Matmu
   const ActBuffer& y = T.buffer(n.outputs[0]);
   const int64_t Cc = T.p.array_cols, nOc = (m.s.OC + Cc - 1) / Cc;
   const int32_t zy = T.zeroPoint(n.outputs[0]);
-  const int32_t lo = static_cast<int32_t>(n.getInt("act_min", kActMin)),
-                hi = static_cast<int32_t>(n.getInt("act_max", kActMax));
+  const int32_t lo = static_cast<int32_t>(n.getInt("act_min", T.actMin)),
+                hi = static_cast<int32_t>(n.getInt("act_max", T.actMax));
   const auto chunks = outputChunks(m);
   const auto blockWidth = [&](int64_t j0) {
     const int64_t J = std::min(m.ocBlock, nOc - j0);
@@ -650,7 +650,8 @@ void tileMatmul(TileContext& T, const Node& n) {
   emitSteps(T, n, m, k);
   const ActBuffer& y = T.buffer(n.outputs[0]);
   T.layer().min_dram_bytes =
-      T.g.values[static_cast<size_t>(n.inputs[1])].elements() + m.x->H * m.x->W * m.x->C + y.H * y.W * y.C + 4 * m.s.OC;
+      (T.g.values[static_cast<size_t>(n.inputs[1])].elements() + m.x->H * m.x->W * m.x->C + y.H * y.W * y.C) * T.lane +
+      4 * m.s.OC;
 }
 
 }  // namespace systole::compiler

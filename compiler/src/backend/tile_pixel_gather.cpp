@@ -73,7 +73,7 @@ void tilePixelGather(TileContext& T, const Node& n) {
   const std::vector<ChannelRun> runs = channelRuns(m->channels);
   T.layer().loops = std::to_string(runs.size()) + " channel runs x c / lanes x output pixel chunks: gather copy";
   emitRescale(T, T.buffer(n.inputs[0]), T.buffer(n.outputs[0]), runs, T.zeroPoint(n.inputs[0]), kIdentityMultiplier,
-              kIdentityShift, T.zeroPoint(n.outputs[0]), kActMin, kActMax, &m->pixels);
+              kIdentityShift, T.zeroPoint(n.outputs[0]), T.actMin, T.actMax, &m->pixels);
 }
 
 void tileSlice(TileContext& T, const Node& n) {

@@ -33,8 +33,8 @@ enum class Space : uint8_t {
   LoadSlot,  // scratchpad rows of the step's load slot (OnChipLayout::load_slots of them, in turn by step)
   OutSlot,   // scratchpad rows of the step's output slot (two slots, alternating by output)
   AccTile,   // accumulator rows of an accumulation tile (id: the layer's tile number; two halves, alternating)
-  Buffer,    // DRAM bytes of activation buffer `id`
-  Constant,  // DRAM bytes of constant `id`
+  Buffer,    // DRAM of activation buffer `id` (offsets in lanes until TileContext::transfer makes them bytes)
+  Constant,  // DRAM of constant `id` (likewise)
 };
 
 /// 24 bytes (a big model's plan holds millions): the flag beside `space`, not a std::optional.
@@ -84,37 +84,38 @@ struct PlanStep {
   }
 };
 
-/// An int8 activation in DRAM: N images, each NHWC with a spatial halo of `halo` pixels on every
-/// side holding `fill`, so padded windows read real zeros without special cases. Offsets are
-/// relative to the image being tiled (`base` bytes into the buffer); `id` names the DRAM buffer
-/// (an aliasing reshape shares its source's id). An input of an elided Concat is a view of the
-/// Concat's buffer: its C channels start at channel `channel0` of pixels `pitch` bytes apart.
+/// A quantized activation in DRAM: N images, each NHWC with a spatial halo of `halo` pixels on
+/// every side holding `fill`, so padded windows read real zeros without special cases. Sizes and
+/// offsets count lanes (types.activation; a lane is a byte at int8). Offsets are relative to the
+/// image being tiled (`base` lanes into the buffer); `id` names the DRAM buffer (an aliasing
+/// reshape shares its source's id). An input of an elided Concat is a view of the Concat's buffer:
+/// its C channels start at channel `channel0` of pixels `pitch` lanes apart.
 struct ActBuffer {
   int id = -1;
   int64_t N = 1, H = 1, W = 1, C = 1;
   int64_t halo = 0;
-  int8_t fill = 0;
+  int32_t fill = 0;  // a lane's value
   int64_t base = 0;
-  int64_t pitch = 0;  // bytes from one pixel to the next; 0: C (the buffer is the value's own)
+  int64_t pitch = 0;  // lanes from one pixel to the next; 0: C (the buffer is the value's own)
   int64_t channel0 = 0;
-  Space space = Space::Buffer;  // Constant: an int8 constant read as an activation (id: the constant)
+  Space space = Space::Buffer;  // Constant: a quantized constant read as an activation (id: the constant)
 
-  int64_t pixelBytes() const { return pitch > 0 ? pitch : C; }
+  int64_t pixelLanes() const { return pitch > 0 ? pitch : C; }
   int64_t paddedW() const { return W + 2 * halo; }
   int64_t paddedH() const { return H + 2 * halo; }
-  int64_t imageBytes() const { return paddedH() * paddedW() * pixelBytes(); }
-  int64_t bytes() const { return N * imageBytes(); }
-  /// The DRAM operand `byteOffset` bytes into the current image.
-  Operand at(int64_t byteOffset) const { return {space, id, base + byteOffset}; }
+  int64_t imageLanes() const { return paddedH() * paddedW() * pixelLanes(); }
+  int64_t lanes() const { return N * imageLanes(); }
+  /// The DRAM operand `offset` lanes into the current image.
+  Operand at(int64_t offset) const { return {space, id, base + offset}; }
   /// Rows [x0, x0 + count) of a matrix (one image row, no halo) as a buffer of their own.
   ActBuffer rows(int64_t x0, int64_t count) const {
     ActBuffer v = *this;
-    v.base += x0 * pixelBytes();
+    v.base += x0 * pixelLanes();
     v.W = count;
     return v;
   }
   /// Pixel (y, x) in halo-padded coordinates (its first channel).
-  Operand padded(int64_t y, int64_t x) const { return at((y * paddedW() + x) * pixelBytes() + channel0); }
+  Operand padded(int64_t y, int64_t x) const { return at((y * paddedW() + x) * pixelLanes() + channel0); }
   Operand interior(int64_t y, int64_t x) const { return padded(y + halo, x + halo); }
 };
 

@@ -88,7 +88,7 @@ class Printer {
       if (b.id != id) continue;  // an alias: printed with its layer
       out_ << "buffer " << bufferName(id) << ": " << (b.N > 1 ? std::to_string(b.N) + "x" : "") << b.H << "x" << b.W
            << "x" << b.C << " NHWC";
-      if (b.halo) out_ << ", halo " << b.halo << " filled with " << int{b.fill};
+      if (b.halo) out_ << ", halo " << b.halo << " filled with " << b.fill;
       if (plan_.buffer_addr.count(id)) out_ << " @ " << plan_.buffer_addr.at(id);
       out_ << "\n";
     }

@@ -87,14 +87,14 @@ void tileGlobalAveragePool(TileContext& T, const Node& n) {
       reduceRows(T, base, m);
       if (ci > 0) T.compute(Semantics::VectorAdd, {acc, acc, acc + 1, 1});
       if (ci + 1 == chunks.size()) {
-        T.compute(Semantics::Requantize, {acc, T.outSlot(), 1, scaleRow, zy, kActMin, kActMax});
+        T.compute(Semantics::Requantize, {acc, T.outSlot(), 1, scaleRow, zy, T.actMin, T.actMax});
         T.writesOutput();
-        T.store(Semantics::DmaStore, {y.interior(0, 0) + c0, T.outSlot(), 1, nc, y.pixelBytes()});
+        T.store(Semantics::DmaStore, {y.interior(0, 0) + c0, T.outSlot(), 1, nc, y.pixelLanes()});
       }
       T.endStep(chunkLabel(c0, nc, chunks[ci]));
     }
   }
-  T.layer().min_dram_bytes = in.H * in.W * in.C + y.H * y.W * y.C;
+  T.layer().min_dram_bytes = (in.H * in.W * in.C + y.H * y.W * y.C) * T.lane;
 }
 
 }  // namespace
@@ -103,7 +103,7 @@ void tileMaxPool(TileContext& T, const Node& n) {
   const ActBuffer& in = T.buffer(n.inputs[0]);
   const ActBuffer& y = T.buffer(n.outputs[0]);
   const Window w = windowOf(n);
-  const int64_t taps = w.KH * w.KW, width = T.p.spad_row_bytes;
+  const int64_t taps = w.KH * w.KW, width = T.p.spad_row_elems;
   // The chain maxes every block into block 0, then block 0 and the last one into the output slot:
   // blocks 1.. start one row past a multiple of the bank count from block 0, so no vector_max
   // reads two rows of one bank (a conflict costs scratchpad.conflict_cycles a row).
@@ -127,7 +127,7 @@ void tileMaxPool(TileContext& T, const Node& n) {
       T.endStep(chunkLabel(c0, nc, chunk));
     }
   }
-  T.layer().min_dram_bytes = in.H * in.W * in.C + y.H * y.W * y.C;
+  T.layer().min_dram_bytes = (in.H * in.W * in.C + y.H * y.W * y.C) * T.lane;
 }
 
 void tileAveragePool(TileContext& T, const Node& n) {
@@ -158,13 +158,13 @@ void tileAveragePool(TileContext& T, const Node& n) {
         T.compute(Semantics::VectorWiden, {blocks[k], acc + accGap, m, zx, 1});
         T.compute(Semantics::VectorAdd, {acc, acc, acc + accGap, m});
       }
-      T.compute(Semantics::Requantize, {acc, T.outSlot(), m, scaleRow, zy, kActMin, kActMax});
+      T.compute(Semantics::Requantize, {acc, T.outSlot(), m, scaleRow, zy, T.actMin, T.actMax});
       T.writesOutput();
       storeRuns(T, chunk, y, c0, nc, T.outSlot());
       T.endStep(chunkLabel(c0, nc, chunk));
     }
   }
-  T.layer().min_dram_bytes = in.H * in.W * in.C + y.H * y.W * y.C;
+  T.layer().min_dram_bytes = (in.H * in.W * in.C + y.H * y.W * y.C) * T.lane;
 }
 
 }  // namespace systole::compiler

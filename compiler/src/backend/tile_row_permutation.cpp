@@ -75,8 +75,8 @@ void tileRowSelect(TileContext& T, const Node& n) {
   const PixelGather from{{0}, *rows};
   const int32_t z = T.zeroPoint(n.inputs[0]);
   T.layer().loops = std::to_string(rows->size()) + " rows gathered: identity copy";
-  emitRescale(T, in, T.buffer(n.outputs[0]), {{0, 0, in.C}}, z, kIdentityMultiplier, kIdentityShift, z, kActMin,
-              kActMax, &from);
+  emitRescale(T, in, T.buffer(n.outputs[0]), {{0, 0, in.C}}, z, kIdentityMultiplier, kIdentityShift, z, T.actMin,
+              T.actMax, &from);
 }
 
 std::optional<std::pair<int64_t, int64_t>> rowPermutation(const Graph& g, const Node& n) {
@@ -95,7 +95,7 @@ void tileRowPermutation(TileContext& T, const Node& n) {
     for (int64_t a = 0; a < A; ++a) from.cols.push_back(a * B + b);
   const int32_t z = T.zeroPoint(n.inputs[0]);
   T.layer().loops = "rows gathered at a stride of " + std::to_string(B) + " rows: identity copy";
-  emitRescale(T, in, out, {{0, 0, in.C}}, z, kIdentityMultiplier, kIdentityShift, z, kActMin, kActMax, &from);
+  emitRescale(T, in, out, {{0, 0, in.C}}, z, kIdentityMultiplier, kIdentityShift, z, T.actMin, T.actMax, &from);
 }
 
 }  // namespace systole::compiler

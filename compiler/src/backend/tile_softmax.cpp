@@ -65,7 +65,7 @@ struct SoftmaxTiler {
       T.compute(Semantics::VectorWiden, {maskTile(t), work2, m, 0, -n.getInt("mask_push", 0)});
       T.compute(Semantics::VectorAdd, {work, work, work2, m});
       T.compute(Semantics::VectorReduce, {work, work, m, 1});
-      T.compute(Semantics::Requantize, {work, t == 0 ? rowMax() : low(), m, identityScales(), 0, kActMin, kActMax});
+      T.compute(Semantics::Requantize, {work, t == 0 ? rowMax() : low(), m, identityScales(), 0, T.actMin, T.actMax});
       if (t > 0) T.compute(Semantics::VectorMax, {rowMax(), rowMax(), low(), m});
     }
     T.compute(Semantics::VectorWiden, {rowMax(), mx, m, zx, 1});
@@ -79,11 +79,11 @@ struct SoftmaxTiler {
       T.compute(Semantics::VectorWiden, {maskTile(t), work2, m, 0, n.getInt("mask_push", 0)});
       T.compute(Semantics::VectorAdd, {work, work, work2, m});
     }
-    T.compute(Semantics::Requantize, {work, tile(t), m, indexScales, kActMin, kActMin, kActMax});
+    T.compute(Semantics::Requantize, {work, tile(t), m, indexScales, T.actMin, T.actMin, T.actMax});
     T.compute(Semantics::VectorLut, {low(), tile(t), m, T.loadSlot(tableRows)});
     T.compute(Semantics::VectorLut, {tile(t), tile(t), m, T.loadSlot()});
     T.compute(Semantics::VectorWiden, {tile(t), exps(t), m, 0, 256});
-    T.compute(Semantics::VectorWiden, {low(), work, m, kActMin, 1});
+    T.compute(Semantics::VectorWiden, {low(), work, m, T.actMin, 1});
     if (t == 0) T.compute(Semantics::VectorAdd, {sum, exps(0), work, m});  // the sum starts as tile 0's
     T.compute(Semantics::VectorAdd, {exps(t), exps(t), work, m});
     if (t > 0) T.compute(Semantics::VectorAdd, {sum, sum, exps(t), m});
@@ -98,7 +98,7 @@ struct SoftmaxTiler {
              int64_t maskStride) {
     m = chunkPixels(runs);
     acc = T.newAccTile(), mx = acc, work = acc + ag, sum = acc + 2 * ag, work2 = acc + 3 * ag;
-    const int64_t width = T.p.spad_row_bytes;
+    const int64_t width = T.p.spad_row_elems;
     T.load(Semantics::DmaLoad, {tables, T.loadSlot(), 2 * tableRows, width, width});
     for (int64_t t = 0; t < tiles; ++t) loadRuns(T, runs, x, t * lanes, tileWidth(t), tile(t));
     if (masked) {
@@ -114,7 +114,7 @@ struct SoftmaxTiler {
     T.compute(Semantics::VectorRecip, {sum, sum, m, static_cast<int32_t>(n.getInt("recip_shift", 0)), 0});
     for (int64_t t = 0; t < tiles; ++t) {
       T.compute(Semantics::VectorMul, {work, exps(t), sum, m});
-      T.compute(Semantics::Requantize, {work, T.outSlot(t * rows), m, outScales, zy, kActMin, kActMax});
+      T.compute(Semantics::Requantize, {work, T.outSlot(t * rows), m, outScales, zy, T.actMin, T.actMax});
     }
     T.writesOutput();
     for (int64_t t = 0; t < tiles; ++t) storeRuns(T, runs, y, t * lanes, tileWidth(t), T.outSlot(t * rows));
@@ -160,18 +160,18 @@ SoftmaxTiler softmaxTiler(TileContext& T, const Node& n) {
 void tileSoftmax(TileContext& T, const Node& n) {
   SoftmaxTiler s = softmaxTiler(T, n);
   // Both tables in one constant, loaded into consecutive rows (high bytes first).
-  std::vector<uint8_t> tables(static_cast<size_t>(2 * s.tableRows * T.p.spad_row_bytes), 0);
+  std::vector<uint8_t> tables(static_cast<size_t>(2 * s.tableRows * T.p.spad_row_elems), 0);
   for (const auto& [attr, at] : {std::pair{"table", int64_t{0}}, std::pair{"table_lo", s.tableRows}}) {
     const std::vector<int64_t> v = n.getInts(attr);
     for (size_t i = 0; i < v.size() && i < 256; ++i)
-      tables[static_cast<size_t>(at * T.p.spad_row_bytes) + i] = static_cast<uint8_t>(static_cast<int8_t>(v[i]));
+      tables[static_cast<size_t>(at * T.p.spad_row_elems) + i] = static_cast<uint8_t>(static_cast<int8_t>(v[i]));
   }
-  const Operand tableAt = T.addConstant(tables, "exponential tables (high bytes, low bytes)");
+  const Operand tableAt = T.addLanes(tables, "exponential tables (high bytes, low bytes)");
   // The mask: int8 rows of whole tiles (the padding lanes masked), repeating every maskRows rows (a
   // chunk stays in one repeat); a ragged row without the model's mask has one row, broadcast.
   const Value* mask = n.inputs.size() > 1 ? &T.g.values[static_cast<size_t>(n.inputs[1])] : nullptr;
   const int64_t maskRows = mask ? mask->elements() / s.x.C : s.y.W, paddedC = s.tiles * s.lanes;
-  const Operand maskAt = s.masked ? T.addConstant(paddedMaskRows(mask, s.x.C, paddedC), "mask") : Operand{};
+  const Operand maskAt = s.masked ? T.addLanes(paddedMaskRows(mask, s.x.C, paddedC), "mask") : Operand{};
   const int64_t maskStride = mask ? paddedC : 0;
   T.layer().loops = "row chunks of <= " + std::to_string(s.rows) + " x " + std::to_string(s.tiles) +
                     " tiles: " + (s.masked ? "masked " : "") + "max, exponential tables, sum, reciprocal, scale";

@@ -103,7 +103,7 @@ std::set<int> elideConcats(const Graph& g, const std::vector<int>& order, const 
       const int64_t C = b.C;
       b = whole;
       b.C = C;
-      b.pitch = whole.pixelBytes();
+      b.pitch = whole.pixelLanes();
       b.channel0 = whole.channel0 + offset;
       offset += C;
     }
@@ -129,26 +129,25 @@ std::map<int, std::pair<int64_t, bool>> haloNeeds(const Graph& g, const std::vec
 }
 
 /// Max pooling over a zero-point halo is exact only if no value is below the zero point.
-void checkMaxOverZeroPointHalo(const Graph& g, int v, int32_t z) {
+void checkMaxOverZeroPointHalo(const Graph& g, int v, int32_t z, int32_t actMin) {
   const Value& val = valueOf(g, v);
   const Node* producer = val.producer >= 0 ? &g.nodes[static_cast<size_t>(val.producer)] : nullptr;
   const auto users = g.users();
   for (int u : users[static_cast<size_t>(v)]) {
     const Node& c = g.nodes[static_cast<size_t>(u)];
-    if (c.op == Op::MaxPool && (!producer || producer->getInt("act_min", kActMin) < z))
+    if (c.op == Op::MaxPool && (!producer || producer->getInt("act_min", actMin) < z))
       throw Error("node '" + c.name + "' (" + c.op +
                   ") cannot run on the NPU: its padded input is also read by a convolution and is not ReLU-bounded");
   }
 }
 
-void applyHalos(const Graph& g, const std::map<int, std::pair<int64_t, bool>>& halo, TilePlan& plan) {
+void applyHalos(const TileContext& T, const std::map<int, std::pair<int64_t, bool>>& halo, TilePlan& plan) {
   for (const auto& [root, need] : halo) {
-    const int32_t z = valueOf(g, root).quant->zero_point.at(0);
-    if (!need.second && z != kActMin) checkMaxOverZeroPointHalo(g, root, z);
+    const int32_t z = valueOf(T.g, root).quant->zero_point.at(0);
+    if (!need.second && z != T.actMin) checkMaxOverZeroPointHalo(T.g, root, z, T.actMin);
     plan.halo_buffers.push_back(root);
     for (auto& [v, b] : plan.buffers)
-      if (b.id == root)
-        b.halo = need.first, b.fill = need.second ? static_cast<int8_t>(kActMin) : static_cast<int8_t>(z);
+      if (b.id == root) b.halo = need.first, b.fill = need.second ? T.actMin : z;
   }
 }
 
@@ -269,9 +268,9 @@ void planInputs(TileContext& T, const Boundary& boundary) {
     const int32_t z = val.quant->zero_point.at(0);
     T.forEachImage({plain.id, v}, [&] {
       const ActBuffer& dst = plan.buffers.at(v);
-      emitRescale(T, plan.buffers.at(plain.id), 0, dst, 0, dst.C, z, kIdentityMultiplier, kIdentityShift, z, kActMin,
-                  kActMax);
-      T.layer().min_dram_bytes = 2 * dst.H * dst.W * dst.C;
+      emitRescale(T, plan.buffers.at(plain.id), 0, dst, 0, dst.C, z, kIdentityMultiplier, kIdentityShift, z, T.actMin,
+                  T.actMax);
+      T.layer().min_dram_bytes = 2 * dst.H * dst.W * dst.C * T.lane;
     });
     T.barrier();
   }
@@ -320,7 +319,7 @@ TilePlan tileSegment(const Graph& g, const isa::IsaConfig& isa, const std::vecto
   placeValues(g, order, boundary, plan);
   // Intermediates kept for --check-intermediates are program tensors of their own.
   const std::set<int> elided = options.keep_intermediates ? std::set<int>{} : elideConcats(g, order, boundary, plan);
-  applyHalos(g, haloNeeds(g, order, plan), plan);
+  applyHalos(T, haloNeeds(g, order, plan), plan);
   plan.layout = chooseOnChipLayout(T);
   planInputs(T, boundary);
   tileLayers(T, order, elided);

@@ -67,7 +67,7 @@ Value readValue(ByteReader& r) {
   Value v;
   v.name = r.str();
   const uint8_t type = r.u8();
-  if (type > static_cast<uint8_t>(ElemType::Bool)) r.fail("bad element type " + std::to_string(type));
+  if (type > static_cast<uint8_t>(ElemType::Int16)) r.fail("bad element type " + std::to_string(type));
   v.type = static_cast<ElemType>(type);
   v.shape = readShape(r);
   if (r.u8()) {

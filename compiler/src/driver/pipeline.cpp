@@ -43,6 +43,7 @@ QuantOptions quantOptions(const isa::IsaConfig& isa, const PipelineOptions& opti
   const isa::Params& p = isa.params();
   checkCompilerTarget(p);
   q.accumulator_bits = p.acc_bits;
+  q.activation_bits = p.act_bits;
   if (options.precision == "auto") {
     q.search_widths = p.weight_bits;
     q.min_cosine = options.min_cosine;

@@ -186,6 +186,7 @@ Value tensorToValue(const onnx::TensorProto& t, const std::string& valueName, co
     case ElemType::Int64: fill(t.int64_data(), [](int64_t x) { return x; }); break;
     case ElemType::Int32: fill(t.int32_data(), [](int32_t x) { return x; }); break;
     case ElemType::Int8: fill(t.int32_data(), [](int32_t x) { return static_cast<int8_t>(x); }); break;
+    case ElemType::Int16: fill(t.int32_data(), [](int32_t x) { return static_cast<int16_t>(x); }); break;
     case ElemType::Bool: fill(t.int32_data(), [](int32_t x) { return static_cast<uint8_t>(x != 0); }); break;
   }
   return v;
@@ -223,6 +224,7 @@ double scalarOf(const Value& v) {
     case ElemType::Int64: return static_cast<double>(*v.as<int64_t>());
     case ElemType::Int32: return *v.as<int32_t>();
     case ElemType::Int8: return *v.as<int8_t>();
+    case ElemType::Int16: return *v.as<int16_t>();
     case ElemType::Bool: return *v.as<uint8_t>();
   }
   return 0;

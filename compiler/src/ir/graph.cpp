@@ -16,6 +16,7 @@ std::string_view elemTypeName(ElemType t) {
   switch (t) {
     case ElemType::Float32: return "f32";
     case ElemType::Int8: return "i8";
+    case ElemType::Int16: return "i16";
     case ElemType::Int32: return "i32";
     case ElemType::Int64: return "i64";
     case ElemType::Bool: return "bool";
@@ -27,6 +28,7 @@ int elemTypeBytes(ElemType t) {
   switch (t) {
     case ElemType::Int8:
     case ElemType::Bool: return 1;
+    case ElemType::Int16: return 2;
     case ElemType::Int64: return 8;
     default: return 4;
   }

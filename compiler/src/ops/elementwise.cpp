@@ -89,6 +89,7 @@ void compare(const Ctx& c, Op op) {
     case ElemType::Int64: run(a.data<int64_t>(), b.data<int64_t>()); break;
     case ElemType::Int32: run(a.data<int32_t>(), b.data<int32_t>()); break;
     case ElemType::Int8: run(a.data<int8_t>(), b.data<int8_t>()); break;
+    case ElemType::Int16: run(a.data<int16_t>(), b.data<int16_t>()); break;
     case ElemType::Bool: run(a.data<uint8_t>(), b.data<uint8_t>()); break;
   }
 }
@@ -156,25 +157,35 @@ namespace systole::compiler::int8_kernels {
 
 namespace {
 
+/// out[i] = f(a, b, i) over the lanes of two inputs (typed pointers), at the output's width: the
+/// loop of Add and Mul.
+template <typename Fn>
+void twoInputLanes(const std::vector<const HostTensor*>& in, HostTensor& y, Fn&& f) {
+  forLanes(y.type, [&]<typename Lane>() {
+    const Lane* a = in[0]->data<Lane>();
+    const Lane* b = in[1]->data<Lane>();
+    Lane* out = y.data<Lane>();
+    for (int64_t i = 0; i < y.elements(); ++i) out[i] = static_cast<Lane>(f(a, b, i));
+  });
+}
+
 void add(const Graph& g, const Node& n, const std::vector<const HostTensor*>& in, HostTensor& y) {
-  expectType(in.at(0), ElemType::Int8, "Add input A");
-  expectType(in.size() > 1 ? in[1] : nullptr, ElemType::Int8, "Add input B");
+  expectActivation(in.at(0), "Add input A", &y);
+  expectActivation(in.size() > 1 ? in[1] : nullptr, "Add input B", &y);
   if (in[0]->shape != y.shape || in[1]->shape != y.shape) throw Error("a quantized Add needs equal shapes");
   const int32_t za = perTensorQuant(g, n.inputs[0]).zero_point, zb = perTensorQuant(g, n.inputs[1]).zero_point;
   const int32_t ma = intAttr(n, "a_multiplier"), mb = intAttr(n, "b_multiplier");
-  const Requantizer rq(n, 1, perTensorQuant(g, n.outputs.at(0)).zero_point, true);
-  const int8_t* a = in[0]->data<int8_t>();
-  const int8_t* b = in[1]->data<int8_t>();
-  int8_t* out = y.data<int8_t>();
-  for (int64_t i = 0; i < y.elements(); ++i)
-    out[i] = rq(arith::add(arith::widen(a[i], za, ma), arith::widen(b[i], zb, mb)), 0);
+  const Requantizer rq(n, 1, perTensorQuant(g, n.outputs.at(0)).zero_point, true, activationBits(y.type));
+  twoInputLanes(in, y, [&](const auto* a, const auto* b, int64_t i) {
+    return rq(arith::add(arith::widen(a[i], za, ma), arith::widen(b[i], zb, mb)), 0);
+  });
 }
 
 /// y = requantize(widen(a, z_a, 1) * widen(b, z_b, 1)); b has a's shape, or [N, C, 1, 1] against
 /// a's [N, C, H, W] (one value per image and channel, broadcast over the pixels).
 void mul(const Graph& g, const Node& n, const std::vector<const HostTensor*>& in, HostTensor& y) {
-  expectType(in.at(0), ElemType::Int8, "Mul input A");
-  expectType(in.size() > 1 ? in[1] : nullptr, ElemType::Int8, "Mul input B");
+  expectActivation(in.at(0), "Mul input A", &y);
+  expectActivation(in.size() > 1 ? in[1] : nullptr, "Mul input B", &y);
   const auto& as = in[0]->shape;
   const auto& bs = in[1]->shape;
   const bool perChannel = bs != as;
@@ -182,36 +193,38 @@ void mul(const Graph& g, const Node& n, const std::vector<const HostTensor*>& in
     throw Error("a quantized Mul needs equal shapes or a [N, C, 1, 1] second input");
   const int64_t pixels = perChannel ? as[2] * as[3] : 1;
   const int32_t za = perTensorQuant(g, n.inputs[0]).zero_point, zb = perTensorQuant(g, n.inputs[1]).zero_point;
-  const Requantizer rq(n, 1, perTensorQuant(g, n.outputs.at(0)).zero_point, true);
-  const int8_t* a = in[0]->data<int8_t>();
-  const int8_t* b = in[1]->data<int8_t>();
-  int8_t* out = y.data<int8_t>();
-  for (int64_t i = 0; i < y.elements(); ++i)
-    out[i] = rq(arith::mul(arith::widen(a[i], za, 1), arith::widen(b[i / pixels], zb, 1)), 0);
+  const Requantizer rq(n, 1, perTensorQuant(g, n.outputs.at(0)).zero_point, true, activationBits(y.type));
+  twoInputLanes(in, y, [&](const auto* a, const auto* b, int64_t i) {
+    return rq(arith::mul(arith::widen(a[i], za, 1), arith::widen(b[i / pixels], zb, 1)), 0);
+  });
 }
 
 void clamp(const Node& n, const std::vector<const HostTensor*>& in, HostTensor& y, int32_t lo, int32_t hi) {
-  expectType(in.at(0), ElemType::Int8, n.op + " input");
-  const int8_t* x = in[0]->data<int8_t>();
-  int8_t* out = y.data<int8_t>();
-  for (int64_t i = 0; i < y.elements(); ++i)
-    out[i] = static_cast<int8_t>(std::min<int32_t>(std::max<int32_t>(x[i], lo), hi));
+  expectActivation(in.at(0), n.op + " input", &y);
+  forLanes(y.type, [&]<typename Lane>() {
+    const Lane* x = in[0]->data<Lane>();
+    Lane* out = y.data<Lane>();
+    for (int64_t i = 0; i < y.elements(); ++i)
+      out[i] = static_cast<Lane>(std::min<int32_t>(std::max<int32_t>(x[i], lo), hi));
+  });
 }
 
 /// Max or Min of two int8 tensors of one shape and one quantization (the quantizer gives them the
 /// output's): the int8 values compare as the real ones do.
 void extremum(const Graph& g, const Node& n, const std::vector<const HostTensor*>& in, HostTensor& y, bool isMax) {
   if (in.size() != 2) throw Error("expects two inputs");
-  expectType(in[0], ElemType::Int8, "input");
-  expectType(in[1], ElemType::Int8, "input");
+  expectActivation(in[0], "input", &y);
+  expectActivation(in[1], "input", &y);
   if (in[0]->shape != y.shape || in[1]->shape != y.shape) throw Error("int8 inputs must have the output's shape");
   const std::optional<Quant>& qy = g.values[static_cast<size_t>(n.outputs.at(0))].quant;
   for (int v : n.inputs)
     if (!qy || g.values[static_cast<size_t>(v)].quant != qy)
       throw Error("int8 inputs must have the output's quantization");
-  const int8_t *a = in[0]->data<int8_t>(), *b = in[1]->data<int8_t>();
-  int8_t* out = y.data<int8_t>();
-  for (int64_t i = 0; i < y.elements(); ++i) out[i] = isMax ? std::max(a[i], b[i]) : std::min(a[i], b[i]);
+  forLanes(y.type, [&]<typename Lane>() {
+    const Lane *a = in[0]->data<Lane>(), *b = in[1]->data<Lane>();
+    Lane* out = y.data<Lane>();
+    for (int64_t i = 0; i < y.elements(); ++i) out[i] = isMax ? std::max(a[i], b[i]) : std::min(a[i], b[i]);
+  });
 }
 
 void maximum(const Graph& g, const Node& n, const std::vector<const HostTensor*>& in, HostTensor& y) {
@@ -222,11 +235,11 @@ void minimum(const Graph& g, const Node& n, const std::vector<const HostTensor*>
   extremum(g, n, in, y, false);
 }
 
-/// Relu (unfused): the clamp to [act_min, act_max], by default [z, 127].
+/// Relu (unfused): the clamp to [act_min, act_max], by default [z, the lane's max].
 void relu(const Graph& g, const Node& n, const std::vector<const HostTensor*>& in, HostTensor& y) {
   const int32_t z = perTensorQuant(g, n.inputs[0]).zero_point;
   clamp(n, in, y, n.has("act_min") ? intAttr(n, "act_min") : z,
-        n.has("act_max") ? intAttr(n, "act_max") : isa::arith::kActMax);
+        n.has("act_max") ? intAttr(n, "act_max") : arith::activationMax(activationBits(y.type)));
 }
 
 void clip(const Graph&, const Node& n, const std::vector<const HostTensor*>& in, HostTensor& y) {

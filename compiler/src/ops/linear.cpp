@@ -291,7 +291,7 @@ void conv(const Graph& g, const Node& n, const std::vector<const HostTensor*>& i
   const HostTensor* x = in.at(0);
   const HostTensor* w = in.size() > 1 ? in[1] : nullptr;
   const HostTensor* b = in.size() > 2 ? in[2] : nullptr;
-  expectType(x, ElemType::Int8, "Conv input");
+  expectActivation(x, "Conv input", &y);
   expectType(w, ElemType::Int8, "Conv weight");
   if (b) expectType(b, ElemType::Int32, "Conv bias");
   if (w->shape.size() != x->shape.size()) throw Error("Conv weight rank differs from the input rank");
@@ -302,12 +302,10 @@ void conv(const Graph& g, const Node& n, const std::vector<const HostTensor*>& i
   if (b && b->elements() != outC) throw Error("Conv bias must have one value per output channel");
   const Window2d win = windowOf(n, x->shape, y.shape, {w->shape.begin() + 2, w->shape.end()});
   const int32_t zx = perTensorQuant(g, n.inputs[0]).zero_point;
-  const Requantizer rq(n, outC, perTensorQuant(g, n.outputs.at(0)).zero_point, true);
+  const Requantizer rq(n, outC, perTensorQuant(g, n.outputs.at(0)).zero_point, true, activationBits(y.type));
 
   const int64_t ocg = outC / groups, inPlane = win.in_h * win.in_w, outPlane = win.out_h * win.out_w;
-  const int8_t* xd = x->data<int8_t>();
   const int8_t* wd = w->data<int8_t>();
-  int8_t* yd = y.data<int8_t>();
   // The output positions o in [0, outSize) whose input position o*stride + off lies in [0, inSize).
   auto validRange = [](int64_t off, int64_t stride, int64_t inSize, int64_t outSize) {
     const int64_t lo = off >= 0 ? 0 : (-off + stride - 1) / stride;
@@ -319,7 +317,7 @@ void conv(const Graph& g, const Node& n, const std::vector<const HostTensor*>& i
   std::vector<int32_t> centred(static_cast<size_t>(inC * inPlane));  // x - z_x of one batch item
   for (int64_t bn = 0; bn < batch; ++bn) {
     for (int64_t i = 0; i < inC * inPlane; ++i)
-      centred[static_cast<size_t>(i)] = arith::widen(xd[bn * inC * inPlane + i], zx, 1);
+      centred[static_cast<size_t>(i)] = arith::widen(laneAt(*x, bn * inC * inPlane + i), zx, 1);
     for (int64_t oc = 0; oc < outC; ++oc) {
       std::fill(acc.begin(), acc.end(), b ? b->data<int32_t>()[oc] : 0);
       const int64_t group = oc / ocg;
@@ -346,8 +344,8 @@ void conv(const Graph& g, const Node& n, const std::vector<const HostTensor*>& i
           }
         }
       }
-      int8_t* outPlanePtr = yd + (bn * outC + oc) * outPlane;
-      for (int64_t i = 0; i < outPlane; ++i) outPlanePtr[i] = rq(acc[static_cast<size_t>(i)], oc);
+      const int64_t outBase = (bn * outC + oc) * outPlane;
+      for (int64_t i = 0; i < outPlane; ++i) setLane(y, outBase + i, rq(acc[static_cast<size_t>(i)], oc));
     }
   }
 }
@@ -356,8 +354,8 @@ void conv(const Graph& g, const Node& n, const std::vector<const HostTensor*>& i
 /// a [M, K] x b [K, N] (or b [N, K] transposed, with transB), requantized per tensor.
 void activationMatmul(const Graph& g, const Node& n, const std::vector<const HostTensor*>& in, HostTensor& y) {
   const HostTensor *a = in.at(0), *b = in.at(1);
-  expectType(a, ElemType::Int8, "MatMul input A");
-  expectType(b, ElemType::Int8, "MatMul input B");
+  expectActivation(a, "MatMul input A", &y);
+  expectActivation(b, "MatMul input B", &y);
   const bool transB = n.getInt("transB", 0) != 0;
   if (a->shape.size() < 2 || a->shape.size() != b->shape.size())
     throw Error("a product of two activations needs operands of one rank >= 2");
@@ -369,19 +367,21 @@ void activationMatmul(const Graph& g, const Node& n, const std::vector<const Hos
     throw Error("MatMul operands " + ops::shapeText(a->shape) + " and " + ops::shapeText(b->shape) + " do not match");
   if (perTensorQuant(g, n.inputs[0]).zero_point != 0 || perTensorQuant(g, n.inputs[1]).zero_point != 0)
     throw Error("a product of two activations needs both at zero point 0");
-  const Requantizer rq(n, 1, perTensorQuant(g, n.outputs.at(0)).zero_point, true);
-  const int8_t *ad = a->data<int8_t>(), *bd = b->data<int8_t>();
-  int8_t* yd = y.data<int8_t>();
-  for (int64_t t = 0; t < batch; ++t)
-    for (int64_t m = 0; m < M; ++m)
-      for (int64_t j = 0; j < N; ++j) {
-        int32_t acc = 0;
-        for (int64_t k = 0; k < K; ++k) {
-          const int8_t bv = transB ? bd[(t * N + j) * K + k] : bd[(t * K + k) * N + j];
-          acc = arith::mac(acc, ad[(t * M + m) * K + k], bv);
+  const Requantizer rq(n, 1, perTensorQuant(g, n.outputs.at(0)).zero_point, true, activationBits(y.type));
+  forLanes(y.type, [&]<typename Lane>() {
+    const Lane *ad = a->data<Lane>(), *bd = b->data<Lane>();
+    Lane* yd = y.data<Lane>();
+    for (int64_t t = 0; t < batch; ++t)
+      for (int64_t m = 0; m < M; ++m)
+        for (int64_t j = 0; j < N; ++j) {
+          int32_t acc = 0;
+          for (int64_t k = 0; k < K; ++k) {
+            const int32_t bv = transB ? bd[(t * N + j) * K + k] : bd[(t * K + k) * N + j];
+            acc = arith::add(acc, arith::mul(ad[(t * M + m) * K + k], bv));
+          }
+          yd[(t * M + m) * N + j] = static_cast<Lane>(rq(acc, 0));
         }
-        yd[(t * M + m) * N + j] = rq(acc, 0);
-      }
+  });
 }
 
 /// Gemm and MatMul with a constant right operand: a [..., K] x w [K, N] + b [N].
@@ -390,7 +390,7 @@ void matmul(const Graph& g, const Node& n, const std::vector<const HostTensor*>&
   const HostTensor* a = in.at(0);
   const HostTensor* w = in.size() > 1 ? in[1] : nullptr;
   const HostTensor* b = in.size() > 2 ? in[2] : nullptr;
-  expectType(a, ElemType::Int8, n.op + " input");
+  expectActivation(a, n.op + " input", &y);
   expectType(w, ElemType::Int8, n.op + " weight");
   if (b) expectType(b, ElemType::Int32, n.op + " bias");
   if (n.getInt("transA", 0) != 0 || n.getInt("transB", 0) != 0)
@@ -402,21 +402,19 @@ void matmul(const Graph& g, const Node& n, const std::vector<const HostTensor*>&
   if (y.elements() != M * N) throw Error("output shape does not match [M][N]");
   if (b && b->elements() != N) throw Error("bias must have N values");
   const int32_t za = perTensorQuant(g, n.inputs[0]).zero_point;
-  const Requantizer rq(n, N, perTensorQuant(g, n.outputs.at(0)).zero_point, true);
-  const int8_t* ad = a->data<int8_t>();
+  const Requantizer rq(n, N, perTensorQuant(g, n.outputs.at(0)).zero_point, true, activationBits(y.type));
   const int8_t* wd = w->data<int8_t>();
-  int8_t* yd = y.data<int8_t>();
   std::vector<int32_t> acc(static_cast<size_t>(N));
   for (int64_t m = 0; m < M; ++m) {
     for (int64_t j = 0; j < N; ++j) acc[static_cast<size_t>(j)] = b ? b->data<int32_t>()[j] : 0;
     for (int64_t k = 0; k < K; ++k) {
-      const int32_t av = arith::widen(ad[m * K + k], za, 1);
+      const int32_t av = arith::widen(laneAt(*a, m * K + k), za, 1);
       if (av == 0) continue;
       const int8_t* wRow = wd + k * N;
       for (int64_t j = 0; j < N; ++j)
         acc[static_cast<size_t>(j)] = arith::add(acc[static_cast<size_t>(j)], arith::mul(av, wRow[j]));
     }
-    for (int64_t j = 0; j < N; ++j) yd[m * N + j] = rq(acc[static_cast<size_t>(j)], j);
+    for (int64_t j = 0; j < N; ++j) setLane(y, m * N + j, rq(acc[static_cast<size_t>(j)], j));
   }
 }
 
@@ -441,32 +439,31 @@ void forWindow(const Window2d& w, int64_t oh, int64_t ow, Visit&& visit) {
 }
 
 void pool(const Graph& g, const Node& n, const std::vector<const HostTensor*>& in, HostTensor& y, bool isMax) {
-  expectType(in.at(0), ElemType::Int8, n.op + " input");
+  expectActivation(in.at(0), n.op + " input", &y);
   const HostTensor& x = *in[0];
   const Window2d w = windowOf(n, x.shape, y.shape, kernelShape(n, x.shape.size()));
   const int64_t planes = x.shape[0] * x.shape[1];
   if (y.shape[0] != x.shape[0] || y.shape[1] != x.shape[1]) throw Error("pooling keeps N and C");
-  const int8_t* xd = x.data<int8_t>();
-  int8_t* yd = y.data<int8_t>();
+  const int bits = activationBits(y.type);
   if (isMax) {
     for (int64_t p = 0; p < planes; ++p)
       for (int64_t oh = 0; oh < w.out_h; ++oh)
         for (int64_t ow = 0; ow < w.out_w; ++ow) {
-          int8_t m = isa::arith::kActMin;
-          forWindow(w, oh, ow, [&](int64_t i) { m = std::max(m, xd[p * w.in_h * w.in_w + i]); });
-          yd[(p * w.out_h + oh) * w.out_w + ow] = m;
+          int32_t m = arith::activationMin(bits);
+          forWindow(w, oh, ow, [&](int64_t i) { m = std::max(m, laneAt(x, p * w.in_h * w.in_w + i)); });
+          setLane(y, (p * w.out_h + oh) * w.out_w + ow, m);
         }
     return;
   }
   const int32_t zx = perTensorQuant(g, n.inputs[0]).zero_point;
-  const Requantizer rq(n, 1, perTensorQuant(g, n.outputs.at(0)).zero_point, false);
+  const Requantizer rq(n, 1, perTensorQuant(g, n.outputs.at(0)).zero_point, false, bits);
   for (int64_t p = 0; p < planes; ++p)
     for (int64_t oh = 0; oh < w.out_h; ++oh)
       for (int64_t ow = 0; ow < w.out_w; ++ow) {
         int32_t acc = 0;
         forWindow(w, oh, ow,
-                  [&](int64_t i) { acc = arith::add(acc, arith::widen(xd[p * w.in_h * w.in_w + i], zx, 1)); });
-        yd[(p * w.out_h + oh) * w.out_w + ow] = rq(acc, 0);
+                  [&](int64_t i) { acc = arith::add(acc, arith::widen(laneAt(x, p * w.in_h * w.in_w + i), zx, 1)); });
+        setLane(y, (p * w.out_h + oh) * w.out_w + ow, rq(acc, 0));
       }
 }
 
@@ -479,19 +476,18 @@ void averagePool(const Graph& g, const Node& n, const std::vector<const HostTens
 }
 
 void globalAveragePool(const Graph& g, const Node& n, const std::vector<const HostTensor*>& in, HostTensor& y) {
-  expectType(in.at(0), ElemType::Int8, "GlobalAveragePool input");
+  expectActivation(in.at(0), "GlobalAveragePool input", &y);
   const HostTensor& x = *in[0];
   if (x.shape.size() < 3) throw Error("GlobalAveragePool needs N C and spatial dimensions");
   const int64_t planes = x.shape[0] * x.shape[1];
   const int64_t size = x.elements() / std::max<int64_t>(planes, 1);
   if (y.elements() != planes) throw Error("GlobalAveragePool output must be N x C x 1...");
   const int32_t zx = perTensorQuant(g, n.inputs[0]).zero_point;
-  const Requantizer rq(n, 1, perTensorQuant(g, n.outputs.at(0)).zero_point, false);
-  const int8_t* xd = x.data<int8_t>();
+  const Requantizer rq(n, 1, perTensorQuant(g, n.outputs.at(0)).zero_point, false, activationBits(y.type));
   for (int64_t p = 0; p < planes; ++p) {
     int32_t acc = 0;
-    for (int64_t i = 0; i < size; ++i) acc = arith::add(acc, arith::widen(xd[p * size + i], zx, 1));
-    y.data<int8_t>()[p] = rq(acc, 0);
+    for (int64_t i = 0; i < size; ++i) acc = arith::add(acc, arith::widen(laneAt(x, p * size + i), zx, 1));
+    setLane(y, p, rq(acc, 0));
   }
 }
 

@@ -29,6 +29,7 @@ void storeElement(HostTensor& Y, int64_t i, double v) {
     case ElemType::Int64: Y.data<int64_t>()[i] = saturatingCast<int64_t>(v); break;
     case ElemType::Int32: Y.data<int32_t>()[i] = saturatingCast<int32_t>(v); break;
     case ElemType::Int8: Y.data<int8_t>()[i] = saturatingCast<int8_t>(v); break;
+    case ElemType::Int16: Y.data<int16_t>()[i] = saturatingCast<int16_t>(v); break;
     case ElemType::Bool: Y.data<uint8_t>()[i] = v != 0; break;
   }
 }
@@ -292,6 +293,7 @@ void cast(const Ctx& c) {
       case ElemType::Int64: return static_cast<double>(X.data<int64_t>()[i]);
       case ElemType::Int32: return X.data<int32_t>()[i];
       case ElemType::Int8: return X.data<int8_t>()[i];
+      case ElemType::Int16: return X.data<int16_t>()[i];
       case ElemType::Bool: return X.data<uint8_t>()[i];
     }
     return 0;
@@ -360,13 +362,15 @@ void concat(const Graph&, const Node& n, const std::vector<const HostTensor*>& i
   int64_t offset = 0;
   const int64_t rowOut = y.shape[static_cast<size_t>(axis)] * inner;
   for (const HostTensor* t : in) {
-    expectType(t, ElemType::Int8, "Concat input");
+    expectActivation(t, "Concat input", &y);
     if (static_cast<int64_t>(t->shape.size()) != rank) throw Error("Concat inputs must have the output's rank");
     const int64_t rowIn = t->shape[static_cast<size_t>(axis)] * inner;
     if (offset + rowIn > rowOut || t->elements() != outer * rowIn)
       throw Error("Concat input shapes do not fit the output");
+    const auto lane = static_cast<size_t>(elemTypeBytes(y.type));
     for (int64_t o = 0; o < outer; ++o)
-      std::memcpy(y.data<int8_t>() + o * rowOut + offset, t->data<int8_t>() + o * rowIn, static_cast<size_t>(rowIn));
+      std::memcpy(y.bytes.data() + static_cast<size_t>(o * rowOut + offset) * lane,
+                  t->bytes.data() + static_cast<size_t>(o * rowIn) * lane, static_cast<size_t>(rowIn) * lane);
     offset += rowIn;
   }
   if (offset != rowOut) throw Error("Concat inputs do not fill the output");

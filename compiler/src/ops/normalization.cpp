@@ -143,7 +143,7 @@ namespace {
 void softmax(const Graph& g, const Node& n, const std::vector<const HostTensor*>& in, HostTensor& y) {
   expectType(in.at(0), ElemType::Int8, "Softmax input");
   const int32_t zx = perTensorQuant(g, n.inputs[0]).zero_point;
-  const Requantizer out(n, 1, perTensorQuant(g, n.outputs.at(0)).zero_point, false);
+  const Requantizer out(n, 1, perTensorQuant(g, n.outputs.at(0)).zero_point, false, 8);  // int8 only (its tables)
   const std::vector<int64_t> hi = intsAttr(n, "table"), lo = intsAttr(n, "table_lo");
   if (hi.size() != 256 || lo.size() != 256) throw Error("a Softmax's 'table' and 'table_lo' have 256 entries");
   const int32_t im = intAttr(n, "index_multiplier"), is = intAttr(n, "index_shift"), rs = intAttr(n, "recip_shift");
@@ -191,7 +191,7 @@ void layerNorm(const Graph& g, const Node& n, const std::vector<const HostTensor
   expectType(in.at(0), ElemType::Int8, "LayerNormalization input");
   const int32_t zx = perTensorQuant(g, n.inputs[0]).zero_point;
   const int64_t C = in[0]->shape.empty() ? 1 : in[0]->shape.back();
-  const Requantizer out(n, 1, perTensorQuant(g, n.outputs.at(0)).zero_point, false);
+  const Requantizer out(n, 1, perTensorQuant(g, n.outputs.at(0)).zero_point, false, 8);  // int8 only
   const std::vector<int64_t> gm = intsAttr(n, "gamma_multiplier"), gs = intsAttr(n, "gamma_shift"),
                              bq = intsAttr(n, "beta_q");
   if (static_cast<int64_t>(gm.size()) != C || gs.size() != gm.size() || bq.size() != gm.size())

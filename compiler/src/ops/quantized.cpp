@@ -37,32 +37,41 @@ void quantizeLinear(const Graph& g, const Node& n, const std::vector<const HostT
   const Quant& q = *yv.quant;
   const ChannelOf ch(q, y.shape);
   const float* x = in[0]->data<float>();
-  int8_t* out = y.data<int8_t>();
-  for (int64_t i = 0; i < y.elements(); ++i) out[i] = quantizeFloat(x[i], q.scale[ch(i)], q.zero_point[ch(i)]);
+  const int bits = activationBits(y.type);
+  forLanes(y.type, [&]<typename Lane>() {
+    Lane* out = y.data<Lane>();
+    for (int64_t i = 0; i < y.elements(); ++i)
+      out[i] = static_cast<Lane>(quantizeFloat(x[i], q.scale[ch(i)], q.zero_point[ch(i)], bits));
+  });
 }
 
 void dequantizeLinear(const Graph& g, const Node& n, const std::vector<const HostTensor*>& in, HostTensor& y) {
-  expectType(in.at(0), ElemType::Int8, "DequantizeLinear input");
+  expectActivation(in.at(0), "DequantizeLinear input");
   const Value& xv = valueOf(g, n.inputs.at(0));
   if (!xv.quant) throw Error("input '" + xv.name + "' has no quantization");
   const Quant& q = *xv.quant;
   const ChannelOf ch(q, in[0]->shape);
-  const int8_t* x = in[0]->data<int8_t>();
   float* out = y.data<float>();
-  for (int64_t i = 0; i < y.elements(); ++i)
-    out[i] = q.scale[ch(i)] * static_cast<float>(int32_t{x[i]} - q.zero_point[ch(i)]);
+  forLanes(in[0]->type, [&]<typename Lane>() {
+    const Lane* x = in[0]->data<Lane>();
+    for (int64_t i = 0; i < y.elements(); ++i)
+      out[i] = q.scale[ch(i)] * static_cast<float>(int32_t{x[i]} - q.zero_point[ch(i)]);
+  });
 }
 
 /// Requant: one multiplier, or one per channel of a 4-D [N, C, H, W] tensor.
 void requant(const Graph& g, const Node& n, const std::vector<const HostTensor*>& in, HostTensor& y) {
-  expectType(in.at(0), ElemType::Int8, "Requant input");
+  expectActivation(in.at(0), "Requant input", &y);
   const int32_t zx = perTensorQuant(g, n.inputs[0]).zero_point;
   const auto& shape = in[0]->shape;
   const int64_t channels = shape.size() == 4 ? shape[1] : 1, pixels = shape.size() == 4 ? shape[2] * shape[3] : 1;
-  const Requantizer rq(n, channels, perTensorQuant(g, n.outputs.at(0)).zero_point, false);
-  const int8_t* x = in[0]->data<int8_t>();
-  int8_t* out = y.data<int8_t>();
-  for (int64_t i = 0; i < y.elements(); ++i) out[i] = rq(arith::widen(x[i], zx, 1), (i / pixels) % channels);
+  const Requantizer rq(n, channels, perTensorQuant(g, n.outputs.at(0)).zero_point, false, activationBits(y.type));
+  forLanes(y.type, [&]<typename Lane>() {
+    const Lane* x = in[0]->data<Lane>();
+    Lane* out = y.data<Lane>();
+    for (int64_t i = 0; i < y.elements(); ++i)
+      out[i] = static_cast<Lane>(rq(arith::widen(x[i], zx, 1), (i / pixels) % channels));
+  });
 }
 
 /// Systole's table op: y = table[x + 128] (any int8 -> int8 function of one input).

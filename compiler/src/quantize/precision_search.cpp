@@ -112,7 +112,7 @@ WeightPrecision searchWeightPrecision(const Graph& g, const std::map<std::string
   auto measureOn = [&](const WeightPrecision& w, const std::vector<TensorMap>& inputs,
                        const std::vector<std::vector<float>>& want) {
     Graph trial = g;
-    quantizeWithRanges(trial, ranges, w, means, opts.bias_correction, opts.accumulator_bits);
+    quantizeWithRanges(trial, ranges, w, means, opts.bias_correction, opts.accumulator_bits, opts.activation_bits);
     return cosineOf(want, outputsOf(trial, inputs, opts.jobs));
   };
   auto measure = [&](const WeightPrecision& w) { return measureOn(w, samples, reference); };

@@ -50,31 +50,36 @@ double roundHalfToEven(double x) {
   return static_cast<double>(f + int64_t{(d > 0.5) | ((d == 0.5) & ((f & 1) != 0))});
 }
 
-ActivationQuant chooseActivationQuant(double lo, double hi) {
+namespace {
+double actMin(int bits) { return isa::arith::activationMin(bits); }
+double actMax(int bits) { return isa::arith::activationMax(bits); }
+}  // namespace
+
+ActivationQuant chooseActivationQuant(double lo, double hi, int bits) {
   if (!std::isfinite(lo) || !std::isfinite(hi)) throw Error("activation range must be finite");
   lo = std::min(lo, 0.0);
   hi = std::max(hi, 0.0);
-  if (hi - lo == 0) return {1.0f, 0};
-  const double width = (hi - lo) / (kActMaxF - kActMinF);
+  if (hi - lo == 0) return {1.0f, 0, bits};
+  const double width = (hi - lo) / (actMax(bits) - actMin(bits));
   const float s = static_cast<float>(
       std::clamp(width, double{std::numeric_limits<float>::min()}, double{std::numeric_limits<float>::max()}));
-  const double z = std::round(kActMinF - lo / static_cast<double>(s));
-  return {s, static_cast<int32_t>(std::clamp(z, kActMinF, kActMaxF))};
+  const double z = std::round(actMin(bits) - lo / static_cast<double>(s));
+  return {s, static_cast<int32_t>(std::clamp(z, actMin(bits), actMax(bits))), bits};
 }
 
-ActivationQuant chooseSymmetricQuant(double magnitude) {
+ActivationQuant chooseSymmetricQuant(double magnitude, int bits) {
   if (!std::isfinite(magnitude)) throw Error("activation range must be finite");
-  if (magnitude <= 0) return {1.0f, 0};
-  return {static_cast<float>(std::clamp(magnitude / kActMaxF, double{std::numeric_limits<float>::min()},
+  if (magnitude <= 0) return {1.0f, 0, bits};
+  return {static_cast<float>(std::clamp(magnitude / actMax(bits), double{std::numeric_limits<float>::min()},
                                         double{std::numeric_limits<float>::max()})),
-          0};
+          0, bits};
 }
 
-int8_t quantizeFloat(float x, float scale, int32_t zero_point) {
+int32_t quantizeFloat(float x, float scale, int32_t zero_point, int bits) {
   const float v = x / scale;
-  if (std::isnan(v)) return static_cast<int8_t>(std::clamp(zero_point, isa::arith::kActMin, isa::arith::kActMax));
+  if (std::isnan(v)) return isa::arith::saturateActivation(zero_point, bits);
   const double q = roundHalfToEven(static_cast<double>(v)) + zero_point;
-  return static_cast<int8_t>(std::clamp(q, kActMinF, kActMaxF));
+  return static_cast<int32_t>(std::clamp(q, actMin(bits), actMax(bits)));
 }
 
 QuantizedWeights quantizeWeightsPerChannel(const float* w, const std::vector<int64_t>& shape, int axis, int bits) {
@@ -123,20 +128,20 @@ std::vector<int32_t> quantizeBias(const std::vector<float>& b, float s_x, const 
 }
 
 namespace {
-int32_t sat8Round(const ActivationQuant& q, double real) {
+int32_t saturatedRound(const ActivationQuant& q, double real) {
   const double v = q.zero_point + roundHalfToEven(real / static_cast<double>(q.scale));
-  return static_cast<int32_t>(std::clamp(v, kActMinF, kActMaxF));  // also maps +-inf
+  return static_cast<int32_t>(std::clamp(v, actMin(q.bits), actMax(q.bits)));  // also maps +-inf
 }
 }  // namespace
 
 ActivationClamp reluClamp(const ActivationQuant& q) {
-  return {std::max(q.zero_point, isa::arith::kActMin), isa::arith::kActMax};
+  return {std::max(q.zero_point, isa::arith::activationMin(q.bits)), isa::arith::activationMax(q.bits)};
 }
 
 ActivationClamp clipClamp(const ActivationQuant& q, double a, double b) {
-  ActivationClamp c;
-  if (!std::isnan(a)) c.lo = sat8Round(q, a);
-  if (!std::isnan(b)) c.hi = sat8Round(q, b);
+  ActivationClamp c = fullRange(q.bits);
+  if (!std::isnan(a)) c.lo = saturatedRound(q, a);
+  if (!std::isnan(b)) c.hi = saturatedRound(q, b);
   return c;
 }
 

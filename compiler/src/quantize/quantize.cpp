@@ -46,9 +46,16 @@ using quant::isCompute;
 using quant::Kind;
 
 /// Log2 of the larger Add input's widen multiplier (|m| < 2^15 is the ISA's limit). A narrower
-/// accumulator takes fewer: both widened inputs, |x - z| <= 255 times 2^bits each, must fit it.
+/// accumulator, or a wider activation, takes fewer: both widened inputs, |x - z| < 2^actBits times
+/// 2^bits each, must fit it.
 constexpr int kAddMultiplierBits = 14;
-int addMultiplierBits(int accBits) { return std::min(kAddMultiplierBits, accBits - 10); }
+int addMultiplierBits(int accBits, int actBits) {
+  const int bits = std::min(kAddMultiplierBits, accBits - actBits - 2);
+  if (bits < 1)
+    throw Error("quantize: a " + std::to_string(accBits) + "-bit accumulator cannot hold an Add of two " +
+                std::to_string(actBits) + "-bit activations");
+  return bits;
+}
 /// Softmax: exponentials are 15-bit (exp(0) = 32767, two int8 tables), the table's first 255
 /// entries span distances up to ln(2 * 32767 + 2), past which 32767 exp(-x) rounds to 0, and its
 /// last entry, where every farther distance (and a masked element) is clamped, is 0; the reciprocal of a row's sum is
@@ -78,15 +85,25 @@ std::vector<T> transposed(const std::vector<T>& m, int64_t rows, int64_t cols) {
 }
 
 Quant perTensor(const ActivationQuant& q) { return Quant{{q.scale}, {q.zero_point}, -1}; }
-ActivationQuant activationOf(const Quant& q) { return {q.scale.at(0), q.zero_point.at(0)}; }
+/// A per-tensor Quant as activation parameters of `bits` bits (the tables of Lut, Softmax and
+/// LayerNormalization are int8: 8).
+ActivationQuant activationOf(const Quant& q, int bits) { return {q.scale.at(0), q.zero_point.at(0), bits}; }
 
 // ---- steps 2 and 3 (step 1, classification, is quantize_classify.cpp) ----
 
 class Rewriter {
  public:
   Rewriter(Graph& g, const std::map<std::string, TensorRange>& ranges, const WeightPrecision& weights,
-           const ChannelMeans& means, BiasCorrection correction, int accBits)
-      : g_(g), ranges_(ranges), weights_(weights), means_(means), correction_(correction), accBits_(accBits) {
+           const ChannelMeans& means, BiasCorrection correction, int accBits, int actBits)
+      : g_(g),
+        ranges_(ranges),
+        weights_(weights),
+        means_(means),
+        correction_(correction),
+        accBits_(accBits),
+        actBits_(actBits),
+        actType_(actBits == 16 ? ElemType::Int16 : ElemType::Int8) {
+    if (actBits != 8 && actBits != 16) throw Error("quantize: activations are int8 or int16");
     for (const Value& v : g_.values) names_.insert(v.name);
     for (const Node& n : g_.nodes) names_.insert(n.name);
     readers_ = g_.users();
@@ -97,7 +114,7 @@ class Rewriter {
   }
 
   QuantSummary run() {
-    const std::vector<Kind> kind = quant::classifyNodes(g_);
+    const std::vector<Kind> kind = quant::classifyNodes(g_, actBits_);
     const std::vector<bool> quantized = decide(kind);
     symmetric_ = symmetricSources(kind);
 
@@ -247,11 +264,11 @@ class Rewriter {
   /// of activation products (symmetricSources), so that no Requant is needed before them.
   Quant calibrated(int v) const {
     const TensorRange& r = range(v);
-    if (symmetric_.count(v)) return perTensor(chooseSymmetricQuant(std::max(std::abs(r.lo), std::abs(r.hi))));
-    return perTensor(chooseActivationQuant(r.lo, r.hi));
+    if (symmetric_.count(v)) return perTensor(chooseSymmetricQuant(std::max(std::abs(r.lo), std::abs(r.hi)), actBits_));
+    return perTensor(chooseActivationQuant(r.lo, r.hi, actBits_));
   }
 
-  static Quant constantQuant(const Value& v) {
+  Quant constantQuant(const Value& v) const {
     const std::vector<float> d = floatsOf(v);
     double lo = 0, hi = 0;
     for (float x : d)
@@ -259,7 +276,7 @@ class Rewriter {
         lo = std::min(lo, double{x});
         hi = std::max(hi, double{x});
       }
-    return perTensor(chooseActivationQuant(lo, hi));
+    return perTensor(chooseActivationQuant(lo, hi, actBits_));
   }
 
   /// The int8 form of value `v` (an original value id), with Quant `target` if given.
@@ -278,11 +295,14 @@ class Rewriter {
     int id;
     if (constant) {
       const std::vector<float> d = floatsOf(src);
-      std::vector<int8_t> qd(d.size());
-      for (size_t i = 0; i < d.size(); ++i) qd[i] = quantizeFloat(d[i], q.scale[0], q.zero_point[0]);
-      id = newConstant(name + "_q", ElemType::Int8, shape, q, bytesOf(qd));
+      std::vector<uint8_t> bytes;
+      for (float x : d) {
+        const int32_t lane = quantizeFloat(x, q.scale[0], q.zero_point[0], actBits_);
+        for (int b = 0; b < actBits_ / 8; ++b) bytes.push_back(static_cast<uint8_t>(lane >> (8 * b)));
+      }
+      id = newConstant(name + "_q", actType_, shape, q, std::move(bytes));
     } else {
-      id = newValue(name + "_q", ElemType::Int8, shape, q);
+      id = newValue(name + "_q", actType_, shape, q);
       newNode(name + "_quantize", Op::QuantizeLinear, {v}, id);
       ++summary_.quantize_linear;
     }
@@ -298,7 +318,7 @@ class Rewriter {
     const FixedMultiplier m =
         requantMultiplier(static_cast<double>(g_.values[static_cast<size_t>(v)].quant->scale.at(0)) /
                           static_cast<double>(target.scale.at(0)));
-    const int id = newValue(name + "_rq", ElemType::Int8, shape, target);
+    const int id = newValue(name + "_rq", actType_, shape, target);
     newNode(name + "_requant", Op::Requant, {v}, id,
             {{"multiplier", std::vector<int64_t>{m.multiplier}}, {"shift", std::vector<int64_t>{m.shift}}});
     ++summary_.requant;
@@ -320,7 +340,7 @@ class Rewriter {
 
   void retypeOutput(int y, const Quant& q) {
     Value& v = g_.values[static_cast<size_t>(y)];
-    v.type = ElemType::Int8;
+    v.type = actType_;
     v.quant = q;
     int8_[static_cast<size_t>(y)] = true;
   }
@@ -344,12 +364,12 @@ class Rewriter {
 
   /// The clamp of the node's fused activation, in the output's quantized domain; removes the
   /// float description of it.
-  static ActivationClamp fusedClamp(Node& n, const Quant& qy) {
+  ActivationClamp fusedClamp(Node& n, const Quant& qy) const {
     const std::string a = n.getString("activation", "");
-    ActivationClamp c;
-    if (a == "relu") c = reluClamp(activationOf(qy));
+    ActivationClamp c = fullRange(actBits_);
+    if (a == "relu") c = reluClamp(activationOf(qy, actBits_));
     if (a == "clip")
-      c = clipClamp(activationOf(qy), n.getFloat("clip_min", -std::numeric_limits<double>::infinity()),
+      c = clipClamp(activationOf(qy, actBits_), n.getFloat("clip_min", -std::numeric_limits<double>::infinity()),
                     n.getFloat("clip_max", std::numeric_limits<double>::infinity()));
     n.attrs.erase("activation");
     n.attrs.erase("clip_min");
@@ -525,13 +545,13 @@ class Rewriter {
     if (isInt8(v)) {
       const Quant& q = *g_.values[static_cast<size_t>(v)].quant;
       if (q.zero_point.at(0) == 0) return q;
-      lo = q.scale.at(0) * (kActMinF - q.zero_point[0]);
-      hi = q.scale.at(0) * (kActMaxF - q.zero_point[0]);
+      lo = q.scale.at(0) * (isa::arith::activationMin(actBits_) - q.zero_point[0]);
+      hi = q.scale.at(0) * (isa::arith::activationMax(actBits_) - q.zero_point[0]);
     } else {
       const TensorRange& r = range(v);
       lo = r.lo, hi = r.hi;
     }
-    return perTensor(chooseSymmetricQuant(std::max(std::abs(lo), std::abs(hi))));
+    return perTensor(chooseSymmetricQuant(std::max(std::abs(lo), std::abs(hi)), actBits_));
   }
 
   void rewriteAdd(Node& n, int y) {
@@ -540,7 +560,7 @@ class Rewriter {
     const double sa = g_.values[static_cast<size_t>(n.inputs[0])].quant->scale.at(0);
     const double sb = g_.values[static_cast<size_t>(n.inputs[1])].quant->scale.at(0);
     const Quant qy = calibrated(y);
-    const double smax = std::max(sa, sb), unit = std::ldexp(1.0, addMultiplierBits(accBits_));
+    const double smax = std::max(sa, sb), unit = std::ldexp(1.0, addMultiplierBits(accBits_, actBits_));
     n.attrs["a_multiplier"] = static_cast<int64_t>(std::llround(sa / smax * unit));
     // a - b is a + (-1) * b: the quantized node is an Add whose b multiplier is negative.
     const int64_t sign = n.op == Op::Sub ? -1 : 1;
@@ -575,7 +595,7 @@ class Rewriter {
     const double sb = g_.values[static_cast<size_t>(n.inputs[1])].quant->scale.at(0);
     const Quant qy = calibrated(y);
     setRequantize(n, {requantMultiplier(sa * sb / double{qy.scale[0]})});
-    setClamp(n, ActivationClamp{});
+    setClamp(n, fullRange(actBits_));
     retypeOutput(y, qy);
   }
 
@@ -615,10 +635,10 @@ class Rewriter {
       ++fusedLuts_;
     } else {
       const int x = int8Input(n.inputs[a]);
-      chain = {lutFloats(g_, n, lutLevels(activationOf(*g_.values[static_cast<size_t>(x)].quant))), x, n.op.name()};
+      chain = {lutFloats(g_, n, lutLevels(activationOf(*g_.values[static_cast<size_t>(x)].quant, 8))), x, n.op.name()};
     }
     n.inputs = {chain.input};  // a constant operand is in the table now
-    n.attrs = {{"function", chain.function}, {"table", lutTableOf(chain.floats, activationOf(qy))}};
+    n.attrs = {{"function", chain.function}, {"table", lutTableOf(chain.floats, activationOf(qy, 8))}};
     n.op = Op::Lut;
     retypeOutput(y, qy);
     luts_[y] = std::move(chain);
@@ -730,13 +750,13 @@ class Rewriter {
     n.inputs[0] = int8Input(n.inputs[0]);
     const Quant q = *g_.values[static_cast<size_t>(n.inputs[0])].quant;
     if (kind == Kind::Relu) {
-      setClamp(n, reluClamp(activationOf(q)));
+      setClamp(n, reluClamp(activationOf(q, actBits_)));
     } else {
       double lo = n.getFloat("min", -std::numeric_limits<double>::infinity());
       double hi = n.getFloat("max", std::numeric_limits<double>::infinity());
       if (n.inputs.size() > 1 && n.inputs[1] >= 0) lo = floatsOf(g_.values[static_cast<size_t>(n.inputs[1])])[0];
       if (n.inputs.size() > 2 && n.inputs[2] >= 0) hi = floatsOf(g_.values[static_cast<size_t>(n.inputs[2])])[0];
-      setClamp(n, clipClamp(activationOf(q), lo, hi));
+      setClamp(n, clipClamp(activationOf(q, actBits_), lo, hi));
       n.inputs.resize(1);
       n.attrs.erase("min");
       n.attrs.erase("max");
@@ -774,6 +794,8 @@ class Rewriter {
   const ChannelMeans& means_;
   BiasCorrection correction_;
   int accBits_;              // types.accumulator (32: no fit, full multipliers)
+  int actBits_;              // types.activation: 8 or 16
+  ElemType actType_;         // the quantized activations' type
   std::set<int> symmetric_;  // values quantized at zero point 0 (activation products read them)
   std::set<std::string> names_;
   size_t originalValues_ = 0;
@@ -813,11 +835,12 @@ std::map<std::string, TensorRange> shareConcatRanges(const Graph& g, std::map<st
 
 QuantSummary quantizeWithRanges(Graph& g, const std::map<std::string, TensorRange>& calibratedRanges,
                                 const WeightPrecision& weights, const ChannelMeans& means, BiasCorrection correction,
-                                int accumulatorBits) {
+                                int accumulatorBits, int activationBits) {
   const auto ranges = shareConcatRanges(g, calibratedRanges);
   g.verify();
   for (const Value& v : g.values)
-    if (v.type == ElemType::Int8 || v.quant) throw Error("quantize: the graph is already quantized ('" + v.name + "')");
+    if (v.type == ElemType::Int8 || v.type == ElemType::Int16 || v.quant)
+      throw Error("quantize: the graph is already quantized ('" + v.name + "')");
   // The rewrite runs on a copy so that g stays as it was if it fails half-way. The constants'
   // bytes (the weights: the model's whole size) move to the copy instead of being copied, and move
   // back on failure: until the final compact the rewrite only appends values, so every original
@@ -828,7 +851,7 @@ QuantSummary quantizeWithRanges(Graph& g, const std::map<std::string, TensorRang
   for (size_t i = 0; i < bytes.size(); ++i) work.values[i].data = std::move(bytes[i]);
   QuantSummary summary;
   try {
-    summary = Rewriter(work, ranges, weights, means, correction, accumulatorBits).run();
+    summary = Rewriter(work, ranges, weights, means, correction, accumulatorBits, activationBits).run();
   } catch (...) {
     for (size_t i = 0; i < g.values.size(); ++i) g.values[i].data = std::move(work.values[i].data);
     throw;
@@ -867,10 +890,12 @@ QuantSummary quantizeCalibrated(Graph& g, const std::vector<TensorMap>& calibrat
       measure ? inputChannelMeans(g, calibration, opts.num_samples > 0 ? opts.num_samples : INT_MAX, opts.jobs)
               : ChannelMeans{};
   if (opts.search_widths.empty())
-    return quantizeWithRanges(g, ranges, opts.weights, means, opts.bias_correction, opts.accumulator_bits);
+    return quantizeWithRanges(g, ranges, opts.weights, means, opts.bias_correction, opts.accumulator_bits,
+                              opts.activation_bits);
   QuantSummary found;
   const WeightPrecision weights = searchWeightPrecision(g, ranges, calibration, opts, means, found);
-  QuantSummary summary = quantizeWithRanges(g, ranges, weights, means, opts.bias_correction, opts.accumulator_bits);
+  QuantSummary summary =
+      quantizeWithRanges(g, ranges, weights, means, opts.bias_correction, opts.accumulator_bits, opts.activation_bits);
   summary.layers = std::move(found.layers);
   summary.searched_cosine = found.searched_cosine;
   summary.search_samples = found.search_samples;

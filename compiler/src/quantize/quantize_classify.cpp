@@ -273,11 +273,33 @@ class Classifier {
 
 }  // namespace
 
-std::vector<Kind> classifyNodes(const Graph& g) {
+bool activationWidthForm(Kind k) {
+  switch (k) {
+    case Kind::Conv:
+    case Kind::Gemm:
+    case Kind::MatMul:
+    case Kind::Add:
+    case Kind::AveragePool:
+    case Kind::GlobalAveragePool:
+    case Kind::MaxPool:
+    case Kind::Relu:
+    case Kind::Clip:
+    case Kind::Move:
+    case Kind::Concat: return true;
+    default: return false;
+  }
+}
+
+std::vector<Kind> classifyNodes(const Graph& g, int activationBits) {
   const Classifier classifier(g);
   std::vector<Kind> kind(g.nodes.size(), Kind::Float);
-  for (size_t i = 0; i < g.nodes.size(); ++i)
-    if (!g.nodes[i].dead) kind[i] = classifier.classify(g.nodes[i]);
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    if (n.dead) continue;
+    kind[i] = classifier.classify(n);
+    const bool product = kind[i] == Kind::MatMul && !isMatrixLayer(g, n);
+    if (activationBits != 8 && (!activationWidthForm(kind[i]) || product)) kind[i] = Kind::Float;
+  }
   return kind;
 }
 

@@ -20,8 +20,16 @@ using Kind = Int8Form;
 /// LayerNormalization) always become int8; the others follow their inputs.
 bool isCompute(Kind k);
 
-/// Every node's kind, indexed like g.nodes (a dead node's is Float).
-std::vector<Kind> classifyNodes(const Graph& g);
+/// Every node's kind, indexed like g.nodes (a dead node's is Float). With activations of
+/// `activationBits` other than 8 (int16), only the forms whose integer arithmetic is written for
+/// any lane width (activationWidthForm) are taken; the others stay float.
+std::vector<Kind> classifyNodes(const Graph& g, int activationBits = 8);
+
+/// The forms built for int16 activations as well as int8: the matrix layers with constant
+/// weights, Add, the pools, the clamps, data movement and Concat. Mul and products of two
+/// activations could pass the 32-bit accumulator at int16; the tables (Lut, Softmax,
+/// LayerNormalization) have 256 int8 entries.
+bool activationWidthForm(Kind k);
 
 /// A Conv, or a Gemm / MatMul, whose weights (input 1) are a constant: a layer with a weight width.
 bool isMatrixLayer(const Graph& g, const Node& n);

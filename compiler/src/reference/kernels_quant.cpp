@@ -16,7 +16,7 @@ namespace {
 bool isQuantizedNode(const Graph& g, const Node& n) {
   if (n.op == Op::QuantizeLinear || n.op == Op::DequantizeLinear || n.op == Op::Requant) return true;
   if (opDef(n).int8_form == Int8Form::Move) return false;  // pure data movement: the float kernels run it on any type
-  return !n.inputs.empty() && n.inputs[0] >= 0 && g.values.at(static_cast<size_t>(n.inputs[0])).type == ElemType::Int8;
+  return !n.inputs.empty() && n.inputs[0] >= 0 && isActivationType(g.values.at(static_cast<size_t>(n.inputs[0])).type);
 }
 
 }  // namespace
@@ -26,8 +26,11 @@ bool runQuantizedKernel(const Graph& g, const Node& n, const std::vector<const H
   if (!isQuantizedNode(g, n)) return false;
   if (out.size() != 1 || out[0] == nullptr) throw Error("a quantized operator has exactly one output");
   HostTensor& y = *out[0];
-  const ElemType want = n.op == Op::DequantizeLinear ? ElemType::Float32 : ElemType::Int8;
-  if (y.type != want) throw Error("output must be " + std::string(elemTypeName(want)));
+  if (n.op == Op::DequantizeLinear) {
+    if (y.type != ElemType::Float32) throw Error("output must be f32");
+  } else if (!isActivationType(y.type)) {
+    throw Error("output must be i8 or i16");
+  }
   const int8_kernels::Kernel kernel = opDef(n).int8_kernel;
   if (!kernel) throw Error("no quantized kernel for an int8 '" + n.op + "'");
   kernel(g, n, in, y);

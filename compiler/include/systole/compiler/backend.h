@@ -86,8 +86,8 @@ struct CompiledModel {
 std::vector<std::vector<int>> partition(const Graph& quantized, const isa::IsaConfig& isa,
                                         const LowerOptions& options = {});
 
-/// Throws Error unless the compiler can target the config: it quantizes activations to int8 only,
-/// so a config with types.activation int16 (which the assembler and simulator run) is refused.
+/// Throws Error unless the compiler can target the config: int16 activations need an int32
+/// accumulator (the accumulator-aware weight scales assume int8 activations).
 void checkCompilerTarget(const isa::Params& p);
 
 /// Lowers every NPU run of the quantized graph and schedules the host operators between them.

@@ -14,9 +14,19 @@
 
 namespace systole::compiler {
 
-enum class ElemType : uint8_t { Float32, Int8, Int32, Int64, Bool };  // Bool: one byte, 0 or 1
+enum class ElemType : uint8_t {
+  Float32,
+  Int8,
+  Int32,
+  Int64,
+  Bool,
+  Int16
+};  // Bool: one byte, 0 or 1; numbered as stored in artifacts
 std::string_view elemTypeName(ElemType t);
 int elemTypeBytes(ElemType t);
+/// Whether `t` is a quantized activation's type (types.activation: int8 or int16), and its width.
+inline bool isActivationType(ElemType t) { return t == ElemType::Int8 || t == ElemType::Int16; }
+inline int activationBits(ElemType t) { return t == ElemType::Int16 ? 16 : 8; }
 
 /// The most elements one tensor may have (1 GiB of float32), and so the largest dimension or
 /// window attribute: a larger shape is rejected where it first appears (import, shape inference),

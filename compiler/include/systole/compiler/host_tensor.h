@@ -34,6 +34,18 @@ struct HostTensor {
   bool operator==(const HostTensor&) const = default;
 };
 
+/// Element i of a quantized activation tensor (int8 or int16), and element i set to `v` (in its
+/// range). For loops whose cost is elsewhere (the MACs); hot loops read typed pointers.
+inline int32_t laneAt(const HostTensor& t, int64_t i) {
+  return t.type == ElemType::Int16 ? int32_t{t.data<int16_t>()[i]} : int32_t{t.data<int8_t>()[i]};
+}
+inline void setLane(HostTensor& t, int64_t i, int32_t v) {
+  if (t.type == ElemType::Int16)
+    t.data<int16_t>()[i] = static_cast<int16_t>(v);
+  else
+    t.data<int8_t>()[i] = static_cast<int8_t>(v);
+}
+
 /// Moves element (n, c, s) of `from` [N, C, S] (NCHW, S = H * W) to (n, s, c) of `to` (NHWC), or
 /// the other way with `toNhwc` false; elements of `elemBytes` bytes. The one layout change the
 /// FlattenNhwc kernels, the NPU's constant activations and the runtime's inputs share.

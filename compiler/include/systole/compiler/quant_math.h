@@ -43,22 +43,26 @@ FixedMultiplier quantizeMultiplier(double r, int bits = 31);
 /// Round to nearest, ties to even (what QuantizeLinear uses), independent of the FP environment.
 double roundHalfToEven(double x);
 
-/// Per-tensor int8 activation parameters.
+/// Per-tensor activation parameters, for activations of `bits` bits (types.activation: 8 or 16).
 struct ActivationQuant {
   float scale = 1.0f;
   int32_t zero_point = 0;
+  int bits = 8;
 };
 
 /// Parameters for real values in [lo, hi]: the range is first extended to contain 0 (so real 0
-/// is exact), then s = (hi - lo) / 255 and z = round(-128 - lo / s) in [-128, 127]. A range of
-/// width 0 (all zeros) gets s = 1, z = 0. Throws Error for a non-finite bound.
-ActivationQuant chooseActivationQuant(double lo, double hi);
-/// Zero point 0 and the scale that puts +-`magnitude` at +-127 (an operand of an activation product).
-ActivationQuant chooseSymmetricQuant(double magnitude);
+/// is exact), then s = (hi - lo) / (2^bits - 1) and z = round(min - lo / s) in [min, max], the
+/// range of `bits` bits ([-128, 127] for int8). A range of width 0 (all zeros) gets s = 1, z = 0.
+/// Throws Error for a non-finite bound.
+ActivationQuant chooseActivationQuant(double lo, double hi, int bits = 8);
+/// Zero point 0 and the scale that puts +-`magnitude` at +-max (127 for int8; an operand of an
+/// activation product).
+ActivationQuant chooseSymmetricQuant(double magnitude, int bits = 8);
 
-/// float -> int8 with QuantizeLinear's rounding: sat8(round_half_to_even(x / s) + z), with x / s
-/// evaluated in float as ONNX does. NaN becomes z.
-int8_t quantizeFloat(float x, float scale, int32_t zero_point);
+/// float -> an activation of `bits` bits with QuantizeLinear's rounding:
+/// saturate(round_half_to_even(x / s) + z), with x / s evaluated in float as ONNX does. NaN
+/// becomes z.
+int32_t quantizeFloat(float x, float scale, int32_t zero_point, int bits = 8);
 
 /// Symmetric per-channel int8 weights: channel c (index along `axis` of `shape`) gets
 /// s[c] = max|w[c]| / 127 (1 for an all-zero channel) and q = clamp(round_half_to_even(w / s[c]),
@@ -98,13 +102,17 @@ void forEachChannelElement(const std::vector<int64_t>& shape, int axis, Fn&& fn)
 /// `b` has one value per channel (b.size() == s_w.size()).
 std::vector<int32_t> quantizeBias(const std::vector<float>& b, float s_x, const std::vector<float>& s_w);
 
-/// The int8 clamp [act_min, act_max] of a fused activation in the output's quantized domain:
-/// none -> [-128, 127]; relu -> [max(z, -128), 127]; clip(a, b) -> [sat8(z + round(a / s)),
-/// sat8(z + round(b / s))].
+/// The clamp [act_min, act_max] of a fused activation in the output's quantized domain, within
+/// the range [min, max] of q.bits bits: none -> [min, max]; relu -> [max(z, min), max];
+/// clip(a, b) -> [sat(z + round(a / s)), sat(z + round(b / s))].
 struct ActivationClamp {
   int32_t lo = isa::arith::kActMin;
   int32_t hi = isa::arith::kActMax;
 };
+/// No clamp: the whole range of `bits` bits.
+constexpr ActivationClamp fullRange(int bits) {
+  return {isa::arith::activationMin(bits), isa::arith::activationMax(bits)};
+}
 ActivationClamp reluClamp(const ActivationQuant& q);
 ActivationClamp clipClamp(const ActivationQuant& q, double a, double b);
 

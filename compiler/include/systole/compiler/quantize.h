@@ -76,6 +76,10 @@ struct QuantOptions {
   /// types.accumulator's width: below 32, requantize multipliers get accumulator_bits - 1 bits, an
   /// Add's widen multipliers fewer, and matrix layers accumulator-aware weight scales.
   int accumulator_bits = 32;
+  /// types.activation's width, 8 or 16: the range activations are quantized to. At 16 only the
+  /// forms built for both widths are quantized (quant::activationWidthForm); the others run on
+  /// the host in float.
+  int activation_bits = 8;
   /// Called (from any calibration thread, one call at a time) after each sample of each pass:
   /// samples done and total, counted over all passes.
   std::function<void(size_t done, size_t total)> progress;
@@ -167,10 +171,12 @@ std::map<std::string, TensorRange> calibrate(Graph& g, const std::vector<TensorM
 /// each such layer's bias absorbs the mean shift its weights' rounding causes.
 /// With `accumulatorBits` below 32, the multipliers are narrower and each matrix layer's weight
 /// scales are coarsened where its sums could saturate the accumulator (accumulator_bound.h).
+/// With `activationBits` 16, activations are int16 (QuantOptions::activation_bits).
 using ChannelMeans = std::map<std::string, std::vector<double>>;
 QuantSummary quantizeWithRanges(Graph& g, const std::map<std::string, TensorRange>& ranges,
                                 const WeightPrecision& weights = {}, const ChannelMeans& means = {},
-                                BiasCorrection correction = BiasCorrection::Narrow, int accumulatorBits = 32);
+                                BiasCorrection correction = BiasCorrection::Narrow, int accumulatorBits = 32,
+                                int activationBits = 8);
 
 /// The matrix layers whose weight scales the quantizer coarsened to fit a narrow accumulator (their
 /// `accumulator_fit` attribute), in node order, with how many output channels it coarsened.
