@@ -101,9 +101,9 @@ std::string accumulatorFitLine(const compiler::Graph& quantized) {
   if (fitted.empty()) return "";
   int64_t channels = 0;
   for (const auto& [name, c] : fitted) channels += c;
-  return "narrow accumulator: weight scales coarsened in " + std::to_string(fitted.size()) + " of " +
+  return "accumulator fit: weight scales coarsened in " + std::to_string(fitted.size()) + " of " +
          std::to_string(compiler::matrixWeightWidths(quantized).size()) + " matrix layers (" +
-         std::to_string(channels) + " output channels) so that no sum can saturate it\n";
+         std::to_string(channels) + " output channels) so that no sum can pass the accumulator\n";
 }
 
 void printHostTime(const runtime::RunResult& result) {

@@ -13,15 +13,16 @@ namespace systole::compiler {
 
 namespace {
 
-/// The bound of one channel from its bias, its weights' sum and the sum of their magnitudes.
-int64_t channelBound(int64_t bias, int32_t zx, int64_t sum, int64_t magnitude) {
-  return std::abs(bias - int64_t{zx} * sum) + isa::arith::kActLargestMagnitude * magnitude;
+/// The bound of one channel from its bias, its weights' sum and the sum of their magnitudes, with
+/// activations of `activationBits` bits.
+int64_t channelBound(int64_t bias, int32_t zx, int64_t sum, int64_t magnitude, int activationBits) {
+  return std::abs(bias - int64_t{zx} * sum) - int64_t{isa::arith::activationMin(activationBits)} * magnitude;
 }
 
 }  // namespace
 
 std::vector<int64_t> matrixAccumulatorBounds(const int8_t* q, const std::vector<int64_t>& shape, int axis,
-                                             const std::vector<int32_t>& bias, int32_t zx) {
+                                             const std::vector<int32_t>& bias, int32_t zx, int activationBits) {
   const auto channels = static_cast<size_t>(shape[static_cast<size_t>(axis)]);
   std::vector<int64_t> sum(channels, 0), magnitude(channels, 0);
   forEachChannelElement(shape, axis, [&](int64_t i, size_t c) {
@@ -29,7 +30,8 @@ std::vector<int64_t> matrixAccumulatorBounds(const int8_t* q, const std::vector<
     magnitude[c] += std::abs(int64_t{q[i]});
   });
   std::vector<int64_t> bound(channels);
-  for (size_t c = 0; c < channels; ++c) bound[c] = channelBound(bias.empty() ? 0 : bias[c], zx, sum[c], magnitude[c]);
+  for (size_t c = 0; c < channels; ++c)
+    bound[c] = channelBound(bias.empty() ? 0 : bias[c], zx, sum[c], magnitude[c], activationBits);
   return bound;
 }
 
@@ -43,6 +45,7 @@ struct Channel {
   float sx;
   int32_t zx;
   double qmax;
+  int activationBits;
 
   int64_t bound(float s) const {
     int64_t sum = 0, magnitude = 0;
@@ -51,7 +54,7 @@ struct Channel {
       sum += q;
       magnitude += std::abs(q);
     }
-    return channelBound(bias ? quantizeBias({*bias}, sx, {s})[0] : 0, zx, sum, magnitude);
+    return channelBound(bias ? quantizeBias({*bias}, sx, {s})[0] : 0, zx, sum, magnitude, activationBits);
   }
 };
 
@@ -70,14 +73,14 @@ float finestFittingScale(const Channel& ch, float s, int64_t limit) {
 
 int fitAccumulator(const float* w, const std::vector<int64_t>& shape, int axis, int bits,
                    const std::optional<std::vector<float>>& bias, float sx, int32_t zx, int64_t limit,
-                   QuantizedWeights& qw) {
+                   QuantizedWeights& qw, int activationBits) {
   const std::vector<int32_t> b = bias ? quantizeBias(*bias, sx, qw.scale) : std::vector<int32_t>{};
-  const std::vector<int64_t> bound = matrixAccumulatorBounds(qw.data.data(), shape, axis, b, zx);
+  const std::vector<int64_t> bound = matrixAccumulatorBounds(qw.data.data(), shape, axis, b, zx, activationBits);
   std::vector<Channel> over(bound.size());
   for (size_t c = 0; c < bound.size(); ++c)
     if (bound[c] > limit)
-      over[c] = {
-          {}, bias ? std::optional((*bias)[c]) : std::nullopt, sx, zx, static_cast<double>(symmetricWeightMax(bits))};
+      over[c] = {{}, bias ? std::optional((*bias)[c]) : std::nullopt, sx,
+                 zx, static_cast<double>(symmetricWeightMax(bits)),   activationBits};
   forEachChannelElement(shape, axis, [&](int64_t i, size_t c) {
     if (bound[c] > limit) over[c].w.push_back(w[i]);
   });

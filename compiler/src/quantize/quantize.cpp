@@ -377,14 +377,13 @@ class Rewriter {
     return c;
   }
 
-  /// Conv / Gemm / MatMul: x int8, weights per channel, bias int32, per-channel requantize.
-  /// `wf`: the float weights in qw's layout when the accumulator is narrower than int32 (for
-  /// fitAccumulator), else empty.
+  /// Conv / Gemm / MatMul: x quantized, weights per channel, bias int32, per-channel requantize.
+  /// `wf`: the float weights in qw's layout (for fitAccumulator).
   void rewriteMatrix(Node& n, QuantizedWeights qw, const std::vector<int64_t>& wShape, int axis, std::string wName,
                      std::optional<std::vector<float>> bias, const std::vector<float>& wf) {
     n.inputs[0] = int8Input(n.inputs[0]);
     const float sx = g_.values[static_cast<size_t>(n.inputs[0])].quant->scale.at(0);
-    if (!wf.empty()) fitToAccumulator(n, qw, wShape, axis, bias, wf);
+    fitToAccumulator(n, qw, wShape, axis, bias, wf);
     const int y = n.outputs[0];
     const Quant qy = calibrated(y);
     const size_t channels = qw.scale.size();
@@ -412,22 +411,24 @@ class Rewriter {
 
   int weightBits(const Node& n) const { return weights_.of(n.name); }
 
-  /// The float weights, copied, when the accumulator is narrower than int32 (the fit re-rounds
-  /// them); else nothing.
-  std::vector<float> narrowAccumulatorCopy(const Value& w) const {
-    if (accBits_ >= 32) return {};
+  /// The float weights, copied (the accumulator fit re-rounds them).
+  static std::vector<float> floatCopy(const Value& w) {
     const float* f = floatData(w);
     return std::vector<float>(f, f + elementCount(w.shape));
   }
 
-  /// Coarsens the channels whose sums could saturate a narrow accumulator (accumulator_bound.h).
-  /// It runs after bias correction, which measured the rounding of the finer scale: a coarsened
-  /// channel's correction is for that rounding (bias correction is on for int4 layers only).
+  /// Coarsens the channels whose sums could pass the accumulator (accumulator_bound.h): a narrow
+  /// one's saturation, or int32's wrap-around. At int8 activations an int32 accumulator is passed
+  /// only by a bias quantizeBias saturated (a channel of near-zero weights, found on PaddleOCR's
+  /// recognizer: its sums wrapped from -2^31 to +2^31); at int16 also by wide layers' worst-case
+  /// sums. It runs after bias correction, which measured the rounding of the finer scale: a
+  /// coarsened channel's correction is for that rounding (bias correction is on for int4 layers
+  /// only).
   void fitToAccumulator(Node& n, QuantizedWeights& qw, const std::vector<int64_t>& wShape, int axis,
                         const std::optional<std::vector<float>>& bias, const std::vector<float>& wf) {
     const Quant& qx = *g_.values[static_cast<size_t>(n.inputs[0])].quant;
     const int fitted = fitAccumulator(wf.data(), wShape, axis, weightBits(n), bias, qx.scale.at(0), qx.zero_point.at(0),
-                                      isa::arith::accumulatorMax(accBits_), qw);
+                                      isa::arith::accumulatorMax(accBits_), qw, actBits_);
     if (fitted > 0) n.attrs["accumulator_fit"] = int64_t{fitted};
   }
 
@@ -494,7 +495,7 @@ class Rewriter {
     auto bias = biasOf(n, shape[0]);
     if (const auto* mean = inputMeans(n, shape[1] * n.getInt("group", 1)))
       correct(bias, convOutputShift(floatData(w), qw, shape, n.getInt("group", 1), *mean));
-    const std::vector<float> wf = narrowAccumulatorCopy(w);
+    const std::vector<float> wf = floatCopy(w);
     rewriteMatrix(n, std::move(qw), shape, 0, wName, std::move(bias), wf);
   }
 
@@ -504,7 +505,7 @@ class Rewriter {
     const std::string wName = w.name;
     int64_t K = w.shape[0], N = w.shape[1];
     QuantizedWeights qw;
-    std::vector<float> wf = narrowAccumulatorCopy(w);
+    std::vector<float> wf = floatCopy(w);
     if (kind == Kind::Gemm && n.getInt("transB", 0) != 0) {
       // Fold transB: quantize the [N][K] rows (channel N is axis 0 there: the same values per
       // channel, so the same scales and bytes), then transpose the int8 result to [K][N].
@@ -512,7 +513,7 @@ class Rewriter {
       QuantizedWeights rows = quantizeWeightsPerChannel(floatData(w), {N, K}, 0, weightBits(n));
       qw.scale = std::move(rows.scale);
       qw.data = transposed(rows.data, N, K);
-      if (!wf.empty()) wf = transposed(wf, N, K);
+      wf = transposed(wf, N, K);
     } else {
       qw = quantizeWeightsPerChannel(floatData(w), {K, N}, 1, weightBits(n));
     }

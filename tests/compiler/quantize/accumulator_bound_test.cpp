@@ -3,6 +3,7 @@
 // sum could pass the limit (accumulator_bound.h).
 #include <gtest/gtest.h>
 
+#include <climits>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -35,6 +36,30 @@ TEST(AccumulatorBound, BiasRowPlusTheLargestActivationTimesTheWeights) {
   EXPECT_EQ(matrixAccumulatorBounds(q.data(), {3, 2}, 1, {10, -7}, 5),
             (std::vector<int64_t>{0 + 128 * 6, 13 + 128 * 4}));
   EXPECT_EQ(matrixAccumulatorBounds(q.data(), {3, 2}, 1, {}, 0), (std::vector<int64_t>{128 * 6, 128 * 4}));
+  // int16 activations: the largest is 32768.
+  EXPECT_EQ(matrixAccumulatorBounds(q.data(), {3, 2}, 1, {10, -7}, 5, 16),
+            (std::vector<int64_t>{0 + 32768 * 6, 13 + 32768 * 4}));
+}
+
+TEST(AccumulatorBound, Int32FitsASaturatedBias) {
+  // Channel 1's weights are near zero (a pruned channel, as in PaddleOCR's recognizer), so its
+  // scale is tiny and its bias quantizes to int32's limit: any negative product would wrap the
+  // sum to +2^31. The fit at int32 coarsens that channel alone, until its bias row fits.
+  const std::vector<int64_t> shape = {2, 4, 1, 1};
+  const std::vector<float> w = {0.5f, -0.25f, 0.1f, 0.3f, 1e-30f, -1e-30f, 1e-30f, 0};
+  const std::vector<float> bias = {0.1f, -3.0f};
+  const float sx = 0.01f;
+  QuantizedWeights qw = quantizeWeightsPerChannel(w.data(), shape, 0, 8);
+  EXPECT_EQ(quantizeBias(bias, sx, qw.scale)[1], INT32_MIN);
+  const int64_t limit = INT32_MAX;
+  for (int bits : {8, 16}) {
+    QuantizedWeights fitted = qw;
+    EXPECT_EQ(fitAccumulator(w.data(), shape, 0, 8, bias, sx, 0, limit, fitted, bits), 1) << bits;
+    EXPECT_EQ(fitted.scale[0], qw.scale[0]);
+    for (int64_t b :
+         matrixAccumulatorBounds(fitted.data.data(), shape, 0, quantizeBias(bias, sx, fitted.scale), 0, bits))
+      EXPECT_LE(b, limit) << bits;
+  }
 }
 
 TEST(AccumulatorBound, FitCoarsensOnlyTheChannelsOverTheLimit) {
