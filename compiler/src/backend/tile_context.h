@@ -36,7 +36,7 @@ class TileContext {
 
   /// The buffer view (shape, halo, DRAM buffer id) of graph value `value`.
   const ActBuffer& buffer(int value) const;
-  /// An operator's input: its activation buffer, or an int8 constant as one (placed among the
+  /// An operator's input: its activation buffer, or a quantized constant as one (placed among the
   /// layer's constants).
   ActBuffer source(int value);
   int32_t zeroPoint(int value) const;

@@ -1,15 +1,15 @@
 // Algorithm: element-wise operators run on the vector unit over tiles of `vector.lanes` channels
-// and chunks of pixels. Inputs arrive by strided DMA per output row run; int8 values are widened
+// and chunks of pixels. Inputs arrive by strided DMA per output row run; quantized values are widened
 // into the accumulator with their zero point subtracted, combined with vector_add where there are
 // two sources, and requantized once into the output slot.
-//   * Requant / Relu / Clip: one rescaling copy (Relu and Clip: the identity scale M = 2^30,
-//     S = 30 with the clamp).
+//   * Requant / Relu / Clip: one rescaling copy (Relu and Clip: the identity scale M = 1,
+//     S = 0 with the clamp).
 //   * Concat: one rescaling copy per input into its channel range of the output, or for rows
-//     (a class token before the patches) into its row range; an int8 constant input is read from
+//     (a class token before the patches) into its row range; a quantized constant input is read from
 //     the program's constants.
 //   * Add: both inputs widened (each with its own multiplier), added, requantized; either may be
-//     an int8 constant of the same shape (a position embedding). Source rows are placed so the two-source vector_add
-//     avoids accumulator bank conflicts where it can.
+//     a quantized constant of the same shape (a position embedding). Source rows are placed so the two-source
+//     vector_add avoids accumulator bank conflicts where it can.
 //   * Mul: both inputs widened, multiplied (vector_mul), requantized. A per-channel second input
 //     ([N, C, 1, 1], squeeze-and-excitation) is broadcast over the chunk's pixels by a stride-0 DMA.
 #include <algorithm>

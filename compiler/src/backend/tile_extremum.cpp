@@ -1,5 +1,5 @@
-// Algorithm: element-wise Max and Min of two int8 activations of one shape. The quantizer gives
-// both inputs the output's scale and zero point (docs/quantized-ops.md), so the int8 values
+// Algorithm: element-wise Max and Min of two quantized activations of one shape. The quantizer gives
+// both inputs the output's scale and zero point (docs/quantized-ops.md), so the quantized values
 // compare as the real ones do. Per tile of channels and chunk of output pixels, both inputs
 // arrive by strided DMA in two row blocks of the load slot, placed in different banks, and
 //   * Max: one vector_max writes the output slot (scratchpad-row-wide channel tiles);

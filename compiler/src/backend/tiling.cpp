@@ -2,7 +2,7 @@
 // places):
 //   1. Boundary: the values the segment reads but does not compute (program inputs) and the
 //      values it computes that something outside reads (program outputs).
-//   2. Buffers: every int8 value is NHWC in DRAM (batch 1); shape-only operators alias their
+//   2. Buffers: every quantized value (int8 or int16 lanes) is NHWC in DRAM (batch 1); shape-only operators alias their
 //      input's buffer (the registry checks the bytes are already in order). A value read by padded
 //      windows gets a halo as wide as its readers need (registry `halo`), filled with its zero
 //      point, or -128 when only max windows read it. A program input with a halo is written
