@@ -30,12 +30,18 @@ inline const isa::IsaConfig* shippedConfig(const std::string& name) {
   return it == configs.end() ? nullptr : it->second.get();
 }
 
-/// The config a program was built for: a shipped one, or `default` with int16 activations (the
-/// lit tests' `--set types.activation=int16`), matched by name and content hash; nullptr if none.
-inline const isa::IsaConfig* programConfig(const std::string& name, uint64_t hash) {
+/// `default` with int16 activations (the lit tests' `--set types.activation=int16`).
+inline const isa::IsaConfig& int16Config() {
   static const auto int16 =
       isa::IsaConfig::load(SYSTOLE_SOURCE_DIR "/isa/configs/default.yaml", {{"types.activation", "int16"}});
+  return int16;
+}
+
+/// The config a program was built for: a shipped one, or int16Config(), matched by name and
+/// content hash; nullptr if none.
+inline const isa::IsaConfig* programConfig(const std::string& name, uint64_t hash) {
   if (const isa::IsaConfig* shipped = shippedConfig(name); shipped && shipped->hash() == hash) return shipped;
+  const isa::IsaConfig& int16 = int16Config();
   return name == int16.params().name && int16.hash() == hash ? &int16 : nullptr;
 }
 

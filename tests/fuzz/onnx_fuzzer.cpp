@@ -1,6 +1,7 @@
 // Fuzz target: ONNX import (protobuf parse, our validation, ONNX's checker and shape inference)
-// and, for a small model it accepts, every later compiler stage on the tiny config (graph passes,
-// calibration and quantization, partition, tiling, memory planning, scheduling, assembly text).
+// and, for a small model it accepts, every later compiler stage (graph passes, calibration and
+// quantization, partition, tiling, memory planning, scheduling, assembly text) on the tiny config,
+// or, for an input of odd size, on default with int16 activations.
 // Only systole::Error may escape. Compiling stays short: models of at most kMaxElements values'
 // elements in all and kMaxNodes nodes go past import, with one calibration sample on one thread.
 #include "fuzz_support.h"
@@ -26,7 +27,7 @@ bool smallEnough(const systole::compiler::Graph& g) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace systole;
-  const auto& config = *fuzz::shippedConfig("tiny");
+  const auto& config = size % 2 ? fuzz::int16Config() : *fuzz::shippedConfig("tiny");
   compiler::PipelineOptions options;
   options.quant.num_samples = 1;
   options.quant.jobs = 1;
