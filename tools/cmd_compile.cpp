@@ -109,6 +109,7 @@ std::string quantLine(const compiler::PipelineResult& r, const compiler::Pipelin
     out << "smoothing (alpha " << options.quant.smoothing << "): " << q.smoothed_norms
         << " LayerNormalization outputs divided, the weight rows of " << q.smoothed_layers
         << " matrix layers reading them scaled\n";
+  out << equalizationLine(r.graph);
   out << precisionLines(r, options) << accumulatorFitLine(r.graph);
   return out.str();
 }

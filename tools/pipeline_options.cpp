@@ -81,6 +81,14 @@ void addCalibrationOptions(CLI::App& cmd, PipelineArgs& a) {
                  "bench/precision.md measures them")
       ->check(CLI::IsMember({"off", "narrow", "all"}))
       ->default_val(a.biasCorrection);
+  cmd.add_option("--equalize", a.equalize,
+                 "cross-layer equalization of Conv -> Conv pairs (the first layer's output channels rescaled to "
+                 "balance the activation's per-channel ranges, the second layer's input channels inversely): on, for "
+                 "pairs joined by nothing or a ReLU (the float function is unchanged); relu6, which "
+                 "also turns a joining ReLU6 into a ReLU (the float function changes; --check still compares with "
+                 "the original); off. bench/precision.md measures them")
+      ->check(CLI::IsMember({"off", "on", "relu6"}))
+      ->default_val(a.equalize);
   cmd.add_option("--calib-percentile", a.calibPercentile,
                  "with --calib-method=percentile: the percentile, in (50, 100]")
       ->check(CLI::Range(50.000001, 100.0))
@@ -153,6 +161,7 @@ compiler::PipelineOptions pipelineOptions(const PipelineArgs& a, const isa::IsaC
   options.calibration_dir = a.calibDir;
   options.precision = a.precision;
   options.quant.bias_correction = compiler::parseBiasCorrection(a.biasCorrection).value();  // checked by CLI11
+  options.quant.equalization = compiler::parseEqualization(a.equalize).value();             // checked by CLI11
   options.min_cosine = a.minCosine;
   options.quant.search_samples = a.searchSamples;
   options.quant.smoothing = a.smooth;

@@ -24,6 +24,7 @@ struct PipelineArgs {
   int searchSamples = 4;
   double smooth = 0;  // --smooth ALPHA: activation smoothing; 0: off                  // --search-samples: calibration
                       // samples --precision auto judges on
+  std::string equalize = "off";           // --equalize off|on|relu6
   std::string biasCorrection = "narrow";  // --bias-correction off|narrow|all
   std::vector<std::string> shapes;        // NAME=DxDx...
 };

@@ -93,7 +93,18 @@ void printWeightWidths(const compiler::Graph& quantized) {
   for (const auto& [name, bits] : layers)
     if (bits == 4) narrow += (count++ ? ", " : "") + name;
   if (count > 0) std::printf("weights: int4 in %d of %zu matrix layers: %s\n", count, layers.size(), narrow.c_str());
+  std::fputs(equalizationLine(quantized).c_str(), stdout);
   std::fputs(accumulatorFitLine(quantized).c_str(), stdout);
+}
+
+std::string equalizationLine(const compiler::Graph& quantized) {
+  const auto marks = compiler::equalizedPairs(quantized);
+  if (marks.pairs == 0) return "";
+  std::string line = "cross-layer equalization: " + std::to_string(marks.pairs) + " Conv -> Conv pairs rescaled";
+  if (marks.relu6_to_relu > 0)
+    line += "; " + std::to_string(marks.relu6_to_relu) +
+            " joining ReLU6s became ReLUs, which changes the float function (accuracy is still against the original)";
+  return line + "\n";
 }
 
 std::string accumulatorFitLine(const compiler::Graph& quantized) {

@@ -30,11 +30,14 @@ std::string accuracyFailure(const Accuracy& accuracy, double minSqnr, double min
 void printHostOperators(const compiler::Graph& quantized, const compiler::CompiledModel& model);
 
 /// "weights: int4 in K of N matrix layers: NAME, ..." when a layer's weights are narrower than int8,
-/// and the accumulator fit's line.
+/// and the equalization's and the accumulator fit's lines.
 void printWeightWidths(const compiler::Graph& quantized);
 /// How many matrix layers the quantizer coarsened for a narrow accumulator (types.accumulator), as
 /// a line; "" when none.
 std::string accumulatorFitLine(const compiler::Graph& quantized);
+/// "cross-layer equalization: ..." when it rescaled layers (saying when the float function
+/// changed), else "".
+std::string equalizationLine(const compiler::Graph& quantized);
 /// The per-layer table: predicted and simulated cycles, utilization, and with accuracy figures
 /// the SQNR and saturation of each layer's output.
 void printLayers(const std::vector<runtime::LayerTiming>& layers, int64_t pes, const Accuracy& accuracy);

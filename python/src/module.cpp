@@ -81,7 +81,7 @@ std::unique_ptr<Model> compileModel(const std::string& model, const py::object& 
                                     std::optional<int64_t> minNpuMacs, bool cache,
                                     const std::optional<std::string>& cacheDir, int jobs, const std::string& precision,
                                     double minCosine, const std::string& biasCorrection, int searchSamples,
-                                    double smooth) {
+                                    double smooth, const std::string& equalize) {
   ConfigPtr cfg = configArg(config);
   compiler::PipelineOptions options;
   setCalibration(options, calibration);
@@ -101,6 +101,9 @@ std::unique_ptr<Model> compileModel(const std::string& model, const py::object& 
   const auto correction = compiler::parseBiasCorrection(biasCorrection);
   if (!correction) throw Error("bias_correction: 'off', 'narrow' or 'all', got '" + biasCorrection + "'");
   options.quant.bias_correction = *correction;
+  const auto equalization = compiler::parseEqualization(equalize);
+  if (!equalization) throw Error("equalize: 'off', 'on' or 'relu6', got '" + equalize + "'");
+  options.quant.equalization = *equalization;
   options.import.input_shapes = shapes;
   if (minNpuMacs) options.lower.min_npu_macs = *minNpuMacs;
   const std::string dir = !cache ? "" : cacheDir ? *cacheDir : compiler::defaultCacheDir();
@@ -373,6 +376,7 @@ PYBIND11_MODULE(_systole, m) {
         "percentile"_a = 99.999, "shapes"_a = std::map<std::string, std::vector<int64_t>>{},
         "min_npu_macs"_a = py::none(), "cache"_a = true, "cache_dir"_a = py::none(), "jobs"_a = 0, "precision"_a = "",
         "min_cosine"_a = 0.99, "bias_correction"_a = "narrow", "search_samples"_a = 4, "smooth"_a = 0.0,
+        "equalize"_a = "off",
         "Compiles an ONNX model for a config (a Config, a shipped config's name or a YAML path): import, optimize, "
         "calibrate and quantize to INT8, lower to NPU programs. calibration: NumPy arrays of real input samples "
         "(one array, a list, or a dict by input name; a one-input model's array may stack samples on the batch "
@@ -382,7 +386,9 @@ PYBIND11_MODULE(_systole, m) {
         "default. bias_correction: fold a layer's mean output shift from weight rounding into its bias in the layers "
         "narrower than int8 ('narrow'), every layer ('all') or none ('off'). search_samples: the calibration samples "
         "'auto' judges on (the next as many are held out). smooth: activation smoothing's alpha in [0, 1) for "
-        "LayerNormalizations feeding only matrix layers (0: off). The compiled artifact is reused from the "
+        "LayerNormalizations feeding only matrix layers (0: off). equalize: cross-layer equalization of Conv pairs, "
+        "'on' (joined by nothing or a ReLU), 'relu6' (also turning a joining ReLU6 into a ReLU, which changes the "
+        "float function) or 'off'. The compiled artifact is reused from the "
         "compile cache when nothing changed (cache=False skips "
         "it).");
   m.def(

@@ -88,6 +88,8 @@ def test_weight_precision(calibration, image, cache_dir):
         systole.compile(MODEL, "tiny", calibration=calibration, cache=False, precision="int4")
     with pytest.raises(systole.Error, match="bias_correction"):
         systole.compile(MODEL, "default", calibration=calibration, cache=False, bias_correction="sometimes")
+    with pytest.raises(systole.Error, match="equalize"):
+        systole.compile(MODEL, "default", calibration=calibration, cache=False, equalize="sometimes")
     with pytest.raises(systole.Error, match="smooth"):
         systole.compile(MODEL, "default", calibration=calibration, cache=False, smooth=1.0)
     with pytest.raises(systole.Error, match="search_samples"):

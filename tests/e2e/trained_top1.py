@@ -3,7 +3,7 @@
 
     PYTHONPATH=build/default/python /usr/bin/python3 tests/e2e/trained_top1.py DIR [NAME...] [--isa CONFIG]
         [--max-drop POINTS] [--precision int8|int4|auto] [--min-cosine X] [--bias-correction off|narrow|all]
-        [--set KEY=VALUE ...]
+        [--equalize off|on|relu6] [--set KEY=VALUE ...]
 
 DIR holds NAME.onnx, NAME.logits.npy (the training framework's float logits on the test set),
 test.npz (`x` [N, ...] float32 images, `labels` [N]) and calib/ (one .npy per calibration sample),
@@ -24,9 +24,8 @@ import numpy as np
 import systole
 
 
-def evaluate(path, config, x, labels, float_logits, calib, precision, min_cosine, bias_correction):
-    model = systole.compile(path, config, calibration=calib, precision=precision, min_cosine=min_cosine,
-                            bias_correction=bias_correction)
+def evaluate(path, config, x, labels, float_logits, calib, options):
+    model = systole.compile(path, config, calibration=calib, **options)
     hits_float = hits_int8 = agree = 0
     cosines = []
     for image, label, want in zip(x, labels, float_logits):
@@ -51,6 +50,8 @@ def main():
     p.add_argument("--min-cosine", type=float, default=0.99, help="--precision auto's target")
     p.add_argument("--bias-correction", default="narrow", choices=["off", "narrow", "all"],
                    help="which layers' biases absorb their weight rounding's mean shift")
+    p.add_argument("--equalize", default="off", choices=["off", "on", "relu6"],
+                   help="cross-layer equalization (relu6 also turns the joining ReLU6s into ReLUs)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="a config override (repeatable), as systole's --set: types.accumulator=int16")
     args = p.parse_args()
@@ -58,15 +59,17 @@ def main():
     calib = [np.load(f) for f in sorted(glob.glob(os.path.join(args.dir, "calib", "*.npy")))]
     names = args.models or sorted(os.path.basename(f)[:-5] for f in glob.glob(os.path.join(args.dir, "*.onnx")))
     config = systole.load_config(args.isa, dict(kv.split("=", 1) for kv in args.set) or None)
-    design = ", ".join([args.isa] + args.set + ([args.precision] if args.precision else []))
+    design = ", ".join([args.isa] + args.set + ([args.precision] if args.precision else []) +
+                       ([f"equalize {args.equalize}"] if args.equalize != "off" else []))
     print(f"| network | float top-1 | quantized top-1 ({design}) | difference | predictions agree | cosine min / mean | int4 layers | NPU programs |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     failed = False
     for name in names:
         try:
             r = evaluate(os.path.join(args.dir, name + ".onnx"), config, test["x"], test["labels"],
-                         np.load(os.path.join(args.dir, name + ".logits.npy")), calib, args.precision,
-                         args.min_cosine, args.bias_correction)
+                         np.load(os.path.join(args.dir, name + ".logits.npy")), calib,
+                         {"precision": args.precision, "min_cosine": args.min_cosine,
+                          "bias_correction": args.bias_correction, "equalize": args.equalize})
         except systole.Error as e:
             print(f"| {name} | error: {e} | | | | | | |")
             return 1

@@ -106,6 +106,7 @@ std::string compileCacheKey(const std::string& modelPath, const isa::IsaConfig& 
   h.real(options.min_cosine);
   h.number(static_cast<uint64_t>(options.quant.search_samples));
   h.real(options.quant.smoothing);
+  h.number(static_cast<uint64_t>(options.quant.equalization));
   h.number(static_cast<uint64_t>(options.quant.bias_correction));
   h.number(options.calibration_seed);
   addCalibrationData(h, options.calibration_dir);

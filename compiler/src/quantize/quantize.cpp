@@ -27,6 +27,7 @@
 
 #include "quantize/bias_correction.h"
 #include "quantize/precision_search.h"
+#include "quantize/equalization.h"
 #include "quantize/smoothing.h"
 #include "quantize/quantize_classify.h"
 #include "quantize/quantize_lut.h"
@@ -909,6 +910,7 @@ QuantSummary quantizeCalibrated(Graph& g, const std::vector<TensorMap>& calibrat
 
 QuantSummary quantize(Graph& g, const std::vector<TensorMap>& calibration, const QuantOptions& opts) {
   const int samples = opts.num_samples > 0 ? opts.num_samples : INT_MAX;
+  equalizeLayers(g, opts.equalization, calibration, samples, opts.jobs);
   const SmoothingSummary smoothed =
       opts.smoothing > 0 ? smoothActivations(g, calibration, opts.smoothing, samples, opts.jobs) : SmoothingSummary{};
   QuantSummary summary = quantizeCalibrated(g, calibration, opts);

@@ -10,6 +10,7 @@
 #include <cmath>
 
 #include "quantize/channel_stats.h"
+#include "quantize/own_constant.h"
 #include "systole/compiler/float_ops.h"
 
 namespace systole::compiler {
@@ -91,22 +92,6 @@ std::vector<Candidate> candidates(const Graph& g) {
   return found;
 }
 
-/// Input `k` of node `id`, a float constant, as this node's own copy (a new value if another node
-/// reads it too).
-float* ownInput(Graph& g, int id, size_t k) {
-  const int v = g.nodes[static_cast<size_t>(id)].inputs[k];
-  int readers = 0;
-  for (const Node& n : g.nodes)
-    if (!n.dead) readers += static_cast<int>(std::count(n.inputs.begin(), n.inputs.end(), v));
-  if (readers > 1) {
-    Value copy = g.values[static_cast<size_t>(v)];
-    copy.name += ".smoothed";
-    g.nodes[static_cast<size_t>(id)].inputs[k] = g.addValue(std::move(copy));
-  }
-  return reinterpret_cast<float*>(
-      g.values[static_cast<size_t>(g.nodes[static_cast<size_t>(id)].inputs[k])].data.data());
-}
-
 /// Divides the norm's channels by s and multiplies its readers' weight rows by s.
 void apply(Graph& g, const Candidate& c, const std::vector<double>& act, double alpha) {
   const auto row = [&](const WeightRows& l, int64_t j, int64_t n) -> float& {
@@ -122,8 +107,8 @@ void apply(Graph& g, const Candidate& c, const std::vector<double>& act, double 
   }
   const Node& norm = g.nodes[static_cast<size_t>(c.norm)];
   const bool hasBeta = norm.inputs.size() > 2 && norm.inputs[2] >= 0;
-  float* gamma = ownInput(g, c.norm, 1);
-  float* beta = hasBeta ? ownInput(g, c.norm, 2) : nullptr;
+  float* gamma = ownFloatInput(g, c.norm, 1, ".smoothed");
+  float* beta = hasBeta ? ownFloatInput(g, c.norm, 2, ".smoothed") : nullptr;
   for (size_t j = 0; j < s.size(); ++j) {
     gamma[j] = static_cast<float>(gamma[j] / s[j]);
     if (beta) beta[j] = static_cast<float>(beta[j] / s[j]);

@@ -69,15 +69,9 @@ TEST(Smoothing, KeepsTheFloatFunctionAndSharedConstants) {
 }
 
 double int8Cosine(const Graph& fg, double alpha) {
-  Graph q = fg;
   QuantOptions opts;
   opts.smoothing = alpha;
-  opts.jobs = 1;
-  quantize(q, makeRandomInputs(fg, 16, 1), opts);
-  double worst = 1;
-  for (const auto& in : makeRandomInputs(fg, 4, 99))
-    worst = std::min(worst, test::cosineSimilarity(interpret(fg, in).at("y"), interpret(q, in).at("y")));
-  return worst;
+  return test::quantizedCosine(fg, opts, "y");
 }
 
 TEST(Smoothing, OutlierChannelsQuantizeBetter) {

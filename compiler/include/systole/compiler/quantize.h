@@ -49,6 +49,14 @@ std::string_view biasCorrectionName(BiasCorrection b);
 /// "off", "narrow", "all"; nullopt otherwise.
 std::optional<BiasCorrection> parseBiasCorrection(std::string_view text);
 
+/// Cross-layer equalization (quantize/equalization.h): Off; On, for Conv pairs joined by nothing
+/// or a ReLU (the float function is unchanged); Relu6, which also turns a joining ReLU6 into a ReLU
+/// (the float function changes; the run's float reference stays the original model).
+enum class Equalization : uint8_t { Off, On, Relu6 };
+std::string_view equalizationName(Equalization e);
+/// "off", "on", "relu6"; nullopt otherwise.
+std::optional<Equalization> parseEqualization(std::string_view text);
+
 /// The defaults are measured (bench/int8_accuracy.md): on seven torchvision architectures,
 /// percentile 99.999 had a higher SQNR and mean cosine against PyTorch than minmax on every one
 /// (+0.1 to +1.8 dB); 99.99 and 99.9 clip too much, entropy was worse on two of them.
@@ -73,6 +81,8 @@ struct QuantOptions {
   /// Activation smoothing's alpha (quantize/smoothing.h) for the LayerNormalizations that feed
   /// only matrix layers; 0 (the default): off. bench/precision.md measures it.
   double smoothing = 0;
+  /// Cross-layer equalization before calibration; off by default (bench/precision.md measures it).
+  Equalization equalization = Equalization::Off;
   /// types.accumulator's width: below 32, requantize multipliers get accumulator_bits - 1 bits, an
   /// Add's widen multipliers fewer, and matrix layers accumulator-aware weight scales.
   int accumulator_bits = 32;
@@ -181,6 +191,14 @@ QuantSummary quantizeWithRanges(Graph& g, const std::map<std::string, TensorRang
 /// The matrix layers whose weight scales the quantizer coarsened to fit a narrow accumulator (their
 /// `accumulator_fit` attribute), in node order, with how many output channels it coarsened.
 std::vector<std::pair<std::string, int64_t>> accumulatorFittedLayers(const Graph& quantized);
+
+/// What cross-layer equalization marked in a graph (the first layer of each pair carries
+/// `equalized`, and `relu6_to_relu` when its ReLU6 became a ReLU).
+struct EqualizedPairs {
+  int pairs = 0;
+  int relu6_to_relu = 0;
+};
+EqualizedPairs equalizedPairs(const Graph& g);
 
 /// The matrix layers of a quantized graph (Conv, Gemm, MatMul with int8 constant weights) in node
 /// order, with their weights' width (`weight_bits`, 8 when absent).

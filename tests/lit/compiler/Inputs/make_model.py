@@ -500,6 +500,24 @@ def depthwise():
                   f32("w3", [40, 1, 5, 5]), f32("b3", [40]), f32("w4", [40, 1, 3, 3])])
 
 
+# A MobileNet block as torch exports it: a 1x1 expansion with ReLU6 (Clip from Constant nodes),
+# a 3x3 depthwise with ReLU6 and a linear 1x1 projection; the expansion's channels 0..3 are 100x
+# smaller, as folding a BatchNorm can leave them.
+@model
+def mobilenet_block():
+    w1 = RNG.uniform(-1, 1, size=[16, 4, 1, 1]).astype(np.float32)
+    w1[:4] *= 0.01
+    nodes = [h.make_node("Conv", ["x", "w1", "b1"], ["c1"], name="expand"),
+             const_node("lo", np.float32(0.0)), const_node("hi", np.float32(6.0)),
+             h.make_node("Clip", ["c1", "lo", "hi"], ["r1"], name="relu6_1"),
+             h.make_node("Conv", ["r1", "w2", "b2"], ["c2"], name="dw", group=16, pads=[1, 1, 1, 1]),
+             h.make_node("Clip", ["c2", "lo", "hi"], ["r2"], name="relu6_2"),
+             h.make_node("Conv", ["r2", "w3", "b3"], ["y"], name="project")]
+    return build(nodes, [vi("x", [1, 4, 8, 8])], [vi("y", [1, 8, 8, 8])],
+                 [nh.from_array(w1, "w1"), f32("b1", [16], 0, 0.1), f32("w2", [16, 1, 3, 3]), f32("b2", [16], 0, 0.1),
+                  f32("w3", [8, 16, 1, 1]), f32("b3", [8])])
+
+
 # Pooling with auto_pad SAME_UPPER after a convolution (so the pools run on the NPU): max pooling
 # 3x3 stride 2 (H 7: total 2, W 10: total 1) and average pooling 2x2 stride 1 (total 1, at the end;
 # count_include_pad, as the NPU's average pooling divides by the kernel size).
