@@ -1,12 +1,15 @@
 // The unpacker of dma_load_int4 (docs/isa-semantics.md), in the DMA's scratchpad write path. A
 // scratchpad row of `bytes` int4 weights arrives from DRAM as ceil(ceil(bytes / 2) / BW) beats of
 // BW = DRAM_BYTES_PER_CYCLE bytes, two two's-complement nibbles per byte, the low nibble first. The
-// unpacker delivers it as one scratchpad row of int8: element k is nibble k sign-extended for
-// k < bytes, and 0 beyond (bytes past the row's packed length in its last beat are ignored).
+// unpacker delivers it as one scratchpad row of ACTIVATION_BITS lanes (little-endian bytes): lane k
+// is nibble k sign-extended for k < bytes / lane bytes, and 0 beyond (bytes past the row's packed
+// length in its last beat are ignored). At int16 lanes `bytes` still counts scratchpad bytes, so a
+// row is half as many values and half as many packed bytes.
 //
 // Timing: the row is complete in the cycle of its last beat (out_valid_o, to be captured at the end
 // of that cycle), so a descriptor of `rows` rows with no idle beats takes exactly its beats:
-// `rows * ceil_div(ceil_div(bytes, 2), dram.bytes_per_cycle)` cycles after the DRAM's latency, the
+// `rows * ceil_div(ceil_div(bytes * 4, activation.bits), dram.bytes_per_cycle)` cycles after the
+// DRAM's latency, the
 // occupancy in dma.load.w4's YAML timing. Each idle cycle between beats adds one.
 //
 // Micro-architecture: a register of the row's packed bytes, written a beat at a time at the beat
@@ -33,7 +36,9 @@ module int4_unpack
   output logic [E-1:0][7:0]      row_o
 );
 
-  localparam int PACKED = (E + 1) / 2;              // bytes of a full row in DRAM
+  localparam int LB     = ACTIVATION_BITS / 8;      // bytes per lane
+  localparam int L      = E / LB;                   // lanes per row
+  localparam int PACKED = (L + 1) / 2;              // bytes of a full row in DRAM
   localparam int BEATS  = (PACKED + BW - 1) / BW;   // the most beats a row takes
   localparam int BEAT_W = BEATS > 1 ? $clog2(BEATS) : 1;
 
@@ -57,12 +62,15 @@ module int4_unpack
     if (beat_valid_i) packed_q <= packed_d;
   end
 
+  // Lane k occupies bytes [k * LB, (k + 1) * LB) of the row, low byte first.
+  logic [L-1:0][ACTIVATION_BITS-1:0] lanes;
   always_comb begin
-    for (int k = 0; k < E; k++) begin
+    for (int k = 0; k < L; k++) begin
       automatic logic [3:0] nibble = k % 2 == 0 ? packed_d[k / 2][3:0] : packed_d[k / 2][7:4];
-      row_o[k] = k < int'(row_bytes_i) ? {{4{nibble[3]}}, nibble} : 8'h00;
+      lanes[k] = k < int'(row_bytes_i) / LB ? {{(ACTIVATION_BITS - 4){nibble[3]}}, nibble} : '0;
     end
   end
+  assign row_o = lanes;
 
   assign out_valid_o = beat_valid_i & beat_last_i;
 

@@ -13,7 +13,8 @@ module tb_int4_unpack
   output logic [SCRATCHPAD_ROW_BYTES-1:0][7:0]        row_o,
 
   output logic [31:0]                                 pkg_row_bytes_o,
-  output logic [31:0]                                 pkg_dram_bytes_per_cycle_o
+  output logic [31:0]                                 pkg_dram_bytes_per_cycle_o,
+  output logic [31:0]                                 pkg_act_bits_o
 );
   int4_unpack u_dut (
     .clk_i,
@@ -28,4 +29,5 @@ module tb_int4_unpack
 
   assign pkg_row_bytes_o            = 32'(SCRATCHPAD_ROW_BYTES);
   assign pkg_dram_bytes_per_cycle_o = 32'(DRAM_BYTES_PER_CYCLE);
+  assign pkg_act_bits_o             = 32'(ACTIVATION_BITS);
 endmodule

@@ -1,7 +1,7 @@
 // Verilator check of rtl/int4_unpack.sv against dma_load_int4's unpacking, isa::arith::int4At (the
-// one definition the simulator's DMA uses; docs/isa-semantics.md): value k of a row is nibble k of
-// its packed DRAM bytes, low nibble first, sign-extended, for k < bytes; 0 beyond. Random
-// descriptors (1..6 rows of 1..scratchpad.row_bytes values, bytes of random and edge values) stream
+// one definition the simulator's DMA uses; docs/isa-semantics.md): lane k of a row is nibble k of
+// its packed DRAM bytes, low nibble first, sign-extended to activation.bits, for k < bytes / lane
+// bytes; 0 beyond. Random descriptors (1..6 rows of 1..all lanes, bytes of random and edge values) stream
 // in as DRAM beats of dram.bytes_per_cycle bytes, the bytes past a row's packed length in its last
 // beat random (they must be ignored), sometimes with idle cycles between beats. Every row must equal
 // the reference bit for bit, and each descriptor's cycles from its first beat in to its last row out,
@@ -34,22 +34,24 @@ class UnpackCheck : Bench<Tb> {
       : Bench(isa, sim, report, rng),
         timing_(isa, isa::Semantics::DmaLoadInt4),
         E_(p_.spad_row_bytes),
-        BW_(p_.dram_bytes_per_cycle) {}
+        BW_(p_.dram_bytes_per_cycle),
+        LB_(p_.act_bits / 8) {}
 
   bool packageMatches() {
     sim_.settle();
     bool ok = samePackage(r_, "SCRATCHPAD_ROW_BYTES", t_.pkg_row_bytes_o, p_.spad_row_bytes);
     ok &= samePackage(r_, "DRAM_BYTES_PER_CYCLE", t_.pkg_dram_bytes_per_cycle_o, p_.dram_bytes_per_cycle);
+    ok &= samePackage(r_, "ACTIVATION_BITS", t_.pkg_act_bits_o, p_.act_bits);
     return ok;
   }
   bool present() const { return timing_.present(); }
 
-  int64_t beatsOf(int64_t bytes) const { return ((bytes + 1) / 2 + BW_ - 1) / BW_; }
+  int64_t beatsOf(int64_t bytes) const { return ((bytes / LB_ + 1) / 2 + BW_ - 1) / BW_; }
 
   Descriptor randomDescriptor() {
     Descriptor d;
     d.rows = uniform(rng_, 1, 6);
-    d.bytes = rng_() % 4 == 0 ? E_ : uniform(rng_, 1, E_);
+    d.bytes = LB_ * (rng_() % 4 == 0 ? E_ / LB_ : uniform(rng_, 1, E_ / LB_));  // whole lanes
     static constexpr uint8_t kEdges[] = {0x00, 0xFF, 0x88, 0x77, 0x80, 0x08, 0x7F, 0xF7};
     for (int64_t r = 0; r < d.rows; ++r) {
       std::vector<uint8_t> row(static_cast<size_t>(beatsOf(d.bytes) * BW_));
@@ -111,12 +113,14 @@ class UnpackCheck : Bench<Tb> {
   void compareRow(const Descriptor& d, size_t r) {
     ++rows_;
     if (beatsOf(d.bytes) > 1) ++multiBeat_;
-    for (int64_t k = 0; k < E_; ++k) {
-      const int8_t want = k < d.bytes ? isa::arith::int4At(d.packed[r].data(), k) : 0;
-      const auto got = static_cast<int8_t>(getBits(t_.row_o, static_cast<int>(8 * k), 8));
+    const int bits = static_cast<int>(8 * LB_);
+    for (int64_t k = 0; k < E_ / LB_; ++k) {
+      const int64_t want = k < d.bytes / LB_ ? isa::arith::int4At(d.packed[r].data(), k) : 0;
+      const uint64_t raw = getBits(t_.row_o, static_cast<int>(k) * bits, bits);
+      const int64_t got = static_cast<int64_t>(raw << (64 - bits)) >> (64 - bits);
       if (got != want) {
         r_.fail("DATA MISMATCH dma_load_int4 bytes=" + std::to_string(d.bytes) + " row " + std::to_string(r) +
-                ": element " + std::to_string(k) + " model " + std::to_string(want) + ", RTL " + std::to_string(got));
+                ": lane " + std::to_string(k) + " model " + std::to_string(want) + ", RTL " + std::to_string(got));
         return;
       }
     }
@@ -135,7 +139,7 @@ class UnpackCheck : Bench<Tb> {
   }
 
   Timing timing_;
-  int64_t E_, BW_;
+  int64_t E_, BW_, LB_;  // row bytes, DRAM beat bytes, bytes per lane
   int64_t rows_ = 0, stalled_ = 0, multiBeat_ = 0;
 };
 
