@@ -158,3 +158,33 @@ TEST(ConfigChange, SmallSubgraphsStayOnTheHostBelowTheThreshold) {
 
 }  // namespace
 }  // namespace systole::testing
+
+namespace systole::testing {
+namespace {
+
+// A graph quantized for int8 lanes, lowered for a config of int16 lanes (a cached graph with an
+// edited YAML): no operator reads its int8 tensors on the NPU, so each runs on the host and says
+// why, and the run still computes the graph.
+TEST(ConfigChange, AnInt8GraphRunsOnTheHostOfAnInt16Config) {
+  FloatGraphBuilder b(7);
+  int x = b.input("image", {1, 8, 6, 6});
+  x = b.conv(x, 8, 3, 1, 1, 1, true);
+  x = b.addOp(x, b.constant({1, 8, 6, 6}, 1.0f), false);
+  compiler::Graph g = b.finish(x);
+  compiler::quantize(g, compiler::makeRandomInputs(g, 4, 1));
+  const std::string base = defaultConfigText();
+  const std::string wide = std::regex_replace(base, std::regex("activation: int8"), "activation: int16");
+  ASSERT_NE(wide, base);
+  const isa::IsaConfig isa = isa::IsaConfig::parse(wide, "default-int16.yaml");
+  const compiler::CompiledModel compiled = compiler::compileModel(g, isa);
+  EXPECT_EQ(compiled.programCount(), 0u);
+  int refused = 0;
+  for (const auto& item : compiled.schedule)
+    refused += item.host_reason.find("not a quantized int16 tensor") != std::string::npos;
+  EXPECT_EQ(refused, 2) << "the Conv and the Add";
+  runtime::Session session(isa, compiled, g);
+  EXPECT_FALSE(session.run(runtime::randomInputs(g, 3), {}).outputs.empty());
+}
+
+}  // namespace
+}  // namespace systole::testing

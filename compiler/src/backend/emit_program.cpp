@@ -12,6 +12,7 @@
 #include <cmath>
 
 #include "backend_passes.h"
+#include "systole/compiler/host_tensor.h"
 #include "systole/isa/builder.h"
 #include "systole/isa/diagnostic.h"
 #include "systole/isa/pipeline.h"
@@ -76,8 +77,9 @@ CompiledProgram emitProgram(const Graph& g, const isa::IsaConfig& isa, TilePlan&
   const auto lane = static_cast<size_t>(isa.params().act_bits / 8);
   for (int id : plan.halo_buffers) {
     const ActBuffer& buf = plan.buffers.at(id);
-    std::vector<uint8_t> fill(static_cast<size_t>(buf.lanes()) * lane);
-    for (size_t i = 0; i < fill.size(); ++i) fill[i] = static_cast<uint8_t>(buf.fill >> (8 * (i % lane)));
+    std::vector<uint8_t> fill;
+    fill.reserve(static_cast<size_t>(buf.lanes()) * lane);
+    for (int64_t i = 0; i < buf.lanes(); ++i) appendLane(fill, buf.fill, lane);
     b.addData(plan.buffer_addr.at(id), std::move(fill));
   }
   for (size_t k = 0; k < plan.constants.size(); ++k)

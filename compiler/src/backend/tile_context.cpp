@@ -28,6 +28,8 @@ ActBuffer TileContext::source(int value) {
   ActBuffer b = bufferShape(v);
   // Quantized lanes, row-major: NCHW for a 4-D tensor, whose buffer is NHWC.
   const auto size = static_cast<size_t>(elemTypeBytes(v.type));
+  // The registry already sends an operator whose inputs are not the config's lanes to the host
+  // (e2e ConfigChange.AnInt8GraphRunsOnTheHostOfAnInt16Config); this guards the plan itself.
   if (static_cast<int64_t>(size) != lane)
     throw Error("code generation: constant '" + v.name + "' is " + std::string(elemTypeName(v.type)) +
                 ", not the config's " + std::to_string(p.act_bits) + "-bit activations");
@@ -136,12 +138,9 @@ void TileContext::forEachImage(const std::vector<int>& values, const std::functi
 
 Operand TileContext::addLanes(const std::vector<uint8_t>& int8Values, const std::string& what) {
   if (lane == 1) return addConstant(int8Values, what);
-  std::vector<uint8_t> lanes(int8Values.size() * static_cast<size_t>(lane));
-  for (size_t i = 0; i < int8Values.size(); ++i) {
-    const int32_t v = static_cast<int8_t>(int8Values[i]);
-    for (int64_t b = 0; b < lane; ++b)
-      lanes[i * static_cast<size_t>(lane) + static_cast<size_t>(b)] = static_cast<uint8_t>(v >> (8 * b));
-  }
+  std::vector<uint8_t> lanes;
+  lanes.reserve(int8Values.size() * static_cast<size_t>(lane));
+  for (uint8_t v : int8Values) appendLane(lanes, static_cast<int8_t>(v), static_cast<size_t>(lane));
   return addConstant(std::move(lanes), what);
 }
 

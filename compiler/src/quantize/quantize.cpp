@@ -297,10 +297,8 @@ class Rewriter {
     if (constant) {
       const std::vector<float> d = floatsOf(src);
       std::vector<uint8_t> bytes;
-      for (float x : d) {
-        const int32_t lane = quantizeFloat(x, q.scale[0], q.zero_point[0], actBits_);
-        for (int b = 0; b < actBits_ / 8; ++b) bytes.push_back(static_cast<uint8_t>(lane >> (8 * b)));
-      }
+      for (float x : d)
+        appendLane(bytes, quantizeFloat(x, q.scale[0], q.zero_point[0], actBits_), static_cast<size_t>(actBits_ / 8));
       id = newConstant(name + "_q", actType_, shape, q, std::move(bytes));
     } else {
       id = newValue(name + "_q", actType_, shape, q);

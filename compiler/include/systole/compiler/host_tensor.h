@@ -39,6 +39,11 @@ struct HostTensor {
 inline int32_t laneAt(const HostTensor& t, int64_t i) {
   return t.type == ElemType::Int16 ? int32_t{t.data<int16_t>()[i]} : int32_t{t.data<int8_t>()[i]};
 }
+/// Appends `v` as one lane of `laneBytes` little-endian bytes (its low bytes): how DMA moves a
+/// lane, and so how constants and fills reach the scratchpad.
+inline void appendLane(std::vector<uint8_t>& bytes, int32_t v, size_t laneBytes) {
+  for (size_t b = 0; b < laneBytes; ++b) bytes.push_back(static_cast<uint8_t>(v >> (8 * b)));
+}
 inline void setLane(HostTensor& t, int64_t i, int32_t v) {
   if (t.type == ElemType::Int16)
     t.data<int16_t>()[i] = static_cast<int16_t>(v);
