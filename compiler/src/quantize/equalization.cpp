@@ -26,9 +26,10 @@ struct ConvWeights {
 };
 
 std::optional<ConvWeights> convWeights(const Graph& g, const Node& n) {
-  if (n.dead || n.op != Op::Conv || n.inputs.size() < 2 || n.outputs.size() != 1) return std::nullopt;
+  if (n.dead || n.op != Op::Conv || n.inputs.size() < 2 || n.inputs[1] < 0 || n.outputs.size() != 1)
+    return std::nullopt;
   const Value& w = g.values[static_cast<size_t>(n.inputs[1])];
-  if (!w.is_constant || w.type != ElemType::Float32 || w.shape.size() < 3) return std::nullopt;
+  if (!w.is_constant || w.type != ElemType::Float32 || w.shape.size() < 3 || w.elements() <= 0) return std::nullopt;
   ConvWeights c{w.shape[0], w.shape[1], w.elements() / (w.shape[0] * w.shape[1])};
   const int64_t group = n.getInt("group", 1);
   c.depthwise = group > 1 && group == c.out && c.inPerOut == 1;
@@ -180,7 +181,8 @@ EqualizationSummary equalizeLayers(Graph& g, Equalization mode, const std::vecto
   const auto stats = channelStats(g, axisOf, calibration, samples, jobs);
   for (auto p = found.rbegin(); p != found.rend(); ++p) {
     const auto it = stats.find(g.nodes[static_cast<size_t>(p->a)].outputs[0]);
-    if (it != stats.end()) rescale(g, *p, scales(g, *p, it->second.absmax));
+    if (it != stats.end() && it->second.absmax.size() == static_cast<size_t>(p->wa.out))
+      rescale(g, *p, scales(g, *p, it->second.absmax));
   }
   return summary;
 }
