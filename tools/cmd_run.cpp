@@ -32,7 +32,7 @@ namespace {
 
 struct RunArgs {
   PipelineArgs compile;
-  std::string output, outputDir, stats, statsCsv, trace, traceLevel = "instructions";
+  std::string output, outputDir, floatOutputDir, stats, statsCsv, trace, traceLevel = "instructions";
   std::vector<std::string> inputs;
   bool check = false, checkIntermediates = false, layers = false, timingOnly = false, races = false, noCache = false;
   std::string hostJit = "on";
@@ -63,6 +63,15 @@ struct WallTime {
   double compile = 0, run = 0;
 };
 
+/// Float tensors as DIR/NAME.npy (--output-dir's naming).
+void writeFloatTensors(const std::string& dir, const std::map<std::string, compiler::HostTensor>& tensors) {
+  std::vector<std::pair<isa::TensorInfo, std::vector<uint8_t>>> outs;
+  for (const auto& [name, t] : tensors)
+    outs.emplace_back(isa::TensorInfo{name, isa::TensorKind::Output, isa::DType::Float32, t.shape, 0, 1.0f, 0},
+                      t.bytes);
+  writeOutputs(dir, outs);
+}
+
 void writeResults(const runtime::RunResult& result, const Accuracy& accuracy, const RunArgs& a, const isa::Params& p,
                   WallTime wall) {
   if (!a.stats.empty() || !a.statsCsv.empty()) {
@@ -77,12 +86,7 @@ void writeResults(const runtime::RunResult& result, const Accuracy& accuracy, co
     if (!a.statsCsv.empty()) writeFileAtomic(a.statsCsv, csv);
   }
   if (!a.trace.empty()) writeFileAtomic(a.trace, result.trace_json);
-  if (a.outputDir.empty()) return;
-  std::vector<std::pair<isa::TensorInfo, std::vector<uint8_t>>> outs;
-  for (const auto& [name, t] : result.outputs)
-    outs.emplace_back(isa::TensorInfo{name, isa::TensorKind::Output, isa::DType::Float32, t.shape, 0, 1.0f, 0},
-                      t.bytes);
-  writeOutputs(a.outputDir, outs);
+  if (!a.outputDir.empty()) writeFloatTensors(a.outputDir, result.outputs);
 }
 
 /// What runs: compiled now from an ONNX model, or loaded from a compiled .sbin.
@@ -175,7 +179,9 @@ Accuracy measureAccuracy(const Prepared& p, const runtime::RunResult& result, co
     return accuracy;
   }
   accuracy.measured = true;
-  accuracy.outputs = runtime::compareOutputs(runtime::floatReference(*p.float_graph, inputs), result.outputs);
+  const auto reference = runtime::floatReference(*p.float_graph, inputs);
+  accuracy.outputs = runtime::compareOutputs(reference, result.outputs);
+  if (!a.floatOutputDir.empty()) writeFloatTensors(a.floatOutputDir, reference);
   if (a.layers) {
     std::vector<std::string> values;
     for (const auto& l : result.layers) values.push_back(l.report.output);
@@ -199,6 +205,8 @@ int runModel(RunArgs& a) {
     return kOk;
   }
   if (a.checkIntermediates) a.check = true;
+  if (compiledModel && !a.floatOutputDir.empty())
+    throw Error("--float-output-dir needs the float model: a compiled .sbin holds none, run the ONNX file");
   Prepared p = compiledModel ? loadModel(a, config, std::move(*artifact)) : compileModel(a, config);
   runtime::Session session(config, std::move(p.model), p.graph);  // the session holds the programs now
   runtime::RunOptions runOptions;
@@ -272,6 +280,10 @@ void registerRun(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
   cmd->add_option("--output-dir", a.outputDir,
                   "write each model output as DIR/NAME.npy (in NAME, characters other than letters, digits, '_', '-' "
                   "and '.' become '_': output Identity:0 is DIR/Identity_0.npy)");
+  auto* floatOutputDir =
+      cmd->add_option("--float-output-dir", a.floatOutputDir,
+                      "write each output of the float model on the same inputs (what the accuracy line compares "
+                      "with) as DIR/NAME.npy, named as --output-dir; needs an ONNX model");
   cmd->add_option("--stats", a.stats, "write the statistics, per layer and in total, as JSON (docs/stats.md)");
   cmd->add_option("--stats-csv", a.statsCsv,
                   "write the per-layer statistics as CSV (one row per layer and a total row)");
@@ -310,7 +322,8 @@ void registerRun(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
       ->excludes(check)
       ->excludes(checkAll)
       ->excludes(minSqnr)
-      ->excludes(minCosine);
+      ->excludes(minCosine)
+      ->excludes(floatOutputDir);
   actions.emplace_back(cmd, [] { return runModel(a); });
 }
 
