@@ -441,6 +441,7 @@ class ConfigLoader {
       throw Error(at(list), "the instruction set needs an instruction with semantics 'finish'");
     if (p.offersWeightBits(4) && config.bySemantics(Semantics::DmaLoadInt4) < 0)
       throw Error(typesAt_, "types.weight offers int4, which needs an instruction with semantics 'dma_load_int4'");
+    config.params_.vector_mac_lanes = config.bySemantics(Semantics::VectorMac) >= 0 ? p.vector_lanes : 0;
     if (const int dw = config.bySemantics(Semantics::DepthwiseTile); dw >= 0) {
       const InstrDesc& d = config.instrs_[static_cast<size_t>(dw)];
       if (p.dataflow != Dataflow::WeightStationary)

@@ -51,6 +51,10 @@ constexpr CostParameter kTable[] = {
      "what the depthwise mode (array.line_buffer_rows) adds to each PE, as a share of pe_mm2: a tap input register and "
      "a multiplexer before the multiplier; its line buffer is costed as scratchpad SRAM",
      "an assumption: an 8-bit register and 2:1 multiplexer, about a tenth of an int8 PE", 1.0},
+    {"area", "vector_mac_pe_share", &CostModel::vector_mac_pe_share, 0.5, "",
+     "one vector lane's multiply-accumulate (vector_mac), as a share of pe_mm2: its multiplier and adder without the "
+     "PE's pipeline registers",
+     "pe_mm2 is the multiplier and adder doubled for registers and wiring, so half of it (an assumption)", 1.0},
     {"area", "scratchpad_mm2_per_kib", &CostModel::scratchpad_mm2_per_kib, 0.0057, "mm^2/KiB", "scratchpad capacity",
      "45 nm 6T SRAM cell 0.346 um^2 (Mistry et al., IEDM 2007) x 8192 bits at 50% array efficiency (an assumption)"},
     {"area", "accumulator_mm2_per_kib", &CostModel::accumulator_mm2_per_kib, 0.0057, "mm^2/KiB", "accumulator capacity",
@@ -84,6 +88,7 @@ AreaBreakdown areaOf(const Params& p) {
     a.array_mm2 +=
         static_cast<double>(p.array_rows * p.array_cols) * c.pe_mm2 * c.depthwise_pe_share +
         static_cast<double>(p.array_line_buffer_rows * p.array_cols) / kBytesPerKib * c.scratchpad_mm2_per_kib;
+  a.vector_mac_mm2 = static_cast<double>(p.vector_mac_lanes) * c.pe_mm2 * c.pe_area_scale * c.vector_mac_pe_share;
   a.scratchpad_mm2 = static_cast<double>(p.spad_size) / kBytesPerKib * c.scratchpad_mm2_per_kib;
   a.accumulator_mm2 = static_cast<double>(p.acc_size) / kBytesPerKib * c.accumulator_mm2_per_kib;
   a.fixed_mm2 = c.fixed_mm2;
@@ -98,10 +103,15 @@ std::string formatCost(double v) {
 
 std::string areaSummary(const Params& p) {
   const AreaBreakdown a = areaOf(p);
-  char buf[160];
-  std::snprintf(buf, sizeof buf, "area: %.2f mm^2 (array %.2f, scratchpad %.2f, accumulator %.2f, fixed %.2f)",
+  char buf[192];
+  std::snprintf(buf, sizeof buf, "area: %.2f mm^2 (array %.2f, scratchpad %.2f, accumulator %.2f, fixed %.2f",
                 a.total(), a.array_mm2, a.scratchpad_mm2, a.accumulator_mm2, a.fixed_mm2);
-  return buf;
+  std::string line = buf;
+  if (a.vector_mac_mm2 > 0) {
+    std::snprintf(buf, sizeof buf, ", vector MACs %.3f", a.vector_mac_mm2);
+    line += buf;
+  }
+  return line + ")";
 }
 
 }  // namespace systole::isa

@@ -108,6 +108,11 @@ constexpr SemanticsInfo kTable[kNumSemantics] = {
      Unit::Compute,
      {"a_row", "acc_row", "m", "accumulate", "kh", "kw", "pitch", "stride"},
      "acc[acc_row+i][n] (+)= sum_{t < kh*kw} spad[a_row+stride*i+(t/kw)*pitch+t%kw][n] * W[t][n] for i < m"},
+    {Semantics::VectorMac,
+     "vector_mac",
+     Unit::Compute,
+     {"dst_row", "src_row", "w_row", "rows", "stride", "accumulate"},
+     "acc[dst_row+i][n] (+)= spad[src_row+stride*i][n] * spad[w_row][n] for i < rows, n < vector.lanes"},
 };
 
 }  // namespace
@@ -142,6 +147,7 @@ RowSpace operandRowSpace(Semantics s, int k) {
     case Semantics::VectorLut: return of({S, S, N, S});
     case Semantics::VectorReduce:
     case Semantics::VectorRecip: return of({A, A});
+    case Semantics::VectorMac: return of({A, S, S});
     case Semantics::Nop:
     case Semantics::Finish: return N;
   }

@@ -191,7 +191,8 @@ nlohmann::ordered_json statsDocument(const RunResult& result, const isa::Params&
                {"array_mm2", area.array_mm2},
                {"scratchpad_mm2", area.scratchpad_mm2},
                {"accumulator_mm2", area.accumulator_mm2},
-               {"fixed_mm2", area.fixed_mm2}};
+               {"fixed_mm2", area.fixed_mm2},
+               {"vector_mac_mm2", area.vector_mac_mm2}};
   auto& config = j["config"];  // every parameter, independent and derived: what a report plots and diffs
   config = {{"name", p.name}, {"description", p.description}, {"dataflow", std::string(isa::dataflowName(p.dataflow))}};
   for (const auto& e : isa::parameterTable(p)) config["parameters"][e.name] = e.value;

@@ -25,7 +25,7 @@ Energy energyOf(const Counters& c, uint64_t cycles, const isa::CostModel& m) {
   e.accumulator = times(c.acc_bytes_read, m.accumulator_read_pj_per_byte) +
                   times(c.acc_bytes_written, m.accumulator_write_pj_per_byte);
   e.dram = times(c.dram_bytes_read, m.dram_read_pj_per_byte) + times(c.dram_bytes_written, m.dram_write_pj_per_byte);
-  e.vector = times(c.vector_elements, m.vector_op_pj);
+  e.vector = times(c.vector_elements, m.vector_op_pj) + times(c.vector_macs, m.mac_pj * m.mac_energy_scale);
   e.leakage = times(cycles, m.leakage_pj_per_cycle);
   return e;
 }

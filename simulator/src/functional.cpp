@@ -129,6 +129,7 @@ struct ComputeCall {
   int64_t lut();
   int64_t reduce();
   int64_t recip();
+  int64_t vectorMac();
   template <typename F>
   int64_t accumulatorRows(int64_t dst, int64_t src, int64_t rows, F&& f);
 };
@@ -371,6 +372,28 @@ int64_t ComputeCall::recip() {
   });
 }
 
+int64_t ComputeCall::vectorMac() {
+  // dst_row, src_row, w_row, rows, stride, accumulate
+  const int64_t dst = op(0), src = op(1), w = op(2), rows = op(3), stride = op(4);
+  const bool accumulate = op(5) != 0;
+  m.acc.checkRows(dst, rows, "destination");
+  m.spad.checkRows(w, 1, "weight");
+  if (rows > 0) m.spad.checkRows(src, (rows - 1) * stride + 1, "source");
+  if (poison) {
+    m.spad.checkWritten(w, 1, "weight");
+    for (int64_t i = 0; i < rows; ++i) m.spad.checkWritten(src + i * stride, 1, "source");
+    if (accumulate) m.acc.checkWritten(dst, rows, "destination");
+  }
+  const Lane* weight = m.spad.row(w);
+  for (int64_t i = 0; i < rows; ++i) {
+    const Lane* x = m.spad.row(src + i * stride);
+    int32_t* y = m.acc.row(dst + i);
+    for (int64_t j = 0; j < L; ++j) y[j] = arith::mac(accumulate ? y[j] : 0, x[j], weight[j]);
+  }
+  m.acc.commit(dst, rows);
+  return -1;
+}
+
 }  // namespace
 
 int64_t executeCompute(const isa::Params& p, const isa::InstrDesc& d, const isa::Instruction& in, MachineState& m,
@@ -390,6 +413,7 @@ int64_t executeCompute(const isa::Params& p, const isa::InstrDesc& d, const isa:
     case Semantics::VectorLut: return c.lut();
     case Semantics::VectorReduce: return c.reduce();
     case Semantics::VectorRecip: return c.recip();
+    case Semantics::VectorMac: return c.vectorMac();
     default: return -1;  // nop, finish; DMA classes run on the DMA units
   }
 }

@@ -275,6 +275,7 @@ void QueueUnit::countSram(const isa::Params& p, const isa::InstrDesc& d, const i
   c.acc_bytes_read += static_cast<uint64_t>(t.acc_read);
   c.acc_bytes_written += static_cast<uint64_t>(t.acc_written);
   c.vector_elements += static_cast<uint64_t>(t.vector_elements);
+  c.vector_macs += static_cast<uint64_t>(t.vector_macs);
 }
 
 QueueUnit::Timing QueueUnit::execute(const isa::InstrDesc& d, const isa::Instruction& in, const InstrTiming& yaml,

@@ -14,6 +14,7 @@ SramTraffic sramTraffic(const isa::Params& p, const isa::InstrDesc& d, const isa
     (acc ? (a.write ? t.acc_written : t.acc_read) : (a.write ? t.spad_written : t.spad_read)) += a.bytes();
   }
   t.vector_elements = f.vector_elements;
+  t.vector_macs = f.vector_macs;
   return t;
 }
 

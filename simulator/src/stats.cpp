@@ -42,6 +42,7 @@ void Counters::add(const Counters& o) {
   acc_bytes_read += o.acc_bytes_read;
   acc_bytes_written += o.acc_bytes_written;
   vector_elements += o.vector_elements;
+  vector_macs += o.vector_macs;
 }
 
 uint64_t Counters::stallCycles(isa::Unit queue) const {
@@ -72,11 +73,9 @@ nlohmann::ordered_json unitsJson(const Counters& c, uint64_t cycles) {
 }
 
 nlohmann::ordered_json sramJson(const Counters& c) {
-  return {{"scratchpad_bytes_read", c.spad_bytes_read},
-          {"scratchpad_bytes_written", c.spad_bytes_written},
-          {"accumulator_bytes_read", c.acc_bytes_read},
-          {"accumulator_bytes_written", c.acc_bytes_written},
-          {"vector_elements", c.vector_elements}};
+  return {{"scratchpad_bytes_read", c.spad_bytes_read}, {"scratchpad_bytes_written", c.spad_bytes_written},
+          {"accumulator_bytes_read", c.acc_bytes_read}, {"accumulator_bytes_written", c.acc_bytes_written},
+          {"vector_elements", c.vector_elements},       {"vector_macs", c.vector_macs}};
 }
 
 nlohmann::ordered_json stallsJson(const Counters& c) {

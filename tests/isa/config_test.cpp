@@ -67,11 +67,12 @@ TEST(Config, EveryShippedConfigLoads) {
     EXPECT_FALSE(isa.params().description.empty());
     // os16 also streams its reduction (matmul_stream); the weight-stationary configs do not.
     // default also has 2-D loads (dma_load_2d), offers int4 weights (dma_load_int4) and has the
-    // array's depthwise mode (depthwise_tile).
+    // array's depthwise mode (depthwise_tile) and vector multiply-accumulates (vector_mac).
     const bool streams = name == "os16", loads2d = name == "default", int4 = name == "default",
                depthwise = name == "default";
     EXPECT_EQ(isa.instructions().size(),
-              17u + (streams ? 1 : 0) + (loads2d ? 1 : 0) + (int4 ? 1 : 0) + (depthwise ? 1 : 0));
+              17u + (streams ? 1 : 0) + (loads2d ? 1 : 0) + (int4 ? 1 : 0) + (depthwise ? 2 : 0));
+    EXPECT_EQ(isa.params().vector_mac_lanes, depthwise ? isa.params().vector_lanes : 0);
     EXPECT_EQ(isa.params().array_line_buffer_rows > 0, depthwise);
     EXPECT_EQ(isa.params().offersWeightBits(4), int4);
     EXPECT_EQ(isa.params().weight_bits.front(), 8);
@@ -83,7 +84,8 @@ TEST(Config, EveryShippedConfigLoads) {
     for (const SemanticsInfo& s : allSemantics()) {
       const int idx = isa.bySemantics(s.semantics);
       if ((s.semantics == Semantics::MatmulStream && !streams) || (s.semantics == Semantics::DmaLoad2d && !loads2d) ||
-          (s.semantics == Semantics::DmaLoadInt4 && !int4) || (s.semantics == Semantics::DepthwiseTile && !depthwise)) {
+          (s.semantics == Semantics::DmaLoadInt4 && !int4) ||
+          ((s.semantics == Semantics::DepthwiseTile || s.semantics == Semantics::VectorMac) && !depthwise)) {
         EXPECT_EQ(idx, -1);
         continue;
       }
@@ -403,19 +405,22 @@ TEST_F(ConfigErrors, EnergyAndArea) {
   EXPECT_EQ(one.params().cost.mac_pj, defaultCostModel().mac_pj);
   // --set energy.mac_pj=0.25 on a shipped config.
   EXPECT_EQ(IsaConfig::load(test::configPath("default"), {{"energy.mac_pj", "0.25"}}).params().cost.mac_pj, 0.25);
-  // Area = PEs x pe (and the depthwise mode's share) + KiB x per-KiB (the line buffer's 256 rows of
-  // 16 bytes too) + fixed.
+  // Area = PEs x pe (and the depthwise mode's share) + the 16 vector lanes' MACs (vmac) + KiB x
+  // per-KiB (the line buffer's 256 rows of 16 bytes too) + fixed.
   const IsaConfig shipped = loadConfig("default");
   const Params& p = shipped.params();
   EXPECT_DOUBLE_EQ(areaOf(p).total(), 256 * p.cost.pe_mm2 * (1 + p.cost.depthwise_pe_share) +
+                                          16 * p.cost.pe_mm2 * p.cost.vector_mac_pe_share +
                                           (256 + 4) * p.cost.scratchpad_mm2_per_kib +
                                           64 * p.cost.accumulator_mm2_per_kib + p.cost.fixed_mm2);
-  // Without the mode's line buffer (and its instruction), the plain array.
+  // Without the mode's line buffer (and its instruction) and without vmac, the plain array.
   const IsaConfig plain =
-      IsaConfig::load(test::configPath("default"), {{"instructions.dwconv", "~"}, {"array.line_buffer_rows", "0"}});
+      IsaConfig::load(test::configPath("default"),
+                      {{"instructions.dwconv", "~"}, {"array.line_buffer_rows", "0"}, {"instructions.vmac", "~"}});
   EXPECT_DOUBLE_EQ(areaOf(plain.params()).total(), 256 * p.cost.pe_mm2 + 256 * p.cost.scratchpad_mm2_per_kib +
                                                        64 * p.cost.accumulator_mm2_per_kib + p.cost.fixed_mm2);
   EXPECT_EQ(plain.bySemantics(Semantics::DepthwiseTile), -1);
+  EXPECT_EQ(plain.params().vector_mac_lanes, 0);
   // Removing an instruction the config lacks is an error naming it.
   EXPECT_THROW((void)IsaConfig::load(test::configPath("default"), {{"instructions.nosuch", "~"}}), Error);
 }

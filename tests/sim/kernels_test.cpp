@@ -680,6 +680,41 @@ TEST_P(KernelsOnConfig, VectorRecip) {
   EXPECT_EQ(got[A.size() + 2], INT32_MAX) << "2^31 / sqrt(1) saturates";
 }
 
+// vector_mac: strided scratchpad rows times one weight row, lane by lane, accumulated onto
+// accumulator rows near the int32 limit (the sum wraps) or overwriting them; the operand extremes
+// give the largest products.
+TEST_P(KernelsOnConfig, VectorMacStridedRowsTimesAWeightRow) {
+  const auto& isa = shippedConfig(GetParam());
+  if (isa.bySemantics(Semantics::VectorMac) < 0) GTEST_SKIP() << "the config has no vector_mac";
+  const auto& p = isa.params();
+  ASSERT_EQ(p.act_bits, 8) << "the test writes int8 scratchpad lanes";
+  const int64_t L = p.acc_row_elems, N = 3, bytes = p.acc_row_bytes;
+  auto x = randomBytes(static_cast<size_t>(2 * N * L), 701);
+  auto w = randomBytes(static_cast<size_t>(L), 702);
+  x[0] = -128, w[0] = -128, x[1] = 127, w[1] = -128, x[2] = -128, w[2] = 127;
+  std::vector<int32_t> acc(static_cast<size_t>(N * L), INT32_MAX - 5);
+  acc[1] = INT32_MIN;
+  Kernel k(isa);
+  const uint64_t xAddr = k.data(x), wAddr = k.data(w), accAddr = k.data(acc);
+  const uint64_t outAddr = k.output("out", static_cast<size_t>(2 * N * bytes));
+  k.load(Semantics::DmaLoad, {static_cast<int64_t>(xAddr), 0, 2 * N, L, L});
+  k.load(Semantics::DmaLoad, {static_cast<int64_t>(wAddr), 2 * N, 1, L, L});
+  k.load(Semantics::DmaLoadAcc, {static_cast<int64_t>(accAddr), 0, N, bytes, bytes});
+  k.compute(Semantics::VectorMac, {0, 0, 2 * N, N, 2, 1});  // even rows, accumulated
+  k.compute(Semantics::VectorMac, {N, 1, 2 * N, N, 2, 0});  // odd rows, overwritten
+  k.store(Semantics::DmaStoreAcc, {static_cast<int64_t>(outAddr), 0, 2 * N, bytes, bytes});
+  const auto got = int32Of(Kernel::outputBytes(k.run(), "out"));
+  ASSERT_EQ(got.size(), static_cast<size_t>(2 * N * L));
+  for (int64_t i = 0; i < N; ++i)
+    for (int64_t j = 0; j < L; ++j) {
+      const auto at = [&](int64_t row) { return static_cast<size_t>(row * L + j); };
+      ASSERT_EQ(got[at(i)], isa::arith::mac(acc[at(i)], x[at(2 * i)], w[static_cast<size_t>(j)])) << i << "," << j;
+      ASSERT_EQ(got[at(N + i)], int32_t{x[at(2 * i + 1)]} * w[static_cast<size_t>(j)]) << i << "," << j;
+    }
+  EXPECT_EQ(got[0], isa::arith::wrap32(int64_t{INT32_MAX} - 5 + 16384)) << "the accumulated sum wraps";
+  EXPECT_LT(got[0], 0);
+}
+
 INSTANTIATE_TEST_SUITE_P(ShippedConfigs, KernelsOnConfig, ::testing::ValuesIn(shippedConfigs()),
                          [](const auto& info) { return info.param; });
 

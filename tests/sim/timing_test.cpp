@@ -22,6 +22,7 @@
 //   requantize, widen, add, mul, max, lut   vector.latency + rows
 //   vector_reduce           vector.latency + rows + log2_ceil(vector.lanes)
 //   vector_recip            2 * vector.latency + rows
+//   vector_mac              vector.latency + rows (default only)
 //   nop, finish             1
 // A DMA keeps the shared DRAM channel busy for rows * ceil_div(bytes, dram.bytes_per_cycle) cycles
 // from its start, first come first served in cycle order (a DMA that finds the channel busy gets
@@ -190,17 +191,20 @@ TEST_P(TimingOnConfig, EachComputeInstructionTakesItsYamlCycles) {
       {"lut", Semantics::VectorLut, {0, 0, rows, 100}, vectorCycles(p, rows)},
       {"reduce", Semantics::VectorReduce, {8, 0, rows, 1}, reduceCycles(p, rows)},
       {"recip", Semantics::VectorRecip, {8, 0, rows, 20, 1}, vectorCycles(p, rows) + p.vector_latency},
+      {"vmac", Semantics::VectorMac, {8, 0, 100, rows, 2, 1}, vectorCycles(p, rows)},
       {"nop", Semantics::Nop, {}, 1},
   };
   ASSERT_GT(p.spad_banks, 1);
   for (const auto& c : cases) {
     SCOPED_TRACE(c.what);
+    if (isa.bySemantics(c.s) < 0) continue;  // a class the config does not have (vector_mac)
     isa::ProgramBuilder b(isa);
     switch (c.ops.size()) {
       case 0: b.emit(c.s, {}); break;
       case 1: b.emit(c.s, {c.ops[0]}); break;
       case 4: b.emit(c.s, {c.ops[0], c.ops[1], c.ops[2], c.ops[3]}); break;
       case 5: b.emit(c.s, {c.ops[0], c.ops[1], c.ops[2], c.ops[3], c.ops[4]}); break;
+      case 6: b.emit(c.s, {c.ops[0], c.ops[1], c.ops[2], c.ops[3], c.ops[4], c.ops[5]}); break;
       case 7: b.emit(c.s, {c.ops[0], c.ops[1], c.ops[2], c.ops[3], c.ops[4], c.ops[5], c.ops[6]}); break;
       default: FAIL() << "unexpected operand count";
     }

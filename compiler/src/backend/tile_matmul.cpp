@@ -66,12 +66,14 @@ struct MatmulTiling {
   int64_t rowsPerChunk = 0;
   int64_t ocBlock = 1;  // output-channel tiles per accumulation tile
   bool stream = false;  // the config has a matmul_stream: each group's slices stream through one (emitStreamGroup)
-  // The array's depthwise mode (depthwise_tile): kernel rows per pass (0: weight tiles instead).
+  // A depthwise conv in passes of kernel rows (0: weight tiles instead), each on the array's
+  // depthwise mode (depthwise_tile) or, with vectorMac, as one vector_mac per tap.
   int64_t dwRows = 0;
+  bool vectorMac = false;
   // A strided convolution: the cost model's predicted cycles of both forms (0: not compared).
   int64_t virtualCycles = 0, gatheredCycles = 0;
-  // A depthwise conv the depthwise mode can take: the cost model's cycles of both (0: not compared).
-  int64_t depthwiseCycles = 0, arrayCycles = 0;
+  // A depthwise conv: the cost model's cycles of each form it was tried in (0: not tried).
+  int64_t depthwiseCycles = 0, vectorMacCycles = 0, arrayCycles = 0;
 };
 
 std::vector<Chunk> outputChunks(const MatmulTiling& m) {
@@ -312,14 +314,17 @@ void emitConvGroup(TileContext& T, const MatmulTiling& m, const Group& g, const 
 
 // ---- the array's depthwise mode (depthwise_tile): a tap per PE row, a channel per column ------
 
-/// Kernel rows one depthwise_tile of the depthwise conv `s` takes (its taps fill at most
-/// array.rows PE rows, its window the line buffer), or 0 when the mode cannot take the layer:
-/// no depthwise_tile, not depthwise, dilated columns, different row and column strides, or fields
-/// too narrow. `VW` is the input's padded width, the virtual row.
-int64_t depthwiseKernelRows(const TileContext& T, const ConvShape& s, int64_t VW) {
-  if (T.isa.bySemantics(Semantics::DepthwiseTile) < 0 || !s.conv || s.packed || s.group != s.IC0 || s.OC != s.IC0 ||
-      s.dw != 1 || s.sh != s.sw)
+/// Kernel rows one pass of the depthwise conv `s` takes in `form` (depthwise_tile: its taps fill at
+/// most array.rows PE rows, its window the line buffer; vector_mac: its taps are one weight tile's
+/// rows), or 0 when the form cannot take the layer: no such instruction, not depthwise, dilated
+/// columns, different row and column strides, or fields too narrow. `VW` is the input's padded
+/// width, the virtual row.
+int64_t depthwiseKernelRows(const TileContext& T, const ConvShape& s, int64_t VW, Semantics form) {
+  if (T.isa.bySemantics(form) < 0 || !s.conv || s.packed || s.group != s.IC0 || s.OC != s.IC0 || s.dw != 1 ||
+      s.sh != s.sw)
     return 0;
+  if (form == Semantics::VectorMac)  // operands: dst_row, src_row, w_row, rows, stride, accumulate
+    return s.sw > T.limit(form, 4) ? 0 : std::min(s.KH, T.p.array_rows / s.KW);
   // Operands: a_row, acc_row, m, accumulate, kh, kw, pitch, stride.
   if (s.KW > T.limit(Semantics::DepthwiseTile, 5) || s.dh * VW > T.limit(Semantics::DepthwiseTile, 6) ||
       s.sw > T.limit(Semantics::DepthwiseTile, 7))
@@ -330,19 +335,26 @@ int64_t depthwiseKernelRows(const TileContext& T, const ConvShape& s, int64_t VW
 }
 
 /// Kernel rows [a, b) of channel tile t (output tile j = t): the pass's weight tile (row t of it
-/// tap t), its window (one DMA of consecutive virtual pixels: the channels of the tile), a preload
-/// and one depthwise_tile accumulating into `acc`.
+/// tap t), its window (one DMA of consecutive virtual pixels: the channels of the tile), then a
+/// preload and one depthwise_tile, or one vector_mac per tap (its window rows, its weight row),
+/// accumulating into `acc`.
 void emitDepthwiseGroup(TileContext& T, const MatmulTiling& m, const Group& g, const Chunk& chunk,
                         const WeightTiles& weights, Operand acc) {
   const ConvShape& s = m.s;
   const ActBuffer& x = *m.x;
   const int64_t R = T.p.array_rows, Cc = T.p.array_cols, kh = g.b - g.a, pitch = s.dh * m.VW;
-  weights.load(T, g.offsets[0], T.loadSlot(0), R);
+  weights.load(T, g.offsets[0], T.loadSlot(0), m.vectorMac ? kh * s.KW : R);
   const Operand window = T.loadSlot(R);
   const int64_t start = s.sw * chunk.first + (g.a * s.dh - s.pt + x.halo) * m.VW - s.pl + x.halo;
   T.load(Semantics::DmaLoad,
          {x.at(start * x.C + g.t * Cc), window, isa::depthwiseWindowRows(chunk.rows, kh, s.KW, pitch, s.sw),
           std::min(Cc, s.IC - g.t * Cc), x.C});
+  if (m.vectorMac) {
+    for (int64_t t = 0; t < kh * s.KW; ++t)
+      T.compute(Semantics::VectorMac,
+                {acc, window + (t / s.KW) * pitch + t % s.KW, T.loadSlot(0) + t, chunk.rows, s.sw, 1});
+    return;
+  }
   T.compute(Semantics::WeightPreload, {T.loadSlot(0)});
   T.compute(Semantics::DepthwiseTile, {window, acc, chunk.rows, 1, kh, s.KW, pitch, s.sw});
 }
@@ -385,9 +397,10 @@ MatmulTiling tilingOf(const TileContext& T, const Node& n, const ConvShape& s, b
   return m;
 }
 
-/// The depthwise mode's tiling (`kernelRows` from depthwiseKernelRows): virtual rows, chunks
+/// The tiling of a depthwise `form` (`kernelRows` from depthwiseKernelRows): virtual rows, chunks
 /// whose window and weight tile fit one load slot; dwRows 0 when not even one pixel's does.
-MatmulTiling depthwiseTiling(const TileContext& T, const Node& n, const ConvShape& s, int64_t kernelRows) {
+MatmulTiling depthwiseTiling(const TileContext& T, const Node& n, const ConvShape& s, int64_t kernelRows,
+                             Semantics form) {
   MatmulTiling m;
   m.x = &T.buffer(n.inputs[0]);
   m.s = s;
@@ -395,11 +408,22 @@ MatmulTiling depthwiseTiling(const TileContext& T, const Node& n, const ConvShap
   m.VW = m.x->paddedW();
   const int64_t reach = isa::depthwiseLineRows(kernelRows, s.KW, s.dh * m.VW);  // one output's window
   const int64_t fit = (T.layout().slot_rows - T.p.array_rows - reach) / s.sw + 1;
-  m.rowsPerChunk = std::min({T.layout().chunk, fit, T.limit(Semantics::DepthwiseTile, 2)});
+  m.rowsPerChunk = std::min({T.layout().chunk, fit, T.limit(form, form == Semantics::VectorMac ? 3 : 2)});
   if (m.rowsPerChunk < 1) return m;
   m.dwRows = kernelRows;
+  m.vectorMac = form == Semantics::VectorMac;
   m.rowsPerChunk = balancedChunk((s.OH - 1) * m.VW + s.OW, m.rowsPerChunk);
   return m;
+}
+
+/// "(predicted cycles: depthwise mode A, vector MACs B, weight tiles C)": the forms compared, or "".
+std::string depthwiseCyclesText(const MatmulTiling& m) {
+  std::string text;
+  for (auto [name, cycles] : {std::pair{"depthwise mode ", m.depthwiseCycles},
+                              {"vector MACs ", m.vectorMacCycles},
+                              {"weight tiles ", m.arrayCycles}})
+    if (cycles > 0) text += (text.empty() ? " (predicted cycles: " : ", ") + std::string(name) + std::to_string(cycles);
+  return text.empty() || m.arrayCycles == 0 ? "" : text + ")";
 }
 
 std::string loopsText(const MatmulTiling& m, const Node& n, int64_t nOc, size_t chunks) {
@@ -412,11 +436,10 @@ std::string loopsText(const MatmulTiling& m, const Node& n, int64_t nOc, size_t 
                                      ", virtual rows " + std::to_string(m.virtualCycles) + ")"
                                : "") +
          (s.packed ? " (kw packed into channels)" : "") +
-         (m.dwRows > 0 ? " (depthwise mode, " + std::to_string(m.dwRows) + " kernel rows per pass)" : "") +
-         (m.depthwiseCycles > 0 ? " (predicted cycles: depthwise mode " + std::to_string(m.depthwiseCycles) +
-                                      ", weight tiles " + std::to_string(m.arrayCycles) + ")"
-                                : "") +
-         ": " + std::to_string(nOc) + " output-channel tiles" +
+         (m.dwRows > 0 ? std::string(m.vectorMac ? " (vector MACs, " : " (depthwise mode, ") +
+                             std::to_string(m.dwRows) + " kernel rows per pass)"
+                       : "") +
+         depthwiseCyclesText(m) + ": " + std::to_string(nOc) + " output-channel tiles" +
          (m.ocBlock > 1 ? " in blocks of " + std::to_string(m.ocBlock) : "") + " x " + std::to_string(chunks) +
          " chunks of <= " + std::to_string(m.rowsPerChunk) + " rows x " + (m.stream ? "streamed " : "") +
          (m.dwRows > 0 ? "passes" : "(input tile, tap) groups");
@@ -620,23 +643,34 @@ std::pair<MatmulTiling, int64_t> weightTileTiling(const TileContext& T, const No
   return {m, cycles};
 }
 
-/// A depthwise conv in the depthwise mode when the cost model predicts it faster than on weight
-/// tiles (both tried in a scratch plan, so that only the chosen weights become constants); dwRows
-/// 0 otherwise. Its depthwiseCycles and arrayCycles say what was compared.
+/// A depthwise conv in the depthwise mode or as vector MACs when the cost model predicts one of
+/// them faster than weight tiles (each tried in a scratch plan, so that only the chosen weights
+/// become constants); dwRows 0 otherwise. Its *Cycles say what was compared.
 MatmulTiling depthwiseChoice(const TileContext& T, const Node& n, const ConvShape& s) {
-  const int64_t kernelRows = depthwiseKernelRows(T, s, T.buffer(n.inputs[0]).paddedW());
-  if (kernelRows == 0) return {};
+  const int64_t VW = T.buffer(n.inputs[0]).paddedW();
   TilePlan scratch = scratchPlan(T);
   TileContext S(T.g, T.isa, scratch);
-  MatmulTiling mode = depthwiseTiling(S, n, s, kernelRows);
-  if (mode.dwRows == 0) return {};
-  const int64_t modeCycles = predictedCycles(S, n, mode, matmulConstants(S, n, s, kernelRows));
+  MatmulTiling best;
+  int64_t bestCycles = 0;
+  const auto tryForm = [&](Semantics form) {
+    const int64_t kernelRows = depthwiseKernelRows(T, s, VW, form);
+    if (kernelRows == 0) return int64_t{0};
+    MatmulTiling m = depthwiseTiling(S, n, s, kernelRows, form);
+    if (m.dwRows == 0) return int64_t{0};
+    const int64_t cycles = predictedCycles(S, n, m, matmulConstants(S, n, s, kernelRows));
+    if (bestCycles == 0 || cycles < bestCycles) best = m, bestCycles = cycles;
+    return cycles;
+  };
+  const int64_t modeCycles = tryForm(Semantics::DepthwiseTile), macCycles = tryForm(Semantics::VectorMac);
+  if (bestCycles == 0) return {};
   const int64_t arrayCycles = weightTileTiling(S, n, s, matmulConstants(S, n, s)).second;
-  if (modeCycles >= arrayCycles) return {};
-  mode = depthwiseTiling(T, n, s, kernelRows);  // on the layer's own buffers
-  mode.depthwiseCycles = modeCycles;
-  mode.arrayCycles = arrayCycles;
-  return mode;
+  if (bestCycles >= arrayCycles) return {};
+  MatmulTiling chosen =  // on the layer's own buffers
+      depthwiseTiling(T, n, s, best.dwRows, best.vectorMac ? Semantics::VectorMac : Semantics::DepthwiseTile);
+  chosen.depthwiseCycles = modeCycles;
+  chosen.vectorMacCycles = macCycles;
+  chosen.arrayCycles = arrayCycles;
+  return chosen;
 }
 
 }  // namespace

@@ -73,7 +73,8 @@ struct Params {
   int64_t acc_row_bytes = 0;       // an accumulator row as DMA moves it: little-endian int32 lanes
   int64_t acc_sram_row_bytes = 0;  // an accumulator row as the SRAM stores it: acc_bits per lane
   int64_t acc_rows = 0;
-  int64_t vector_lanes = 0;  // = acc_row_elems
+  int64_t vector_lanes = 0;      // = acc_row_elems
+  int64_t vector_mac_lanes = 0;  // lanes with a multiplier: vector.lanes with a vector_mac instruction, else 0
   int64_t instr_bytes = 0;
   int64_t token_lsb = 0;   // first bit of the dependency-token flags (= opcode_bits)
   int64_t fields_lsb = 0;  // first bit free for fields (= token_lsb + 4)

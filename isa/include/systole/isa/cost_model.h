@@ -31,6 +31,7 @@ struct CostModel {
   double pe_mm2 = 0;               // one processing element of the array
   double pe_multiplier_share = 0;  // of pe_mm2: the part that scales with the weight width
   double depthwise_pe_share = 0;   // of pe_mm2: what the depthwise mode adds to a PE (with array.line_buffer_rows)
+  double vector_mac_pe_share = 0;  // of pe_mm2: a vector lane's multiply-accumulate (with vector_mac)
   double scratchpad_mm2_per_kib = 0;
   double accumulator_mm2_per_kib = 0;
   double fixed_mm2 = 0;  // controller, queues, DMA engines, vector unit
@@ -65,7 +66,8 @@ CostModel defaultCostModel();
 /// The chip's area by part, from the array size and the memories' capacities.
 struct AreaBreakdown {
   double array_mm2 = 0, scratchpad_mm2 = 0, accumulator_mm2 = 0, fixed_mm2 = 0;
-  double total() const { return array_mm2 + scratchpad_mm2 + accumulator_mm2 + fixed_mm2; }
+  double vector_mac_mm2 = 0;  // the vector lanes' multipliers (vector_mac); the rest of the unit is in fixed_mm2
+  double total() const { return array_mm2 + scratchpad_mm2 + accumulator_mm2 + fixed_mm2 + vector_mac_mm2; }
 };
 
 AreaBreakdown areaOf(const Params& p);

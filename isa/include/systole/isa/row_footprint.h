@@ -40,6 +40,7 @@ struct RowFootprint {
   std::array<RowAccess, 4> accesses{};
   int count = 0;
   int64_t vector_elements = 0;
+  int64_t vector_macs = 0;  // vector_mac's multiply-accumulates (lane-elements too, priced as MACs)
 
   const RowAccess* begin() const { return accesses.data(); }
   const RowAccess* end() const { return accesses.data() + count; }

@@ -37,8 +37,9 @@ enum class Semantics : uint8_t {
   WeightPreloadT,  // scratchpad rows -> the array's weight registers, transposed (rows become columns)
   DmaLoadInt4,     // DRAM rows of packed signed 4-bit values -> scratchpad rows of int8 (int4 weights)
   DepthwiseTile,   // the array's depthwise mode: a tap per PE row, a channel per column, windows from a line buffer
+  VectorMac,       // strided scratchpad rows times one scratchpad row, lane by lane, into accumulator rows
 };
-inline constexpr int kNumSemantics = 21;
+inline constexpr int kNumSemantics = 22;
 
 /// weight_preload and its transposed form: both load the array's next weight set.
 inline bool isWeightPreload(Semantics s) { return s == Semantics::WeightPreload || s == Semantics::WeightPreloadT; }

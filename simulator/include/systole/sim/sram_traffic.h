@@ -15,6 +15,7 @@ struct SramTraffic {
   int64_t spad_read = 0, spad_written = 0;  // bytes
   int64_t acc_read = 0, acc_written = 0;    // bytes
   int64_t vector_elements = 0;              // lane-elements the vector unit computes
+  int64_t vector_macs = 0;                  // multiply-accumulates the vector unit computes (vector_mac)
 };
 
 SramTraffic sramTraffic(const isa::Params& p, const isa::InstrDesc& d, const isa::Instruction& in);

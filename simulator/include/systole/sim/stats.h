@@ -40,6 +40,7 @@ struct Counters {
   uint64_t spad_bytes_read = 0, spad_bytes_written = 0;  // scratchpad (sim/sram_traffic.h)
   uint64_t acc_bytes_read = 0, acc_bytes_written = 0;    // accumulator
   uint64_t vector_elements = 0;                          // lane-elements of vector instructions
+  uint64_t vector_macs = 0;                              // multiply-accumulates of the vector unit (vector_mac)
 
   void add(const Counters& other);
   uint64_t stallCycles(isa::Unit queue) const;  // over every cause
