@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 34's depthwise table: bench/sweeps/depthwise.yaml (default with and without its depthwise
-# mode, at 16 x 16 and 32 x 32, on mobilenet_v2, mobilenet_v3_large, efficientnet_b0 and resnet18,
+# mode and its vector MACs, at 16 x 16 and 32 x 32, on mobilenet_v2, mobilenet_v3_large, efficientnet_b0 and resnet18,
 # every run checked bit for bit), then the same models on `large` (32 x 32, 1 MiB scratchpad, no
 # mode). One Markdown row per run: NPU cycles, their ratio to the summed roofline bound, energy, area.
 #   bash bench/depthwise.sh        (needs the exported models: cmake --build --preset default --target models)
@@ -19,7 +19,11 @@ import csv, glob, json, os, sys
 out = sys.argv[1]
 rows = []
 for r in csv.DictReader(open(f"{out}/sweep/results.csv")):
-    design = ("default" if r["array"] == "16x16" else "default at 32x32") + (" + depthwise mode" if r["depthwise"] == "256" else "")
+    # the grid's linked values joined by "x": 256x~ (mode), 0x~ (vmac), 256 (both), 0x~x~ (neither)
+    mode = r["depthwise"].startswith("256")
+    vmac = r["depthwise"].count("~") == (0 if mode else 1)
+    design = ("default" if r["array"] == "16x16" else "default at 32x32") + " " + \
+        {(True, False): "+ depthwise mode", (False, True): "+ vector MACs", (True, True): "+ both", (False, False): "without either"}[(mode, vmac)]
     rows.append((r["model"], design, int(r["npu_cycles"]), float(r["cycles_per_bound"]), float(r["energy_pj"]), float(r["area_mm2"])))
 for path in sorted(glob.glob(f"{out}/large/*.json")):
     d = json.load(open(path))  # docs/stats.md
