@@ -8,7 +8,11 @@ ceil(K / Sr) x ceil(N / Sc) (K = the reduction kh kw C/group, N the output chann
 output-stationary T + Sr + Sc - 2 per fold with T = K, folds = ceil(P / Sr) x ceil(N / Sc)
 (P the output pixels). Grouped convolutions are costed per group, as SCALE-Sim runs them as
 separate layers.
-   bench/scalesim_compare.py MODEL.onnx CONFIG.yaml [SIZE]   (SIZE: array rows = cols, default the config's)
+With --onchip BYTES the scratchpad and the accumulator are that large, so that (up to its size) a
+layer's output tile is one chunk: then a fold is one weight tile and every output pixel streamed
+through it, paying the array's fill and drain once, as SCALE-Sim counts it (whole-layer folds).
+   bench/scalesim_compare.py MODEL.onnx CONFIG.yaml [SIZE] [--onchip BYTES]
+   (SIZE: array rows = cols, default the config's; BYTES as the YAML writes sizes, e.g. 4MiB)
 """
 import json
 import math
@@ -25,11 +29,14 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SYSTOLE = os.path.join(ROOT, "build/default/tools/systole")
 
 
-def ideal_config(path, size):
+def ideal_config(path, size, onchip):
     cfg = yaml.safe_load(open(path))
     cfg["name"] = "scalesim_" + cfg["name"]
     if size:
         cfg["array"]["rows"] = cfg["array"]["cols"] = size
+    if onchip:
+        for memory in ("scratchpad", "accumulator"):
+            cfg["memories"][memory]["size"] = onchip
     cfg["array"]["weight_buffers"] = 1
     cfg["memories"]["dram"].update({"latency": 0, "bytes_per_cycle": 1024})
     cfg["dma"].pop("outstanding", None)
@@ -72,9 +79,15 @@ def scalesim(kind, K, N, groups, P, S):
 
 
 def main():
-    model, config = sys.argv[1], sys.argv[2]
-    size = int(sys.argv[3]) if len(sys.argv) > 3 else 0
-    cfg = ideal_config(config, size)
+    args = sys.argv[1:]
+    onchip = None
+    if "--onchip" in args:
+        i = args.index("--onchip")
+        onchip = args[i + 1]
+        del args[i:i + 2]
+    model, config = args[0], args[1]
+    size = int(args[2]) if len(args) > 2 else 0
+    cfg = ideal_config(config, size, onchip)
     S = cfg["array"]["rows"]
     kind = "os" if cfg["array"]["dataflow"] == "output_stationary" else "ws"
     with tempfile.TemporaryDirectory() as tmp:
@@ -96,7 +109,7 @@ def main():
         total_ss += ss
         within += abs(l["npu_cycles"] - ss) <= 0.05 * ss
     print(f"{os.path.basename(model)} on {cfg['name']} ({S}x{S} {kind.upper()}, features off, ideal memory): "
-          f"{within}/{len(rows)} matrix layers within 5% of SCALE-Sim, total {total_sys} vs {total_ss} = {total_sys / total_ss:.3f}x")
+          f"{'on-chip ' + onchip + ' each, ' if onchip else ''}{within}/{len(rows)} matrix layers within 5% of SCALE-Sim, total {total_sys} vs {total_ss} = {total_sys / total_ss:.3f}x")
     for name, sysc, ss in rows:
         print(f"  {name[-40:]:40s} {sysc:10d} {ss:10d} {sysc / ss:6.3f}x")
 

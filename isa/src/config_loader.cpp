@@ -386,8 +386,9 @@ class ConfigLoader {
     if (dma["outstanding"]) p.dma_outstanding = integer(dma["outstanding"], "dma.outstanding", 1, 256);
     if (dma["broadcast"]) p.dma_broadcast = boolean(dma["broadcast"], "dma.broadcast") ? 1 : 0;
     const YAML::Node vec = root["vector"];
-    checkKeys(vec, "vector", {"latency"}, {"latency"});
+    checkKeys(vec, "vector", {"latency", "parallel"}, {"latency"});
     p.vector_latency = integer(vec["latency"], "vector.latency", 0, 1000);
+    if (vec["parallel"]) p.vector_parallel = boolean(vec["parallel"], "vector.parallel") ? 1 : 0;
     const YAML::Node q = root["queues"];
     checkKeys(q, "queues", {"load", "compute", "store"}, {"load", "compute", "store"});
     for (Unit u : {Unit::Load, Unit::Compute, Unit::Store}) {

@@ -85,6 +85,8 @@ std::vector<ParamEntry> parameterTable(const Params& p) {
       {"dma.broadcast", p.dma_broadcast, false,
        "1: a load with dram_stride 0 reads its row from DRAM once (bias broadcast)"},
       {"vector.latency", p.vector_latency, false, "vector unit pipeline latency, cycles"},
+      {"vector.parallel", p.vector_parallel, false,
+       "1: a vector instruction waits for the vector unit, not for the array's instruction before it"},
       {"vector.lanes", p.vector_lanes, true, "vector unit lanes = array.cols"},
       {"queues.load", p.queue_depth[0], false, "load queue depth, instructions"},
       {"queues.compute", p.queue_depth[1], false, "compute queue depth, instructions"},

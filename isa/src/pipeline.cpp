@@ -109,18 +109,32 @@ int64_t bankConflictCycles(const Params& p, const InstrDesc& d, const Instructio
   return (a - b) % banks == 0 ? rows * (spad ? p.spad_conflict_cycles : p.acc_conflict_cycles) : 0;
 }
 
+IssuePath issuePath(const Params& p, const InstrDesc& d) {
+  if (onWeightPath(p, d)) return IssuePath::Weight;
+  switch (d.semantics) {
+    case Semantics::Requantize:
+    case Semantics::VectorWiden:
+    case Semantics::VectorAdd:
+    case Semantics::VectorMul:
+    case Semantics::VectorMax:
+    case Semantics::VectorLut:
+    case Semantics::VectorReduce:
+    case Semantics::VectorRecip:
+    case Semantics::VectorMac: return p.vector_parallel ? IssuePath::Vector : IssuePath::Main;
+    default: return IssuePath::Main;
+  }
+}
+
 uint64_t ComputeTimeline::issue(const Instruction& in, uint64_t notBefore) {
   const Params& p = isa_.params();
   const InstrDesc& d = isa_.instr(in.desc);
   if (d.unit != Unit::Compute) return notBefore;
-  const bool weightPath = onWeightPath(p, d);
-  const uint64_t start =
-      board_.earliestStart(p, d, in, std::max(notBefore, weightPath ? order_ : std::max(next_, order_)));
+  const IssuePath path = issuePath(p, d);
+  const uint64_t start = board_.earliestStart(p, d, in, std::max(notBefore, paths_.earliest(path)));
   const auto penalty = static_cast<uint64_t>(bankConflictCycles(p, d, in));  // as the simulator: on both
   const uint64_t finish = start + static_cast<uint64_t>(d.cycles.eval(in.fields)) + penalty;
   board_.record(p, d, in, start, finish);
-  next_ = weightPath ? std::max(next_, start + 1) : start + static_cast<uint64_t>(occupancyCycles(isa_, in)) + penalty;
-  order_ = start + 1;
+  paths_.started(path, start, start + static_cast<uint64_t>(occupancyCycles(isa_, in)) + penalty);
   done_ = std::max(done_, finish);
   return start;
 }

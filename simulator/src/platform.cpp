@@ -139,7 +139,7 @@ QueueUnit::QueueUnit(sc_core::sc_module_name name, RunContext& ctx, Unit unit)
 void QueueUnit::reset() {
   next_ = {};
   local_ = ctx_.base_cycle;
-  order_ = ctx_.base_cycle;
+  paths_ = {ctx_.base_cycle, ctx_.base_cycle, ctx_.base_cycle};
   inflight_.clear();
   board_ = isa::ComputeScoreboard(ctx_.params());
   ctx_.status[me_] = UnitStatus{.local_cycle = local_};
@@ -177,9 +177,10 @@ bool QueueUnit::prepare() {
     region_ = &cursor_.at(ctx_, e.index);
     // With two weight sets a preload runs on the array's weight path beside the instruction
     // stream: in order (a cycle after the instruction before it starts), without waiting for that
-    // one's issue to end. Everything else waits until the unit is free.
-    const bool weightPath = unit_ == Unit::Compute && isa::onWeightPath(ctx_.params(), d);
-    uint64_t start = std::max(weightPath ? order_ : std::max(local_, order_), e.dispatch);
+    // one's issue to end; with vector.parallel a vector instruction waits for the vector unit
+    // only (isa::IssuePaths). Everything else waits until the unit is free.
+    const isa::IssuePath path = unit_ == Unit::Compute ? isa::issuePath(ctx_.params(), d) : isa::IssuePath::Main;
+    uint64_t start = std::max(unit_ == Unit::Compute ? paths_.earliest(path) : local_, e.dispatch);
     // At most `limit` instructions in flight: wait for the oldest to complete. The compute unit has
     // no such limit: its scoreboard orders what depends on an instruction still in flight, and
     // without `timing.issue` an instruction occupies the unit until it completes.
@@ -195,7 +196,7 @@ bool QueueUnit::prepare() {
     next_.start = start;
     next_.pop_prev = (in.tokens & isa::kPopPrev) != 0;
     next_.pop_next = (in.tokens & isa::kPopNext) != 0;
-    next_.weight_path = weightPath;
+    next_.path = path;
   }
   if (next_.pop_prev) {
     if (!takeToken(me_ - 1)) return false;
@@ -212,7 +213,7 @@ void QueueUnit::commit() {
   InstructionQueue& q = ctx_.queues[me_];
   UnitStatus& st = ctx_.status[me_];
   const QueueEntry e = next_.entry;
-  const bool weightPath = next_.weight_path;
+  const isa::IssuePath path = next_.path;
   uint64_t start = next_.start;
   next_.valid = false;
   const isa::Instruction& in = (*ctx_.program)[e.index];
@@ -253,8 +254,12 @@ void QueueUnit::commit() {
   region_->last_end = std::max(region_->last_end, shown - ctx_.base_cycle);
   ++region_->counters.instructions;
   ++ctx_.stats.by_opcode[static_cast<size_t>(in.desc)].second;
-  local_ = weightPath ? std::max(local_, start + 1) : start + time.occupancy;
-  if (unit_ == Unit::Compute) order_ = start + 1;  // one start per cycle, in program order
+  if (unit_ == Unit::Compute) {
+    paths_.started(path, start, start + time.occupancy);
+    local_ = paths_.free();
+  } else {
+    local_ = start + time.occupancy;
+  }
   st.local_cycle = local_;
 }
 

@@ -96,14 +96,14 @@ class QueueUnit : public sc_core::sc_module {
     bool valid = false;
     QueueEntry entry{};
     uint64_t start = 0;
-    bool pop_prev = false, pop_next = false;  // tokens still to take
-    bool weight_path = false;
+    bool pop_prev = false, pop_next = false;     // tokens still to take
+    isa::IssuePath path = isa::IssuePath::Main;  // compute: its issue path
   } next_;
   uint64_t local_ = 0;                           // when the unit can start its next instruction
   std::deque<uint64_t> inflight_;                // completion cycles of the instructions still in flight, in order
   isa::ComputeScoreboard board_{isa::Params{}};  // the compute unit's hazards; reset per run
   isa::ComputeAccesses accesses_;                // compute: the rows the instruction being committed reads and writes
-  uint64_t order_ = 0;                           // compute: the earliest start of the next instruction in program order
+  isa::IssuePaths paths_;                        // compute: when its issue paths are free, and program order
   tlm::tlm_generic_payload payload_;
   DmaTiming* timing_;  // owned by payload_
   tlm::tlm_dmi dmi_;   // the last DMI region granted

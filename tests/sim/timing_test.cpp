@@ -39,6 +39,7 @@
 #include "gemm_program.h"
 #include "sim_test_util.h"
 #include "systole/isa/builder.h"
+#include "systole/isa/pipeline.h"
 
 namespace systole::testing {
 namespace {
@@ -213,6 +214,27 @@ TEST_P(TimingOnConfig, EachComputeInstructionTakesItsYamlCycles) {
     EXPECT_EQ(stats.cycles, u64(c.cycles + 1));
     EXPECT_EQ(totalStall(stats, StallCause::BankConflict),
               u64(c.s == Semantics::VectorAdd || c.s == Semantics::VectorMul ? accPenalty : 0));
+  }
+}
+
+// vector.parallel: a requantize holds the compute queue for its rows (issue: rows) unless the vector
+// unit has its own issue path; then the gemm after it (no shared rows) starts the next cycle, and
+// the compiler's cost model (ComputeTimeline) predicts the same end.
+TEST(Timing, ParallelVectorUnitLetsTheArrayStartBesideARequantize) {
+  for (const char* parallel : {"false", "true"}) {
+    SCOPED_TRACE(std::string("vector.parallel ") + parallel);
+    const isa::IsaConfig isa = isa::IsaConfig::load(std::string(SYSTOLE_SOURCE_DIR) + "/isa/configs/default.yaml",
+                                                    {{"vector.parallel", parallel}});
+    const auto& p = isa.params();
+    const int64_t rows = 64;
+    isa::ProgramBuilder b(isa);
+    b.emit(Semantics::Requantize, {0, 0, rows, 200, 0, -128, 127});  // accumulator [0, 64) -> scratchpad [0, 64)
+    b.emit(Semantics::MatmulTile, {100, 300, rows, 0});              // scratchpad [100, 164) -> accumulator [300, 364)
+    const int64_t gemmStart = p.vector_parallel ? 1 : rows;
+    const int64_t end = std::max(vectorCycles(p, rows), gemmStart + gemmCycles(p, rows));
+    EXPECT_EQ(isa::computeSpan(isa, b.instructions().data(), b.instructions().data() + 2), end);
+    b.emit(Semantics::Finish, {});
+    EXPECT_EQ(runProgram(isa, b).cycles, u64(end + 1));
   }
 }
 

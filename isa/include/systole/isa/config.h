@@ -42,6 +42,7 @@ struct Params {
   int64_t dma_outstanding = 1;  // DMA instructions in flight per DMA unit (their latency overlaps)
   int64_t dma_broadcast = 0;    // 1: a load with dram_stride 0 reads its row from DRAM once
   int64_t vector_latency = 0;
+  int64_t vector_parallel = 0;  // 1: the vector classes have their own issue path beside the array's (pipeline.h)
   int64_t queue_depth[kNumUnits] = {0, 0, 0};
   int64_t instr_bits = 0, opcode_bits = 0;
   // The host processor that runs the operators the NPU does not, in NPU cycles.

@@ -89,6 +89,30 @@ inline bool onWeightPath(const Params& p, const InstrDesc& d) {
   return isWeightPreload(d.semantics) && p.array_weight_buffers > 1;
 }
 
+/// The compute unit's issue paths: the main stream; the array's weight path (onWeightPath); and,
+/// with vector.parallel, the vector unit's own, which every vector class (requantize, vector_*)
+/// takes: it then waits for the vector unit to be free, not for the array instruction before it.
+enum class IssuePath : uint8_t { Main, Weight, Vector };
+IssuePath issuePath(const Params& p, const InstrDesc& d);
+
+/// When the compute unit's issue paths can start their next instruction. Every instruction starts
+/// in program order, at most one per cycle (`order`); one on the weight path holds up the next only
+/// by its start; one on the main or vector path holds its path for its occupancy.
+struct IssuePaths {
+  uint64_t main = 0, vector = 0, order = 0;
+  uint64_t earliest(IssuePath path) const {
+    return path == IssuePath::Weight ? order : std::max(order, path == IssuePath::Vector ? vector : main);
+  }
+  void started(IssuePath path, uint64_t start, uint64_t occupiedUntil) {
+    if (path == IssuePath::Weight)
+      main = std::max(main, start + 1);
+    else
+      (path == IssuePath::Vector ? vector : main) = occupiedUntil;
+    order = start + 1;
+  }
+  uint64_t free() const { return std::max(main, vector); }
+};
+
 /// The cycles a two-source vector instruction loses to bank conflicts: rows interleave across
 /// banks (row r in bank r % banks), so sources a + i and b + i share a bank for every i exactly
 /// when a and b are congruent modulo the bank count; then each row costs the memory's
@@ -108,12 +132,13 @@ class ComputeTimeline {
   /// When every instruction so far has completed.
   uint64_t done() const { return done_; }
   /// When the unit has completed them and is free for another.
-  uint64_t end() const { return std::max(next_, done_); }
+  uint64_t end() const { return std::max(paths_.free(), done_); }
 
  private:
   const IsaConfig& isa_;
   ComputeScoreboard board_;
-  uint64_t next_ = 0, order_ = 0, done_ = 0;  // unit free; next start in program order; last completion
+  IssuePaths paths_;
+  uint64_t done_ = 0;  // last completion
 };
 
 /// When a run of compute instructions, started back to back from cycle 0 with no tokens to wait
