@@ -19,8 +19,9 @@
 // on the array's weight path (onWeightPath): it starts without waiting for the instruction before
 // it to finish issuing (it fills the set no matmul in flight reads) and holds up the instructions
 // after it only by its start cycle, so the next tile's weights load while the current matmul's
-// rows stream in.
-// These are data hazards (and the weight path). How long an instruction holds the unit's input
+// rows stream in. With vector.parallel the vector classes take a path of their own (issuePath,
+// IssuePaths): each waits for the vector unit, not for the array instruction before it.
+// These are data hazards (and the issue paths). How long an instruction holds the unit's input
 // (its rows streaming in) is its `issue`, the YAML's claim; nothing here second-guesses it.
 // An instruction's results are ready `cycles` after its start; the tokens it pushes are stamped
 // no earlier than the completion of every instruction before it in its queue (the simulator's
