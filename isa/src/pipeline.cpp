@@ -109,20 +109,14 @@ int64_t bankConflictCycles(const Params& p, const InstrDesc& d, const Instructio
   return (a - b) % banks == 0 ? rows * (spad ? p.spad_conflict_cycles : p.acc_conflict_cycles) : 0;
 }
 
+bool isVectorClass(Semantics s) {
+  return semanticsInfo(s).unit == Unit::Compute && !isArrayProduct(s) && !isWeightPreload(s) && s != Semantics::Nop &&
+         s != Semantics::Finish;
+}
+
 IssuePath issuePath(const Params& p, const InstrDesc& d) {
   if (onWeightPath(p, d)) return IssuePath::Weight;
-  switch (d.semantics) {
-    case Semantics::Requantize:
-    case Semantics::VectorWiden:
-    case Semantics::VectorAdd:
-    case Semantics::VectorMul:
-    case Semantics::VectorMax:
-    case Semantics::VectorLut:
-    case Semantics::VectorReduce:
-    case Semantics::VectorRecip:
-    case Semantics::VectorMac: return p.vector_parallel ? IssuePath::Vector : IssuePath::Main;
-    default: return IssuePath::Main;
-  }
+  return p.vector_parallel && isVectorClass(d.semantics) ? IssuePath::Vector : IssuePath::Main;
 }
 
 uint64_t ComputeTimeline::issue(const Instruction& in, uint64_t notBefore) {

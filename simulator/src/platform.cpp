@@ -315,7 +315,7 @@ QueueUnit::Timing QueueUnit::execute(const isa::InstrDesc& d, const isa::Instruc
   // is not counted as array busy time.
   if (isa::isArrayProduct(d.semantics) || isa::isWeightPreload(d.semantics)) {
     if (!isa::onWeightPath(p, d)) region_->counters.busy_cycles[static_cast<size_t>(Resource::Array)] += occupancy;
-  } else if (d.semantics != Semantics::Nop && d.semantics != Semantics::Finish)
+  } else if (isa::isVectorClass(d.semantics))
     region_->counters.busy_cycles[static_cast<size_t>(Resource::Vector)] += occupancy;
   return {base + penalty, occupancy};
 }

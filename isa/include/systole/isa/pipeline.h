@@ -51,6 +51,9 @@ struct ComputeAccesses {
 ComputeAccesses computeAccesses(const Params& p, const InstrDesc& d, const Instruction& in);
 /// matmul_tile or matmul_stream: an instruction whose results leave the array's pipeline.
 bool isArrayProduct(Semantics s);
+/// A class the vector unit runs: every compute class but the array's (products, preloads) and
+/// control (nop, finish). What vector.parallel moves to the vector path, and the vector's busy time.
+bool isVectorClass(Semantics s);
 
 class ComputeScoreboard {
  public:
