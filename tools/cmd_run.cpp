@@ -17,6 +17,7 @@
 #include "commands.h"
 #include "pipeline_options.h"
 #include "progress.h"
+#include "rtl_npu_check.h"
 #include "run_report.h"
 #include "systole/compiler/artifact.h"
 #include "systole/compiler/compile_cache.h"
@@ -35,7 +36,7 @@ struct RunArgs {
   std::string output, outputDir, floatOutputDir, stats, statsCsv, trace, traceLevel = "instructions";
   std::vector<std::string> inputs;
   bool check = false, checkIntermediates = false, layers = false, timingOnly = false, races = false, noCache = false;
-  std::string hostJit = "on";
+  std::string hostJit = "on", rtl;
   uint64_t seed = 1;
   double minSqnr = std::nan(""), minCosine = std::nan("");
 };
@@ -217,6 +218,13 @@ int runModel(RunArgs& a) {
   runOptions.host_jit_cache_dir =
       cacheWanted(a) ? compiler::defaultCacheDir() : "";  // the compiled host code, beside the artifacts
   runOptions.trace = !a.trace.empty();
+  bool rtlAgrees = true;
+  size_t rtlPrograms = 0;
+  if (a.rtl == "npu")
+    runOptions.after_program = [&](const isa::Program& program, const sim::SimResult& simulated) {
+      rtlAgrees = compareOnRtlNpu(config, program, simulated, "NPU program " + std::to_string(rtlPrograms++) + ": ") &&
+                  rtlAgrees;
+    };
   runOptions.trace_level = sim::parseTraceLevel(a.traceLevel);
   Progress progress(progressWanted(a.compile.quiet));
   progress.begin("simulation");
@@ -246,6 +254,10 @@ int runModel(RunArgs& a) {
   } else if (a.check) {
     std::cout << "check: every NPU output equals the reference interpreter bit for bit\n";
   }
+  if (!rtlAgrees) {
+    std::cerr << a.compile.model << ": error: the RTL NPU differs from the simulator (see above)\n";
+    status = kCheckFailed;
+  }
   if (const std::string failed = accuracyFailure(accuracy, a.minSqnr, a.minCosine); !failed.empty()) {
     std::cerr << a.compile.model << ": error: accuracy below the threshold: " << failed << "\n";
     status = kCheckFailed;
@@ -266,6 +278,7 @@ int runCompiledModel(const SimRequest& r) {
   a.trace = r.trace;
   a.timingOnly = r.timingOnly;
   a.races = r.races;
+  if (r.rtlNpu) a.rtl = "npu";
   return runModel(a);
 }
 
@@ -301,6 +314,10 @@ void registerRun(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
                     "keep every NPU value in DRAM and check them all in order, to find the first that differs");
   cmd->add_flag("--races", a.races,
                 "fail a program whose scratchpad/accumulator accesses the dependency tokens do not order");
+  cmd->add_option("--rtl", a.rtl,
+                  "npu: also run every NPU program on the whole Verilated NPU's control and timing (rtl/npu) and "
+                  "compare each instruction's start and completion cycle with the simulator's (exit 1 if any differs)")
+      ->check(CLI::IsMember({"npu"}));
   cmd->add_flag("--layers", a.layers,
                 "print per layer the predicted and simulated cycles, and the SQNR and saturation of its INT8 output "
                 "against the float model");

@@ -10,12 +10,29 @@
 #include "systole/isa/shipped_configs.h"
 #include "systole/sim/energy.h"
 #include "systole/sim/simulator.h"
+#include "rtl_npu_check.h"
 #include "tensor_io.h"
 #ifdef SYSTOLE_HAVE_RTL_COSIM
 #include "systole/rtl/cosim.h"
 #endif
 
 namespace systole::tools {
+
+namespace {
+
+/// The Verilated array for --rtl=array, else null.
+std::unique_ptr<sim::ArrayBackend> makeRtlArray(const isa::IsaConfig& config, const std::string& rtl,
+                                                const std::string& vcd) {
+  if (rtl != "array") return nullptr;
+#ifdef SYSTOLE_HAVE_RTL_COSIM
+  return rtl::makeRtlArray(config, {.vcd = vcd});
+#else
+  (void)config, (void)vcd;
+  throw Error("--rtl: this systole was built without Verilator (no RTL co-simulation)");
+#endif
+}
+
+}  // namespace
 
 void registerSim(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actions) {
   struct SimArgs {
@@ -44,15 +61,17 @@ void registerSim(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
   cmd->add_flag("-q,--quiet", a.quiet, "print nothing on success");
   cmd->add_option(
          "--rtl", a.rtl,
-         "co-simulate: run weight_preload, matmul_tile, matmul_stream and depthwise_tile on the Verilated RTL array")
-      ->check(CLI::IsMember({"array"}));
+         "co-simulate: `array` runs weight_preload, matmul_tile, matmul_stream and depthwise_tile on the Verilated RTL "
+         "array; `npu` also runs the program on the whole Verilated NPU's control and timing (rtl/npu) and compares "
+         "every instruction's start and completion cycle with the simulator's (exit 1 if any differs)")
+      ->check(CLI::IsMember({"array", "npu"}));
   cmd->add_option("--vcd", a.vcd, "with --rtl: write the RTL array's waveform (VCD)");
   actions.emplace_back(cmd, [] {
     if (isa::sbinVersion(readFileStart(a.program, isa::kSbinHeaderBytes), a.program) == isa::kModelSbinVersion) {
-      if (!a.rtl.empty() || a.poison)
-        throw Error("--rtl and --poison take a single program (.sbin version 1), not a compiled model");
+      if (a.rtl == "array" || a.poison)
+        throw Error("--rtl=array and --poison take a single program (.sbin version 1), not a compiled model");
       return runCompiledModel(
-          {a.program, a.isa, a.outputDir, a.stats, a.trace, a.inputs, a.seed, a.timingOnly, a.races});
+          {a.program, a.isa, a.outputDir, a.stats, a.trace, a.inputs, a.seed, a.timingOnly, a.races, a.rtl == "npu"});
     }
     const auto program = isa::readSbin(a.program);
     const auto config = loadConfig(a.isa.empty() ? isa::shippedConfigPath(program.isa_name, a.program) : a.isa);
@@ -64,16 +83,10 @@ void registerSim(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
     options.poison = a.poison;
     options.races = a.races;
     options.trace = !a.trace.empty();
-    if (!a.vcd.empty() && a.rtl.empty()) throw Error("--vcd needs --rtl=array");
-#ifdef SYSTOLE_HAVE_RTL_COSIM
-    std::unique_ptr<sim::ArrayBackend> rtlArray;
-    if (!a.rtl.empty()) {
-      rtlArray = rtl::makeRtlArray(config, {.vcd = a.vcd});
-      options.array = rtlArray.get();
-    }
-#else
-    if (!a.rtl.empty()) throw Error("--rtl: this systole was built without Verilator (no RTL co-simulation)");
-#endif
+    options.timeline = a.rtl == "npu";
+    if (!a.vcd.empty() && a.rtl != "array") throw Error("--vcd needs --rtl=array");
+    const auto rtlArray = makeRtlArray(config, a.rtl, a.vcd);
+    options.array = rtlArray.get();
     sim::SimResult result;
     try {
       result = simulator.run(program, inputs, options);
@@ -91,6 +104,7 @@ void registerSim(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
       writeOutputs(a.outputDir, outs);
     }
     if (!a.quiet) std::cout << result.stats.summary() << sim::energyAreaLine(result.stats, config.params()) << "\n";
+    if (a.rtl == "npu" && !compareOnRtlNpu(config, program, result)) return static_cast<int>(kCheckFailed);
     return static_cast<int>(kOk);
   });
 }

@@ -32,6 +32,7 @@ struct SimRequest {
   uint64_t seed = 1;
   bool timingOnly = false;
   bool races = false;
+  bool rtlNpu = false;  // --rtl=npu
 };
 int runCompiledModel(const SimRequest& request);
 

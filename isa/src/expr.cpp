@@ -315,4 +315,33 @@ int64_t Expr::eval(std::span<const int64_t> fields) const {
   return top == 1 ? stack[0] : 0;
 }
 
+std::string Expr::render(const std::function<std::string(int)>& field, std::string_view function_prefix) const {
+  static constexpr std::string_view kInfix[] = {"", "", "", " + ", " - ", " * ", " / ", " % "};
+  static constexpr std::string_view kCalls[] = {"ceil_div", "min", "max", "log2_ceil", "bits_for"};
+  std::vector<std::string> stack;
+  for (const Step& s : code_) {
+    const auto op = static_cast<size_t>(s.op);
+    if (s.op == Op::Push) {
+      stack.push_back(s.arg < 0 ? "(" + std::to_string(s.arg) + ")" : std::to_string(s.arg));
+    } else if (s.op == Op::Field) {
+      stack.push_back(field(static_cast<int>(s.arg)));
+    } else if (s.op == Op::Neg) {
+      stack.back() = "(-" + stack.back() + ")";
+    } else if (s.op == Op::Log2Ceil || s.op == Op::BitsFor) {
+      stack.back() = std::string(function_prefix) + std::string(kCalls[op - static_cast<size_t>(Op::CeilDiv)]) + "(" +
+                     stack.back() + ")";
+    } else {
+      std::string b = std::move(stack.back());
+      stack.pop_back();
+      std::string& a = stack.back();
+      if (op <= static_cast<size_t>(Op::Mod))
+        a = "(" + a + std::string(kInfix[op]) + b + ")";
+      else
+        a = std::string(function_prefix) + std::string(kCalls[op - static_cast<size_t>(Op::CeilDiv)]) + "(" + a + ", " +
+            b + ")";
+    }
+  }
+  return stack.size() == 1 ? stack[0] : "0";
+}
+
 }  // namespace systole::isa

@@ -275,7 +275,7 @@ RunResult Session::run(const std::map<std::string, HostTensor>& inputs, const Ru
   sim::SimOptions simOptions;
   simOptions.timing_only = options.timing_only;
   simOptions.races = options.races;
-  simOptions.timeline = options.trace;
+  simOptions.timeline = options.trace || options.after_program;
   ModelTimeline timeline(isa_, options.trace ? std::optional(options.trace_level) : std::nullopt);
   const auto transfers = [&](const std::vector<compiler::BoundaryTensor>& list) {
     uint64_t cycles = 0;
@@ -316,6 +316,7 @@ RunResult Session::run(const std::map<std::string, HostTensor>& inputs, const Ru
     ++result.programs;
     timeline.program(program, sim, result.layers);
     timeline.transfer("outputs to the host", transfers(program.outputs));
+    if (options.after_program) options.after_program(program.program, sim);
     sim.timeline.clear();
     result.sim.stats.accumulate(sim.stats);
     if (!options.timing_only) takeProgramOutputs(isa_, g, program, sim, reference, result, env);

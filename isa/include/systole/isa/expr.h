@@ -46,6 +46,9 @@ class Expr {
   int64_t eval(std::span<const int64_t> fields = {}) const;
 
   const std::string& text() const { return text_; }
+  /// The expression in infix, fully parenthesized, for a generator (the SystemVerilog package):
+  /// constants as decimal, each field as `field(index)`, each function as `function_prefix + name`.
+  std::string render(const std::function<std::string(int)>& field, std::string_view function_prefix) const;
   bool isConstant() const { return code_.size() == 1 && code_[0].op == Op::Push; }
 
  private:

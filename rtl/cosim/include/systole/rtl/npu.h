@@ -1,0 +1,57 @@
+// The whole-NPU RTL (rtl/npu/): one Verilated model per shipped config runs a program's
+// instructions with the YAML's timing, and compareWithSimulator() checks every instruction's
+// start and completion cycle, the total and the units' busy cycles against the simulator's. Used by
+// `systole sim --rtl=npu`.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "systole/isa/config.h"
+#include "systole/isa/encoding.h"
+#include "systole/sim/simulator.h"
+
+namespace systole::rtl {
+
+/// One instruction's cycles on the RTL NPU (kNever: it did not start or complete).
+struct NpuInstructionCycles {
+  static constexpr uint64_t kNever = UINT64_MAX;
+  uint64_t start = kNever, end = kNever;
+  int unit = -1;
+};
+
+struct NpuRun {
+  uint64_t cycles = 0;
+  std::array<uint64_t, sim::kNumResources> busy_cycles{};  // by sim::Resource
+  uint64_t scoreboard_full_cycles = 0;                     // starts held only for a free scoreboard slot
+  bool fault = false;                                      // an unknown opcode or a token FIFO overflow
+  bool beats_exceed_occupancy = false;                     // a DMA whose issue is shorter than its DRAM beats
+  bool timed_out = false;                                  // still running after the cycle limit
+  std::vector<NpuInstructionCycles> instructions;
+  double seconds = 0;  // wall-clock time of the RTL simulation
+};
+
+/// Runs a program (its encoded instructions, isa::Program::code) on the Verilated NPU of `isa`
+/// (picked by ISA name and config hash; throws systole::Error when there is none). Stops after
+/// `max_cycles`.
+NpuRun runRtlNpu(const isa::IsaConfig& isa, const std::vector<uint8_t>& code, uint64_t max_cycles = uint64_t{1} << 40);
+
+/// The RTL NPU against the simulator's run of the same program (its timeline and statistics).
+struct NpuComparison {
+  bool same_instruction_cycles = true;  // every instruction starts and completes in the same cycle
+  uint64_t differing_instructions = 0;
+  std::string first_divergence;  // the earliest differing instruction, its unit and cycles
+  double cycles_difference = 0;  // (rtl - simulator) / simulator
+  std::array<double, sim::kNumResources> busy_difference{};
+  std::string report;  // the lines `systole sim --rtl=npu` prints
+};
+NpuComparison compareWithSimulator(const isa::IsaConfig& isa, std::span<const isa::Instruction> program,
+                                   const NpuRun& rtl, const sim::SimResult& simulated);
+
+/// Names of the configs with a Verilated NPU.
+std::vector<std::string> rtlNpuConfigs();
+
+}  // namespace systole::rtl

@@ -1,0 +1,84 @@
+// Algorithm: index the simulator's timeline by instruction; an instruction differs when its start
+// or completion cycle differs (or only one side ran it); the first divergence is the differing
+// instruction whose earlier start (of the two) is earliest.
+#include <algorithm>
+#include <cstdio>
+
+#include "systole/isa/assembler.h"
+#include "systole/rtl/npu.h"
+
+namespace systole::rtl {
+
+namespace {
+
+std::string cycleText(uint64_t c) { return c == NpuInstructionCycles::kNever ? "never" : std::to_string(c); }
+
+double relative(uint64_t rtl, uint64_t simulated) {
+  if (simulated == 0) return rtl == 0 ? 0.0 : 1.0;
+  return (static_cast<double>(rtl) - static_cast<double>(simulated)) / static_cast<double>(simulated);
+}
+
+std::string percent(double fraction) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%+.2f%%", 100.0 * fraction);
+  return text;
+}
+
+}  // namespace
+
+NpuComparison compareWithSimulator(const isa::IsaConfig& isa, std::span<const isa::Instruction> program,
+                                   const NpuRun& rtl, const sim::SimResult& simulated) {
+  std::vector<NpuInstructionCycles> expected(program.size());
+  for (const sim::TraceSlice& s : simulated.timeline)
+    if (s.instruction < expected.size()) expected[s.instruction] = {s.start, s.end, s.track};
+  NpuComparison c;
+  uint64_t firstCycle = UINT64_MAX;
+  size_t first = 0;
+  for (size_t i = 0; i < program.size() && i < rtl.instructions.size(); ++i) {
+    const NpuInstructionCycles &r = rtl.instructions[i], &e = expected[i];
+    if (r.start == e.start && r.end == e.end) continue;
+    ++c.differing_instructions;
+    if (std::min(r.start, e.start) < firstCycle) {
+      firstCycle = std::min(r.start, e.start);
+      first = i;
+    }
+  }
+  c.same_instruction_cycles = c.differing_instructions == 0;
+  c.cycles_difference = relative(rtl.cycles, simulated.stats.cycles);
+  for (size_t k = 0; k < c.busy_difference.size(); ++k)
+    c.busy_difference[k] = relative(rtl.busy_cycles[k], simulated.stats.busy_cycles[k]);
+
+  std::string& out = c.report;
+  char line[256];
+  std::snprintf(line, sizeof line, "RTL NPU (rtl/npu, Verilated): %llu cycles in %.2f s (%.0f cycles/s)\n",
+                static_cast<unsigned long long>(rtl.cycles), rtl.seconds,
+                rtl.seconds > 0 ? static_cast<double>(rtl.cycles) / rtl.seconds : 0.0);
+  out += line;
+  out += "simulator: " + std::to_string(simulated.stats.cycles) +
+         " cycles; RTL - simulator: " + percent(c.cycles_difference) + "\n";
+  out += "instructions: " + std::to_string(program.size() - c.differing_instructions) + " of " +
+         std::to_string(program.size()) + " start and complete in the same cycle as in the simulator\n";
+  out += "busy cycles, RTL / simulator:";
+  for (size_t k = 0; k < c.busy_difference.size(); ++k)
+    out += std::string(k ? "," : "") + " " + std::string(sim::resourceName(static_cast<sim::Resource>(k))) + " " +
+           std::to_string(rtl.busy_cycles[k]) + " / " + std::to_string(simulated.stats.busy_cycles[k]);
+  out += "\n";
+  if (!c.same_instruction_cycles) {
+    const NpuInstructionCycles &r = rtl.instructions[first], &e = expected[first];
+    const int unit = r.unit >= 0 ? r.unit : e.unit;
+    c.first_divergence = "instruction " + std::to_string(first) + " `" + isa::formatInstruction(isa, program[first]) +
+                         "` on the " +
+                         (unit >= 0 ? std::string(isa::unitName(static_cast<isa::Unit>(unit))) : "unknown") +
+                         " unit: the RTL starts it in cycle " + cycleText(r.start) + " and completes it in " +
+                         cycleText(r.end) + ", the simulator in " + cycleText(e.start) + " and " + cycleText(e.end);
+    out += "first divergence: " + c.first_divergence + "\n";
+  }
+  if (rtl.scoreboard_full_cycles)
+    out += "note: starts waited " + std::to_string(rtl.scoreboard_full_cycles) +
+           " cycles for a free scoreboard slot (the RTL holds 32 compute instructions in flight)\n";
+  if (rtl.beats_exceed_occupancy)
+    out += "note: a DMA instruction's issue is shorter than its DRAM beats; the RTL holds the unit for the beats\n";
+  return c;
+}
+
+}  // namespace systole::rtl

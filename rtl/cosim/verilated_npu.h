@@ -1,0 +1,66 @@
+// Runs a Verilated npu_top (rtl/npu/npu_top.sv) of one config: the DPI functions it imports
+// (npu_dpi_pkg) read the program's words and record each instruction's cycles in the run that is
+// under way (one at a time per process).
+#pragma once
+
+#include <chrono>
+#include <cstring>
+#include <memory>
+
+#include "systole/isa/diagnostic.h"
+#include "systole/rtl/npu.h"
+#include "verilated.h"
+
+namespace systole::rtl {
+
+/// The run under way: the program's encoded words and the cycles recorded so far.
+struct NpuDpiRun {
+  const uint8_t* code = nullptr;
+  size_t instr_bytes = 0;
+  size_t length = 0;
+  NpuRun* result = nullptr;
+};
+NpuDpiRun& currentNpuRun();
+
+template <class Top>
+NpuRun runVerilatedNpu(const std::vector<uint8_t>& code, size_t instrBytes, uint64_t maxCycles) {
+  NpuRun run;
+  const size_t length = code.size() / instrBytes;
+  run.instructions.resize(length);
+  currentNpuRun() = {code.data(), instrBytes, length, &run};
+  const auto began = std::chrono::steady_clock::now();
+  auto ctx = std::make_unique<VerilatedContext>();
+  ctx->randReset(2);  // registers without reset start random, as in the checks
+  ctx->randSeed(1);
+  auto top = std::make_unique<Top>(ctx.get());
+  top->program_length_i = static_cast<uint32_t>(length);
+  top->clk_i = 0;
+  top->rst_ni = 1;
+  top->eval();
+  top->rst_ni = 0;  // a real falling edge: the asynchronous resets act before the first clock edge
+  top->eval();
+  top->rst_ni = 1;
+  top->eval();
+  // One cycle fetches the first word, then cycle 0 of the program begins.
+  for (uint64_t tick = 0; !top->done_o; ++tick) {
+    if (tick > maxCycles) {
+      run.timed_out = true;
+      break;
+    }
+    top->clk_i = 1;
+    top->eval();
+    top->clk_i = 0;
+    top->eval();
+  }
+  run.cycles = top->cycles_o;
+  run.busy_cycles = {top->load_busy_o, top->array_busy_o, top->vector_busy_o, top->store_busy_o};
+  run.scoreboard_full_cycles = top->scoreboard_full_o;
+  run.fault = top->fault_o;
+  run.beats_exceed_occupancy = top->beats_exceed_occupancy_o;
+  top->final();
+  currentNpuRun() = {};
+  run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  return run;
+}
+
+}  // namespace systole::rtl

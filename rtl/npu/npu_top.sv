@@ -1,0 +1,140 @@
+// The NPU's control and timing: instruction fetch and decode (the encodings and timing expressions
+// of the YAML, from systole_pkg::decode), dispatch into the load, compute and store queues, the
+// units' issue logic with their dependency tokens, the compute scoreboard and the DRAM data
+// channel shared by the two DMA units. It runs a program's instructions with the YAML's timing and
+// reports each one's start and completion (npu_dpi_pkg) and the total cycles: the cycle in which
+// everything dispatched has completed.
+//
+// Dispatch: one instruction per cycle in program order, into its unit's queue, waiting while that
+// queue is full; nothing after `finish`. The DRAM channel moves one beat per cycle, for the older
+// of the two DMA units' transfers (lower program index) when both ask.
+module npu_top
+  import systole_pkg::*;
+  import npu_dpi_pkg::*;
+(
+  input  logic         clk_i,
+  input  logic         rst_ni,
+  input  logic [31:0]  program_length_i,
+  output logic         done_o,
+  output logic [63:0]  cycles_o,
+  output logic         fault_o,           // an unknown opcode or a token FIFO overflow
+  output logic [63:0]  load_busy_o,
+  output logic [63:0]  store_busy_o,
+  output logic [63:0]  array_busy_o,
+  output logic [63:0]  vector_busy_o,
+  output logic [63:0]  scoreboard_full_o,
+  output logic         beats_exceed_occupancy_o
+);
+  logic [63:0] now_q;
+
+  // Fetch and dispatch.
+  logic [31:0] pc_q;
+  logic [INSTR_BITS-1:0] word_q;
+  logic closed_q;
+  instr_t fetched;
+  assign fetched = decode(word_q);
+  logic [2:0] queue_ready, queue_pop, head_valid;
+  logic [31:0] head_index[3];
+  instr_t head_instr[3];
+  wire [1:0] fetched_unit = fetched.unit;
+  logic started_q;  // the first word is fetched: cycle 0 of the program
+  wire open_ = started_q && !closed_q && pc_q < program_length_i;
+  // Not a loop in fact: a queue's readiness depends on its pop only when it is full, and then its
+  // head is a stored entry, not the one being dispatched.
+  /* verilator lint_off UNOPTFLAT */
+  wire dispatch = open_ && fetched.known && queue_ready[fetched_unit];
+  /* verilator lint_on UNOPTFLAT */
+  wire unknown = open_ && !fetched.known;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin : fetch
+    logic [INSTR_BITS-1:0] word;
+    if (!rst_ni) begin
+      pc_q <= '0;
+      closed_q <= 1'b0;
+      word_q <= '0;
+      started_q <= 1'b0;
+    end else if (!started_q) begin
+      if (program_length_i != '0) begin
+        npu_fetch(0, word);
+        word_q <= word;
+      end
+      started_q <= 1'b1;
+    end else if (dispatch) begin
+      pc_q <= pc_q + 1;
+      if (int'(fetched.semantics) == SEM_FINISH) closed_q <= 1'b1;
+      if (pc_q + 1 < program_length_i) begin
+        npu_fetch(pc_q + 1, word);
+        word_q <= word;
+      end
+    end
+  end
+
+  for (genvar u = 0; u < 3; u++) begin : g_queue
+    npu_queue #(.UNIT(u)) u_queue (
+      .clk_i, .rst_ni, .push_i(dispatch && int'(fetched_unit) == u), .push_index_i(pc_q), .push_instr_i(fetched),
+      .ready_o(queue_ready[u]), .head_valid_o(head_valid[u]), .head_index_o(head_index[u]),
+      .head_instr_o(head_instr[u]), .pop_i(queue_pop[u]));
+  end
+
+  // Tokens: channel 0 load->compute, 1 compute->load, 2 compute->store, 3 store->compute.
+  logic [3:0] token_push, token_pop, token_available, token_overflow;
+  logic [63:0] token_cycle[4];
+  for (genvar c = 0; c < 4; c++) begin : g_tokens
+    npu_token_fifo u_fifo (
+      .clk_i, .rst_ni, .now_i(now_q), .push_i(token_push[c]), .push_cycle_i(token_cycle[c]),
+      .available_o(token_available[c]), .pop_i(token_pop[c]), .overflow_o(token_overflow[c]));
+  end
+
+  // The DRAM data channel.
+  logic load_request, store_request;
+  logic [31:0] load_age, store_age;
+  wire load_grant = load_request && (!store_request || load_age < store_age);
+  wire store_grant = store_request && !load_grant;
+
+  logic [63:0] load_push_cycle, compute_push_cycle, store_push_cycle;
+  logic load_quiet, compute_quiet, store_quiet, load_exceeds, store_exceeds;
+  logic unused_load_prev, unused_store_next, unused_load_push, unused_store_push;  // no neighbour there
+  npu_dma_unit #(.UNIT(UNIT_LOAD)) u_load (
+    .clk_i, .rst_ni, .now_i(now_q), .head_valid_i(head_valid[0]), .head_index_i(head_index[0]),
+    .head_instr_i(head_instr[0]), .pop_o(queue_pop[0]), .token_prev_i(1'b0), .token_next_i(token_available[1]),
+    .pop_prev_o(unused_load_prev), .pop_next_o(token_pop[1]), .push_prev_o(unused_load_push), .push_next_o(token_push[0]),
+    .push_cycle_o(load_push_cycle), .beat_request_o(load_request), .beat_index_o(load_age),
+    .beat_grant_i(load_grant), .quiet_o(load_quiet), .busy_o(load_busy_o), .beats_exceed_occupancy_o(load_exceeds));
+  npu_compute_unit u_compute (
+    .clk_i, .rst_ni, .now_i(now_q), .head_valid_i(head_valid[1]), .head_index_i(head_index[1]),
+    .head_instr_i(head_instr[1]), .pop_o(queue_pop[1]), .token_prev_i(token_available[0]),
+    .token_next_i(token_available[3]), .pop_prev_o(token_pop[0]), .pop_next_o(token_pop[3]),
+    .push_prev_o(token_push[1]), .push_next_o(token_push[2]), .push_cycle_o(compute_push_cycle),
+    .quiet_o(compute_quiet), .array_busy_o, .vector_busy_o, .scoreboard_full_o);
+  npu_dma_unit #(.UNIT(UNIT_STORE)) u_store (
+    .clk_i, .rst_ni, .now_i(now_q), .head_valid_i(head_valid[2]), .head_index_i(head_index[2]),
+    .head_instr_i(head_instr[2]), .pop_o(queue_pop[2]), .token_prev_i(token_available[2]), .token_next_i(1'b0),
+    .pop_prev_o(token_pop[2]), .pop_next_o(unused_store_next), .push_prev_o(token_push[3]), .push_next_o(unused_store_push),
+    .push_cycle_o(store_push_cycle), .beat_request_o(store_request), .beat_index_o(store_age),
+    .beat_grant_i(store_grant), .quiet_o(store_quiet), .busy_o(store_busy_o),
+    .beats_exceed_occupancy_o(store_exceeds));
+  assign token_cycle[0] = load_push_cycle;
+  assign token_cycle[1] = compute_push_cycle;
+  assign token_cycle[2] = compute_push_cycle;
+  assign token_cycle[3] = store_push_cycle;
+  assign beats_exceed_occupancy_o = load_exceeds || store_exceeds;
+
+  // Done: nothing left to dispatch, every queue empty, every unit quiet.
+  wire drained = started_q && (closed_q || pc_q >= program_length_i) && head_valid == '0 && load_quiet && compute_quiet &&
+                 store_quiet;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      now_q <= '0;
+      done_o <= 1'b0;
+      cycles_o <= '0;
+      fault_o <= 1'b0;
+    end else if (started_q && !done_o) begin
+      now_q <= now_q + 1;
+      if (drained || fault_o) begin
+        done_o <= 1'b1;
+        cycles_o <= now_q;
+      end
+      if (unknown || token_overflow != '0) fault_o <= 1'b1;
+    end
+  end
+endmodule

@@ -1,0 +1,35 @@
+#include "rtl_npu_check.h"
+
+#include <iostream>
+#include <sstream>
+
+#include "systole/isa/diagnostic.h"
+#ifdef SYSTOLE_HAVE_RTL_COSIM
+#include "systole/rtl/npu.h"
+#endif
+
+namespace systole::tools {
+
+bool compareOnRtlNpu(const isa::IsaConfig& config, const isa::Program& program, const sim::SimResult& simulated,
+                     const std::string& prefix) {
+#ifdef SYSTOLE_HAVE_RTL_COSIM
+  const rtl::NpuRun run = rtl::runRtlNpu(config, program.code);
+  const auto instructions = isa::decodeAll(config, program.code);
+  const rtl::NpuComparison c = rtl::compareWithSimulator(config, instructions, run, simulated);
+  std::string report = c.report;
+  if (run.fault) report += "RTL NPU fault: an unknown opcode or a token FIFO overflow\n";
+  if (run.timed_out) report += "RTL NPU did not finish\n";
+  bool agree = c.same_instruction_cycles && c.cycles_difference == 0 && !run.fault && !run.timed_out;
+  for (double d : c.busy_difference) agree = agree && d == 0;
+  report += agree ? "RTL NPU agrees with the simulator: every instruction's cycles, the total and the busy cycles\n"
+                  : "RTL NPU DIFFERS from the simulator\n";
+  std::istringstream lines(report);
+  for (std::string line; std::getline(lines, line);) std::cout << prefix << line << "\n";
+  return agree;
+#else
+  (void)config, (void)program, (void)simulated, (void)prefix;
+  throw Error("--rtl: this systole was built without Verilator (no RTL co-simulation)");
+#endif
+}
+
+}  // namespace systole::tools

@@ -1,0 +1,19 @@
+// `--rtl=npu` for `systole sim` and `systole run`: a program on the Verilated NPU (rtl/npu),
+// compared with the simulator's run of it.
+#pragma once
+
+#include <string>
+
+#include "systole/isa/config.h"
+#include "systole/isa/program.h"
+#include "systole/sim/simulator.h"
+
+namespace systole::tools {
+
+/// Runs the program on the Verilated NPU and prints (each line after `prefix`) the comparison with
+/// the simulator's run, which must have recorded its timeline; whether every instruction's start
+/// and completion, the total and the busy cycles agree.
+bool compareOnRtlNpu(const isa::IsaConfig& config, const isa::Program& program, const sim::SimResult& simulated,
+                     const std::string& prefix = "");
+
+}  // namespace systole::tools
