@@ -170,7 +170,8 @@ uint64_t DmaTimeline::issue(const Instruction& in, uint64_t notBefore) {
   done_ = std::max(done_, start + static_cast<uint64_t>(d.cycles.eval(in.fields)) + wait);  // in order
   inflight_[head_] = done_;
   head_ = (head_ + 1) % limit;
-  free_ = start + static_cast<uint64_t>(occupancyCycles(isa_, in)) + wait;
+  free_ =
+      start + std::max<uint64_t>(static_cast<uint64_t>(occupancyCycles(isa_, in)) + wait, 1);  // one start per cycle
   return start;
 }
 

@@ -258,7 +258,7 @@ void QueueUnit::commit() {
     paths_.started(path, start, start + time.occupancy);
     local_ = paths_.free();
   } else {
-    local_ = start + time.occupancy;
+    local_ = start + std::max<uint64_t>(time.occupancy, 1);  // a unit starts at most one instruction per cycle
   }
   st.local_cycle = local_;
 }

@@ -1,0 +1,99 @@
+// The whole-NPU RTL (rtl/npu, systole sim --rtl=npu) against the simulator on every shipped config:
+// a tiled GEMM and random legal programs start and complete every instruction in the same cycle,
+// and a simulator whose timing differs by one cycle is caught at the instruction that differs.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "gemm_program.h"
+#include "random_program.h"
+#include "systole/isa/program.h"
+#include "systole/rtl/npu.h"
+#include "systole/sim/simulator.h"
+
+namespace systole::testing {
+namespace {
+
+std::string configPath(const std::string& name) {
+  return std::string(SYSTOLE_SOURCE_DIR) + "/isa/configs/" + name + ".yaml";
+}
+
+sim::SimResult simulate(const isa::IsaConfig& isa, const std::vector<isa::Instruction>& program) {
+  sim::Simulator simulator(isa);
+  sim::SimOptions options;
+  options.timing_only = true;
+  options.timeline = true;
+  return simulator.runDecoded(program, {}, options);
+}
+
+rtl::NpuComparison onRtl(const isa::IsaConfig& isa, const std::vector<isa::Instruction>& program,
+                         const sim::SimResult& simulated) {
+  const rtl::NpuRun run = rtl::runRtlNpu(isa, isa::encodeAll(isa, program));
+  EXPECT_FALSE(run.fault);
+  EXPECT_FALSE(run.timed_out);
+  return rtl::compareWithSimulator(isa, program, run, simulated);
+}
+
+class RtlNpu : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(RtlNpu, TiledGemmRunsInTheSimulatorsCycles) {
+  const auto isa = isa::IsaConfig::load(configPath(GetParam()));
+  const GemmSpec spec{.M = 40, .K = 3 * isa.params().array_rows, .N = 2 * isa.params().array_cols};
+  const auto program = buildGemmProgram(isa, spec, randomInt8(static_cast<size_t>(spec.K * spec.N), 3));
+  const auto instructions = isa::decodeAll(isa, program.code);
+  const auto c = onRtl(isa, instructions, simulate(isa, instructions));
+  EXPECT_TRUE(c.same_instruction_cycles) << c.report;
+  EXPECT_EQ(c.cycles_difference, 0) << c.report;
+  for (double d : c.busy_difference) EXPECT_EQ(d, 0) << c.report;
+}
+
+/// SYSTOLE_RTL_NPU_PROGRAMS random programs per config (50 unless set), each of 100 instructions.
+TEST_P(RtlNpu, RandomLegalProgramsRunInTheSimulatorsCycles) {
+  const auto isa = isa::IsaConfig::load(configPath(GetParam()));
+  const char* env = std::getenv("SYSTOLE_RTL_NPU_PROGRAMS");
+  const int programs = env ? std::atoi(env) : 50;
+  int compared = 0;
+  for (int seed = 1; seed <= programs; ++seed) {
+    const auto program = randomProgram(isa, 100, static_cast<uint32_t>(seed));
+    sim::SimResult simulated;
+    try {
+      simulated = simulate(isa, program);
+    } catch (const sim::Fault&) {
+      continue;  // operands the simulator rejects (a row range past a memory's end)
+    }
+    ++compared;
+    const auto c = onRtl(isa, program, simulated);
+    ASSERT_TRUE(c.same_instruction_cycles && c.cycles_difference == 0) << "seed " << seed << "\n" << c.report;
+  }
+  EXPECT_GE(compared, programs * 3 / 4) << "too many random programs fault in the simulator";
+  std::printf("%s: %d random programs compared, %d faulted in the simulator\n", GetParam().c_str(), compared,
+              programs - compared);
+}
+
+INSTANTIATE_TEST_SUITE_P(ShippedConfigs, RtlNpu, ::testing::Values("tiny", "default", "os16", "large"));
+
+TEST(RtlNpuComparison, NamesTheFirstInstructionWhoseCyclesDiffer) {
+  const auto isa = isa::IsaConfig::load(configPath("default"));
+  // The simulator with gemm one cycle longer than the RTL was generated with.
+  const auto slower = isa::IsaConfig::load(
+      configPath("default"),
+      {isa::ConfigOverride::parse("instructions.gemm.timing.cycles=m + array.rows + array.cols - 1")});
+  const GemmSpec spec{.M = 16, .K = 16, .N = 16, .buffers = 1};
+  const auto program = buildGemmProgram(isa, spec, randomInt8(256, 5));
+  const auto instructions = isa::decodeAll(isa, program.code);
+  const auto c = onRtl(isa, instructions, simulate(slower, instructions));
+  EXPECT_FALSE(c.same_instruction_cycles);
+  EXPECT_NE(c.first_divergence.find("`gemm "), std::string::npos) << c.first_divergence;
+  EXPECT_NE(c.first_divergence.find("compute unit"), std::string::npos) << c.first_divergence;
+  EXPECT_NE(c.report.find("first divergence: instruction "), std::string::npos) << c.report;
+}
+
+TEST(RtlNpuComparison, RefusesAConfigTheRtlWasNotBuiltFrom) {
+  const auto changed =
+      isa::IsaConfig::load(configPath("default"), {isa::ConfigOverride::parse("memories.dram.latency=7")});
+  EXPECT_THROW(rtl::runRtlNpu(changed, {}), Error);
+}
+
+}  // namespace
+}  // namespace systole::testing
