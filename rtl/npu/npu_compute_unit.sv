@@ -107,8 +107,9 @@ module npu_compute_unit
   wire is_finish = int'(head_instr_i.semantics) == SEM_FINISH;
   wire records = rd_valid != '0 || wr_valid;
   wire tokens_ok = (!head_instr_i.tokens[0] || token_prev_i) && (!head_instr_i.tokens[1] || token_next_i);
-  wire start = head_valid_i && now_i >= path_free && tokens_ok && !hazard && weights_ok &&
-               (!is_finish || now_i >= last_end_q) && (!records || have_slot);
+  wire ready = head_valid_i && now_i >= path_free && tokens_ok && !hazard && weights_ok &&
+               (!is_finish || now_i >= last_end_q);
+  wire start = ready && (!records || have_slot);
   wire [63:0] done = now_i + head_instr_i.cycles + conflict_cycles;
   wire [63:0] occupied_until = now_i + head_instr_i.occupancy + conflict_cycles;
   wire [63:0] end_cycle = done > last_end_q ? done : last_end_q;  // tokens never overtake earlier results
@@ -138,7 +139,7 @@ module npu_compute_unit
       if (now_i < array_until_q || (start && on_array && occupied_until > now_i)) array_busy_o <= array_busy_o + 1'b1;
       if (now_i < vector_until_q || (start && vector_class && occupied_until > now_i))
         vector_busy_o <= vector_busy_o + 1'b1;
-      if (head_valid_i && records && !have_slot) scoreboard_full_o <= scoreboard_full_o + 1'b1;
+      if (ready && records && !have_slot) scoreboard_full_o <= scoreboard_full_o + 1'b1;
       if (start) begin
         if (records) until_q[free_slot] <= done;
         if (writes_weights) begin
