@@ -89,6 +89,14 @@ class LaneCheck : public Bench<Top> {
     return ok;
   }
 
+  /// packageMatches(), and the lane widths are the config's (for a top that exposes them).
+  bool packageAndLaneBitsMatch() {
+    bool ok = packageMatches();
+    ok &= samePackage(this->r_, "ACTIVATION_BITS", this->t_.pkg_act_bits_o, this->p_.act_bits);
+    ok &= samePackage(this->r_, "ACCUMULATOR_BITS", this->t_.pkg_acc_bits_o, this->p_.acc_bits);
+    return ok;
+  }
+
   /// Streams the items through the lane, gaps[i] idle cycles before items[i] (0 = back to back)
   /// and none between its rows. Stops when every row is out, at an assertion or at a timeout
   /// (both reported).

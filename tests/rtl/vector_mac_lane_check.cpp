@@ -58,12 +58,7 @@ class VectorMacCheck final : public LaneCheck<Tb, Instr> {
   VectorMacCheck(const isa::IsaConfig& isa, Clocked<Tb>& sim, Report& report, std::mt19937_64& rng)
       : LaneCheck(isa, sim, report, rng, isa::Semantics::VectorMac) {}
 
-  bool packageMatches() {
-    bool ok = LaneCheck::packageMatches();
-    ok &= samePackage(r_, "ACTIVATION_BITS", t_.pkg_act_bits_o, p_.act_bits);
-    ok &= samePackage(r_, "ACCUMULATOR_BITS", t_.pkg_acc_bits_o, p_.acc_bits);
-    return ok;
-  }
+  bool packageMatches() { return packageAndLaneBitsMatch(); }
 
   bool present() const { return timing_.present(); }
 
