@@ -19,9 +19,10 @@ bool compareOnRtlNpu(const isa::IsaConfig& config, const isa::Program& program, 
   std::string report = c.report;
   if (run.fault) report += "RTL NPU fault: an unknown opcode or a token FIFO overflow\n";
   if (run.timed_out) report += "RTL NPU did not finish\n";
-  bool agree = c.same_instruction_cycles && c.cycles_difference == 0 && !run.fault && !run.timed_out;
+  bool agree =
+      c.same_instruction_cycles && c.same_stall_cycles && c.cycles_difference == 0 && !run.fault && !run.timed_out;
   for (double d : c.busy_difference) agree = agree && d == 0;
-  report += agree ? "RTL NPU agrees with the simulator: every instruction's cycles, the total and the busy cycles\n"
+  report += agree ? "RTL NPU agrees with the simulator: every instruction's cycles, the total, busy and stall cycles\n"
                   : "RTL NPU DIFFERS from the simulator\n";
   std::istringstream lines(report);
   for (std::string line; std::getline(lines, line);) std::cout << prefix << line << "\n";

@@ -63,6 +63,18 @@ NpuComparison compareWithSimulator(const isa::IsaConfig& isa, std::span<const is
     out += std::string(k ? "," : "") + " " + std::string(sim::resourceName(static_cast<sim::Resource>(k))) + " " +
            std::to_string(rtl.busy_cycles[k]) + " / " + std::to_string(simulated.stats.busy_cycles[k]);
   out += "\n";
+  out += "stall cycles, RTL / simulator:";
+  for (size_t u = 0; u < rtl.stall_cycles.size(); ++u) {
+    out += std::string(u ? "," : "") + " " + std::string(isa::unitName(static_cast<isa::Unit>(u))) + "[";
+    for (size_t k = 0; k < rtl.stall_cycles[u].size(); ++k) {
+      const uint64_t want = simulated.stats.stall_cycles[u][k];
+      c.same_stall_cycles = c.same_stall_cycles && rtl.stall_cycles[u][k] == want;
+      out += std::string(k ? " " : "") + std::string(sim::stallCauseName(static_cast<sim::StallCause>(k))) + "=" +
+             std::to_string(rtl.stall_cycles[u][k]) + "/" + std::to_string(want);
+    }
+    out += "]";
+  }
+  out += "\n";
   if (!c.same_instruction_cycles) {
     const NpuInstructionCycles &r = rtl.instructions[first], &e = expected[first];
     const int unit = r.unit >= 0 ? r.unit : e.unit;

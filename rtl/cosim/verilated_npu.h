@@ -54,6 +54,11 @@ NpuRun runVerilatedNpu(const std::vector<uint8_t>& code, size_t instrBytes, uint
   }
   run.cycles = top->cycles_o;
   run.busy_cycles = {top->load_busy_o, top->array_busy_o, top->vector_busy_o, top->store_busy_o};
+  for (size_t u = 0; u < run.stall_cycles.size(); ++u)
+    for (size_t c = 0; c < run.stall_cycles[u].size(); ++c) {
+      const size_t word = 2 * (u * run.stall_cycles[u].size() + c);  // 64 bits each, [unit][cause]
+      run.stall_cycles[u][c] = top->stall_cycles_o[word] | uint64_t{top->stall_cycles_o[word + 1]} << 32;
+    }
   run.scoreboard_full_cycles = top->scoreboard_full_o;
   run.fault = top->fault_o;
   run.beats_exceed_occupancy = top->beats_exceed_occupancy_o;

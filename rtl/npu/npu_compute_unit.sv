@@ -30,7 +30,10 @@ module npu_compute_unit
   output logic         quiet_o,        // nothing in flight, the unit free
   output logic [63:0]  array_busy_o,   // cycles the array's input was occupied
   output logic [63:0]  vector_busy_o,  // cycles the vector unit was occupied
-  output logic [63:0]  scoreboard_full_o
+  output logic [63:0]  scoreboard_full_o,
+  output logic [63:0]  token_stall_o,    // cycles the head waited only for a token
+  output logic [63:0]  hazard_stall_o,   // ... for results, weights or (finish) completions in flight
+  output logic [63:0]  bank_stall_o      // cycles lost to bank conflicts
 );
   localparam int SLOTS = 32;
   localparam int WEIGHT_SETS = ARRAY_WEIGHT_BUFFERS > 1 ? 2 : 1;
@@ -107,8 +110,9 @@ module npu_compute_unit
   wire is_finish = int'(head_instr_i.semantics) == SEM_FINISH;
   wire records = rd_valid != '0 || wr_valid;
   wire tokens_ok = (!head_instr_i.tokens[0] || token_prev_i) && (!head_instr_i.tokens[1] || token_next_i);
-  wire ready = head_valid_i && now_i >= path_free && tokens_ok && !hazard && weights_ok &&
-               (!is_finish || now_i >= last_end_q);
+  wire issuable = head_valid_i && now_i >= path_free;
+  wire data_ready = !hazard && weights_ok && (!is_finish || now_i >= last_end_q);
+  wire ready = issuable && tokens_ok && data_ready;
   wire start = ready && (!records || have_slot);
   wire [63:0] done = now_i + head_instr_i.cycles + conflict_cycles;
   wire [63:0] occupied_until = now_i + head_instr_i.occupancy + conflict_cycles;
@@ -133,13 +137,17 @@ module npu_compute_unit
       preloaded_q <= 1'b0;
       fill_set_q <= '0;
       {main_q, vector_q, order_q, last_end_q, array_until_q, vector_until_q} <= '0;
-      {array_busy_o, vector_busy_o, scoreboard_full_o} <= '0;
+      {array_busy_o, vector_busy_o, scoreboard_full_o, token_stall_o, hazard_stall_o, bank_stall_o} <= '0;
     end else begin
       // A resource is busy from an instruction's start for its occupancy.
       if (now_i < array_until_q || (start && on_array && occupied_until > now_i)) array_busy_o <= array_busy_o + 1'b1;
       if (now_i < vector_until_q || (start && vector_class && occupied_until > now_i))
         vector_busy_o <= vector_busy_o + 1'b1;
       if (ready && records && !have_slot) scoreboard_full_o <= scoreboard_full_o + 1'b1;
+      // Stall causes, as the simulator counts them (sim::StallCause): tokens first, then data.
+      if (issuable && !tokens_ok) token_stall_o <= token_stall_o + 1'b1;
+      if (issuable && tokens_ok && !data_ready) hazard_stall_o <= hazard_stall_o + 1'b1;
+      if (start) bank_stall_o <= bank_stall_o + conflict_cycles;
       if (start) begin
         if (records) until_q[free_slot] <= done;
         if (writes_weights) begin

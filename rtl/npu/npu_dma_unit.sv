@@ -34,6 +34,8 @@ module npu_dma_unit
   input  logic         beat_grant_i,
   output logic         quiet_o,
   output logic [63:0]  busy_o,          // cycles from each start until the unit is free again
+  output logic [63:0]  token_stall_o,   // cycles the head waited only for a token
+  output logic [63:0]  dram_stall_o,    // cycles a transfer waited for the DRAM channel
   output logic         beats_exceed_occupancy_o
 );
   localparam int OUTSTANDING = DMA_OUTSTANDING > 1 ? DMA_OUTSTANDING : 1;
@@ -71,7 +73,8 @@ module npu_dma_unit
   logic [63:0] free_q, last_end_q;
 
   wire tokens_ok = (!head_instr_i.tokens[0] || token_prev_i) && (!head_instr_i.tokens[1] || token_next_i);
-  wire start = head_valid_i && !active_q && now_i >= free_q && tokens_ok && 32'(inflight) < OUTSTANDING;
+  wire issuable = head_valid_i && !active_q && now_i >= free_q && 32'(inflight) < OUTSTANDING;
+  wire start = issuable && tokens_ok;
   wire [63:0] occupancy = head_instr_i.occupancy < beats ? beats : head_instr_i.occupancy;
   wire starts_on_channel = start && beats != 0;
 
@@ -101,7 +104,7 @@ module npu_dma_unit
         known_q[k] <= 1'b1;
       end
       active_q <= 1'b0;
-      {remaining_q, tail_q, free_tail_q, free_q, last_end_q, busy_o} <= '0;
+      {remaining_q, tail_q, free_tail_q, free_q, last_end_q, busy_o, token_stall_o, dram_stall_o} <= '0;
       index_q <= '0;
       tokens_q <= '0;
       slot_q <= '0;
@@ -109,6 +112,9 @@ module npu_dma_unit
       beats_exceed_occupancy_o <= 1'b0;
     end else begin
       if ((start && (beats != 0 || head_instr_i.occupancy != 0)) || active_q || now_i < free_q) busy_o <= busy_o + 1'b1;
+      // Stall causes, as the simulator counts them (sim::StallCause).
+      if (issuable && !tokens_ok) token_stall_o <= token_stall_o + 1'b1;
+      if (beat_request_o && !beat_grant_i) dram_stall_o <= dram_stall_o + 1'b1;
       if (start) begin
         known_q[next_slot_q] <= 1'b0;
         slot_q <= next_slot_q;

@@ -23,6 +23,9 @@ module npu_top
   output logic [63:0]  array_busy_o,
   output logic [63:0]  vector_busy_o,
   output logic [63:0]  scoreboard_full_o,
+  // Stall cycles by unit (load, compute, store) and cause (sim::StallCause: token, queue_full,
+  // dram_bandwidth, bank_conflict, hazard).
+  output logic [2:0][4:0][63:0] stall_cycles_o,
   output logic         beats_exceed_occupancy_o
 );
   logic [63:0] now_q;
@@ -99,25 +102,43 @@ module npu_top
     .head_instr_i(head_instr[0]), .pop_o(queue_pop[0]), .token_prev_i(1'b0), .token_next_i(token_available[1]),
     .pop_prev_o(unused_load_prev), .pop_next_o(token_pop[1]), .push_prev_o(unused_load_push), .push_next_o(token_push[0]),
     .push_cycle_o(load_push_cycle), .beat_request_o(load_request), .beat_index_o(load_age),
-    .beat_grant_i(load_grant), .quiet_o(load_quiet), .busy_o(load_busy_o), .beats_exceed_occupancy_o(load_exceeds));
+    .beat_grant_i(load_grant), .quiet_o(load_quiet), .busy_o(load_busy_o), .token_stall_o(stall_cycles_o[0][0]),
+    .dram_stall_o(stall_cycles_o[0][2]), .beats_exceed_occupancy_o(load_exceeds));
   npu_compute_unit u_compute (
     .clk_i, .rst_ni, .now_i(now_q), .head_valid_i(head_valid[1]), .head_index_i(head_index[1]),
     .head_instr_i(head_instr[1]), .pop_o(queue_pop[1]), .token_prev_i(token_available[0]),
     .token_next_i(token_available[3]), .pop_prev_o(token_pop[0]), .pop_next_o(token_pop[3]),
     .push_prev_o(token_push[1]), .push_next_o(token_push[2]), .push_cycle_o(compute_push_cycle),
-    .quiet_o(compute_quiet), .array_busy_o, .vector_busy_o, .scoreboard_full_o);
+    .quiet_o(compute_quiet), .array_busy_o, .vector_busy_o, .scoreboard_full_o, .token_stall_o(stall_cycles_o[1][0]),
+    .hazard_stall_o(stall_cycles_o[1][4]), .bank_stall_o(stall_cycles_o[1][3]));
   npu_dma_unit #(.UNIT(UNIT_STORE)) u_store (
     .clk_i, .rst_ni, .now_i(now_q), .head_valid_i(head_valid[2]), .head_index_i(head_index[2]),
     .head_instr_i(head_instr[2]), .pop_o(queue_pop[2]), .token_prev_i(token_available[2]), .token_next_i(1'b0),
     .pop_prev_o(token_pop[2]), .pop_next_o(unused_store_next), .push_prev_o(token_push[3]), .push_next_o(unused_store_push),
     .push_cycle_o(store_push_cycle), .beat_request_o(store_request), .beat_index_o(store_age),
-    .beat_grant_i(store_grant), .quiet_o(store_quiet), .busy_o(store_busy_o),
-    .beats_exceed_occupancy_o(store_exceeds));
+    .beat_grant_i(store_grant), .quiet_o(store_quiet), .busy_o(store_busy_o), .token_stall_o(stall_cycles_o[2][0]),
+    .dram_stall_o(stall_cycles_o[2][2]), .beats_exceed_occupancy_o(store_exceeds));
   assign token_cycle[0] = load_push_cycle;
   assign token_cycle[1] = compute_push_cycle;
   assign token_cycle[2] = compute_push_cycle;
   assign token_cycle[3] = store_push_cycle;
   assign beats_exceed_occupancy_o = load_exceeds || store_exceeds;
+
+  // Dispatch held by a full queue: a queue_full stall of that queue's unit. The causes a unit
+  // cannot have are zero: bank conflicts and hazards on the DMA units, DRAM waits on compute.
+  logic [2:0][63:0] queue_full_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) queue_full_q <= '0;
+    else if (open_ && fetched.known && !queue_ready[fetched_unit]) queue_full_q[fetched_unit] <= queue_full_q[fetched_unit] + 1;
+  end
+  for (genvar u = 0; u < 3; u++) begin : g_queue_full
+    assign stall_cycles_o[u][1] = queue_full_q[u];
+  end
+  assign stall_cycles_o[0][3] = '0;
+  assign stall_cycles_o[0][4] = '0;
+  assign stall_cycles_o[1][2] = '0;
+  assign stall_cycles_o[2][3] = '0;
+  assign stall_cycles_o[2][4] = '0;
 
   // Done: nothing left to dispatch, every queue empty, every unit quiet.
   wire drained = started_q && (closed_q || pc_q >= program_length_i) && head_valid == '0 && load_quiet && compute_quiet &&

@@ -1,5 +1,6 @@
 // The whole-NPU RTL (rtl/npu, systole sim --rtl=npu) against the simulator on every shipped config:
-// a tiled GEMM and random legal programs start and complete every instruction in the same cycle,
+// a tiled GEMM and random legal programs start and complete every instruction in the same cycle
+// (and spend the same stall cycles, cause by cause),
 // and a simulator whose timing differs by one cycle is caught at the instruction that differs.
 #include <gtest/gtest.h>
 
@@ -44,6 +45,7 @@ TEST_P(RtlNpu, TiledGemmRunsInTheSimulatorsCycles) {
   const auto instructions = isa::decodeAll(isa, program.code);
   const auto c = onRtl(isa, instructions, simulate(isa, instructions));
   EXPECT_TRUE(c.same_instruction_cycles) << c.report;
+  EXPECT_TRUE(c.same_stall_cycles) << c.report;
   EXPECT_EQ(c.cycles_difference, 0) << c.report;
   for (double d : c.busy_difference) EXPECT_EQ(d, 0) << c.report;
 }
@@ -64,7 +66,8 @@ TEST_P(RtlNpu, RandomLegalProgramsRunInTheSimulatorsCycles) {
     }
     ++compared;
     const auto c = onRtl(isa, program, simulated);
-    ASSERT_TRUE(c.same_instruction_cycles && c.cycles_difference == 0) << "seed " << seed << "\n" << c.report;
+    ASSERT_TRUE(c.same_instruction_cycles && c.same_stall_cycles && c.cycles_difference == 0) << "seed " << seed << "\n"
+                                                                                              << c.report;
   }
   EXPECT_GE(compared, programs * 3 / 4) << "too many random programs fault in the simulator";
   std::printf("%s: %d random programs compared, %d faulted in the simulator\n", GetParam().c_str(), compared,

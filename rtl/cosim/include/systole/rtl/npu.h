@@ -25,11 +25,12 @@ struct NpuInstructionCycles {
 
 struct NpuRun {
   uint64_t cycles = 0;
-  std::array<uint64_t, sim::kNumResources> busy_cycles{};  // by sim::Resource
-  uint64_t scoreboard_full_cycles = 0;                     // starts held only for a free scoreboard slot
-  bool fault = false;                                      // an unknown opcode or a token FIFO overflow
-  bool beats_exceed_occupancy = false;                     // a DMA whose issue is shorter than its DRAM beats
-  bool timed_out = false;                                  // still running after the cycle limit
+  std::array<uint64_t, sim::kNumResources> busy_cycles{};                                 // by sim::Resource
+  std::array<std::array<uint64_t, sim::kNumStallCauses>, isa::kNumUnits> stall_cycles{};  // [unit][sim::StallCause]
+  uint64_t scoreboard_full_cycles = 0;  // starts held only for a free scoreboard slot
+  bool fault = false;                   // an unknown opcode or a token FIFO overflow
+  bool beats_exceed_occupancy = false;  // a DMA whose issue is shorter than its DRAM beats
+  bool timed_out = false;               // still running after the cycle limit
   std::vector<NpuInstructionCycles> instructions;
   double seconds = 0;  // wall-clock time of the RTL simulation
 };
@@ -46,7 +47,8 @@ struct NpuComparison {
   std::string first_divergence;  // the earliest differing instruction, its unit and cycles
   double cycles_difference = 0;  // (rtl - simulator) / simulator
   std::array<double, sim::kNumResources> busy_difference{};
-  std::string report;  // the lines `systole sim --rtl=npu` prints
+  bool same_stall_cycles = true;  // every unit's stall cycles by cause
+  std::string report;             // the lines `systole sim --rtl=npu` prints
 };
 NpuComparison compareWithSimulator(const isa::IsaConfig& isa, std::span<const isa::Instruction> program,
                                    const NpuRun& rtl, const sim::SimResult& simulated);
