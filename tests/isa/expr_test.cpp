@@ -53,6 +53,19 @@ std::string compileErrorAt(std::string_view text, int offset, const SourceLocati
   return e->message();
 }
 
+// render(): the text the SystemVerilog package's decoder evaluates (svgen.cpp): constants folded,
+// fields named by the caller, every operation parenthesized, functions with the given prefix.
+TEST(Expr, RendersInfixWithNamedFieldsAndPrefixedFunctions) {
+  const auto field = [](int k) { return "f[" + std::to_string(k) + "]"; };
+  EXPECT_EQ(compile("dram.latency + rows * ceil_div(bytes, dram.bytes_per_cycle)").render(field, "expr_"),
+            "(100 + (f[1] * expr_ceil_div(f[2], 16)))");
+  EXPECT_EQ(compile("m + array.rows + array.cols - 2").render(field, "expr_"), "(((f[0] + 16) + 8) - 2)");
+  EXPECT_EQ(compile("max(m, 1) % 3 / -rows").render(field, "p_"), "((p_max(f[0], 1) % 3) / (-f[1]))");
+  EXPECT_EQ(compile("log2_ceil(m) + bits_for(rows) - min(bytes, neg)").render(field, ""),
+            "((log2_ceil(f[0]) + bits_for(f[1])) - min(f[2], (-7)))");
+  EXPECT_EQ(compile("2 * array.rows").render(field, "expr_"), "32");  // folded
+}
+
 TEST(Expr, Literals) {
   EXPECT_EQ(evalConst("0"), 0);
   EXPECT_EQ(evalConst("42"), 42);
