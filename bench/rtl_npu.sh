@@ -3,7 +3,7 @@
 # configs given (default: tiny and default), timing-only, each NPU program run on the Verilated
 # NPU and compared instruction by instruction (systole run --rtl=npu). Prints one line per model
 # and config: programs, instructions, cycles, whether every instruction agrees, RTL cycles/s;
-# exits 1 if any model differs.
+# exits 1 if any model differs or fails to run.
 #   bash bench/rtl_npu.sh [BUILD_DIR] [CONFIG...]   (BUILD_DIR default build/default)
 set -euo pipefail
 build=${1:-build/default}
@@ -15,7 +15,15 @@ models=${MODELS:-$(ls "$build"/models/*.onnx)}
 failed=0
 for config in "${configs[@]}"; do
   for model in $models; do
-    out=$("$systole" run "$model" --isa "$config" --timing-only --rtl=npu 2>&1) && status=agrees || status=DIFFERS
+    # agrees; DIFFERS (the RTL and the simulator disagree); FAILED (the run stopped before any
+    # comparison, e.g. a model that does not fit the config).
+    if out=$("$systole" run "$model" --isa "$config" --timing-only --rtl=npu 2>&1); then
+      status=agrees
+    elif grep -q "RTL NPU DIFFERS" <<<"$out"; then
+      status=DIFFERS
+    else
+      status=FAILED
+    fi
     programs=$(grep -c "RTL NPU (rtl/npu" <<<"$out" || true)
     agree=$(grep -c "RTL NPU agrees" <<<"$out" || true)
     instructions=$(grep -o "instructions: [0-9]* of [0-9]*" <<<"$out" |

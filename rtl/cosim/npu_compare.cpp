@@ -87,7 +87,8 @@ NpuComparison compareWithSimulator(const isa::IsaConfig& isa, std::span<const is
   }
   if (rtl.scoreboard_full_cycles)
     out += "note: starts waited " + std::to_string(rtl.scoreboard_full_cycles) +
-           " cycles for a free scoreboard slot (the RTL holds 32 compute instructions in flight)\n";
+           " cycles for a free scoreboard slot (every slot of the RTL's compute scoreboard held an instruction in "
+           "flight)\n";
   if (rtl.beats_exceed_occupancy)
     out += "note: a DMA instruction's issue is shorter than its DRAM beats; the RTL holds the unit for the beats\n";
   return c;

@@ -28,6 +28,9 @@ NpuRun runVerilatedNpu(const std::vector<uint8_t>& code, size_t instrBytes, uint
   const size_t length = code.size() / instrBytes;
   run.instructions.resize(length);
   currentNpuRun() = {code.data(), instrBytes, length, &run};
+  struct Detach {  // the DPI functions never see this run again, however the function exits
+    ~Detach() { currentNpuRun() = {}; }
+  } detach;
   const auto began = std::chrono::steady_clock::now();
   auto ctx = std::make_unique<VerilatedContext>();
   ctx->randReset(2);  // registers without reset start random, as in the checks
@@ -63,7 +66,6 @@ NpuRun runVerilatedNpu(const std::vector<uint8_t>& code, size_t instrBytes, uint
   run.fault = top->fault_o;
   run.beats_exceed_occupancy = top->beats_exceed_occupancy_o;
   top->final();
-  currentNpuRun() = {};
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
   return run;
 }
