@@ -64,9 +64,11 @@ module int4_unpack
 
   // Lane k occupies bytes [k * LB, (k + 1) * LB) of the row, low byte first.
   logic [L-1:0][ACTIVATION_BITS-1:0] lanes;
+  logic [3:0] nibble;
   always_comb begin
+    nibble = '0;
     for (int k = 0; k < L; k++) begin
-      automatic logic [3:0] nibble = k % 2 == 0 ? packed_d[k / 2][3:0] : packed_d[k / 2][7:4];
+      nibble = k % 2 == 0 ? packed_d[k / 2][3:0] : packed_d[k / 2][7:4];
       lanes[k] = k < int'(row_bytes_i) / LB ? {{(ACTIVATION_BITS - 4){nibble[3]}}, nibble} : '0;
     end
   end
@@ -75,8 +77,10 @@ module int4_unpack
   assign out_valid_o = beat_valid_i & beat_last_i;
 
   // ---- protocol assertion: a row never has more beats than a full row's packed bytes need.
+`ifndef SYNTHESIS
   assert property (@(posedge clk_i) disable iff (!rst_ni)
                    beat_valid_i && int'(beat_q) == BEATS - 1 |-> beat_last_i)
     else $error("int4_unpack: a row of more than %0d beats", BEATS);
+`endif
 
 endmodule

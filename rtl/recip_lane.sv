@@ -70,7 +70,7 @@ module recip_lane
       nx.y[i] = 1'b1;
       nx.z    = st.z + (62'(st.x) << i);
     end
-    return nx;
+    step = nx;
   endfunction
 
   // ---- setup: saturation test and the initial budget 2^(k s).
@@ -81,12 +81,12 @@ module recip_lane
   assign x_pos = ~in_x_i[31] & (in_x_i[30:0] != '0);
   assign e     = in_op_i ? {in_shift_i - 6'd31, 1'b0} : 7'(in_shift_i - 6'd31);
   assign big   = (in_shift_i >= 6'd31) & ((e >= 7'd31) | (in_x_i[30:0] <= (31'd1 << e)));
-  assign setup = '{op:  in_op_i,
-                   sat: ~x_pos | big,
-                   x:   in_x_i[30:0],
-                   p:   W'(1) << (in_op_i ? {in_shift_i, 1'b0} : 7'(in_shift_i)),
-                   z:   '0,
-                   y:   '0};
+  assign setup.op  = in_op_i;
+  assign setup.sat = ~x_pos | big;
+  assign setup.x   = in_x_i[30:0];
+  assign setup.p   = W'(1) << (in_op_i ? {in_shift_i, 1'b0} : 7'(in_shift_i));
+  assign setup.z   = '0;
+  assign setup.y   = '0;
 
   // ---- the segments: steps [LO, HI) then a register.
   state_t         seg_q [S];

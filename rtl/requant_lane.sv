@@ -65,8 +65,10 @@ module requant_lane
   logic signed [47:0] a_hi_d, a_hi_q;
   logic signed [48:0] a_lo_d, a_lo_q;
 
-  assign a_side_d = '{shift: in_shift_i, zero_point: in_zero_point_i, clamp_min: in_clamp_min_i,
-                      clamp_max: in_clamp_max_i};
+  assign a_side_d.shift      = in_shift_i;
+  assign a_side_d.zero_point = in_zero_point_i;
+  assign a_side_d.clamp_min  = in_clamp_min_i;
+  assign a_side_d.clamp_max  = in_clamp_max_i;
   assign a_hi_d = 48'($signed(in_acc_i) * $signed(in_multiplier_i[31:16]));
   assign a_lo_d = 49'($signed(in_acc_i) * $signed({1'b0, in_multiplier_i[15:0]}));
 

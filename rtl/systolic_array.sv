@@ -291,7 +291,7 @@ module systolic_array
   function automatic logic [31:0] pe_product(logic [AB-1:0] a, logic [WB-1:0] w);
     logic signed [AB+WB-1:0] p;
     p = $signed(a) * $signed(w);
-    return 32'($signed(p));
+    pe_product = 32'($signed(p));
   endfunction
 
   if (!OS) begin : g_ws
@@ -316,7 +316,7 @@ module systolic_array
       if (!rst_ni) begin
         for (int k = 0; k < R; k++) for (int n = 0; n < N; n++) w_q[k][n] <= '0;
       end else if (wgt_fire) begin
-        for (int k = 0; k < R - 1; k++) w_q[k] <= w_q[k + 1];
+        for (int k = 0; k < R - 1; k++) for (int n = 0; n < N; n++) w_q[k][n] <= w_q[k + 1][n];
         for (int n = 0; n < N; n++) w_q[R - 1][n] <= in_row_i[n][WB-1:0];
       end
     end
@@ -397,8 +397,9 @@ module systolic_array
       logic [M_W-1:0]    out_idx_q, out_idx;      // that output's index
       logic              event_fire;              // output out_idx starts down the array now
       logic [LBA_W-1:0]  wp_q, wp;                // line-buffer entry of the row arriving now
-      logic [N-1:0][AB-1:0] lb_q   [LB];             // the last LB window rows (no reset)
-      logic [N-1:0][AB-1:0] tap_rd [R];              // the taps of the output starting now
+      logic [N*AB-1:0]      lb_q   [LB];             // the last LB window rows (no reset)
+      // Unpacked and flat where Yosys cannot size a packed array declared in a generate block.
+      logic [AB-1:0]        tap_rd [R][N];           // the taps of the output starting now
       logic [AB-1:0]        tap_pe [R][N];           // tap t, channel n, t + n cycles later
 
       assign op_dw     = accept ? cmd_depthwise_i : dw_q;
@@ -440,9 +441,9 @@ module systolic_array
         end
       end
 
-      // The circular line buffer takes every window row.
+      // The circular line buffer takes every window row (its first N lanes).
       always_ff @(posedge clk_i) begin
-        if (in_fire & op_dw) lb_q[wp] <= in_row_i[N-1:0];
+        if (in_fire & op_dw) lb_q[wp] <= (N * AB)'(in_row_i);
       end
 
       // The taps of the output starting now: tap t = (r, c) = (t / kw, t % kw) is window row
@@ -460,8 +461,8 @@ module systolic_array
           // constant-pool file, which only some configs' packages produce (the file list must not
           // depend on the package; rtl/check_file_list.cmake).
           if (r >= int'(op_kh)) for (int n = 0; n < N; n++) tap_rd[t][n] = '0;
-          else if (back == 0)   tap_rd[t] = in_row_i[N-1:0];  // bypass: the row arriving now
-          else                  tap_rd[t] = lb_q[LBA_W'(addr)];
+          else if (back == 0)   for (int n = 0; n < N; n++) tap_rd[t][n] = in_row_i[n];  // bypass: the row arriving now
+          else                  for (int n = 0; n < N; n++) tap_rd[t][n] = lb_q[LBA_W'(addr)][n*AB+:AB];
           c = c + 1;
           if (c == int'(op_kw)) begin
             c = 0;
@@ -563,11 +564,11 @@ module systolic_array
       if (!rst_ni) begin
         for (int k = 0; k < R; k++) for (int n = 0; n < N; n++) wbuf_q[k][n] <= '0;
       end else if (wgt_fire) begin
-        for (int k = 0; k < R - 1; k++) wbuf_q[k] <= wbuf_q[k + 1];
+        for (int k = 0; k < R - 1; k++) for (int n = 0; n < N; n++) wbuf_q[k][n] <= wbuf_q[k + 1][n];
         for (int n = 0; n < N; n++) wbuf_q[R - 1][n] <= in_row_i[n][WB-1:0];
       end else if (rot_en) begin
-        for (int k = 0; k < R - 1; k++) wbuf_q[k] <= wbuf_q[k + 1];
-        wbuf_q[R - 1] <= wbuf_q[0];
+        for (int k = 0; k < R - 1; k++) for (int n = 0; n < N; n++) wbuf_q[k][n] <= wbuf_q[k + 1][n];
+        for (int n = 0; n < N; n++) wbuf_q[R - 1][n] <= wbuf_q[0][n];
       end
     end
     always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -756,9 +757,7 @@ module systolic_array
   localparam logic signed [31:0] ACC_HI = 32'((64'(1) << (ACCUMULATOR_BITS - 1)) - 64'(1));
   localparam logic signed [31:0] ACC_LO = ~ACC_HI;
   function automatic logic [31:0] acc_store(logic [31:0] v);
-    if ($signed(v) > ACC_HI) return ACC_HI;
-    if ($signed(v) < ACC_LO) return ACC_LO;
-    return v;
+    acc_store = $signed(v) > ACC_HI ? ACC_HI : $signed(v) < ACC_LO ? ACC_LO : v;
   endfunction
   for (genvar n = 0; n < N; n++) begin : g_acc_store
     assign out_data_o[n] = acc_store(out_sum[n]);

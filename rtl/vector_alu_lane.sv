@@ -48,7 +48,7 @@ module vector_alu_lane
   localparam logic signed [31:0] ACC_HI = 32'((64'(1) << (ACCUMULATOR_BITS - 1)) - 64'(1));
   localparam logic signed [31:0] ACC_LO = ~ACC_HI;
   function automatic logic [31:0] sat(logic signed [31:0] v);
-    return v > ACC_HI ? ACC_HI : v < ACC_LO ? ACC_LO : v;
+    sat = v > ACC_HI ? ACC_HI : v < ACC_LO ? ACC_LO : v;
   endfunction
 
   logic signed [31:0] widened, product, sum;  // the low 32 bits of each: wrap32
@@ -63,7 +63,7 @@ module vector_alu_lane
     if ($signed(in_x_i) > $signed(AB'(127))) lut_index = 8'd255;
     else if ($signed(in_x_i) < $signed(-AB'(128))) lut_index = 8'd0;
     else lut_index = in_x_i[7:0] ^ 8'h80;
-    unique case (int'(in_semantics_i))
+    unique case (32'(in_semantics_i))
       SEM_VECTOR_WIDEN: acc_d = sat(widened);
       SEM_VECTOR_MUL:   acc_d = sat(product);
       default:          acc_d = sat(sum);
