@@ -59,19 +59,6 @@ module recip_lane
     logic [30:0]  y;    // the result bits decided so far
   } state_t;
 
-  // One step of the recurrence: decides result bit i.
-  function automatic state_t step(state_t st, int i);
-    state_t       nx;
-    logic [W-1:0] d;
-    nx = st;
-    d  = st.op ? (W'(st.z) << (i + 1)) + (W'(st.x) << (2 * i)) : W'(st.x) << i;
-    if (d <= st.p) begin
-      nx.p    = st.p - d;
-      nx.y[i] = 1'b1;
-      nx.z    = st.z + (62'(st.x) << i);
-    end
-    step = nx;
-  endfunction
 
   // ---- setup: saturation test and the initial budget 2^(k s).
   state_t     setup;
@@ -89,7 +76,10 @@ module recip_lane
   assign setup.y   = '0;
 
   // ---- the segments: steps [LO, HI) then a register.
-  state_t         seg_q [S];
+  // Plain vectors, not structs: Yosys reads an array of structs as one bit (or one struct), and
+  // not $bits of a type. STATE_BITS is state_t's width (a mismatch is a Verilator WIDTH error).
+  localparam int STATE_BITS = 1 + 1 + 31 + W + 62 + 31;
+  logic [STATE_BITS-1:0] seg_q [S];
   logic [S-1:0]   valid_q;
 
   for (genvar s = 0; s < S; s++) begin : g_seg
@@ -103,9 +93,20 @@ module recip_lane
       assign seg_in = seg_q[s-1];
     end
 
+    // Steps LO .. HI-1, each deciding result bit i = BITS-1-j (written out here, not as a
+    // function of the state: Yosys reads a struct-typed function argument as undefined).
     always_comb begin
+      logic [W-1:0] d;
       seg_d = seg_in;
-      for (int j = LO; j < HI; j++) seg_d = step(seg_d, BITS - 1 - j);
+      for (int j = LO; j < HI; j++) begin
+        d = seg_d.op ? (W'(seg_d.z) << (BITS - j)) + (W'(seg_d.x) << (2 * (BITS - 1 - j)))
+                     : W'(seg_d.x) << (BITS - 1 - j);
+        if (d <= seg_d.p) begin
+          seg_d.p               = seg_d.p - d;
+          seg_d.y[BITS - 1 - j] = 1'b1;
+          seg_d.z               = seg_d.z + (62'(seg_d.x) << (BITS - 1 - j));
+        end
+      end
     end
 
     always_ff @(posedge clk_i) seg_q[s] <= seg_d;
@@ -116,7 +117,12 @@ module recip_lane
     else valid_q <= S'({valid_q, in_valid_i});
   end
 
+  // The last segment through a plain wire: Yosys cannot read a member of an array element.
+  /* verilator lint_off UNUSEDSIGNAL */  // only sat and y leave the lane
+  state_t last;
+  /* verilator lint_on UNUSEDSIGNAL */
+  assign last        = seg_q[S-1];
   assign out_valid_o = valid_q[S-1];
-  assign out_data_o  = seg_q[S-1].sat ? 32'h7fff_ffff : {1'b0, seg_q[S-1].y};
+  assign out_data_o  = last.sat ? 32'h7fff_ffff : {1'b0, last.y};
 
 endmodule

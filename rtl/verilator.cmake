@@ -46,13 +46,13 @@ target_link_libraries(systole_verilated_runtime PUBLIC Threads::Threads)
 #   files stay target sources (so the Verilator rule runs first) but are not compiled alone;
 # - makes the generated headers system headers: -Wall -Wextra -Werror applies to our code only.
 function(systole_verilate_model target)
-  cmake_parse_arguments(ARG "TRACE" "PREFIX;TOP_MODULE" "SOURCES" ${ARGN})
+  cmake_parse_arguments(ARG "TRACE" "PREFIX;TOP_MODULE" "SOURCES;EXTRA_ARGS" ${ARGN})
   set(trace "")
   if(ARG_TRACE)
     set(trace TRACE)
   endif()
   verilate(${target} PREFIX ${ARG_PREFIX} TOP_MODULE ${ARG_TOP_MODULE} ${trace}
-           SOURCES ${ARG_SOURCES} VERILATOR_ARGS ${verilator_args})
+           SOURCES ${ARG_SOURCES} VERILATOR_ARGS ${verilator_args} ${ARG_EXTRA_ARGS})
   set(vdir ${CMAKE_CURRENT_BINARY_DIR}/CMakeFiles/${target}.dir/${ARG_PREFIX}.dir)
   get_target_property(srcs ${target} SOURCES)
   list(FILTER srcs EXCLUDE REGEX "/include/verilated[a-z_]*\\.cpp$|_copy\\.cmake$")
