@@ -53,6 +53,7 @@ module vector_alu_lane
 
   logic signed [31:0] widened, product, sum;  // the low 32 bits of each: wrap32
   logic [7:0] lut_index;
+  logic signed [31:0] x_wide;
   logic [31:0] acc_d;
   logic [AB-1:0] spad_d;
   always_comb begin
@@ -60,8 +61,10 @@ module vector_alu_lane
     product = 32'(64'($signed(in_a_i)) * 64'($signed(in_b_i)));
     sum = $signed(in_a_i) + $signed(in_b_i);
     // sat8(x) + 128: the table entry of x saturated to int8.
-    if ($signed(in_x_i) > $signed(AB'(127))) lut_index = 8'd255;
-    else if ($signed(in_x_i) < $signed(-AB'(128))) lut_index = 8'd0;
+    // (compared as 32-bit ints: Yosys misreads the 8-bit bound -AB'(128))
+    x_wide = 32'($signed(in_x_i));
+    if (x_wide > 127) lut_index = 8'd255;
+    else if (x_wide < -128) lut_index = 8'd0;
     else lut_index = in_x_i[7:0] ^ 8'h80;
     unique case (32'(in_semantics_i))
       SEM_VECTOR_WIDEN: acc_d = sat(widened);
