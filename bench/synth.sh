@@ -7,7 +7,7 @@
 #   bash bench/synth.sh [--check] [BUILD_DIR] [CONFIG...]   (BUILD_DIR default build/default; configs: tiny default)
 #   --check: then runs each netlist through its block's Verilator check (rtl-netlist-* tests; the
 #   netlists of every config synthesized into BUILD_DIR/synth so far).
-#   BLOCKS="requant_lane ..." limits the blocks.
+#   BLOCKS="requant_lane ..." redoes only those blocks (the summary keeps the others' last results).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 check=0
@@ -26,8 +26,9 @@ for config in "${configs[@]}"; do
   package=$build/rtl/$config/systole_pkg.sv
   [ -f "$package" ] || { echo "error: $package not built (cmake --build $build)" >&2; exit 1; }
   work=$build/synth/$config
-  rm -rf "$work" && mkdir -p "$work/src" "$work/stat"
+  mkdir -p "$work/src" "$work/stat"
   for block in $blocks; do
+    rm -f "$work/stat/$block".*
     python3 rtl/synth/yosys_sv.py "$package" "rtl/$block.sv" "$work/src"
     start=$(date +%s%N)
     if ! node rtl/synth/yosys.mjs "$yowasp" "$block" "$work/stat/$block" \
