@@ -2,8 +2,8 @@
 # Synthesis of the RTL datapath blocks per config with Yosys (rtl/synth/): cells, flip-flops,
 # memory bits and estimated transistors per block, and the NPU's count of each block. Yosys is
 # the YoWASP WebAssembly build from npm (Debian's 0.23 cannot read the blocks), installed once
-# into BUILD_DIR/yowasp; Node.js runs it. Writes BUILD_DIR/synth/<config>.json, which
-# `systole report --rtl-area` reads to set the RTL beside the YAML's area model.
+# into BUILD_DIR/yowasp; Node.js runs it. Writes BUILD_DIR/synth/<config>.json (bench/rtl.md
+# sets the figures beside the YAML's area model).
 #   bash bench/synth.sh [--check] [BUILD_DIR] [CONFIG...]   (BUILD_DIR default build/default; configs: tiny default)
 #   --check: then runs each netlist through its block's Verilator check (rtl-netlist-* tests; the
 #   netlists of every config synthesized into BUILD_DIR/synth so far).

@@ -59,7 +59,6 @@ module recip_lane
     logic [30:0]  y;    // the result bits decided so far
   } state_t;
 
-
   // ---- setup: saturation test and the initial budget 2^(k s).
   state_t     setup;
   logic       x_pos, big;

@@ -8,8 +8,7 @@ A block is counted as often as the NPU has it: the lanes once per vector lane, t
 generator once per DMA unit, a class's block only when the config has an instruction of that
 class. Flip-flops are Yosys's $_*DFF*_ cells; transistors are Yosys's CMOS estimate (`stat -tech
 cmos`) plus 16 per flip-flop type that estimate leaves out (its plain DFF's count), so a
-flip-flop with reset or enable counts as a plain one. Prints a table; writes OUT.json for
-`systole report --rtl-area`.
+flip-flop with reset or enable counts as a plain one. Prints a table and writes it as OUT.json.
 """
 import json
 import pathlib

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Rewrites the generated package and one RTL block into the SystemVerilog subset Yosys 0.23 reads.
+"""Rewrites the generated package and one RTL block into the SystemVerilog subset Yosys 0.55 reads.
 
-Yosys 0.23 (Debian's) reads packages and `pkg::NAME`, but not `import pkg::*` in a module header,
+Yosys 0.55 (YoWASP's build, rtl/synth/yosys.mjs) reads packages and `pkg::NAME`, but not `import pkg::*` in a module header,
 `localparam string`, or package functions. The datapath blocks use only the package's integer
 localparams, so the package keeps those and each block names them as `systole_pkg::NAME`.
 The rewrite is textual and touches nothing else; Yosys's own parser checks the result.
@@ -24,10 +24,10 @@ def integer_package(package_text):
     return f"package systole_pkg;\n{body}endpackage\n", names
 
 
-def qualified_block(block_text, names):
+def qualified_block(name, block_text, names):
     """The block without its header import, every package name qualified."""
     if not HEADER_IMPORT.search(block_text):
-        raise SystemExit("error: the block does not import systole_pkg::* in its header")
+        raise SystemExit(f"{name}: error: the block does not import systole_pkg::* in its header")
     text = HEADER_IMPORT.sub("", block_text, count=1)
     pattern = re.compile(r"(?<![\w:.$])(" + "|".join(sorted(names, key=len, reverse=True)) + r")\b")
     return pattern.sub(r"systole_pkg::\1", text)
@@ -40,7 +40,7 @@ def main(argv):
     package_text, names = integer_package(package.read_text())
     out.mkdir(parents=True, exist_ok=True)
     (out / "systole_pkg.sv").write_text(package_text)
-    (out / block.name).write_text(qualified_block(block.read_text(), names))
+    (out / block.name).write_text(qualified_block(block, block.read_text(), names))
 
 
 if __name__ == "__main__":
