@@ -19,9 +19,12 @@ configs=("$@")
 blocks=${BLOCKS:-systolic_array weight_transposer requant_lane vector_alu_lane vector_reduce_row recip_lane vector_mac_lane dma_addr_gen int4_unpack}
 yowasp_version=0.55.944
 yowasp=$build/yowasp
-if [ ! -f "$yowasp/node_modules/@yowasp/yosys/package.json" ]; then
-  npm install --prefix "$yowasp" --no-audit --no-fund --silent "@yowasp/yosys@$yowasp_version" >/dev/null
-fi
+# Three tries: the registry is the one thing here that can fail for no fault of ours.
+for try in 1 2 3; do
+  [ -f "$yowasp/node_modules/@yowasp/yosys/package.json" ] && break
+  npm install --prefix "$yowasp" --no-audit --no-fund --silent "@yowasp/yosys@$yowasp_version" >/dev/null ||
+    { [ $try = 3 ] && { echo "error: npm could not install @yowasp/yosys@$yowasp_version" >&2; exit 1; }; sleep 10; }
+done
 for config in "${configs[@]}"; do
   package=$build/rtl/$config/systole_pkg.sv
   [ -f "$package" ] || { echo "error: $package not built (cmake --build $build)" >&2; exit 1; }

@@ -12,9 +12,10 @@
 #include <set>
 #include <sstream>
 
+#include "html_cells.h"
+#include "json_file.h"
 #include "svg_chart.h"
 #include "systole/isa/diagnostic.h"
-#include "systole/isa/file_io.h"
 #include "systole/sim/energy.h"
 
 namespace systole::tools {
@@ -40,16 +41,6 @@ std::string percent(double ratio) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f%%", 100 * ratio);
   return buf;
-}
-
-std::string fixed(double v, int digits) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
-
-std::string td(const std::string& text, bool numeric = true) {
-  return std::string(numeric ? "<td class='n'>" : "<td>") + text + "</td>";
 }
 
 const char* const kEnergyParts[] = {"mac", "scratchpad", "accumulator", "dram", "vector", "leakage"};
@@ -243,23 +234,18 @@ std::string accuracyText(const Json& d) {
 }  // namespace
 
 StatsRun readStatsRun(const std::string& path) {
-  const std::string text = readTextFile(path);
-  StatsRun run{path, {}};
-  try {
-    run.doc = Json::parse(text);
-  } catch (const Json::parse_error& e) {
-    int line = 1, col = 1;
-    for (size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) text[i] == '\n' ? (++line, col = 1) : ++col;
-    std::string what = e.what();
-    if (const size_t at = what.find(": "); at != std::string::npos) what = what.substr(at + 2);
-    throw Error(SourceLocation{path, line, col}, "not valid JSON: " + what);
-  }
+  StatsRun run{path, readJsonFile(path)};
   if (!run.doc.is_object() || str(run.doc, "schema") != "systole.stats/2" || !run.doc["layers"].is_array() ||
       !run.doc["totals"].is_object())
     throw Error(SourceLocation{path, 0, 0},
                 "not a systole stats document (schema \"systole.stats/2\" with layers and totals; write one with "
                 "`systole run --stats`)");
   return run;
+}
+
+std::string configName(const StatsRun& run) {
+  const std::string name = run.doc.contains("config") ? str(run.doc["config"], "name") : "";
+  return name.empty() ? str(run.doc, "isa") : name;
 }
 
 std::string runsSummaryHtml(const std::vector<const StatsRun*>& runs) {
@@ -270,8 +256,7 @@ std::string runsSummaryHtml(const std::vector<const StatsRun*>& runs) {
   for (const StatsRun* r : runs) {
     const Json& d = r->doc;
     const double mhz = num(d, {"clock_mhz"});
-    o << "<tr>" << td(escapeXml(r->label), false)
-      << td(escapeXml(str(d["config"], "name").empty() ? str(d, "isa") : str(d["config"], "name")), false)
+    o << "<tr>" << td(escapeXml(r->label), false) << td(escapeXml(configName(*r)), false)
       << td(humanNumber(num(d, {"total_cycles"})))
       << td(mhz > 0 ? humanNumber(num(d, {"total_cycles"}) / mhz) + " us" : "")
       << td(percent(num(d, {"totals", "mac_utilization"})))

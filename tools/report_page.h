@@ -22,6 +22,9 @@ struct StatsRun {
 /// is an Error at the file (with line and column for a JSON syntax error).
 StatsRun readStatsRun(const std::string& path);
 
+/// The name of the config the run used.
+std::string configName(const StatsRun& run);
+
 /// Table: one row per run (config, cycles, utilization, cycles over the roofline bound, DRAM
 /// bytes, energy, area, accuracy).
 std::string runsSummaryHtml(const std::vector<const StatsRun*>& runs);

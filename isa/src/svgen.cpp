@@ -11,11 +11,6 @@ namespace systole::isa {
 
 namespace {
 
-std::string svName(std::string s) {
-  for (char& c : s) c = (c == '.' || c == '-') ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return s;
-}
-
 /// The expression functions (isa/expr.h), with C++'s truncating division.
 constexpr const char* kExprFunctions = R"(  function automatic longint expr_ceil_div(longint a, longint b);
     return (a % b != 0 && ((a < 0) == (b < 0))) ? a / b + 1 : a / b;
@@ -98,6 +93,11 @@ void writeDecoder(const IsaConfig& isa, std::ostream& out) {
 }
 
 }  // namespace
+
+std::string svName(std::string s) {
+  for (char& c : s) c = (c == '.' || c == '-') ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
 
 std::string generateSvPackage(const IsaConfig& isa, const std::string& sourceName) {
   const Params& p = isa.params();

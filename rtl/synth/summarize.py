@@ -8,7 +8,8 @@ A block is counted as often as the NPU has it: the lanes once per vector lane, t
 generator once per DMA unit, a class's block only when the config has an instruction of that
 class. Flip-flops are Yosys's $_*DFF*_ cells; transistors are Yosys's CMOS estimate (`stat -tech
 cmos`) plus 16 per flip-flop type that estimate leaves out (its plain DFF's count), so a
-flip-flop with reset or enable counts as a plain one. Prints a table and writes it as OUT.json.
+flip-flop with reset or enable counts as a plain one. OUT.json also has the package's parameters,
+by which `systole report --rtl-area` knows the config it was synthesized from. Prints a table.
 """
 import json
 import pathlib
@@ -25,6 +26,14 @@ def package_facts(text):
     lanes = int(re.search(r"localparam int VECTOR_LANES = (\d+);", text).group(1))
     classes = set(re.findall(r"^  // \S+ \((\w+)\)$", text, re.MULTILINE))
     return name, lanes, classes
+
+
+def package_parameters(text):
+    """The config's parameters as the package has them (SystemVerilog names): the integer
+    localparams before the first instruction's."""
+    head = re.split(r"^  // \S+ \(\w+\)$", text, maxsplit=1, flags=re.MULTILINE)[0]
+    return {name: int(value) for name, value in
+            re.findall(r"^  localparam (?:int|longint) (\w+) = (?:64'd)?(\d+);$", head, re.MULTILINE)}
 
 
 def instances(block, lanes, classes):
@@ -61,12 +70,13 @@ def main(argv):
     if len(argv) != 4:
         raise SystemExit(__doc__.strip().splitlines()[2])
     package, stat_dir, out = pathlib.Path(argv[1]), pathlib.Path(argv[2]), pathlib.Path(argv[3])
-    name, lanes, classes = package_facts(package.read_text())
+    text = package.read_text()
+    name, lanes, classes = package_facts(text)
     blocks = {}
     for stat in sorted(stat_dir.glob("*.json")):
         count = instances(stat.stem, lanes, classes)
         blocks[stat.stem] = dict(block_figures(json.loads(stat.read_text())), instances=count)
-    out.write_text(json.dumps({"config": name, "blocks": blocks}, indent=2) + "\n")
+    out.write_text(json.dumps({"config": name, "parameters": package_parameters(text), "blocks": blocks}, indent=2) + "\n")
     print(f"{name}: {'block':<18} {'instances':>9} {'cells':>9} {'flip-flops':>10} {'memory bits':>11} {'transistors':>11}")
     for block, f in blocks.items():
         print(f"{'':{len(name) + 2}}{block:<18} {f['instances']:>9} {f['cells']:>9,} {f['flip_flops']:>10,} "

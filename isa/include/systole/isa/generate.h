@@ -17,4 +17,7 @@ std::string bitDiagram(const IsaConfig& isa, const InstrDesc& d);
 /// SystemVerilog package `systole_pkg` with every parameter, opcode and field position.
 std::string generateSvPackage(const IsaConfig& isa, const std::string& sourceName);
 
+/// The package's name for a parameter, instruction or field ("array.rows" -> "ARRAY_ROWS").
+std::string svName(std::string name);
+
 }  // namespace systole::isa
