@@ -1,0 +1,157 @@
+// One of the NPU's on-chip memories, the scratchpad or (ACCUMULATOR = 1) the accumulator, as
+// the YAML's banks: row r lives in bank r % BANKS at index r / BANKS (isa::bankConflictCycles'
+// interleaving). Each bank is an SRAM with one read port and one write port, one cycle per access.
+//
+// Reads come in pairs, the two sources of a vector instruction (or a stream's activation and weight
+// row): rd_valid_i says which of the two rows are wanted, and the pair is accepted in a cycle with
+// rd_ready_o. Two rows in different banks are read in the accept cycle. Two rows in the same bank
+// (the rows' difference a multiple of BANKS, whatever the rows) conflict: the first is read in the
+// accept cycle, the second CONFLICT cycles later (the YAML's conflict_cycles), and rd_ready_o is
+// low in between. So a stream of pairs (a + i, b + i) takes one cycle per pair, plus CONFLICT per
+// pair when a and b share a bank: the instruction's bank-conflict cycles. A pair's data leave
+// together, one cycle after the read of its last row (rd_data_valid_o per row). Reads see the
+// memory before a write of the same cycle.
+//
+// Writes: one row per cycle (wr_valid_i), always accepted, on each bank's own write port.
+//
+// Sizes come from the package: rows, row width (the accumulator's SRAM row,
+// ACCUMULATOR_SRAM_ROW_BYTES, which holds its types.accumulator values), banks and conflict cycles.
+// The contents have no reset (an SRAM's).
+module banked_memory
+  import systole_pkg::*;
+#(
+  parameter bit ACCUMULATOR = 1'b0,
+  localparam int ROWS = ACCUMULATOR ? ACCUMULATOR_ROWS : SCRATCHPAD_ROWS,
+  localparam int ROW_BITS = 8 * (ACCUMULATOR ? ACCUMULATOR_SRAM_ROW_BYTES : SCRATCHPAD_ROW_BYTES),
+  localparam int ROW_W = ROWS > 1 ? $clog2(ROWS) : 1
+) (
+  input  logic                     clk_i,
+  /* verilator lint_off SYNCASYNCNET */
+  input  logic                     rst_ni,
+  /* verilator lint_on SYNCASYNCNET */
+  input  logic [1:0]               rd_valid_i,
+  input  logic [ROW_W-1:0]         rd_row0_i,
+  input  logic [ROW_W-1:0]         rd_row1_i,
+  output logic                     rd_ready_o,
+  output logic [1:0]               rd_data_valid_o,
+  output logic [ROW_BITS-1:0]      rd_data0_o,
+  output logic [ROW_BITS-1:0]      rd_data1_o,
+  input  logic                     wr_valid_i,
+  input  logic [ROW_W-1:0]         wr_row_i,
+  input  logic [ROW_BITS-1:0]      wr_data_i
+);
+  localparam int BANKS = ACCUMULATOR ? ACCUMULATOR_BANKS : SCRATCHPAD_BANKS;
+  localparam int CONFLICT = ACCUMULATOR ? ACCUMULATOR_CONFLICT_CYCLES : SCRATCHPAD_CONFLICT_CYCLES;
+  localparam int BANK_ROWS = (ROWS + BANKS - 1) / BANKS;
+  localparam int BANK_W = BANKS > 1 ? $clog2(BANKS) : 1;
+  localparam int INDEX_W = BANK_ROWS > 1 ? $clog2(BANK_ROWS) : 1;
+  localparam int COUNT_W = $clog2(CONFLICT + 1) + 1;
+
+  function automatic logic [BANK_W-1:0] bank_of(logic [ROW_W-1:0] row);
+    bank_of = BANK_W'(32'(row) % BANKS);
+  endfunction
+  function automatic logic [INDEX_W-1:0] index_of(logic [ROW_W-1:0] row);
+    index_of = INDEX_W'(32'(row) / BANKS);
+  endfunction
+
+  // The second row of a conflicting pair, waiting for its bank.
+  logic                 pending_q;
+  logic [COUNT_W-1:0]   wait_q;        // cycles until it is read (1: in this cycle)
+  logic [ROW_W-1:0]     pending_row_q;
+
+  assign rd_ready_o = !pending_q;
+  wire accept = rd_ready_o && rd_valid_i != 2'b00;
+  wire conflict = accept && rd_valid_i == 2'b11 && bank_of(rd_row0_i) == bank_of(rd_row1_i) && CONFLICT > 0;
+  wire pending_read = pending_q && wait_q == COUNT_W'(1);
+
+  // Each bank's one read this cycle: row 0 of an accepted pair, its row 1 without a conflict, or
+  // the pending row.
+  logic [BANKS-1:0] bank_read;
+  logic [INDEX_W-1:0] bank_index [BANKS];
+  always_comb begin
+    for (int b = 0; b < BANKS; b++) begin
+      bank_read[b] = 1'b0;
+      bank_index[b] = '0;
+    end
+    if (accept && rd_valid_i[0]) begin
+      bank_read[bank_of(rd_row0_i)] = 1'b1;
+      bank_index[bank_of(rd_row0_i)] = index_of(rd_row0_i);
+    end
+    if (accept && rd_valid_i[1] && !conflict) begin
+      bank_read[bank_of(rd_row1_i)] = 1'b1;
+      bank_index[bank_of(rd_row1_i)] = index_of(rd_row1_i);
+    end
+    if (pending_read) begin
+      bank_read[bank_of(pending_row_q)] = 1'b1;
+      bank_index[bank_of(pending_row_q)] = index_of(pending_row_q);
+    end
+  end
+
+  logic [ROW_BITS-1:0] bank_q [BANKS];  // each bank's last read
+  for (genvar b = 0; b < BANKS; b++) begin : g_bank
+    logic [ROW_BITS-1:0] mem [BANK_ROWS];
+    logic [ROW_BITS-1:0] read_q;
+    always_ff @(posedge clk_i) begin
+      if (bank_read[b]) read_q <= mem[bank_index[b]];
+      if (wr_valid_i && bank_of(wr_row_i) == BANK_W'(b)) mem[index_of(wr_row_i)] <= wr_data_i;
+    end
+    assign bank_q[b] = read_q;
+  end
+
+  // Where each row's data is when the pair leaves: a bank's read register, or (the first row of a
+  // conflicting pair, whose bank has been read again since) a held copy.
+  logic [1:0]          out_valid_q;
+  logic [BANK_W-1:0]   out_bank0_q, out_bank1_q;
+  logic                hold_first_q, held_q;
+  logic [ROW_BITS-1:0] hold_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      pending_q <= 1'b0;
+      wait_q <= '0;
+      pending_row_q <= '0;
+      out_valid_q <= '0;
+      out_bank0_q <= '0;
+      out_bank1_q <= '0;
+      hold_first_q <= 1'b0;
+      held_q <= 1'b0;
+    end else begin
+      out_valid_q <= '0;
+      hold_first_q <= conflict;
+      if (accept && !conflict) begin
+        out_valid_q <= rd_valid_i;
+        out_bank0_q <= bank_of(rd_row0_i);
+        out_bank1_q <= bank_of(rd_row1_i);
+        held_q <= 1'b0;
+      end
+      if (conflict) begin
+        pending_q <= 1'b1;
+        wait_q <= COUNT_W'(CONFLICT);
+        pending_row_q <= rd_row1_i;
+        out_bank0_q <= bank_of(rd_row0_i);
+      end
+      if (pending_q) wait_q <= wait_q - COUNT_W'(1);
+      if (pending_read) begin
+        pending_q <= 1'b0;
+        out_valid_q <= 2'b11;
+        out_bank1_q <= bank_of(pending_row_q);
+        held_q <= 1'b1;
+      end
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    if (hold_first_q) hold_q <= bank_q[out_bank0_q];
+  end
+
+  assign rd_data_valid_o = out_valid_q;
+  assign rd_data0_o = held_q ? hold_q : bank_q[out_bank0_q];
+  assign rd_data1_o = bank_q[out_bank1_q];
+
+`ifndef SYNTHESIS
+  assert property (@(posedge clk_i) disable iff (!rst_ni) accept && rd_valid_i[0] |-> 32'(rd_row0_i) < ROWS)
+    else $error("banked_memory: read row %0d beyond the %0d rows", rd_row0_i, ROWS);
+  assert property (@(posedge clk_i) disable iff (!rst_ni) accept && rd_valid_i[1] |-> 32'(rd_row1_i) < ROWS)
+    else $error("banked_memory: read row %0d beyond the %0d rows", rd_row1_i, ROWS);
+  assert property (@(posedge clk_i) disable iff (!rst_ni) wr_valid_i |-> 32'(wr_row_i) < ROWS)
+    else $error("banked_memory: write row %0d beyond the %0d rows", wr_row_i, ROWS);
+`endif
+endmodule
