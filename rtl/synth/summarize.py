@@ -39,7 +39,7 @@ def package_parameters(text):
 def instances(block, lanes, classes):
     """How many of `block` the config's NPU has (0: none of its classes)."""
     has = lambda *c: any(x in classes for x in c)
-    return {
+    counts = {
         "systolic_array": 1,
         "weight_transposer": int(has("weight_preload_t")),
         "requant_lane": lanes * has("requantize"),
@@ -49,7 +49,10 @@ def instances(block, lanes, classes):
         "vector_mac_lane": lanes * has("vector_mac"),
         "dma_addr_gen": 2,  # the load and the store unit
         "int4_unpack": int(has("dma_load_int4")),
-    }[block]
+    }
+    if block not in counts:
+        raise SystemExit(f"error: summarize.py does not know how many {block} the NPU has; add it to instances()")
+    return counts[block]
 
 
 def block_figures(stat):
