@@ -8,6 +8,7 @@
 #   --check: then runs each netlist through its block's Verilator check (rtl-netlist-* tests; the
 #   netlists of every config synthesized into BUILD_DIR/synth so far).
 #   BLOCKS="requant_lane ..." redoes only those blocks (the summary keeps the others' last results).
+#   CHECK_BLOCKS="systolic_array ..." checks only those blocks' netlists (--check; default: all).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 check=0
@@ -47,7 +48,21 @@ done
 if [ $check = 1 ]; then
   # verilate() learns a model's file list at configure time: a new netlist needs a new one.
   rm -rf "$build"/tests/rtl/CMakeFiles/rtl_netlist_check_*
-  cmake -S . -B "$build" -DSYSTOLE_RTL_NETLISTS="$(realpath "$build/synth")" >/dev/null
-  cmake --build "$build" --target rtl_netlist_checks -j "$(nproc)"
-  ctest --test-dir "$build" -L rtl-netlist -j "$(nproc)" --output-on-failure
+  cmake -S . -B "$build" -DSYSTOLE_RTL_NETLISTS="$(realpath "$build/synth")" \
+    -DSYSTOLE_RTL_NETLIST_BLOCKS="$(echo ${CHECK_BLOCKS:-} | tr ' ' ';')" >/dev/null
+  if [ -z "${CHECK_BLOCKS:-}" ]; then
+    cmake --build "$build" --target rtl_netlist_checks -j "$(nproc)"
+    ctest --test-dir "$build" -L rtl-netlist -j "$(nproc)" --output-on-failure
+  else
+    targets=() names=()
+    for block in $CHECK_BLOCKS; do
+      for config in "${configs[@]}"; do
+        targets+=("rtl_netlist_check_${block}_$config")
+        names+=("rtl-netlist-$block-$config")
+      done
+    done
+    cmake --build "$build" --target "${targets[@]}" -j "$(nproc)"
+    pattern=$(IFS='|'; echo "${names[*]}")
+    ctest --test-dir "$build" -L rtl-netlist -R "^($pattern)\$" -j "$(nproc)" --output-on-failure
+  fi
 fi
