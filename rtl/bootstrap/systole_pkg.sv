@@ -18,6 +18,7 @@ package systole_pkg;
   localparam int SCRATCHPAD_ROWS = 16;
   localparam int ACCUMULATOR_BANKS = 1;
   localparam int ACCUMULATOR_ROW_BYTES = 8;
+  localparam int ACCUMULATOR_SRAM_ROW_BYTES = 8;
   localparam int ACCUMULATOR_ROWS = 8;
   localparam int ACCUMULATOR_BITS = 32;
   localparam int ACTIVATION_BITS = 8;
