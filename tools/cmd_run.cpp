@@ -221,9 +221,12 @@ int runModel(RunArgs& a) {
   bool rtlAgrees = true;
   size_t rtlPrograms = 0;
   if (a.rtl == "npu")
-    runOptions.after_program = [&](const isa::Program& program, const sim::SimResult& simulated) {
-      rtlAgrees = compareOnRtlNpu(config, program, simulated, "NPU program " + std::to_string(rtlPrograms++) + ": ") &&
-                  rtlAgrees;
+    runOptions.after_program = [&](const isa::Program& program,
+                                   const std::map<std::string, std::vector<uint8_t>>& inputs,
+                                   const sim::SimResult& simulated) {
+      rtlAgrees =
+          compareOnRtlNpu(config, program, inputs, simulated, "NPU program " + std::to_string(rtlPrograms++) + ": ") &&
+          rtlAgrees;
     };
   runOptions.trace_level = sim::parseTraceLevel(a.traceLevel);
   Progress progress(progressWanted(a.compile.quiet));
@@ -314,9 +317,11 @@ void registerRun(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
                     "keep every NPU value in DRAM and check them all in order, to find the first that differs");
   cmd->add_flag("--races", a.races,
                 "fail a program whose scratchpad/accumulator accesses the dependency tokens do not order");
-  cmd->add_option("--rtl", a.rtl,
-                  "npu: also run every NPU program on the whole Verilated NPU's control and timing (rtl/npu) and "
-                  "compare each instruction's start and completion cycle with the simulator's (exit 1 if any differs)")
+  cmd->add_option(
+         "--rtl", a.rtl,
+         "npu: also run every NPU program on the whole Verilated NPU (rtl/npu: control, timing, DMA data path) "
+         "and compare each instruction's start and completion cycle with the simulator's, and the outputs "
+         "of a program with no compute datapath instruction (exit 1 if any differs)")
       ->check(CLI::IsMember({"npu"}));
   cmd->add_flag("--layers", a.layers,
                 "print per layer the predicted and simulated cycles, and the SQNR and saturation of its INT8 output "

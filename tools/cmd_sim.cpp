@@ -62,8 +62,9 @@ void registerSim(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
   cmd->add_option(
          "--rtl", a.rtl,
          "co-simulate: `array` runs weight_preload, matmul_tile, matmul_stream and depthwise_tile on the Verilated RTL "
-         "array; `npu` also runs the program on the whole Verilated NPU's control and timing (rtl/npu) and compares "
-         "every instruction's start and completion cycle with the simulator's (exit 1 if any differs)")
+         "array; `npu` also runs the program on the whole Verilated NPU (rtl/npu: control, timing, DMA data path) and "
+         "compares every instruction's start and completion cycle with the simulator's, and the outputs of a program "
+         "with no compute datapath instruction (exit 1 if any differs)")
       ->check(CLI::IsMember({"array", "npu"}));
   cmd->add_option("--vcd", a.vcd, "with --rtl: write the RTL array's waveform (VCD)");
   actions.emplace_back(cmd, [] {
@@ -104,7 +105,7 @@ void registerSim(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
       writeOutputs(a.outputDir, outs);
     }
     if (!a.quiet) std::cout << result.stats.summary() << sim::energyAreaLine(result.stats, config.params()) << "\n";
-    if (a.rtl == "npu" && !compareOnRtlNpu(config, program, result)) return static_cast<int>(kCheckFailed);
+    if (a.rtl == "npu" && !compareOnRtlNpu(config, program, inputs, result)) return static_cast<int>(kCheckFailed);
     return static_cast<int>(kOk);
   });
 }

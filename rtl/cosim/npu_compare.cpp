@@ -1,11 +1,14 @@
 // Algorithm: index the simulator's timeline by instruction; an instruction differs when its start
 // or completion cycle differs (or only one side ran it); the first divergence is the differing
-// instruction whose earlier start (of the two) is earliest.
+// instruction whose earlier start (of the two) is earliest. Outputs: each tensor's bytes against
+// the RTL's DRAM at its address; a differing byte is traced to the last store (in program order)
+// whose rows cover it.
 #include <algorithm>
 #include <cstdio>
 
 #include "systole/isa/assembler.h"
 #include "systole/rtl/npu.h"
+#include "systole/sim/functional.h"
 
 namespace systole::rtl {
 
@@ -22,6 +25,62 @@ std::string percent(double fraction) {
   char text[32];
   std::snprintf(text, sizeof text, "%+.2f%%", 100.0 * fraction);
   return text;
+}
+
+/// The compute instructions that move or compute data (all but nop and finish).
+size_t computeDatapathInstructions(const isa::IsaConfig& isa, std::span<const isa::Instruction> program) {
+  return static_cast<size_t>(std::count_if(program.begin(), program.end(), [&](const isa::Instruction& in) {
+    const isa::InstrDesc& d = isa.instr(in.desc);
+    return d.unit == isa::Unit::Compute && d.semantics != isa::Semantics::Nop && d.semantics != isa::Semantics::Finish;
+  }));
+}
+
+/// The last store in program order that writes DRAM byte `addr`, as "instruction N `text`".
+std::string storeOf(const isa::IsaConfig& isa, std::span<const isa::Instruction> program, uint64_t addr) {
+  for (size_t i = program.size(); i-- > 0;) {
+    const isa::InstrDesc& d = isa.instr(program[i].desc);
+    if (!sim::isDma(d.semantics)) continue;
+    const sim::DmaTransfer t = sim::dmaTransfer(isa.params(), d, program[i]);
+    if (!t.to_dram) continue;
+    for (int64_t r = 0; r < t.rows; ++r)
+      if (addr >= t.rowAddress(r) && addr - t.rowAddress(r) < static_cast<uint64_t>(t.bytes))
+        return "instruction " + std::to_string(i) + " `" + isa::formatInstruction(isa, program[i]) + "`";
+  }
+  return "no store (the DRAM's initial contents)";
+}
+
+/// Compares the simulator's output tensors with the RTL's DRAM; fills the output fields of `c`.
+void compareOutputs(const isa::IsaConfig& isa, std::span<const isa::Instruction> program, const NpuRun& rtl,
+                    const sim::SimResult& simulated, NpuComparison& c) {
+  const size_t computing = computeDatapathInstructions(isa, program);
+  if (simulated.outputs.empty() || !rtl.dram) {
+    c.report += "outputs: not compared (the simulator computed none: timing only, or no tensor table)\n";
+    return;
+  }
+  if (computing > 0) {
+    c.report += "outputs: not compared: the program has " + std::to_string(computing) +
+                " compute datapath instructions, and the RTL NPU has no compute datapath yet (its DMA moves data)\n";
+    return;
+  }
+  c.outputs_compared = true;
+  size_t differing = 0;
+  for (const sim::TensorValue& t : simulated.outputs) {
+    std::vector<uint8_t> got(t.bytes.size());
+    rtl.dram->read(t.info.dram_addr, got.data(), got.size());
+    const auto [a, b] = std::mismatch(t.bytes.begin(), t.bytes.end(), got.begin());
+    if (a == t.bytes.end()) continue;
+    ++differing;
+    if (!c.first_output_difference.empty()) continue;
+    const auto offset = static_cast<uint64_t>(a - t.bytes.begin());
+    const uint64_t addr = t.info.dram_addr + offset;
+    c.first_output_difference = "tensor '" + t.info.name + "' byte " + std::to_string(offset) + " (DRAM address " +
+                                std::to_string(addr) + "): RTL " + std::to_string(*b) + ", simulator " +
+                                std::to_string(*a) + "; written by " + storeOf(isa, program, addr);
+  }
+  c.same_outputs = differing == 0;
+  c.report += "outputs: " + std::to_string(simulated.outputs.size() - differing) + " of " +
+              std::to_string(simulated.outputs.size()) + " tensors bit-exact against the RTL NPU's DRAM\n";
+  if (differing) c.report += "first output difference: " + c.first_output_difference + "\n";
 }
 
 }  // namespace
@@ -91,6 +150,9 @@ NpuComparison compareWithSimulator(const isa::IsaConfig& isa, std::span<const is
            "flight)\n";
   if (rtl.beats_exceed_occupancy)
     out += "note: a DMA instruction's issue is shorter than its DRAM beats; the RTL holds the unit for the beats\n";
+  if (rtl.write_conflict) out += "RTL NPU fault: a load's row and a broadcast's fill met at a memory's write port\n";
+  if (!rtl.dram_fault.empty()) out += "RTL NPU DRAM fault: " + rtl.dram_fault + "\n";
+  compareOutputs(isa, program, rtl, simulated, c);
   return c;
 }
 

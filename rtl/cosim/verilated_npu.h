@@ -1,6 +1,6 @@
 // Runs a Verilated npu_top (rtl/npu/npu_top.sv) of one config: the DPI functions it imports
-// (npu_dpi_pkg) read the program's words and record each instruction's cycles in the run that is
-// under way (one at a time per process).
+// (npu_dpi_pkg) read the program's words, record each instruction's cycles and move the DMA's
+// beats to and from the DRAM of the run that is under way (one at a time per process).
 #pragma once
 
 #include <chrono>
@@ -13,21 +13,24 @@
 
 namespace systole::rtl {
 
-/// The run under way: the program's encoded words and the cycles recorded so far.
+/// The run under way: the program's encoded words, its DRAM and the cycles recorded so far.
 struct NpuDpiRun {
   const uint8_t* code = nullptr;
   size_t instr_bytes = 0;
   size_t length = 0;
   NpuRun* result = nullptr;
+  sim::PagedDram* dram = nullptr;
 };
 NpuDpiRun& currentNpuRun();
 
 template <class Top>
-NpuRun runVerilatedNpu(const std::vector<uint8_t>& code, size_t instrBytes, uint64_t maxCycles) {
+NpuRun runVerilatedNpu(const std::vector<uint8_t>& code, size_t instrBytes, std::shared_ptr<sim::PagedDram> dram,
+                       uint64_t maxCycles) {
   NpuRun run;
   const size_t length = code.size() / instrBytes;
   run.instructions.resize(length);
-  currentNpuRun() = {code.data(), instrBytes, length, &run};
+  run.dram = dram;
+  currentNpuRun() = {code.data(), instrBytes, length, &run, dram.get()};
   struct Detach {  // the DPI functions never see this run again, however the function exits
     ~Detach() { currentNpuRun() = {}; }
   } detach;
@@ -65,6 +68,7 @@ NpuRun runVerilatedNpu(const std::vector<uint8_t>& code, size_t instrBytes, uint
   run.scoreboard_full_cycles = top->scoreboard_full_o;
   run.fault = top->fault_o;
   run.beats_exceed_occupancy = top->beats_exceed_occupancy_o;
+  run.write_conflict = top->write_conflict_o;
   top->final();
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
   return run;

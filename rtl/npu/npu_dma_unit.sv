@@ -33,6 +33,9 @@ module npu_dma_unit
   output logic [31:0]  beat_index_o,
   input  logic         beat_grant_i,
   output logic         quiet_o,
+  // The starting transfer's geometry, for its data path (npu_dma_data).
+  output logic         broadcast_o,
+  output logic [63:0]  row_beats_o,
   output logic [63:0]  busy_o,          // cycles from each start until the unit is free again
   output logic [63:0]  token_stall_o,   // cycles the head waited only for a token
   output logic [63:0]  dram_stall_o,    // cycles a transfer waited for the DRAM channel
@@ -52,7 +55,10 @@ module npu_dma_unit
                    op(2) > 1;
   wire [63:0] dram_rows = 64'(int'(s) == SEM_DMA_LOAD_2D ? op(2) * op(5) : broadcast ? 1 : op(2));
   wire [63:0] row_bytes = 64'(int'(s) == SEM_DMA_LOAD_INT4 ? (op(3) * 8 / ACT_BITS + 1) / 2 : op(3));
-  wire [63:0] beats = dram_rows * ((row_bytes + 64'(DRAM_BYTES_PER_CYCLE) - 1) / 64'(DRAM_BYTES_PER_CYCLE));
+  wire [63:0] row_beats = (row_bytes + 64'(DRAM_BYTES_PER_CYCLE) - 1) / 64'(DRAM_BYTES_PER_CYCLE);
+  wire [63:0] beats = dram_rows * row_beats;
+  assign broadcast_o = broadcast;
+  assign row_beats_o = row_beats;
 
   // Transfers in flight, oldest first: each completes at end_q (once its beats are done).
   logic [63:0] end_q[SLOTS];

@@ -26,7 +26,8 @@ module npu_top
   // Stall cycles by unit (load, compute, store) and cause (sim::StallCause: token, queue_full,
   // dram_bandwidth, bank_conflict, hazard).
   output logic [2:0][4:0][63:0] stall_cycles_o,
-  output logic         beats_exceed_occupancy_o
+  output logic         beats_exceed_occupancy_o,
+  output logic         write_conflict_o    // a load's row and a broadcast's fill met at a write port
 );
   logic [63:0] now_q;
 
@@ -95,6 +96,8 @@ module npu_top
   wire store_grant = store_request && !load_grant;
 
   logic [63:0] load_push_cycle, compute_push_cycle, store_push_cycle;
+  logic load_broadcast, unused_store_broadcast;
+  logic [63:0] load_row_beats, store_row_beats;
   logic load_quiet, compute_quiet, store_quiet, load_exceeds, store_exceeds;
   logic unused_load_prev, unused_store_next, unused_load_push, unused_store_push;  // no neighbour there
   npu_dma_unit #(.UNIT(UNIT_LOAD)) u_load (
@@ -102,7 +105,8 @@ module npu_top
     .head_instr_i(head_instr[0]), .pop_o(queue_pop[0]), .token_prev_i(1'b0), .token_next_i(token_available[1]),
     .pop_prev_o(unused_load_prev), .pop_next_o(token_pop[1]), .push_prev_o(unused_load_push), .push_next_o(token_push[0]),
     .push_cycle_o(load_push_cycle), .beat_request_o(load_request), .beat_index_o(load_age),
-    .beat_grant_i(load_grant), .quiet_o(load_quiet), .busy_o(load_busy_o), .token_stall_o(stall_cycles_o[0][0]),
+    .beat_grant_i(load_grant), .quiet_o(load_quiet),
+    .broadcast_o(load_broadcast), .row_beats_o(load_row_beats), .busy_o(load_busy_o), .token_stall_o(stall_cycles_o[0][0]),
     .dram_stall_o(stall_cycles_o[0][2]), .beats_exceed_occupancy_o(load_exceeds));
   npu_compute_unit u_compute (
     .clk_i, .rst_ni, .now_i(now_q), .head_valid_i(head_valid[1]), .head_index_i(head_index[1]),
@@ -116,13 +120,58 @@ module npu_top
     .head_instr_i(head_instr[2]), .pop_o(queue_pop[2]), .token_prev_i(token_available[2]), .token_next_i(1'b0),
     .pop_prev_o(token_pop[2]), .pop_next_o(unused_store_next), .push_prev_o(token_push[3]), .push_next_o(unused_store_push),
     .push_cycle_o(store_push_cycle), .beat_request_o(store_request), .beat_index_o(store_age),
-    .beat_grant_i(store_grant), .quiet_o(store_quiet), .busy_o(store_busy_o), .token_stall_o(stall_cycles_o[2][0]),
+    .beat_grant_i(store_grant), .quiet_o(store_quiet),
+    .broadcast_o(unused_store_broadcast), .row_beats_o(store_row_beats), .busy_o(store_busy_o), .token_stall_o(stall_cycles_o[2][0]),
     .dram_stall_o(stall_cycles_o[2][2]), .beats_exceed_occupancy_o(store_exceeds));
   assign token_cycle[0] = load_push_cycle;
   assign token_cycle[1] = compute_push_cycle;
   assign token_cycle[2] = compute_push_cycle;
   assign token_cycle[3] = store_push_cycle;
   assign beats_exceed_occupancy_o = load_exceeds || store_exceeds;
+
+  // The DMA data paths and the on-chip memories: the load unit writes them, the store unit reads.
+  localparam int SPAD_BITS = 8 * SCRATCHPAD_ROW_BYTES;
+  localparam int ACC_BITS = 8 * ACCUMULATOR_SRAM_ROW_BYTES;
+  localparam int SPAD_ROW_W = SCRATCHPAD_ROWS > 1 ? $clog2(SCRATCHPAD_ROWS) : 1;
+  localparam int ACC_ROW_W = ACCUMULATOR_ROWS > 1 ? $clog2(ACCUMULATOR_ROWS) : 1;
+  logic spad_wr, acc_wr, spad_rd, acc_rd, spad_rd_valid, acc_rd_valid;
+  /* verilator lint_off UNUSEDSIGNAL */  // row numbers past the memories' rows
+  logic [31:0] wr_row, rd_row;
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic [SPAD_BITS-1:0] spad_wr_data, spad_rd_data;
+  logic [ACC_BITS-1:0] acc_wr_data, acc_rd_data;
+  /* verilator lint_off UNUSEDSIGNAL */  // the ports each direction leaves unused
+  logic [31:0] unused_rd_row, unused_wr_row;
+  logic unused_spad_rd, unused_acc_rd, unused_spad_wr, unused_acc_wr, unused_conflict;
+  logic [SPAD_BITS-1:0] unused_spad_data;
+  logic [ACC_BITS-1:0] unused_acc_data;
+  logic [1:0] spad_valid_pair, acc_valid_pair;
+  logic [SPAD_BITS-1:0] unused_spad_rd1;
+  logic [ACC_BITS-1:0] unused_acc_rd1;
+  logic unused_spad_ready, unused_acc_ready;
+  /* verilator lint_on UNUSEDSIGNAL */
+  npu_dma_data #(.STORE(1'b0)) u_load_data (
+    .clk_i, .rst_ni, .start_i(queue_pop[0]), .head_instr_i(head_instr[0]), .broadcast_i(load_broadcast),
+    .row_beats_i(load_row_beats), .beat_i(load_grant), .spad_wr_o(spad_wr), .acc_wr_o(acc_wr), .wr_row_o(wr_row),
+    .spad_wr_data_o(spad_wr_data), .acc_wr_data_o(acc_wr_data), .spad_rd_o(unused_spad_rd), .acc_rd_o(unused_acc_rd),
+    .rd_row_o(unused_rd_row), .spad_rd_valid_i(1'b0), .spad_rd_data_i('0), .acc_rd_valid_i(1'b0), .acc_rd_data_i('0),
+    .write_conflict_o);
+  npu_dma_data #(.STORE(1'b1)) u_store_data (
+    .clk_i, .rst_ni, .start_i(queue_pop[2]), .head_instr_i(head_instr[2]), .broadcast_i(1'b0),
+    .row_beats_i(store_row_beats), .beat_i(store_grant), .spad_wr_o(unused_spad_wr), .acc_wr_o(unused_acc_wr),
+    .wr_row_o(unused_wr_row), .spad_wr_data_o(unused_spad_data), .acc_wr_data_o(unused_acc_data), .spad_rd_o(spad_rd),
+    .acc_rd_o(acc_rd), .rd_row_o(rd_row), .spad_rd_valid_i(spad_rd_valid), .spad_rd_data_i(spad_rd_data),
+    .acc_rd_valid_i(acc_rd_valid), .acc_rd_data_i(acc_rd_data), .write_conflict_o(unused_conflict));
+  banked_memory #(.ACCUMULATOR(1'b0)) u_scratchpad (
+    .clk_i, .rst_ni, .rd_valid_i({1'b0, spad_rd}), .rd_row0_i(SPAD_ROW_W'(rd_row)), .rd_row1_i('0),
+    .rd_ready_o(unused_spad_ready), .rd_data_valid_o(spad_valid_pair), .rd_data0_o(spad_rd_data),
+    .rd_data1_o(unused_spad_rd1), .wr_valid_i(spad_wr), .wr_row_i(SPAD_ROW_W'(wr_row)), .wr_data_i(spad_wr_data));
+  banked_memory #(.ACCUMULATOR(1'b1)) u_accumulator (
+    .clk_i, .rst_ni, .rd_valid_i({1'b0, acc_rd}), .rd_row0_i(ACC_ROW_W'(rd_row)), .rd_row1_i('0),
+    .rd_ready_o(unused_acc_ready), .rd_data_valid_o(acc_valid_pair), .rd_data0_o(acc_rd_data),
+    .rd_data1_o(unused_acc_rd1), .wr_valid_i(acc_wr), .wr_row_i(ACC_ROW_W'(wr_row)), .wr_data_i(acc_wr_data));
+  assign spad_rd_valid = spad_valid_pair[0];
+  assign acc_rd_valid = acc_valid_pair[0];
 
   // Dispatch held by a full queue: a queue_full stall of that queue's unit. The causes a unit
   // cannot have are zero: bank conflicts and hazards on the DMA units, DRAM waits on compute.

@@ -311,12 +311,12 @@ RunResult Session::run(const std::map<std::string, HostTensor>& inputs, const Ru
     const compiler::CompiledProgram& program = *item.npu;
     timeline.transfer("inputs to the NPU", transfers(program.inputs));
     simOptions.region_starts = layerRegionStarts(program);
-    sim::SimResult sim =
-        simulator_.run(program.program, programInputs(g, program, env, options.timing_only), simOptions);
+    const auto inputs = programInputs(g, program, env, options.timing_only);
+    sim::SimResult sim = simulator_.run(program.program, inputs, simOptions);
     ++result.programs;
     timeline.program(program, sim, result.layers);
     timeline.transfer("outputs to the host", transfers(program.outputs));
-    if (options.after_program) options.after_program(program.program, sim);
+    if (options.after_program) options.after_program(program.program, inputs, sim);
     sim.timeline.clear();
     result.sim.stats.accumulate(sim.stats);
     if (!options.timing_only) takeProgramOutputs(isa_, g, program, sim, reference, result, env);

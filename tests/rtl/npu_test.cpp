@@ -1,16 +1,20 @@
 // The whole-NPU RTL (rtl/npu, systole sim --rtl=npu) against the simulator on every shipped config:
 // a tiled GEMM and random legal programs start and complete every instruction in the same cycle
-// (and spend the same stall cycles, cause by cause),
-// and a simulator whose timing differs by one cycle is caught at the instruction that differs.
+// (and spend the same stall cycles, cause by cause); random DMA programs leave the DRAM bytes the
+// simulator computes; a simulator whose timing differs by one cycle is caught at the instruction
+// that differs.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <string>
 
+#include "dma_program.h"
 #include "gemm_program.h"
 #include "random_program.h"
 #include "systole/isa/program.h"
 #include "systole/rtl/npu.h"
+#include "systole/sim/functional.h"
+#include "systole/sim/race_check.h"
 #include "systole/sim/simulator.h"
 
 namespace systole::testing {
@@ -74,6 +78,28 @@ TEST_P(RtlNpu, RandomLegalProgramsRunInTheSimulatorsCycles) {
               programs - compared);
 }
 
+/// SYSTOLE_RTL_NPU_DMA_PROGRAMS random DMA programs per config (20 unless set), each of 8 phases.
+TEST_P(RtlNpu, RandomDmaProgramsLeaveTheSimulatorsBytesInDram) {
+  const auto isa = isa::IsaConfig::load(configPath(GetParam()));
+  const char* env = std::getenv("SYSTOLE_RTL_NPU_DMA_PROGRAMS");
+  const int programs = env ? std::atoi(env) : 20;
+  for (int seed = 1; seed <= programs; ++seed) {
+    const isa::Program program = randomDmaProgram(isa, 8, static_cast<uint32_t>(seed));
+    const auto instructions = isa::decodeAll(isa, program.code);
+    ASSERT_FALSE(sim::findRace(isa, instructions).has_value()) << "seed " << seed;
+    sim::Simulator simulator(isa);
+    sim::SimOptions options;
+    options.timeline = true;
+    const sim::SimResult simulated = simulator.run(program, {}, options);
+    const rtl::NpuRun run = rtl::runRtlNpu(isa, program.code, rtl::programImage(program, {}));
+    const auto c = rtl::compareWithSimulator(isa, instructions, run, simulated);
+    ASSERT_TRUE(c.outputs_compared) << c.report;
+    ASSERT_TRUE(c.same_outputs && c.same_instruction_cycles && run.dram_fault.empty() && !run.write_conflict)
+        << "seed " << seed << "\n"
+        << c.report;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(ShippedConfigs, RtlNpu, ::testing::Values("tiny", "default", "os16", "large"));
 
 TEST(RtlNpuComparison, NamesTheFirstInstructionWhoseCyclesDiffer) {
@@ -90,6 +116,32 @@ TEST(RtlNpuComparison, NamesTheFirstInstructionWhoseCyclesDiffer) {
   EXPECT_NE(c.first_divergence.find("`gemm "), std::string::npos) << c.first_divergence;
   EXPECT_NE(c.first_divergence.find("compute unit"), std::string::npos) << c.first_divergence;
   EXPECT_NE(c.report.find("first divergence: instruction "), std::string::npos) << c.report;
+}
+
+TEST(RtlNpuComparison, NamesTheStoreThatWroteTheFirstDifferingByte) {
+  const auto isa = isa::IsaConfig::load(configPath("default"));
+  const isa::Program program = randomDmaProgram(isa, 2, 3);
+  const auto instructions = isa::decodeAll(isa, program.code);
+  sim::Simulator simulator(isa);
+  sim::SimOptions options;
+  options.timeline = true;
+  sim::SimResult simulated = simulator.run(program, {}, options);
+  const rtl::NpuRun run = rtl::runRtlNpu(isa, program.code, rtl::programImage(program, {}));
+  // The simulator's output with one byte changed: the last byte the program's last store writes.
+  const isa::Instruction& store = instructions[instructions.size() - 2];
+  const sim::DmaTransfer t = sim::dmaTransfer(isa.params(), isa.instr(store.desc), store);
+  ASSERT_TRUE(t.to_dram && t.bytes > 0);
+  const uint64_t addr = t.rowAddress(t.rows - 1) + static_cast<uint64_t>(t.bytes) - 1;
+  sim::TensorValue& out = simulated.outputs.at(0);
+  out.bytes.at(addr - out.info.dram_addr) ^= 1;
+  const auto c = rtl::compareWithSimulator(isa, instructions, run, simulated);
+  EXPECT_TRUE(c.outputs_compared);
+  EXPECT_FALSE(c.same_outputs);
+  EXPECT_NE(c.first_output_difference.find("(DRAM address " + std::to_string(addr) + ")"), std::string::npos)
+      << c.first_output_difference;
+  EXPECT_NE(c.first_output_difference.find("written by instruction " + std::to_string(instructions.size() - 2)),
+            std::string::npos)
+      << c.first_output_difference;
 }
 
 TEST(RtlNpuComparison, RefusesAConfigTheRtlWasNotBuiltFrom) {

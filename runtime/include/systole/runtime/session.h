@@ -76,9 +76,11 @@ struct RunOptions {
   bool host_jit = true;
   std::string host_jit_cache_dir;  // where compiled host code is kept (compiler::defaultCacheDir()); empty: nowhere
   sim::TraceLevel trace_level = sim::TraceLevel::Instructions;
-  /// Called after each NPU program is simulated, with its result (its timeline recorded): e.g. to
-  /// run the same program on the RTL NPU and compare.
-  std::function<void(const isa::Program&, const sim::SimResult&)> after_program;
+  /// Called after each NPU program is simulated, with its input tensors and its result (its
+  /// timeline recorded): e.g. to run the same program on the RTL NPU and compare.
+  std::function<void(const isa::Program&, const std::map<std::string, std::vector<uint8_t>>& inputs,
+                     const sim::SimResult&)>
+      after_program;
   /// Called before each step of the schedule: steps done, steps in all, what runs next.
   std::function<void(size_t done, size_t total, const std::string& next)> progress;
 };

@@ -1,17 +1,22 @@
 // The whole-NPU RTL (rtl/npu/): one Verilated model per shipped config runs a program's
-// instructions with the YAML's timing, and compareWithSimulator() checks every instruction's
-// start and completion cycle, the total and the units' busy cycles against the simulator's. Used by
-// `systole sim --rtl=npu`.
+// instructions with the YAML's timing, and its DMA moves the data between a DRAM (here, behind
+// DPI) and the RTL's scratchpad and accumulator. compareWithSimulator() checks every instruction's
+// start and completion cycle, the total and the units' busy cycles against the simulator's, and
+// the output tensors' bytes where the RTL computes them (programs with no compute datapath
+// instruction: the RTL has no compute datapath yet). Used by `systole sim --rtl=npu`.
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "systole/isa/config.h"
 #include "systole/isa/encoding.h"
+#include "systole/sim/memory.h"
 #include "systole/sim/simulator.h"
 
 namespace systole::rtl {
@@ -31,14 +36,29 @@ struct NpuRun {
   bool fault = false;                   // an unknown opcode or a token FIFO overflow
   bool beats_exceed_occupancy = false;  // a DMA whose issue is shorter than its DRAM beats
   bool timed_out = false;               // still running after the cycle limit
+  bool write_conflict = false;          // a load's row write met a broadcast's fill at a memory's write port
+  std::string dram_fault;               // the first DRAM access out of range (then read as zeros, not written)
   std::vector<NpuInstructionCycles> instructions;
-  double seconds = 0;  // wall-clock time of the RTL simulation
+  std::shared_ptr<const sim::PagedDram> dram;  // the DRAM after the run
+  double seconds = 0;                          // wall-clock time of the RTL simulation
 };
 
+/// Bytes placed in the DRAM before a run: a program's data segments, its input tensors.
+struct DramBytes {
+  uint64_t dram_addr = 0;
+  std::span<const uint8_t> bytes;
+};
+
+/// A program's DRAM image as the simulator builds it: its data segments, then its input tensors
+/// (by name, at their tensor table's addresses; a missing input is left out).
+std::vector<DramBytes> programImage(const isa::Program& program,
+                                    const std::map<std::string, std::vector<uint8_t>>& inputs);
+
 /// Runs a program (its encoded instructions, isa::Program::code) on the Verilated NPU of `isa`
-/// (picked by ISA name and config hash; throws systole::Error when there is none). Stops after
-/// `max_cycles`.
-NpuRun runRtlNpu(const isa::IsaConfig& isa, const std::vector<uint8_t>& code, uint64_t max_cycles = uint64_t{1} << 40);
+/// (picked by ISA name and config hash; throws systole::Error when there is none), its DRAM
+/// holding `image` first. Stops after `max_cycles`.
+NpuRun runRtlNpu(const isa::IsaConfig& isa, const std::vector<uint8_t>& code, std::span<const DramBytes> image = {},
+                 uint64_t max_cycles = uint64_t{1} << 40);
 
 /// The RTL NPU against the simulator's run of the same program (its timeline and statistics).
 struct NpuComparison {
@@ -48,7 +68,12 @@ struct NpuComparison {
   double cycles_difference = 0;  // (rtl - simulator) / simulator
   std::array<double, sim::kNumResources> busy_difference{};
   bool same_stall_cycles = true;  // every unit's stall cycles by cause
-  std::string report;             // the lines `systole sim --rtl=npu` prints
+  /// The output tensors (sim::SimResult::outputs) against the RTL's DRAM: compared only when the
+  /// simulator computed them and the program has no compute datapath instruction.
+  bool outputs_compared = false;
+  bool same_outputs = true;
+  std::string first_output_difference;  // the tensor, the byte, both values and the store that wrote it
+  std::string report;                   // the lines `systole sim --rtl=npu` prints
 };
 NpuComparison compareWithSimulator(const isa::IsaConfig& isa, std::span<const isa::Instruction> program,
                                    const NpuRun& rtl, const sim::SimResult& simulated);

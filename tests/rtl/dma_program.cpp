@@ -1,0 +1,126 @@
+// Algorithm: first loads that fill a window of scratchpad and accumulator rows (so every row a store
+// reads was written), then phases: up to four loads of a random DMA class (a broadcast's stride 0
+// and 0-byte rows included), the last pushing a token to a compute nop, which pushes one to the
+// stores (its last load may have 0-byte rows); up to four stores into the output region, the last pushing a token back
+// through a nop to the next phase's first load. Operands stay inside their fields' limits.
+#include "dma_program.h"
+
+#include <algorithm>
+#include <random>
+#include <vector>
+
+#include "systole/isa/builder.h"
+
+namespace systole::testing {
+
+namespace {
+
+using isa::Semantics;
+
+constexpr uint64_t kSourceBytes = 64 * 1024;  // random bytes at DRAM address 0
+constexpr uint64_t kOutput = 1024 * 1024;     // the output region's address
+constexpr int64_t kOutputBytes = 64 * 1024;   // and size
+constexpr int64_t kMaxAddress = 32 * 1024;    // a transfer's first byte, from its region's start
+constexpr int64_t kMaxStride = 256, kMaxRunStride = 1024, kMaxRows = 8;
+
+struct Generator {
+  const isa::IsaConfig& isa;
+  std::mt19937 rng;
+  isa::ProgramBuilder builder;
+  int64_t spadRows, accRows;  // the window of rows the program uses
+
+  int64_t uniform(int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); }
+
+  /// The largest value operand k of class s takes in this config.
+  int64_t limit(Semantics s, int k) {
+    const isa::InstrDesc& d = isa.instr(isa.bySemantics(s));
+    return d.fields[static_cast<size_t>(d.fieldIndex(isa::semanticsInfo(s).operands[static_cast<size_t>(k)]))].limit();
+  }
+  bool accumulator(Semantics s) { return s == Semantics::DmaLoadAcc || s == Semantics::DmaStoreAcc; }
+  int64_t laneBytes(Semantics s) { return accumulator(s) ? 4 : isa.params().act_bits / 8; }
+  int64_t rowBytes(Semantics s) {
+    return accumulator(s) ? isa.params().acc_row_elems * 4 : isa.params().spad_row_bytes;
+  }
+  /// Whole lanes, at most a row and the field's limit.
+  int64_t bytes(Semantics s, int64_t lanes) {
+    const int64_t lane = laneBytes(s);
+    return std::min(lanes * lane, limit(s, 3) / lane * lane);
+  }
+
+  size_t emit(Semantics s, std::vector<int64_t> operands, uint8_t tokens) {
+    for (size_t k = 0; k < operands.size(); ++k) operands[k] = std::min(operands[k], limit(s, static_cast<int>(k)));
+    builder.emit(s, operands, tokens);
+    return builder.instructions().size() - 1;
+  }
+
+  /// Loads that write every row of both windows.
+  void fillWindows() {
+    for (Semantics s : {Semantics::DmaLoad, Semantics::DmaLoadAcc}) {
+      const int64_t window = s == Semantics::DmaLoadAcc ? accRows : spadRows;
+      const int64_t chunk = std::min(window, limit(s, 2));
+      for (int64_t row = 0; row < window; row += chunk)
+        emit(s,
+             {uniform(0, kMaxAddress), row, std::min(chunk, window - row), bytes(s, rowBytes(s) / laneBytes(s)),
+              rowBytes(s)},
+             0);
+    }
+  }
+
+  /// `empty`: rows of 0 bytes, which write zeros for cycles the YAML does not charge; the load is
+  /// then the last before a token wait, so no load starts while it writes (npu_dma_data.sv).
+  void randomLoad(bool empty) {
+    std::vector<Semantics> classes;
+    for (Semantics s : {Semantics::DmaLoad, Semantics::DmaLoadAcc, Semantics::DmaLoad2d, Semantics::DmaLoadInt4})
+      if (builder.has(s)) classes.push_back(s);
+    const Semantics s = classes[static_cast<size_t>(uniform(0, static_cast<int64_t>(classes.size()) - 1))];
+    const int64_t window = accumulator(s) ? accRows : spadRows;
+    const int64_t runs = s == Semantics::DmaLoad2d ? uniform(1, 3) : 1;
+    const int64_t rows = uniform(1, std::min(kMaxRows, window / runs));
+    const int64_t lanes = empty ? 0 : uniform(1, rowBytes(s) / laneBytes(s));
+    std::vector<int64_t> operands = {uniform(0, kMaxAddress), uniform(0, window - rows * runs), rows, bytes(s, lanes),
+                                     uniform(0, 3) == 0 ? 0 : uniform(1, kMaxStride)};
+    if (s == Semantics::DmaLoad2d) operands.insert(operands.end(), {runs, uniform(0, kMaxRunStride)});
+    emit(s, operands, 0);
+  }
+
+  void randomStore() {
+    const Semantics s = uniform(0, 1) ? Semantics::DmaStore : Semantics::DmaStoreAcc;
+    const int64_t window = accumulator(s) ? accRows : spadRows;
+    const int64_t rows = uniform(1, std::min(kMaxRows, window));
+    emit(s,
+         {static_cast<int64_t>(kOutput) + uniform(0, kMaxAddress), uniform(0, window - rows), rows,
+          bytes(s, uniform(0, rowBytes(s) / laneBytes(s))), uniform(0, kMaxStride)},
+         0);
+  }
+};
+
+}  // namespace
+
+isa::Program randomDmaProgram(const isa::IsaConfig& isa, int phases, uint32_t seed) {
+  Generator g{isa, std::mt19937(seed), isa::ProgramBuilder(isa), std::min<int64_t>(64, isa.params().spad_rows),
+              std::min<int64_t>(32, isa.params().acc_rows)};
+  std::vector<uint8_t> source(kSourceBytes);
+  for (auto& b : source) b = static_cast<uint8_t>(g.uniform(0, 255));
+  g.builder.addData(0, std::move(source));
+  g.builder.addTensor(
+      {.name = "dram_out", .kind = isa::TensorKind::Output, .shape = {kOutputBytes}, .dram_addr = kOutput});
+  auto& code = g.builder.instructions();
+  for (int p = 0; p < phases; ++p) {
+    const size_t first = code.size();
+    if (p == 0) g.fillWindows();
+    for (int64_t n = g.uniform(1, 4); n > 0; --n) g.randomLoad(n == 1 && g.uniform(0, 3) == 0);
+    if (p > 0) code[first].tokens |= isa::kPopNext;  // the previous phase's stores are done
+    code.back().tokens |= isa::kPushNext;
+    g.emit(Semantics::Nop, {}, isa::kPopPrev | isa::kPushNext);
+    const size_t stores = code.size();
+    for (int64_t n = g.uniform(1, 4); n > 0; --n) g.randomStore();
+    code[stores].tokens |= isa::kPopPrev;
+    if (p + 1 == phases) continue;
+    code.back().tokens |= isa::kPushPrev;
+    g.emit(Semantics::Nop, {}, isa::kPopNext | isa::kPushPrev);
+  }
+  g.emit(Semantics::Finish, {}, 0);
+  return g.builder.build();
+}
+
+}  // namespace systole::testing
