@@ -137,66 +137,63 @@ module npu_dma_data
     end
   end
 
+  // The work is done in clocked blocks under their enables, not in combinational logic that a
+  // Verilated model evaluates every cycle: the NPU runs whole models.
   if (!STORE) begin : g_load
-    // Each beat's bytes come from the DRAM at the beat and reach the row a cycle later, with what
-    // the row needs to know of its transfer (the next transfer may start in that cycle).
+    // At each beat's clock edge its DRAM bytes join the row (bytes_q); at the row's last beat the
+    // row, in each memory's form, is registered and written in the next cycle.
     typedef struct packed {
-      logic        valid, last, acc, int4, bcast;
-      logic [63:0] offset, row, first_row, rows, bytes, dram_bytes;
-    } beat_t;
-    beat_t arrived_q;
-    logic [BPC-1:0][7:0] data_q;
+      logic        acc, int4, bcast;
+      logic [63:0] row, first_row, rows;
+    } row_t;
+    logic [ROW_BYTES-1:0][7:0] bytes_q;
+    logic [BPC-1:0][7:0] data_q;  // the beat's bytes, for int4_unpack
+    logic beat_q_valid, beat_q_last, write_q;
+    row_t row_q;
+    logic [SPAD_BITS-1:0] spad_row_q;
+    logic [ACC_BITS-1:0] acc_row_q;
     always_ff @(posedge clk_i or negedge rst_ni) begin
-      if (!rst_ni) arrived_q <= '0;
-      else begin
-        arrived_q.valid <= beat_i;
-        arrived_q.last <= last_beat;
-        arrived_q.acc <= desc.acc;
-        arrived_q.int4 <= desc.int4;
-        arrived_q.bcast <= bcast;
-        arrived_q.offset <= offset;
-        arrived_q.row <= desc.row + k;
-        arrived_q.first_row <= desc.row;
-        arrived_q.rows <= desc.rows;
-        arrived_q.bytes <= desc.bytes;
-        arrived_q.dram_bytes <= desc.dram_bytes;
+      if (!rst_ni) {beat_q_valid, beat_q_last, write_q} <= '0;
+      else {beat_q_valid, beat_q_last, write_q} <= {beat_i && desc.int4, last_beat, last_beat};
+    end
+    always_ff @(posedge clk_i) begin
+      logic [BPC-1:0][7:0] data;
+      logic [ROW_BYTES-1:0][7:0] row;
+      if (beat_i) begin
+        npu_dram_read(longint'(row_addr + offset), int'(beat_len), data);
+        data_q <= data;
+        row = bytes_q;
+        for (int b = 0; b < BPC; b++)
+          if (offset + 64'(b) < desc.dram_bytes) row[32'(offset) + b] = data[b];
+        bytes_q <= row;
+        if (last_beat) begin
+          for (int b = 0; b < ROW_BYTES; b++)
+            if (64'(b) >= desc.dram_bytes) row[b] = 8'd0;
+          spad_row_q <= SPAD_BITS'(row);
+          for (int l = 0; l < LANES; l++) begin
+            logic signed [31:0] v;
+            v = row[4 * l +: 4];
+            if (ACC_LANE < 32) begin
+              if (v > (32'sd1 <<< (ACC_LANE - 1)) - 1) v = (32'sd1 <<< (ACC_LANE - 1)) - 1;
+              if (v < -(32'sd1 <<< (ACC_LANE - 1))) v = -(32'sd1 <<< (ACC_LANE - 1));
+            end
+            acc_row_q[l * ACC_LANE +: ACC_LANE] <= ACC_LANE'(v);
+          end
+          row_q <= '{acc: desc.acc, int4: desc.int4, bcast: bcast, row: desc.row + k, first_row: desc.row,
+                     rows: desc.rows};
+        end
       end
     end
-    always_ff @(posedge clk_i) if (beat_i) npu_dram_read(longint'(row_addr + offset), int'(beat_len), data_q);
 
-    // The row's bytes so far, with the arriving beat's.
-    logic [ROW_BYTES-1:0][7:0] bytes_q, row_bytes;
-    always_comb begin
-      row_bytes = bytes_q;
-      for (int b = 0; b < BPC; b++)
-        if (arrived_q.offset + 64'(b) < 64'(ROW_BYTES)) row_bytes[32'(arrived_q.offset) + b] = data_q[b];
-      for (int b = 0; b < ROW_BYTES; b++)
-        if (64'(b) >= arrived_q.dram_bytes) row_bytes[b] = 8'd0;
-    end
-    always_ff @(posedge clk_i) if (arrived_q.valid) bytes_q <= row_bytes;
-
-    // dma_load_int4's rows through the unpacker.
+    // dma_load_int4's rows through the unpacker, a beat a cycle after the beat's grant.
     logic unpacked_valid;
     logic [SCRATCHPAD_ROW_BYTES-1:0][7:0] unpacked;
+    logic [UNPACK_BYTES_W-1:0] int4_bytes_q;
+    always_ff @(posedge clk_i) if (beat_i) int4_bytes_q <= UNPACK_BYTES_W'(desc.bytes);
     int4_unpack u_unpack (
-      .clk_i, .rst_ni, .beat_valid_i(arrived_q.valid && arrived_q.int4), .beat_last_i(arrived_q.last),
-      .row_bytes_i(UNPACK_BYTES_W'(arrived_q.bytes)), .beat_i(data_q), .out_valid_o(unpacked_valid), .row_o(unpacked));
-
-    // The row as each memory holds it.
-    logic [SPAD_BITS-1:0] spad_row;
-    logic [ACC_BITS-1:0] acc_row;
-    always_comb begin
-      spad_row = arrived_q.int4 ? unpacked : SPAD_BITS'(row_bytes);
-      for (int l = 0; l < LANES; l++) begin
-        logic signed [31:0] v;
-        v = row_bytes[4 * l +: 4];
-        if (ACC_LANE < 32) begin
-          if (v > (32'sd1 <<< (ACC_LANE - 1)) - 1) v = (32'sd1 <<< (ACC_LANE - 1)) - 1;
-          if (v < -(32'sd1 <<< (ACC_LANE - 1))) v = -(32'sd1 <<< (ACC_LANE - 1));
-        end
-        acc_row[l * ACC_LANE +: ACC_LANE] = ACC_LANE'(v);
-      end
-    end
+      .clk_i, .rst_ni, .beat_valid_i(beat_q_valid), .beat_last_i(beat_q_last),
+      .row_bytes_i(int4_bytes_q), .beat_i(data_q), .out_valid_o(unpacked_valid), .row_o(unpacked));
+    wire [SPAD_BITS-1:0] spad_row = row_q.int4 ? unpacked : spad_row_q;
 
     // The rows a broadcast or a load of 0-byte rows writes one per cycle after the row it read.
     logic fill_q;
@@ -205,8 +202,8 @@ module npu_dma_data
     logic [SPAD_BITS-1:0] fill_spad_q;
     logic [ACC_BITS-1:0] fill_acc_data_q;
     wire empty_rows = start_i && desc.row_beats == 0 && desc.rows != 0;  // 0-byte rows: zeros
-    wire row_write = arrived_q.valid && arrived_q.last && !(arrived_q.int4 && !unpacked_valid);
-    wire fill_after = row_write && arrived_q.bcast && arrived_q.rows > 1;
+    wire row_write = write_q && !(row_q.int4 && !unpacked_valid);
+    wire fill_after = row_write && row_q.bcast && row_q.rows > 1;
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
         fill_q <= 1'b0;
@@ -226,9 +223,9 @@ module npu_dma_data
           fill_acc_q <= desc.acc;
         end else if (fill_after) begin
           fill_q <= 1'b1;
-          fill_row_q <= arrived_q.first_row + 1;
-          fill_end_q <= arrived_q.first_row + arrived_q.rows;
-          fill_acc_q <= arrived_q.acc;
+          fill_row_q <= row_q.first_row + 1;
+          fill_end_q <= row_q.first_row + row_q.rows;
+          fill_acc_q <= row_q.acc;
         end
       end
     end
@@ -238,41 +235,32 @@ module npu_dma_data
         fill_acc_data_q <= '0;
       end else if (fill_after) begin
         fill_spad_q <= spad_row;
-        fill_acc_data_q <= acc_row;
+        fill_acc_data_q <= acc_row_q;
       end
     end
 
-    assign spad_wr_o = fill_q ? !fill_acc_q : row_write && !arrived_q.acc;
-    assign acc_wr_o = fill_q ? fill_acc_q : row_write && arrived_q.acc;
-    assign wr_row_o = fill_q ? 32'(fill_row_q) : 32'(arrived_q.row);
+    assign spad_wr_o = fill_q ? !fill_acc_q : row_write && !row_q.acc;
+    assign acc_wr_o = fill_q ? fill_acc_q : row_write && row_q.acc;
+    assign wr_row_o = fill_q ? 32'(fill_row_q) : 32'(row_q.row);
     assign spad_wr_data_o = fill_q ? fill_spad_q : spad_row;
-    assign acc_wr_data_o = fill_q ? fill_acc_data_q : acc_row;
+    assign acc_wr_data_o = fill_q ? fill_acc_data_q : acc_row_q;
     assign {spad_rd_o, acc_rd_o, rd_row_o} = '0;
   end else begin : g_store
-    // The read of each row at its first beat; each beat's DRAM write a cycle after the beat.
+    // The read of each row at its first beat; each beat's DRAM write a cycle after the beat, from
+    // the SRAM's data (the row's first beat) or the row held since.
     assign spad_rd_o = beat_i && beat == 0 && !desc.acc;
     assign acc_rd_o = beat_i && beat == 0 && desc.acc;
     assign rd_row_o = 32'(desc.row + k);
     logic write_q, acc_q;
     logic [63:0] write_addr_q, write_offset_q;
     logic [31:0] write_len_q;
-    logic [ROW_BYTES-1:0][7:0] held_q;  // the row in DRAM's form, from its SRAM read
-    logic [ROW_BYTES-1:0][7:0] arriving, row;
-    always_comb begin
-      arriving = '0;
-      if (acc_q)
-        for (int l = 0; l < LANES; l++) arriving[4 * l +: 4] = 32'($signed(acc_rd_data_i[l * ACC_LANE +: ACC_LANE]));
-      else
-        arriving[SCRATCHPAD_ROW_BYTES-1:0] = spad_rd_data_i;
-      row = (spad_rd_valid_i || acc_rd_valid_i) ? arriving : held_q;
-    end
+    logic [ROW_BYTES-1:0][7:0] held_q;  // the row in DRAM's form
     always_ff @(posedge clk_i or negedge rst_ni) begin
-      if (!rst_ni) begin
-        write_q <= 1'b0;
-        acc_q <= 1'b0;
-        {write_addr_q, write_offset_q, write_len_q} <= '0;
-      end else begin
-        write_q <= beat_i;
+      if (!rst_ni) write_q <= 1'b0;
+      else write_q <= beat_i;
+    end
+    always_ff @(posedge clk_i) begin
+      if (beat_i) begin
         acc_q <= desc.acc;
         write_addr_q <= row_addr + offset;
         write_offset_q <= offset;
@@ -280,9 +268,18 @@ module npu_dma_data
       end
     end
     always_ff @(posedge clk_i) begin
+      logic [ROW_BYTES-1:0][7:0] row;
       logic [BPC-1:0][7:0] data;
-      if (spad_rd_valid_i || acc_rd_valid_i) held_q <= arriving;
       if (write_q) begin
+        row = held_q;
+        if (spad_rd_valid_i || acc_rd_valid_i) begin
+          row = '0;
+          if (acc_q)
+            for (int l = 0; l < LANES; l++) row[4 * l +: 4] = 32'($signed(acc_rd_data_i[l * ACC_LANE +: ACC_LANE]));
+          else
+            row[SCRATCHPAD_ROW_BYTES-1:0] = spad_rd_data_i;
+          held_q <= row;
+        end
         data = '0;
         for (int b = 0; b < BPC; b++)
           if (write_offset_q + 64'(b) < 64'(ROW_BYTES)) data[b] = row[32'(write_offset_q) + b];
