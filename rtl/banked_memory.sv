@@ -9,10 +9,13 @@
 // accept cycle, the second CONFLICT cycles later (the YAML's conflict_cycles), and rd_ready_o is
 // low in between. So a stream of pairs (a + i, b + i) takes one cycle per pair, plus CONFLICT per
 // pair when a and b share a bank: the instruction's bank-conflict cycles. A pair's data leave
-// together, one cycle after the read of its last row (rd_data_valid_o per row). Reads see the
-// memory before a write of the same cycle.
+// together, one cycle after the read of its last row (rd_data_valid_o per row).
 //
-// Writes: one row per cycle (wr_valid_i), always accepted, on each bank's own write port.
+// A second reader (rd2_*, the DMA store) reads one row per cycle on a second read port of every
+// bank, its data a cycle later, whatever the pair does. Two writers (wr_*, wr2_*), one row per
+// cycle each, always accepted, on two write ports of every bank (both writing one row in one
+// cycle, which a program whose tokens order its accesses never does, leaves wr2's). Every read sees the writes of its own cycle (write-first), so a reader that starts in
+// the cycle its producer's last row is written reads that row.
 //
 // Sizes come from the package: rows, row width (the accumulator's SRAM row,
 // ACCUMULATOR_SRAM_ROW_BYTES, which holds its types.accumulator values), banks and conflict cycles.
@@ -36,9 +39,15 @@ module banked_memory
   output logic [1:0]               rd_data_valid_o,
   output logic [ROW_BITS-1:0]      rd_data0_o,
   output logic [ROW_BITS-1:0]      rd_data1_o,
+  input  logic                     rd2_valid_i,
+  input  logic [ROW_W-1:0]         rd2_row_i,
+  output logic [ROW_BITS-1:0]      rd2_data_o,
   input  logic                     wr_valid_i,
   input  logic [ROW_W-1:0]         wr_row_i,
-  input  logic [ROW_BITS-1:0]      wr_data_i
+  input  logic [ROW_BITS-1:0]      wr_data_i,
+  input  logic                     wr2_valid_i,
+  input  logic [ROW_W-1:0]         wr2_row_i,
+  input  logic [ROW_BITS-1:0]      wr2_data_i
 );
   localparam int BANKS = ACCUMULATOR ? ACCUMULATOR_BANKS : SCRATCHPAD_BANKS;
   localparam int CONFLICT = ACCUMULATOR ? ACCUMULATOR_CONFLICT_CYCLES : SCRATCHPAD_CONFLICT_CYCLES;
@@ -87,16 +96,33 @@ module banked_memory
     end
   end
 
-  logic [ROW_BITS-1:0] bank_q [BANKS];  // each bank's last read
+  // A row as a read of this cycle sees it: written this cycle, or the bank's.
+  function automatic logic [ROW_BITS-1:0] fresh(logic [ROW_W-1:0] row, logic [ROW_BITS-1:0] stored);
+    if (wr_valid_i && wr_row_i == row) fresh = wr_data_i;
+    else if (wr2_valid_i && wr2_row_i == row) fresh = wr2_data_i;
+    else fresh = stored;
+  endfunction
+  logic [ROW_W-1:0] bank_row [BANKS];  // each bank's row read this cycle (by the pair)
+  always_comb
+    for (int b = 0; b < BANKS; b++) bank_row[b] = ROW_W'(32'(bank_index[b]) * BANKS + b);
+
+  logic [ROW_BITS-1:0] bank_q [BANKS];   // each bank's last read
+  logic [ROW_BITS-1:0] bank2_q [BANKS];  // and its second port's
+  logic [BANK_W-1:0] rd2_bank_q;
   for (genvar b = 0; b < BANKS; b++) begin : g_bank
     logic [ROW_BITS-1:0] mem [BANK_ROWS];
-    logic [ROW_BITS-1:0] read_q;
+    logic [ROW_BITS-1:0] read_q, read2_q;
     always_ff @(posedge clk_i) begin
-      if (bank_read[b]) read_q <= mem[bank_index[b]];
+      if (bank_read[b]) read_q <= fresh(bank_row[b], mem[bank_index[b]]);
+      if (rd2_valid_i && bank_of(rd2_row_i) == BANK_W'(b)) read2_q <= fresh(rd2_row_i, mem[index_of(rd2_row_i)]);
       if (wr_valid_i && bank_of(wr_row_i) == BANK_W'(b)) mem[index_of(wr_row_i)] <= wr_data_i;
+      if (wr2_valid_i && bank_of(wr2_row_i) == BANK_W'(b)) mem[index_of(wr2_row_i)] <= wr2_data_i;
     end
     assign bank_q[b] = read_q;
+    assign bank2_q[b] = read2_q;
   end
+  always_ff @(posedge clk_i) if (rd2_valid_i) rd2_bank_q <= bank_of(rd2_row_i);
+  assign rd2_data_o = bank2_q[rd2_bank_q];
 
   // Where each row's data is when the pair leaves: a bank's read register, or (the first row of a
   // conflicting pair, whose bank has been read again since) a held copy.
@@ -153,5 +179,9 @@ module banked_memory
     else $error("banked_memory: read row %0d beyond the %0d rows", rd_row1_i, ROWS);
   assert property (@(posedge clk_i) disable iff (!rst_ni) wr_valid_i |-> 32'(wr_row_i) < ROWS)
     else $error("banked_memory: write row %0d beyond the %0d rows", wr_row_i, ROWS);
+  assert property (@(posedge clk_i) disable iff (!rst_ni) wr2_valid_i |-> 32'(wr2_row_i) < ROWS)
+    else $error("banked_memory: write row %0d beyond the %0d rows", wr2_row_i, ROWS);
+  assert property (@(posedge clk_i) disable iff (!rst_ni) rd2_valid_i |-> 32'(rd2_row_i) < ROWS)
+    else $error("banked_memory: read row %0d beyond the %0d rows", rd2_row_i, ROWS);
 `endif
 endmodule

@@ -69,6 +69,7 @@ NpuRun runVerilatedNpu(const std::vector<uint8_t>& code, size_t instrBytes, std:
   run.fault = top->fault_o;
   run.beats_exceed_occupancy = top->beats_exceed_occupancy_o;
   run.write_conflict = top->write_conflict_o;
+  run.uncomputed = top->uncomputed_o;
   top->final();
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
   return run;

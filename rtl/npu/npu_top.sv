@@ -27,7 +27,8 @@ module npu_top
   // dram_bandwidth, bank_conflict, hazard).
   output logic [2:0][4:0][63:0] stall_cycles_o,
   output logic         beats_exceed_occupancy_o,
-  output logic         write_conflict_o    // a load's row and a broadcast's fill met at a write port
+  output logic         write_conflict_o,   // a load's row and a broadcast's fill met at a write port
+  output logic [63:0]  uncomputed_o        // compute instructions started but not computed (no datapath)
 );
   logic [63:0] now_q;
 
@@ -129,23 +130,26 @@ module npu_top
   assign token_cycle[3] = store_push_cycle;
   assign beats_exceed_occupancy_o = load_exceeds || store_exceeds;
 
-  // The DMA data paths and the on-chip memories: the load unit writes them, the store unit reads.
+  // The on-chip memories and their users: the load unit writes them (first write port), the store
+  // unit reads them (second read port), the compute unit's array path reads them (the read pair's
+  // first row) and writes the accumulator (second write port).
   localparam int SPAD_BITS = 8 * SCRATCHPAD_ROW_BYTES;
   localparam int ACC_BITS = 8 * ACCUMULATOR_SRAM_ROW_BYTES;
   localparam int SPAD_ROW_W = SCRATCHPAD_ROWS > 1 ? $clog2(SCRATCHPAD_ROWS) : 1;
   localparam int ACC_ROW_W = ACCUMULATOR_ROWS > 1 ? $clog2(ACCUMULATOR_ROWS) : 1;
-  logic spad_wr, acc_wr, spad_rd, acc_rd, spad_rd_valid, acc_rd_valid;
+  logic spad_wr, acc_wr, spad_rd, acc_rd, spad_rd_valid_q, acc_rd_valid_q;
+  logic array_spad_rd, array_acc_rd, array_acc_wr;
   /* verilator lint_off UNUSEDSIGNAL */  // row numbers past the memories' rows
-  logic [31:0] wr_row, rd_row;
+  logic [31:0] wr_row, rd_row, array_spad_row, array_acc_row, array_acc_wr_row;
   /* verilator lint_on UNUSEDSIGNAL */
-  logic [SPAD_BITS-1:0] spad_wr_data, spad_rd_data;
-  logic [ACC_BITS-1:0] acc_wr_data, acc_rd_data;
+  logic [SPAD_BITS-1:0] spad_wr_data, spad_rd_data, array_spad_data;
+  logic [ACC_BITS-1:0] acc_wr_data, acc_rd_data, array_acc_data, array_acc_wr_data;
   /* verilator lint_off UNUSEDSIGNAL */  // the ports each direction leaves unused
   logic [31:0] unused_rd_row, unused_wr_row;
   logic unused_spad_rd, unused_acc_rd, unused_spad_wr, unused_acc_wr, unused_conflict;
   logic [SPAD_BITS-1:0] unused_spad_data;
   logic [ACC_BITS-1:0] unused_acc_data;
-  logic [1:0] spad_valid_pair, acc_valid_pair;
+  logic [1:0] unused_spad_valid, unused_acc_valid;
   logic [SPAD_BITS-1:0] unused_spad_rd1;
   logic [ACC_BITS-1:0] unused_acc_rd1;
   logic unused_spad_ready, unused_acc_ready;
@@ -160,18 +164,29 @@ module npu_top
     .clk_i, .rst_ni, .start_i(queue_pop[2]), .head_instr_i(head_instr[2]), .broadcast_i(1'b0),
     .row_beats_i(store_row_beats), .beat_i(store_grant), .spad_wr_o(unused_spad_wr), .acc_wr_o(unused_acc_wr),
     .wr_row_o(unused_wr_row), .spad_wr_data_o(unused_spad_data), .acc_wr_data_o(unused_acc_data), .spad_rd_o(spad_rd),
-    .acc_rd_o(acc_rd), .rd_row_o(rd_row), .spad_rd_valid_i(spad_rd_valid), .spad_rd_data_i(spad_rd_data),
-    .acc_rd_valid_i(acc_rd_valid), .acc_rd_data_i(acc_rd_data), .write_conflict_o(unused_conflict));
+    .acc_rd_o(acc_rd), .rd_row_o(rd_row), .spad_rd_valid_i(spad_rd_valid_q), .spad_rd_data_i(spad_rd_data),
+    .acc_rd_valid_i(acc_rd_valid_q), .acc_rd_data_i(acc_rd_data), .write_conflict_o(unused_conflict));
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) {spad_rd_valid_q, acc_rd_valid_q} <= '0;
+    else {spad_rd_valid_q, acc_rd_valid_q} <= {spad_rd, acc_rd};
+  end
+  npu_array_path u_array_path (
+    .clk_i, .rst_ni, .start_i(queue_pop[1]), .head_instr_i(head_instr[1]), .spad_rd_o(array_spad_rd),
+    .spad_row_o(array_spad_row), .spad_data_i(array_spad_data), .acc_rd_o(array_acc_rd), .acc_row_o(array_acc_row),
+    .acc_data_i(array_acc_data), .acc_wr_o(array_acc_wr), .acc_wr_row_o(array_acc_wr_row),
+    .acc_wr_data_o(array_acc_wr_data), .uncomputed_o);
   banked_memory #(.ACCUMULATOR(1'b0)) u_scratchpad (
-    .clk_i, .rst_ni, .rd_valid_i({1'b0, spad_rd}), .rd_row0_i(SPAD_ROW_W'(rd_row)), .rd_row1_i('0),
-    .rd_ready_o(unused_spad_ready), .rd_data_valid_o(spad_valid_pair), .rd_data0_o(spad_rd_data),
-    .rd_data1_o(unused_spad_rd1), .wr_valid_i(spad_wr), .wr_row_i(SPAD_ROW_W'(wr_row)), .wr_data_i(spad_wr_data));
+    .clk_i, .rst_ni, .rd_valid_i({1'b0, array_spad_rd}), .rd_row0_i(SPAD_ROW_W'(array_spad_row)), .rd_row1_i('0),
+    .rd_ready_o(unused_spad_ready), .rd_data_valid_o(unused_spad_valid), .rd_data0_o(array_spad_data),
+    .rd_data1_o(unused_spad_rd1), .rd2_valid_i(spad_rd), .rd2_row_i(SPAD_ROW_W'(rd_row)), .rd2_data_o(spad_rd_data),
+    .wr_valid_i(spad_wr), .wr_row_i(SPAD_ROW_W'(wr_row)), .wr_data_i(spad_wr_data), .wr2_valid_i(1'b0),
+    .wr2_row_i('0), .wr2_data_i('0));
   banked_memory #(.ACCUMULATOR(1'b1)) u_accumulator (
-    .clk_i, .rst_ni, .rd_valid_i({1'b0, acc_rd}), .rd_row0_i(ACC_ROW_W'(rd_row)), .rd_row1_i('0),
-    .rd_ready_o(unused_acc_ready), .rd_data_valid_o(acc_valid_pair), .rd_data0_o(acc_rd_data),
-    .rd_data1_o(unused_acc_rd1), .wr_valid_i(acc_wr), .wr_row_i(ACC_ROW_W'(wr_row)), .wr_data_i(acc_wr_data));
-  assign spad_rd_valid = spad_valid_pair[0];
-  assign acc_rd_valid = acc_valid_pair[0];
+    .clk_i, .rst_ni, .rd_valid_i({1'b0, array_acc_rd}), .rd_row0_i(ACC_ROW_W'(array_acc_row)), .rd_row1_i('0),
+    .rd_ready_o(unused_acc_ready), .rd_data_valid_o(unused_acc_valid), .rd_data0_o(array_acc_data),
+    .rd_data1_o(unused_acc_rd1), .rd2_valid_i(acc_rd), .rd2_row_i(ACC_ROW_W'(rd_row)), .rd2_data_o(acc_rd_data),
+    .wr_valid_i(acc_wr), .wr_row_i(ACC_ROW_W'(wr_row)), .wr_data_i(acc_wr_data), .wr2_valid_i(array_acc_wr),
+    .wr2_row_i(ACC_ROW_W'(array_acc_wr_row)), .wr2_data_i(array_acc_wr_data));
 
   // Dispatch held by a full queue: a queue_full stall of that queue's unit. The causes a unit
   // cannot have are zero: bank conflicts and hazards on the DMA units, DRAM waits on compute.

@@ -83,6 +83,19 @@ struct Generator {
     emit(s, operands, 0);
   }
 
+  /// A weight_preload and up to three matmul_tiles (m >= 1, at most array.rows on an
+  /// output-stationary array), the preload popping `pop` and the last pushing `push`.
+  void arrayPhase(uint8_t pop, uint8_t push) {
+    const auto& p = isa.params();
+    emit(Semantics::WeightPreload, {uniform(0, spadRows - p.array_rows)}, pop);
+    const int64_t maxM = p.dataflow == isa::Dataflow::OutputStationary ? p.array_rows : kMaxRows;
+    for (int64_t n = uniform(1, 3); n > 0; --n) {
+      const int64_t m = uniform(1, std::min(maxM, std::min(spadRows, accRows)));
+      emit(Semantics::MatmulTile, {uniform(0, spadRows - m), uniform(0, accRows - m), m, uniform(0, 1)}, 0);
+    }
+    builder.instructions().back().tokens |= push;
+  }
+
   void randomStore() {
     const Semantics s = uniform(0, 1) ? Semantics::DmaStore : Semantics::DmaStoreAcc;
     const int64_t window = accumulator(s) ? accRows : spadRows;
@@ -96,7 +109,7 @@ struct Generator {
 
 }  // namespace
 
-isa::Program randomDmaProgram(const isa::IsaConfig& isa, int phases, uint32_t seed) {
+isa::Program randomDmaProgram(const isa::IsaConfig& isa, int phases, uint32_t seed, bool array) {
   Generator g{isa, std::mt19937(seed), isa::ProgramBuilder(isa), std::min<int64_t>(64, isa.params().spad_rows),
               std::min<int64_t>(32, isa.params().acc_rows)};
   std::vector<uint8_t> source(kSourceBytes);
@@ -111,7 +124,10 @@ isa::Program randomDmaProgram(const isa::IsaConfig& isa, int phases, uint32_t se
     for (int64_t n = g.uniform(1, 4); n > 0; --n) g.randomLoad(n == 1 && g.uniform(0, 3) == 0);
     if (p > 0) code[first].tokens |= isa::kPopNext;  // the previous phase's stores are done
     code.back().tokens |= isa::kPushNext;
-    g.emit(Semantics::Nop, {}, isa::kPopPrev | isa::kPushNext);
+    if (array)
+      g.arrayPhase(isa::kPopPrev, isa::kPushNext);
+    else
+      g.emit(Semantics::Nop, {}, isa::kPopPrev | isa::kPushNext);
     const size_t stores = code.size();
     for (int64_t n = g.uniform(1, 4); n > 0; --n) g.randomStore();
     code[stores].tokens |= isa::kPopPrev;

@@ -1,9 +1,9 @@
 // The whole-NPU RTL (rtl/npu/): one Verilated model per shipped config runs a program's
 // instructions with the YAML's timing, and its DMA moves the data between a DRAM (here, behind
-// DPI) and the RTL's scratchpad and accumulator. compareWithSimulator() checks every instruction's
-// start and completion cycle, the total and the units' busy cycles against the simulator's, and
-// the output tensors' bytes where the RTL computes them (programs with no compute datapath
-// instruction: the RTL has no compute datapath yet). Used by `systole sim --rtl=npu`.
+// DPI) and the RTL's scratchpad and accumulator, and its array computes weight_preload and
+// matmul_tile. compareWithSimulator() checks every instruction's start and completion cycle, the
+// total and the units' busy cycles against the simulator's, and the output tensors' bytes when
+// the RTL computed every instruction. Used by `systole sim --rtl=npu`.
 #pragma once
 
 #include <array>
@@ -37,7 +37,10 @@ struct NpuRun {
   bool beats_exceed_occupancy = false;  // a DMA whose issue is shorter than its DRAM beats
   bool timed_out = false;               // still running after the cycle limit
   bool write_conflict = false;          // a load's row write met a broadcast's fill at a memory's write port
-  std::string dram_fault;               // the first DRAM access out of range (then read as zeros, not written)
+  /// Compute instructions the RTL started but did not compute: a class it has no datapath for,
+  /// or an array instruction that overlapped the one before (rtl/npu/npu_array_path.sv).
+  uint64_t uncomputed = 0;
+  std::string dram_fault;  // the first DRAM access out of range (then read as zeros, not written)
   std::vector<NpuInstructionCycles> instructions;
   std::shared_ptr<const sim::PagedDram> dram;  // the DRAM after the run
   double seconds = 0;                          // wall-clock time of the RTL simulation
@@ -69,7 +72,7 @@ struct NpuComparison {
   std::array<double, sim::kNumResources> busy_difference{};
   bool same_stall_cycles = true;  // every unit's stall cycles by cause
   /// The output tensors (sim::SimResult::outputs) against the RTL's DRAM: compared only when the
-  /// simulator computed them and the program has no compute datapath instruction.
+  /// simulator computed them and the RTL computed every instruction (NpuRun::uncomputed is 0).
   bool outputs_compared = false;
   bool same_outputs = true;
   std::string first_output_difference;  // the tensor, the byte, both values and the store that wrote it
