@@ -56,6 +56,10 @@ extern "C" void npu_started(unsigned int index, int unit, long long cycle) {
 extern "C" void npu_completed(unsigned int index, int unit, long long cycle) {
   systole::rtl::recorded(index, unit).end = static_cast<uint64_t>(cycle);
 }
+extern "C" void npu_not_computed(unsigned int index) {
+  auto& run = systole::rtl::currentNpuRun();
+  if (run.result) run.result->not_computed.push_back(index);
+}
 // svBitVecVal words are 32 bits, little-endian bytes on this (little-endian) host.
 extern "C" void npu_dram_read(long long addr, int len, svBitVecVal* data) {
   std::memset(data, 0, (static_cast<size_t>(len) + 3) / 4 * 4);

@@ -5,6 +5,7 @@
 // whose rows cover it.
 #include <algorithm>
 #include <cstdio>
+#include <map>
 
 #include "systole/isa/assembler.h"
 #include "systole/rtl/npu.h"
@@ -41,6 +42,26 @@ std::string storeOf(const isa::IsaConfig& isa, std::span<const isa::Instruction>
   return "no store (the DRAM's initial contents)";
 }
 
+/// "N compute instructions (requantize 40, vector_add 11; the first: instruction 7 `rq ...`)".
+std::string notComputed(const isa::IsaConfig& isa, std::span<const isa::Instruction> program, const NpuRun& rtl) {
+  std::map<std::string, size_t> byClass;
+  uint32_t first = UINT32_MAX;
+  for (uint32_t index : rtl.not_computed) {
+    if (index >= program.size()) continue;
+    ++byClass[std::string(isa::semanticsInfo(isa.instr(program[index].desc).semantics).name)];
+    first = std::min(first, index);
+  }
+  std::string text =
+      std::to_string(rtl.uncomputed) + (rtl.uncomputed == 1 ? " compute instruction (" : " compute instructions (");
+  for (const auto& [name, count] : byClass) text += name + " " + std::to_string(count) + ", ";
+  if (first != UINT32_MAX)
+    text +=
+        "the first: instruction " + std::to_string(first) + " `" + isa::formatInstruction(isa, program[first]) + "`; ";
+  return text +
+         "the RTL's datapath has the DMA and, on a config with one weight set, the array's weight_preload and "
+         "matmul_tile one at a time)";
+}
+
 /// Compares the simulator's output tensors with the RTL's DRAM; fills the output fields of `c`.
 void compareOutputs(const isa::IsaConfig& isa, std::span<const isa::Instruction> program, const NpuRun& rtl,
                     const sim::SimResult& simulated, NpuComparison& c) {
@@ -49,10 +70,7 @@ void compareOutputs(const isa::IsaConfig& isa, std::span<const isa::Instruction>
     return;
   }
   if (rtl.uncomputed > 0) {
-    c.report += "outputs: not compared: the RTL NPU did not compute " + std::to_string(rtl.uncomputed) +
-                (rtl.uncomputed == 1 ? " compute instruction" : " compute instructions") +
-                " (its datapath has the DMA and, on a config with one weight set, the array's "
-                "weight_preload and matmul_tile one at a time)\n";
+    c.report += "outputs: not compared: the RTL NPU did not compute " + notComputed(isa, program, rtl) + "\n";
     return;
   }
   c.outputs_compared = true;

@@ -20,6 +20,7 @@
 // what the accumulator keeps, in its ACCUMULATOR_BITS lanes).
 module npu_array_path
   import systole_pkg::*;
+  import npu_dpi_pkg::*;
 #(
   localparam int SPAD_BITS = 8 * SCRATCHPAD_ROW_BYTES,
   localparam int ACC_BITS = 8 * ACCUMULATOR_SRAM_ROW_BYTES,
@@ -32,6 +33,7 @@ module npu_array_path
   input  logic                  clk_i,
   input  logic                  rst_ni,
   input  logic                  start_i,  // the compute unit starts its head (head_instr_i)
+  input  logic [31:0]           head_index_i,
   /* verilator lint_off UNUSEDSIGNAL */  // the decoded word's other parts
   input  instr_t                head_instr_i,
   /* verilator lint_on UNUSEDSIGNAL */
@@ -84,15 +86,18 @@ module npu_array_path
   logic [M_W-1:0] cmd_m_q;
   logic [63:0] out_acc_q, next_out_acc_q;
   logic overrun_q;
+  logic [31:0] cmd_index_q;  // the instruction whose command is presented
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       {active_q, accumulate_q, present_q, first_q, cmd_preload_q, cmd_accumulate_q} <= '0;
       {src_q, acc_q, count_q, j_q, next_out_acc_q, array_left_q} <= '0;
+      cmd_index_q <= '0;
       cmd_m_q <= '0;
       uncomputed_o <= '0;
     end else begin
       present_q <= reading;
       first_q <= takes;
+      if (takes) cmd_index_q <= head_index_i;
       if (takes) array_left_q <= head_instr_i.cycles - 1;  // 0 again in t0 + C
       else if (array_left_q != 0) array_left_q <= array_left_q - 1;
       if (takes) begin
@@ -110,6 +115,8 @@ module npu_array_path
         active_q <= j + 1 < count;
       end
       uncomputed_o <= uncomputed_o + 64'(not_computed) + 64'(overrun_q);
+      if (not_computed) npu_not_computed(head_index_i);
+      if (overrun_q) npu_not_computed(cmd_index_q);
     end
   end
 

@@ -10,6 +10,8 @@ package npu_dpi_pkg;
   import "DPI-C" function void npu_started(input int unsigned index, input int unit, input longint cycle);
   // Instruction `index` completed in `cycle` (its results written; a DMA's tokens pushed).
   import "DPI-C" function void npu_completed(input int unsigned index, input int unit, input longint cycle);
+  // Compute instruction `index` started but the RTL's datapath did not compute it.
+  import "DPI-C" function void npu_not_computed(input int unsigned index);
   // A beat of the DRAM channel: `len` (at most DRAM_BYTES_PER_CYCLE) bytes at `addr`, little-endian
   // in `data` (the bytes past `len` are don't-care).
   import "DPI-C" function void npu_dram_read(input longint addr, input int len,

@@ -171,7 +171,8 @@ module npu_top
     else {spad_rd_valid_q, acc_rd_valid_q} <= {spad_rd, acc_rd};
   end
   npu_array_path u_array_path (
-    .clk_i, .rst_ni, .start_i(queue_pop[1]), .head_instr_i(head_instr[1]), .spad_rd_o(array_spad_rd),
+    .clk_i, .rst_ni, .start_i(queue_pop[1]), .head_index_i(head_index[1]), .head_instr_i(head_instr[1]),
+    .spad_rd_o(array_spad_rd),
     .spad_row_o(array_spad_row), .spad_data_i(array_spad_data), .acc_rd_o(array_acc_rd), .acc_row_o(array_acc_row),
     .acc_data_i(array_acc_data), .acc_wr_o(array_acc_wr), .acc_wr_row_o(array_acc_wr_row),
     .acc_wr_data_o(array_acc_wr_data), .uncomputed_o);

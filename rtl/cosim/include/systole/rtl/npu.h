@@ -40,7 +40,8 @@ struct NpuRun {
   /// Compute instructions the RTL started but did not compute: a class it has no datapath for,
   /// or an array instruction that overlapped the one before (rtl/npu/npu_array_path.sv).
   uint64_t uncomputed = 0;
-  std::string dram_fault;  // the first DRAM access out of range (then read as zeros, not written)
+  std::vector<uint32_t> not_computed;  // their indices, as the RTL reported them
+  std::string dram_fault;              // the first DRAM access out of range (then read as zeros, not written)
   std::vector<NpuInstructionCycles> instructions;
   std::shared_ptr<const sim::PagedDram> dram;  // the DRAM after the run
   double seconds = 0;                          // wall-clock time of the RTL simulation
