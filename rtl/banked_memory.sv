@@ -11,8 +11,8 @@
 // pair when a and b share a bank: the instruction's bank-conflict cycles. A pair's data leave
 // together, one cycle after the read of its last row (rd_data_valid_o per row).
 //
-// A second reader (rd2_*, the DMA store) reads one row per cycle on a second read port of every
-// bank, its data a cycle later, whatever the pair does. Two writers (wr_*, wr2_*), one row per
+// PLAIN_READS more readers (rd2_*: the DMA store, the vector unit) read one row per cycle each on
+// read ports of their own in every bank, the data a cycle later, whatever the pair does. Two writers (wr_*, wr2_*), one row per
 // cycle each, always accepted, on two write ports of every bank (both writing one row in one
 // cycle, which a program whose tokens order its accesses never does, leaves wr2's). Every read sees the writes of its own cycle (write-first), so a reader that starts in
 // the cycle its producer's last row is written reads that row.
@@ -24,6 +24,7 @@ module banked_memory
   import systole_pkg::*;
 #(
   parameter bit ACCUMULATOR = 1'b0,
+  parameter int PLAIN_READS = 1,
   localparam int ROWS = ACCUMULATOR ? ACCUMULATOR_ROWS : SCRATCHPAD_ROWS,
   localparam int ROW_BITS = 8 * (ACCUMULATOR ? ACCUMULATOR_SRAM_ROW_BYTES : SCRATCHPAD_ROW_BYTES),
   localparam int ROW_W = ROWS > 1 ? $clog2(ROWS) : 1
@@ -39,9 +40,9 @@ module banked_memory
   output logic [1:0]               rd_data_valid_o,
   output logic [ROW_BITS-1:0]      rd_data0_o,
   output logic [ROW_BITS-1:0]      rd_data1_o,
-  input  logic                     rd2_valid_i,
-  input  logic [ROW_W-1:0]         rd2_row_i,
-  output logic [ROW_BITS-1:0]      rd2_data_o,
+  input  logic [PLAIN_READS-1:0]                rd2_valid_i,
+  input  logic [PLAIN_READS-1:0][ROW_W-1:0]     rd2_row_i,
+  output logic [PLAIN_READS-1:0][ROW_BITS-1:0]  rd2_data_o,
   input  logic                     wr_valid_i,
   input  logic [ROW_W-1:0]         wr_row_i,
   input  logic [ROW_BITS-1:0]      wr_data_i,
@@ -106,23 +107,28 @@ module banked_memory
   always_comb
     for (int b = 0; b < BANKS; b++) bank_row[b] = ROW_W'(32'(bank_index[b]) * BANKS + b);
 
-  logic [ROW_BITS-1:0] bank_q [BANKS];   // each bank's last read
-  logic [ROW_BITS-1:0] bank2_q [BANKS];  // and its second port's
-  logic [BANK_W-1:0] rd2_bank_q;
+  logic [ROW_BITS-1:0] bank_q [BANKS];                     // each bank's last read
+  logic [PLAIN_READS-1:0][ROW_BITS-1:0] bank2_q [BANKS];  // and its plain ports'
+  logic [PLAIN_READS-1:0][BANK_W-1:0] rd2_bank_q;
   for (genvar b = 0; b < BANKS; b++) begin : g_bank
     logic [ROW_BITS-1:0] mem [BANK_ROWS];
-    logic [ROW_BITS-1:0] read_q, read2_q;
+    logic [ROW_BITS-1:0] read_q;
+    logic [PLAIN_READS-1:0][ROW_BITS-1:0] read2_q;
     always_ff @(posedge clk_i) begin
       if (bank_read[b]) read_q <= fresh(bank_row[b], mem[bank_index[b]]);
-      if (rd2_valid_i && bank_of(rd2_row_i) == BANK_W'(b)) read2_q <= fresh(rd2_row_i, mem[index_of(rd2_row_i)]);
+      for (int p = 0; p < PLAIN_READS; p++)
+        if (rd2_valid_i[p] && bank_of(rd2_row_i[p]) == BANK_W'(b))
+          read2_q[p] <= fresh(rd2_row_i[p], mem[index_of(rd2_row_i[p])]);
       if (wr_valid_i && bank_of(wr_row_i) == BANK_W'(b)) mem[index_of(wr_row_i)] <= wr_data_i;
       if (wr2_valid_i && bank_of(wr2_row_i) == BANK_W'(b)) mem[index_of(wr2_row_i)] <= wr2_data_i;
     end
     assign bank_q[b] = read_q;
     assign bank2_q[b] = read2_q;
   end
-  always_ff @(posedge clk_i) if (rd2_valid_i) rd2_bank_q <= bank_of(rd2_row_i);
-  assign rd2_data_o = bank2_q[rd2_bank_q];
+  always_ff @(posedge clk_i)
+    for (int p = 0; p < PLAIN_READS; p++) if (rd2_valid_i[p]) rd2_bank_q[p] <= bank_of(rd2_row_i[p]);
+  always_comb
+    for (int p = 0; p < PLAIN_READS; p++) rd2_data_o[p] = bank2_q[rd2_bank_q[p]][p];
 
   // Where each row's data is when the pair leaves: a bank's read register, or (the first row of a
   // conflicting pair, whose bank has been read again since) a held copy.
@@ -181,7 +187,9 @@ module banked_memory
     else $error("banked_memory: write row %0d beyond the %0d rows", wr_row_i, ROWS);
   assert property (@(posedge clk_i) disable iff (!rst_ni) wr2_valid_i |-> 32'(wr2_row_i) < ROWS)
     else $error("banked_memory: write row %0d beyond the %0d rows", wr2_row_i, ROWS);
-  assert property (@(posedge clk_i) disable iff (!rst_ni) rd2_valid_i |-> 32'(rd2_row_i) < ROWS)
-    else $error("banked_memory: read row %0d beyond the %0d rows", rd2_row_i, ROWS);
+  for (genvar p = 0; p < PLAIN_READS; p++) begin : g_plain_assert
+    assert property (@(posedge clk_i) disable iff (!rst_ni) rd2_valid_i[p] |-> 32'(rd2_row_i[p]) < ROWS)
+      else $error("banked_memory: read row %0d beyond the %0d rows", rd2_row_i[p], ROWS);
+  end
 `endif
 endmodule

@@ -317,11 +317,11 @@ void registerRun(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
                     "keep every NPU value in DRAM and check them all in order, to find the first that differs");
   cmd->add_flag("--races", a.races,
                 "fail a program whose scratchpad/accumulator accesses the dependency tokens do not order");
-  cmd->add_option(
-         "--rtl", a.rtl,
-         "npu: also run every NPU program on the whole Verilated NPU (rtl/npu: control, timing, DMA, the array on "
-         "configs with one weight set) and compare each instruction's start and completion cycle with the "
-         "simulator's, and the outputs when the RTL computed every instruction (exit 1 if any differs)")
+  cmd->add_option("--rtl", a.rtl,
+                  "npu: also run every NPU program on the whole Verilated NPU (rtl/npu: control, timing, DMA, "
+                  "requantize, the array on "
+                  "configs with one weight set) and compare each instruction's start and completion cycle with the "
+                  "simulator's, and the outputs when the RTL computed every instruction (exit 1 if any differs)")
       ->check(CLI::IsMember({"npu"}));
   cmd->add_flag("--layers", a.layers,
                 "print per layer the predicted and simulated cycles, and the SQNR and saturation of its INT8 output "

@@ -10,9 +10,10 @@
 //
 // What it computes: an instruction started while the array is still busy with an earlier one (a
 // config whose array instructions overlap: `timing.issue`, the shadow weight set of
-// `array.weight_buffers: 2`) is not computed (nor given to the array), and neither is any other array class
-// (weight_preload_t, matmul_stream, depthwise_tile): each counts in uncomputed_o, and the NPU's
-// outputs are then not compared. matmul_tile with m = 0 does nothing, as in the simulator.
+// `array.weight_buffers: 2`) is not computed (nor given to the array), and neither is any other
+// array class (weight_preload_t, matmul_stream, depthwise_tile): npu_top counts every start no
+// path handles, and the NPU's outputs are then not compared. matmul_tile with m = 0 does nothing,
+// as in the simulator.
 //
 // Rows: weight_preload reads ARRAY_ROWS scratchpad rows from spad_row; matmul_tile reads m
 // scratchpad rows from a_row and, with accumulate, m accumulator rows from acc_row (sign-extended
@@ -20,7 +21,6 @@
 // what the accumulator keeps, in its ACCUMULATOR_BITS lanes).
 module npu_array_path
   import systole_pkg::*;
-  import npu_dpi_pkg::*;
 #(
   localparam int SPAD_BITS = 8 * SCRATCHPAD_ROW_BYTES,
   localparam int ACC_BITS = 8 * ACCUMULATOR_SRAM_ROW_BYTES,
@@ -34,6 +34,7 @@ module npu_array_path
   input  logic                  rst_ni,
   input  logic                  start_i,  // the compute unit starts its head (head_instr_i)
   input  logic [31:0]           head_index_i,
+  output logic                  handles_o,  // this start is computed here (or does nothing)
   /* verilator lint_off UNUSEDSIGNAL */  // the decoded word's other parts
   input  instr_t                head_instr_i,
   /* verilator lint_on UNUSEDSIGNAL */
@@ -46,7 +47,8 @@ module npu_array_path
   output logic                  acc_wr_o,
   output logic [31:0]           acc_wr_row_o,
   output logic [ACC_BITS-1:0]   acc_wr_data_o,
-  output logic [63:0]           uncomputed_o  // started compute instructions this path did not compute
+  output logic                  overrun_o,  // a command the array could not take: not computed after all
+  output logic [31:0]           overrun_index_o
 );
   localparam int N = ARRAY_COLS;
   localparam int ACC_LANE = ACCUMULATOR_BITS;
@@ -55,7 +57,6 @@ module npu_array_path
   wire [4:0] s = head_instr_i.semantics;
   wire preload = int'(s) == SEM_WEIGHT_PRELOAD;
   wire matmul = int'(s) == SEM_MATMUL_TILE;
-  wire nothing = int'(s) == SEM_NOP || int'(s) == SEM_FINISH;
   wire [63:0] m = head_instr_i.operands[2];
 
   // The operation whose rows are being read, and its read cycle j.
@@ -67,8 +68,7 @@ module npu_array_path
   logic [63:0] array_left_q;
   wire operates = preload || (matmul && m != 0);  // matmul_tile with m = 0 does nothing
   wire takes = BUILT && start_i && array_left_q == 0 && operates;
-  // Every started instruction that changes data and that this path does not take.
-  wire not_computed = start_i && !nothing && !takes && !(matmul && m == 0);
+  assign handles_o = takes || (start_i && matmul && m == 0);
   wire reading = takes || active_q;
   wire [63:0] j = takes ? 64'd0 : j_q;
   wire [63:0] src = takes ? head_instr_i.operands[0] : src_q;
@@ -87,13 +87,14 @@ module npu_array_path
   logic [63:0] out_acc_q, next_out_acc_q;
   logic overrun_q;
   logic [31:0] cmd_index_q;  // the instruction whose command is presented
+  assign overrun_o = overrun_q;
+  assign overrun_index_o = cmd_index_q;
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       {active_q, accumulate_q, present_q, first_q, cmd_preload_q, cmd_accumulate_q} <= '0;
       {src_q, acc_q, count_q, j_q, next_out_acc_q, array_left_q} <= '0;
       cmd_index_q <= '0;
       cmd_m_q <= '0;
-      uncomputed_o <= '0;
     end else begin
       present_q <= reading;
       first_q <= takes;
@@ -114,9 +115,6 @@ module npu_array_path
         j_q <= j + 1;
         active_q <= j + 1 < count;
       end
-      uncomputed_o <= uncomputed_o + 64'(not_computed) + 64'(overrun_q);
-      if (not_computed) npu_not_computed(head_index_i);
-      if (overrun_q) npu_not_computed(cmd_index_q);
     end
   end
 

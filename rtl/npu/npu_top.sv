@@ -28,7 +28,7 @@ module npu_top
   output logic [2:0][4:0][63:0] stall_cycles_o,
   output logic         beats_exceed_occupancy_o,
   output logic         write_conflict_o,   // a load's row and a broadcast's fill met at a write port
-  output logic [63:0]  uncomputed_o        // compute instructions started but not computed (no datapath)
+  output logic [63:0]  uncomputed_o        // compute instructions started but not computed (no data path)
 );
   logic [63:0] now_q;
 
@@ -170,24 +170,57 @@ module npu_top
     if (!rst_ni) {spad_rd_valid_q, acc_rd_valid_q} <= '0;
     else {spad_rd_valid_q, acc_rd_valid_q} <= {spad_rd, acc_rd};
   end
+  logic array_handles, array_overrun, vector_handles;
+  logic [31:0] array_overrun_index;
   npu_array_path u_array_path (
     .clk_i, .rst_ni, .start_i(queue_pop[1]), .head_index_i(head_index[1]), .head_instr_i(head_instr[1]),
-    .spad_rd_o(array_spad_rd),
-    .spad_row_o(array_spad_row), .spad_data_i(array_spad_data), .acc_rd_o(array_acc_rd), .acc_row_o(array_acc_row),
-    .acc_data_i(array_acc_data), .acc_wr_o(array_acc_wr), .acc_wr_row_o(array_acc_wr_row),
-    .acc_wr_data_o(array_acc_wr_data), .uncomputed_o);
-  banked_memory #(.ACCUMULATOR(1'b0)) u_scratchpad (
+    .handles_o(array_handles), .spad_rd_o(array_spad_rd), .spad_row_o(array_spad_row), .spad_data_i(array_spad_data),
+    .acc_rd_o(array_acc_rd), .acc_row_o(array_acc_row), .acc_data_i(array_acc_data), .acc_wr_o(array_acc_wr),
+    .acc_wr_row_o(array_acc_wr_row), .acc_wr_data_o(array_acc_wr_data), .overrun_o(array_overrun),
+    .overrun_index_o(array_overrun_index));
+  logic [2:0] vector_acc_rd;
+  logic [2:0][31:0] vector_acc_row;
+  logic [2:0][ACC_BITS-1:0] vector_acc_data;
+  logic vector_spad_wr;
+  /* verilator lint_off UNUSEDSIGNAL */  // row numbers past the memories' rows
+  logic [31:0] vector_spad_wr_row;
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic [SPAD_BITS-1:0] vector_spad_wr_data;
+  npu_vector_path u_vector_path (
+    .clk_i, .rst_ni, .start_i(queue_pop[1]), .head_instr_i(head_instr[1]), .handles_o(vector_handles),
+    .acc_rd_o(vector_acc_rd), .acc_row_o(vector_acc_row), .acc_data_i(vector_acc_data), .spad_wr_o(vector_spad_wr),
+    .spad_wr_row_o(vector_spad_wr_row), .spad_wr_data_o(vector_spad_wr_data));
+
+  // Compute instructions started that no data path computed (nop and finish need none).
+  wire [4:0] compute_semantics = head_instr[1].semantics;
+  wire needs_datapath = int'(compute_semantics) != SEM_NOP && int'(compute_semantics) != SEM_FINISH;
+  wire not_computed = queue_pop[1] && needs_datapath && !array_handles && !vector_handles;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) uncomputed_o <= '0;
+    else begin
+      uncomputed_o <= uncomputed_o + 64'(not_computed) + 64'(array_overrun);
+      if (not_computed) npu_not_computed(head_index[1]);
+      if (array_overrun) npu_not_computed(array_overrun_index);
+    end
+  end
+  banked_memory #(.ACCUMULATOR(1'b0), .PLAIN_READS(1)) u_scratchpad (
     .clk_i, .rst_ni, .rd_valid_i({1'b0, array_spad_rd}), .rd_row0_i(SPAD_ROW_W'(array_spad_row)), .rd_row1_i('0),
     .rd_ready_o(unused_spad_ready), .rd_data_valid_o(unused_spad_valid), .rd_data0_o(array_spad_data),
     .rd_data1_o(unused_spad_rd1), .rd2_valid_i(spad_rd), .rd2_row_i(SPAD_ROW_W'(rd_row)), .rd2_data_o(spad_rd_data),
-    .wr_valid_i(spad_wr), .wr_row_i(SPAD_ROW_W'(wr_row)), .wr_data_i(spad_wr_data), .wr2_valid_i(1'b0),
-    .wr2_row_i('0), .wr2_data_i('0));
-  banked_memory #(.ACCUMULATOR(1'b1)) u_accumulator (
+    .wr_valid_i(spad_wr), .wr_row_i(SPAD_ROW_W'(wr_row)), .wr_data_i(spad_wr_data), .wr2_valid_i(vector_spad_wr),
+    .wr2_row_i(SPAD_ROW_W'(vector_spad_wr_row)), .wr2_data_i(vector_spad_wr_data));
+  // The accumulator's plain read ports: 0 the DMA store, 1 to 3 the vector path.
+  logic [3:0][ACC_BITS-1:0] acc_plain_data;
+  banked_memory #(.ACCUMULATOR(1'b1), .PLAIN_READS(4)) u_accumulator (
     .clk_i, .rst_ni, .rd_valid_i({1'b0, array_acc_rd}), .rd_row0_i(ACC_ROW_W'(array_acc_row)), .rd_row1_i('0),
     .rd_ready_o(unused_acc_ready), .rd_data_valid_o(unused_acc_valid), .rd_data0_o(array_acc_data),
-    .rd_data1_o(unused_acc_rd1), .rd2_valid_i(acc_rd), .rd2_row_i(ACC_ROW_W'(rd_row)), .rd2_data_o(acc_rd_data),
-    .wr_valid_i(acc_wr), .wr_row_i(ACC_ROW_W'(wr_row)), .wr_data_i(acc_wr_data), .wr2_valid_i(array_acc_wr),
-    .wr2_row_i(ACC_ROW_W'(array_acc_wr_row)), .wr2_data_i(array_acc_wr_data));
+    .rd_data1_o(unused_acc_rd1), .rd2_valid_i({vector_acc_rd, acc_rd}),
+    .rd2_row_i({ACC_ROW_W'(vector_acc_row[2]), ACC_ROW_W'(vector_acc_row[1]), ACC_ROW_W'(vector_acc_row[0]),
+                ACC_ROW_W'(rd_row)}),
+    .rd2_data_o(acc_plain_data), .wr_valid_i(acc_wr), .wr_row_i(ACC_ROW_W'(wr_row)), .wr_data_i(acc_wr_data),
+    .wr2_valid_i(array_acc_wr), .wr2_row_i(ACC_ROW_W'(array_acc_wr_row)), .wr2_data_i(array_acc_wr_data));
+  assign acc_rd_data = acc_plain_data[0];
+  assign vector_acc_data = acc_plain_data[3:1];
 
   // Dispatch held by a full queue: a queue_full stall of that queue's unit. The causes a unit
   // cannot have are zero: bank conflicts and hazards on the DMA units, DRAM waits on compute.

@@ -83,8 +83,9 @@ struct Generator {
     emit(s, operands, 0);
   }
 
-  /// A weight_preload and up to three matmul_tiles (m >= 1, at most array.rows on an
-  /// output-stationary array), the preload popping `pop` and the last pushing `push`.
+  /// A weight_preload, up to three matmul_tiles (m >= 1, at most array.rows on an
+  /// output-stationary array) and maybe a requantize, the preload popping `pop` and the last
+  /// pushing `push`.
   void arrayPhase(uint8_t pop, uint8_t push) {
     const auto& p = isa.params();
     emit(Semantics::WeightPreload, {uniform(0, spadRows - p.array_rows)}, pop);
@@ -92,6 +93,14 @@ struct Generator {
     for (int64_t n = uniform(1, 3); n > 0; --n) {
       const int64_t m = uniform(1, std::min(maxM, std::min(spadRows, accRows)));
       emit(Semantics::MatmulTile, {uniform(0, spadRows - m), uniform(0, accRows - m), m, uniform(0, 1)}, 0);
+    }
+    if (uniform(0, 1)) {  // accumulator rows to scratchpad rows, with any scale rows of the window
+      const int64_t rows = uniform(1, kMaxRows);
+      const int64_t lo = isa.params().act_bits == 8 ? -128 : -32768, hi = -lo - 1;
+      emit(Semantics::Requantize,
+           {uniform(0, accRows - rows), uniform(0, spadRows - rows), rows, uniform(0, accRows - 2), uniform(lo, hi),
+            uniform(lo, hi), uniform(lo, hi)},
+           0);
     }
     builder.instructions().back().tokens |= push;
   }
