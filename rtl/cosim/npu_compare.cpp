@@ -161,7 +161,10 @@ NpuComparison compareWithSimulator(const isa::IsaConfig& isa, std::span<const is
            "flight)\n";
   if (rtl.beats_exceed_occupancy)
     out += "note: a DMA instruction's issue is shorter than its DRAM beats; the RTL holds the unit for the beats\n";
-  if (rtl.write_conflict) out += "RTL NPU fault: a load's row and a broadcast's fill met at a memory's write port\n";
+  if (rtl.write_conflict)
+    out +=
+        "RTL NPU fault: a load's row met a pending fill (a broadcast's rows or a 0-byte load's zeros) at a memory's "
+        "write port\n";
   if (!rtl.dram_fault.empty()) out += "RTL NPU DRAM fault: " + rtl.dram_fault + "\n";
   compareOutputs(isa, program, rtl, simulated, c);
   return c;

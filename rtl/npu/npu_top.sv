@@ -27,7 +27,7 @@ module npu_top
   // dram_bandwidth, bank_conflict, hazard).
   output logic [2:0][4:0][63:0] stall_cycles_o,
   output logic         beats_exceed_occupancy_o,
-  output logic         write_conflict_o,   // a load's row and a broadcast's fill met at a write port
+  output logic         write_conflict_o,   // a load's row met a pending fill (broadcast, 0-byte rows)
   output logic [63:0]  uncomputed_o        // compute instructions started but not computed (no data path)
 );
   logic [63:0] now_q;

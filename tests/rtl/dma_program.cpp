@@ -9,6 +9,7 @@
 #include <random>
 #include <vector>
 
+#include "systole/isa/arith.h"
 #include "systole/isa/builder.h"
 
 namespace systole::testing {
@@ -96,7 +97,8 @@ struct Generator {
     }
     if (uniform(0, 1)) {  // accumulator rows to scratchpad rows, with any scale rows of the window
       const int64_t rows = uniform(1, kMaxRows);
-      const int64_t lo = isa.params().act_bits == 8 ? -128 : -32768, hi = -lo - 1;
+      const int64_t lo = isa::arith::activationMin(isa.params().act_bits);
+      const int64_t hi = isa::arith::activationMax(isa.params().act_bits);
       emit(Semantics::Requantize,
            {uniform(0, accRows - rows), uniform(0, spadRows - rows), rows, uniform(0, accRows - 2), uniform(lo, hi),
             uniform(lo, hi), uniform(lo, hi)},

@@ -36,7 +36,7 @@ struct NpuRun {
   bool fault = false;                   // an unknown opcode or a token FIFO overflow
   bool beats_exceed_occupancy = false;  // a DMA whose issue is shorter than its DRAM beats
   bool timed_out = false;               // still running after the cycle limit
-  bool write_conflict = false;          // a load's row write met a broadcast's fill at a memory's write port
+  bool write_conflict = false;          // a load's row write met a pending fill (broadcast, 0-byte rows)
   /// Compute instructions the RTL started but did not compute: a class it has no datapath for,
   /// or an array instruction that overlapped the one before (rtl/npu/npu_array_path.sv).
   uint64_t uncomputed = 0;
