@@ -12,7 +12,9 @@
 // together, one cycle after the read of its last row (rd_data_valid_o per row).
 //
 // PLAIN_READS more readers (rd2_*: the DMA store, the vector unit) read one row per cycle each on
-// read ports of their own in every bank, the data a cycle later, whatever the pair does. Two writers (wr_*, wr2_*), one row per
+// read ports of their own in every bank, the data a cycle later, whatever the pair does. A table
+// port (tbl_*, TABLE_ROWS > 0: vector_lut's table) reads TABLE_ROWS consecutive rows in one cycle
+// and holds them until its next read. Two writers (wr_*, wr2_*), one row per
 // cycle each, always accepted, on two write ports of every bank (both writing one row in one
 // cycle, which a program whose tokens order its accesses never does, leaves wr2's). Every read sees the writes of its own cycle (write-first), so a reader that starts in
 // the cycle its producer's last row is written reads that row.
@@ -25,6 +27,8 @@ module banked_memory
 #(
   parameter bit ACCUMULATOR = 1'b0,
   parameter int PLAIN_READS = 1,
+  parameter int TABLE_ROWS = 0,
+  localparam int TABLE_PORT = TABLE_ROWS > 0 ? TABLE_ROWS : 1,
   localparam int ROWS = ACCUMULATOR ? ACCUMULATOR_ROWS : SCRATCHPAD_ROWS,
   localparam int ROW_BITS = 8 * (ACCUMULATOR ? ACCUMULATOR_SRAM_ROW_BYTES : SCRATCHPAD_ROW_BYTES),
   localparam int ROW_W = ROWS > 1 ? $clog2(ROWS) : 1
@@ -43,6 +47,9 @@ module banked_memory
   input  logic [PLAIN_READS-1:0]                rd2_valid_i,
   input  logic [PLAIN_READS-1:0][ROW_W-1:0]     rd2_row_i,
   output logic [PLAIN_READS-1:0][ROW_BITS-1:0]  rd2_data_o,
+  input  logic                                  tbl_valid_i,
+  input  logic [ROW_W-1:0]                      tbl_row_i,
+  output logic [TABLE_PORT-1:0][ROW_BITS-1:0]   tbl_data_o,
   input  logic                     wr_valid_i,
   input  logic [ROW_W-1:0]         wr_row_i,
   input  logic [ROW_BITS-1:0]      wr_data_i,
@@ -110,25 +117,37 @@ module banked_memory
   logic [ROW_BITS-1:0] bank_q [BANKS];                     // each bank's last read
   logic [PLAIN_READS-1:0][ROW_BITS-1:0] bank2_q [BANKS];  // and its plain ports'
   logic [PLAIN_READS-1:0][BANK_W-1:0] rd2_bank_q;
+  logic [TABLE_PORT-1:0][ROW_BITS-1:0] bank_table_q [BANKS];  // and its rows of the table
   for (genvar b = 0; b < BANKS; b++) begin : g_bank
     logic [ROW_BITS-1:0] mem [BANK_ROWS];
     logic [ROW_BITS-1:0] read_q;
     logic [PLAIN_READS-1:0][ROW_BITS-1:0] read2_q;
+    logic [TABLE_PORT-1:0][ROW_BITS-1:0] table_q;
     always_ff @(posedge clk_i) begin
       if (bank_read[b]) read_q <= fresh(bank_row[b], mem[bank_index[b]]);
       for (int p = 0; p < PLAIN_READS; p++)
         if (rd2_valid_i[p] && bank_of(rd2_row_i[p]) == BANK_W'(b))
           read2_q[p] <= fresh(rd2_row_i[p], mem[index_of(rd2_row_i[p])]);
+      if (TABLE_ROWS > 0 && tbl_valid_i)
+        for (int k = 0; k < TABLE_ROWS; k++)
+          if (bank_of(ROW_W'(32'(tbl_row_i) + k)) == BANK_W'(b))
+            table_q[k] <= fresh(ROW_W'(32'(tbl_row_i) + k), mem[index_of(ROW_W'(32'(tbl_row_i) + k))]);
       if (wr_valid_i && bank_of(wr_row_i) == BANK_W'(b)) mem[index_of(wr_row_i)] <= wr_data_i;
       if (wr2_valid_i && bank_of(wr2_row_i) == BANK_W'(b)) mem[index_of(wr2_row_i)] <= wr2_data_i;
     end
     assign bank_q[b] = read_q;
     assign bank2_q[b] = read2_q;
+    assign bank_table_q[b] = table_q;
   end
   always_ff @(posedge clk_i)
     for (int p = 0; p < PLAIN_READS; p++) if (rd2_valid_i[p]) rd2_bank_q[p] <= bank_of(rd2_row_i[p]);
   always_comb
     for (int p = 0; p < PLAIN_READS; p++) rd2_data_o[p] = bank2_q[rd2_bank_q[p]][p];
+  logic [ROW_W-1:0] tbl_row_q;
+  always_ff @(posedge clk_i)
+    if (tbl_valid_i) tbl_row_q <= tbl_row_i;
+  always_comb
+    for (int k = 0; k < TABLE_PORT; k++) tbl_data_o[k] = bank_table_q[bank_of(ROW_W'(32'(tbl_row_q) + k))][k];
 
   // Where each row's data is when the pair leaves: a bank's read register, or (the first row of a
   // conflicting pair, whose bank has been read again since) a held copy.
