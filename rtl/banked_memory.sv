@@ -14,10 +14,11 @@
 // PLAIN_READS more readers (rd2_*: the DMA store, the vector unit) read one row per cycle each on
 // read ports of their own in every bank, the data a cycle later, whatever the pair does. A table
 // port (tbl_*, TABLE_ROWS > 0: vector_lut's table) reads TABLE_ROWS consecutive rows in one cycle
-// and holds them until its next read. Two writers (wr_*, wr2_*), one row per
-// cycle each, always accepted, on two write ports of every bank (both writing one row in one
-// cycle, which a program whose tokens order its accesses never does, leaves wr2's). Every read sees the writes of its own cycle (write-first), so a reader that starts in
-// the cycle its producer's last row is written reads that row.
+// and holds them until its next read. 1 + MORE_WRITES writers (wr_*, wr2_*[p]), one row per cycle
+// each, always accepted, on write ports of their own in every bank (two writing one row in one
+// cycle, which a program whose tokens order its accesses never does, leave the lowest wr2 port's).
+// Every read sees the writes of its own cycle (write-first), so a reader that starts in the cycle
+// its producer's last row is written reads that row.
 //
 // Sizes come from the package: rows, row width (the accumulator's SRAM row,
 // ACCUMULATOR_SRAM_ROW_BYTES, which holds its types.accumulator values), banks and conflict cycles.
@@ -28,6 +29,7 @@ module banked_memory
   parameter bit ACCUMULATOR = 1'b0,
   parameter int PLAIN_READS = 1,
   parameter int TABLE_ROWS = 0,
+  parameter int MORE_WRITES = 1,
   localparam int TABLE_PORT = TABLE_ROWS > 0 ? TABLE_ROWS : 1,
   localparam int ROWS = ACCUMULATOR ? ACCUMULATOR_ROWS : SCRATCHPAD_ROWS,
   localparam int ROW_BITS = 8 * (ACCUMULATOR ? ACCUMULATOR_SRAM_ROW_BYTES : SCRATCHPAD_ROW_BYTES),
@@ -53,9 +55,9 @@ module banked_memory
   input  logic                     wr_valid_i,
   input  logic [ROW_W-1:0]         wr_row_i,
   input  logic [ROW_BITS-1:0]      wr_data_i,
-  input  logic                     wr2_valid_i,
-  input  logic [ROW_W-1:0]         wr2_row_i,
-  input  logic [ROW_BITS-1:0]      wr2_data_i
+  input  logic [MORE_WRITES-1:0]                wr2_valid_i,
+  input  logic [MORE_WRITES-1:0][ROW_W-1:0]     wr2_row_i,
+  input  logic [MORE_WRITES-1:0][ROW_BITS-1:0]  wr2_data_i
 );
   localparam int BANKS = ACCUMULATOR ? ACCUMULATOR_BANKS : SCRATCHPAD_BANKS;
   localparam int CONFLICT = ACCUMULATOR ? ACCUMULATOR_CONFLICT_CYCLES : SCRATCHPAD_CONFLICT_CYCLES;
@@ -106,9 +108,9 @@ module banked_memory
 
   // A row as a read of this cycle sees it: written this cycle, or the bank's.
   function automatic logic [ROW_BITS-1:0] fresh(logic [ROW_W-1:0] row, logic [ROW_BITS-1:0] stored);
+    fresh = stored;
     if (wr_valid_i && wr_row_i == row) fresh = wr_data_i;
-    else if (wr2_valid_i && wr2_row_i == row) fresh = wr2_data_i;
-    else fresh = stored;
+    for (int p = MORE_WRITES - 1; p >= 0; p--) if (wr2_valid_i[p] && wr2_row_i[p] == row) fresh = wr2_data_i[p];
   endfunction
   logic [ROW_W-1:0] bank_row [BANKS];  // each bank's row read this cycle (by the pair)
   always_comb
@@ -133,7 +135,8 @@ module banked_memory
           if (bank_of(ROW_W'(32'(tbl_row_i) + k)) == BANK_W'(b))
             table_q[k] <= fresh(ROW_W'(32'(tbl_row_i) + k), mem[index_of(ROW_W'(32'(tbl_row_i) + k))]);
       if (wr_valid_i && bank_of(wr_row_i) == BANK_W'(b)) mem[index_of(wr_row_i)] <= wr_data_i;
-      if (wr2_valid_i && bank_of(wr2_row_i) == BANK_W'(b)) mem[index_of(wr2_row_i)] <= wr2_data_i;
+      for (int p = MORE_WRITES - 1; p >= 0; p--)
+        if (wr2_valid_i[p] && bank_of(wr2_row_i[p]) == BANK_W'(b)) mem[index_of(wr2_row_i[p])] <= wr2_data_i[p];
     end
     assign bank_q[b] = read_q;
     assign bank2_q[b] = read2_q;
@@ -204,8 +207,10 @@ module banked_memory
     else $error("banked_memory: read row %0d beyond the %0d rows", rd_row1_i, ROWS);
   assert property (@(posedge clk_i) disable iff (!rst_ni) wr_valid_i |-> 32'(wr_row_i) < ROWS)
     else $error("banked_memory: write row %0d beyond the %0d rows", wr_row_i, ROWS);
-  assert property (@(posedge clk_i) disable iff (!rst_ni) wr2_valid_i |-> 32'(wr2_row_i) < ROWS)
-    else $error("banked_memory: write row %0d beyond the %0d rows", wr2_row_i, ROWS);
+  for (genvar p = 0; p < MORE_WRITES; p++) begin : g_write_assert
+    assert property (@(posedge clk_i) disable iff (!rst_ni) wr2_valid_i[p] |-> 32'(wr2_row_i[p]) < ROWS)
+      else $error("banked_memory: write row %0d beyond the %0d rows", wr2_row_i[p], ROWS);
+  end
   for (genvar p = 0; p < PLAIN_READS; p++) begin : g_plain_assert
     assert property (@(posedge clk_i) disable iff (!rst_ni) rd2_valid_i[p] |-> 32'(rd2_row_i[p]) < ROWS)
       else $error("banked_memory: read row %0d beyond the %0d rows", rd2_row_i[p], ROWS);

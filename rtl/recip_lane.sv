@@ -85,19 +85,25 @@ module recip_lane
     localparam int LO = s * BITS / S;
     localparam int HI = (s + 1) * BITS / S;
     state_t seg_in, seg_d;
+    logic   seg_valid;  // an element is in this segment
 
     if (s == 0) begin : g_first
-      assign seg_in = setup;
+      assign seg_in    = setup;
+      assign seg_valid = in_valid_i;
     end else begin : g_next
-      assign seg_in = seg_q[s-1];
+      assign seg_in    = seg_q[s-1];
+      assign seg_valid = valid_q[s-1];
     end
 
     // Steps LO .. HI-1, each deciding result bit i = BITS-1-j (written out here, not as a
-    // function of the state: Yosys reads a struct-typed function argument as undefined).
+    // function of the state: Yosys reads a struct-typed function argument as undefined). Only
+    // for an element (operand isolation: an idle lane's steps do not toggle, and a Verilated
+    // NPU does not evaluate them).
     always_comb begin
       logic [W-1:0] d;
+      d     = '0;
       seg_d = seg_in;
-      for (int j = LO; j < HI; j++) begin
+      if (seg_valid) for (int j = LO; j < HI; j++) begin
         d = seg_d.op ? (W'(seg_d.z) << (BITS - j)) + (W'(seg_d.x) << (2 * (BITS - 1 - j)))
                      : W'(seg_d.x) << (BITS - 1 - j);
         if (d <= seg_d.p) begin
@@ -108,7 +114,7 @@ module recip_lane
       end
     end
 
-    always_ff @(posedge clk_i) seg_q[s] <= seg_d;
+    always_ff @(posedge clk_i) if (seg_valid) seg_q[s] <= seg_d;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin

@@ -18,7 +18,8 @@
 // sum itself, a narrower accumulator the sum saturated to its range (isa::arith::storeAccumulator).
 //
 // Interface (both dataflows)
-//   Command: cmd_valid_i / cmd_ready_o. cmd_preload_i = 1 starts a weight_preload, 0 a matmul_tile
+//   Command: cmd_valid_i / cmd_ready_o. cmd_preload_i = 1 starts a weight_preload (with
+//   cmd_transpose_i = 1 a weight_preload_t), 0 a matmul_tile
 //   of cmd_m_i rows (1 <= m; m <= ARRAY_ROWS for output-stationary) with cmd_accumulate_i; with
 //   cmd_stream_i = 1 (output-stationary only, cmd_preload_i = 0) a matmul_stream of cmd_m_i rows
 //   over cmd_k_slices_i >= 1 slices; with cmd_depthwise_i = 1 (weight-stationary with
@@ -30,6 +31,7 @@
 //   Input rows: the controller presents the operation's first row in the cycle the command is
 //   accepted and the remaining rows on the following consecutive cycles, each with in_valid_i:
 //     weight_preload  ARRAY_ROWS rows: scratchpad row spad_row + k -> W[k][0..ARRAY_COLS)
+//     weight_preload_t ARRAY_COLS rows: scratchpad row spad_row + n -> W[0..ARRAY_ROWS)[n]
 //     matmul_tile     m rows: activation row a_row + i (elements 0..ARRAY_ROWS) in in_row_i, and
 //                     the accumulator row acc_row + i in in_acc_i.
 //     matmul_stream   k_slices * ARRAY_ROWS cycles; in cycle s * ARRAY_ROWS + j of slice s, weight
@@ -52,6 +54,7 @@
 //   Occupancy: an operation accepted in cycle t0 keeps cmd_ready_o low until t0 + C, where C is
 //   the YAML timing of the instruction (the first output, if any, appears before that):
 //     weight_preload                 C = ARRAY_ROWS
+//     weight_preload_t               C = ARRAY_COLS
 //     matmul_tile, weight-stationary C = m + ARRAY_ROWS + ARRAY_COLS - 2
 //     matmul_tile, output-stationary C = ARRAY_ROWS + ARRAY_COLS + 2 * m - 2
 //     matmul_stream                  C = k_slices * ARRAY_ROWS + m + ARRAY_COLS - 2
@@ -60,7 +63,9 @@
 //
 // Weight-stationary micro-architecture (R = ARRAY_ROWS, N = ARRAY_COLS)
 //   PE(k, n) holds W[k][n]. Preload shifts weight rows into the bottom PE row and up one row per
-//   cycle, so after R cycles the row presented first sits in PE row 0 (R cycles, no more).
+//   cycle, so after R cycles the row presented first sits in PE row 0 (R cycles, no more). A
+//   transposed preload shifts them in as columns, at the right and left one column per cycle: after
+//   N cycles the row presented first is column 0 (no transposing buffer, no extra cycles).
 //   Activation element k of row i passes a k-deep skew register and enters PE(k, 0) in cycle i + k;
 //   it moves one PE right per cycle, reaching PE(k, n) in cycle i + k + n. The partial sum of
 //   (i, n) starts at the top of column n in cycle i + n (the initial value, skewed by n
@@ -132,6 +137,7 @@ module systolic_array
   input  logic                                  cmd_valid_i,
   output logic                                  cmd_ready_o,
   input  logic                                  cmd_preload_i,
+  input  logic                                  cmd_transpose_i,
   input  logic [M_W-1:0] cmd_m_i,
   input  logic                                  cmd_accumulate_i,
   input  logic                                  cmd_stream_i,
@@ -166,7 +172,7 @@ module systolic_array
   // The most input rows of one operation: a depthwise_tile's window with the largest stride.
   localparam longint WIN_MAX_L = DW ? ((64'(1) << PS_W) - 64'(1)) * (64'(M_MAX) - 64'(1)) + 64'(LB) : 64'(0);
   localparam int WIN_MAX = int'(WIN_MAX_L);
-  localparam int CNT_MAX_MM = (M_MAX > R) ? M_MAX : R;
+  localparam int CNT_MAX_MM = (M_MAX > R ? M_MAX : R) > N ? (M_MAX > R ? M_MAX : R) : N;
   localparam int CNT_MAX = (WIN_MAX > CNT_MAX_MM) ? WIN_MAX : CNT_MAX_MM;
   localparam int CNT_W = $clog2(CNT_MAX + 1);
 
@@ -194,6 +200,7 @@ module systolic_array
   logic             busy_q, busy_d;
   logic             in_phase_q, in_phase_d;   // more input rows are expected after this cycle
   logic             preload_q;
+  logic             transpose_q;
   logic             accumulate_q;
   logic             stream_q;
   logic [M_W-1:0]   m_q;
@@ -202,7 +209,7 @@ module systolic_array
   logic [KS_W-1:0]  slice_q, slice_d;         // a stream's slice of that row
 
   // The operation as seen in the current cycle (the accept cycle reads the command directly).
-  logic             op_preload, op_accumulate, op_stream;
+  logic             op_preload, op_transpose, op_accumulate, op_stream;
   logic [M_W-1:0]   op_m;
   logic [KS_W-1:0]  op_k_slices, in_slice;
   logic [CNT_W-1:0] in_idx, in_rows;
@@ -215,6 +222,7 @@ module systolic_array
   assign cmd_ready_o   = ~busy_q;
   assign accept        = cmd_valid_i & cmd_ready_o;
   assign op_preload    = accept ? cmd_preload_i : preload_q;
+  assign op_transpose  = accept ? cmd_transpose_i : transpose_q;
   assign op_accumulate = accept ? cmd_accumulate_i : accumulate_q;
   assign op_m          = accept ? cmd_m_i : m_q;
   assign op_stream     = accept ? cmd_stream_i : stream_q;
@@ -222,7 +230,7 @@ module systolic_array
   assign in_idx        = accept ? '0 : in_cnt_q;
   assign in_slice      = accept ? '0 : slice_q;
   // A stream's slice is R rows of weights (its activation rows are the first m of them).
-  assign in_rows       = (op_preload | op_stream) ? CNT_W'(R) : CNT_W'(op_m);
+  assign in_rows       = (op_preload & op_transpose) ? CNT_W'(N) : (op_preload | op_stream) ? CNT_W'(R) : CNT_W'(op_m);
   assign in_expected   = accept | in_phase_q;
   assign in_fire       = in_valid_i & in_expected;
   assign last_slice    = ~op_stream | (in_slice == op_k_slices - KS_W'(1));
@@ -265,6 +273,7 @@ module systolic_array
       in_cnt_q     <= '0;
       slice_q      <= '0;
       preload_q    <= 1'b0;
+      transpose_q  <= 1'b0;
       accumulate_q <= 1'b0;
       stream_q     <= 1'b0;
       m_q          <= '0;
@@ -276,6 +285,7 @@ module systolic_array
       slice_q    <= slice_d;
       if (accept) begin
         preload_q    <= cmd_preload_i;
+        transpose_q  <= cmd_transpose_i;
         accumulate_q <= cmd_accumulate_i;
         stream_q     <= cmd_stream_i;
         m_q          <= cmd_m_i;
@@ -315,6 +325,9 @@ module systolic_array
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
         for (int k = 0; k < R; k++) for (int n = 0; n < N; n++) w_q[k][n] <= '0;
+      end else if (wgt_fire && op_transpose) begin
+        for (int k = 0; k < R; k++) for (int n = 0; n < N - 1; n++) w_q[k][n] <= w_q[k][n + 1];
+        for (int k = 0; k < R; k++) w_q[k][N - 1] <= in_row_i[k][WB-1:0];
       end else if (wgt_fire) begin
         for (int k = 0; k < R - 1; k++) for (int n = 0; n < N; n++) w_q[k][n] <= w_q[k + 1][n];
         for (int n = 0; n < N; n++) w_q[R - 1][n] <= in_row_i[n][WB-1:0];
@@ -563,6 +576,9 @@ module systolic_array
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
         for (int k = 0; k < R; k++) for (int n = 0; n < N; n++) wbuf_q[k][n] <= '0;
+      end else if (wgt_fire && op_transpose) begin
+        for (int k = 0; k < R; k++) for (int n = 0; n < N - 1; n++) wbuf_q[k][n] <= wbuf_q[k][n + 1];
+        for (int k = 0; k < R; k++) wbuf_q[k][N - 1] <= in_row_i[k][WB-1:0];
       end else if (wgt_fire) begin
         for (int k = 0; k < R - 1; k++) for (int n = 0; n < N; n++) wbuf_q[k][n] <= wbuf_q[k + 1][n];
         for (int n = 0; n < N; n++) wbuf_q[R - 1][n] <= in_row_i[n][WB-1:0];

@@ -1,4 +1,4 @@
-// The compute unit's array data path: weight_preload and matmul_tile on the systolic array
+// The compute unit's array data path: weight_preload, weight_preload_t and matmul_tile on the systolic array
 // (systolic_array.sv), reading the scratchpad and the accumulator and writing the accumulator.
 //
 // Timing: the control (npu_compute_unit) starts an instruction in cycle t0 and gives it the YAML's
@@ -11,11 +11,12 @@
 // What it computes: an instruction started while the array is still busy with an earlier one (a
 // config whose array instructions overlap: `timing.issue`, the shadow weight set of
 // `array.weight_buffers: 2`) is not computed (nor given to the array), and neither is any other
-// array class (weight_preload_t, matmul_stream, depthwise_tile): npu_top counts every start no
+// array class (matmul_stream, depthwise_tile): npu_top counts every start no
 // path handles, and the NPU's outputs are then not compared. matmul_tile with m = 0 does nothing,
 // as in the simulator.
 //
-// Rows: weight_preload reads ARRAY_ROWS scratchpad rows from spad_row; matmul_tile reads m
+// Rows: weight_preload reads ARRAY_ROWS scratchpad rows from spad_row, weight_preload_t ARRAY_COLS
+// (the array shifts them in as columns); matmul_tile reads m
 // scratchpad rows from a_row and, with accumulate, m accumulator rows from acc_row (sign-extended
 // to the array's int32 lanes), and writes output row i to acc_row + i (the array's values, already
 // what the accumulator keeps, in its ACCUMULATOR_BITS lanes).
@@ -55,7 +56,8 @@ module npu_array_path
   localparam int M_W = $clog2(((DATAFLOW_OUTPUT_STATIONARY != 0) ? ARRAY_ROWS : ACCUMULATOR_ROWS) + 1);
 
   wire [4:0] s = head_instr_i.semantics;
-  wire preload = int'(s) == SEM_WEIGHT_PRELOAD;
+  wire transposed = int'(s) == SEM_WEIGHT_PRELOAD_T;
+  wire preload = int'(s) == SEM_WEIGHT_PRELOAD || transposed;
   wire matmul = int'(s) == SEM_MATMUL_TILE;
   wire [63:0] m = head_instr_i.operands[2];
 
@@ -74,7 +76,7 @@ module npu_array_path
   wire [63:0] src = takes ? head_instr_i.operands[0] : src_q;
   wire [63:0] acc = takes ? head_instr_i.operands[1] : acc_q;
   wire accumulate = takes ? matmul && head_instr_i.operands[3] != 0 : accumulate_q;
-  wire [63:0] count = takes ? (preload ? 64'(ARRAY_ROWS) : m) : count_q;
+  wire [63:0] count = takes ? (transposed ? 64'(ARRAY_COLS) : preload ? 64'(ARRAY_ROWS) : m) : count_q;
 
   assign spad_rd_o = reading;
   assign spad_row_o = 32'(src + j);
@@ -82,7 +84,7 @@ module npu_array_path
   assign acc_row_o = 32'(acc + j);
 
   // The rows read last cycle reach the array now; the first with its command.
-  logic present_q, first_q, cmd_preload_q, cmd_accumulate_q;
+  logic present_q, first_q, cmd_preload_q, cmd_transpose_q, cmd_accumulate_q;
   logic [M_W-1:0] cmd_m_q;
   logic [63:0] out_acc_q, next_out_acc_q;
   logic overrun_q;
@@ -91,7 +93,7 @@ module npu_array_path
   assign overrun_index_o = cmd_index_q;
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      {active_q, accumulate_q, present_q, first_q, cmd_preload_q, cmd_accumulate_q} <= '0;
+      {active_q, accumulate_q, present_q, first_q, cmd_preload_q, cmd_transpose_q, cmd_accumulate_q} <= '0;
       {src_q, acc_q, count_q, j_q, next_out_acc_q, array_left_q} <= '0;
       cmd_index_q <= '0;
       cmd_m_q <= '0;
@@ -107,6 +109,7 @@ module npu_array_path
         accumulate_q <= accumulate;
         count_q <= count;
         cmd_preload_q <= preload;
+        cmd_transpose_q <= transposed;
         cmd_accumulate_q <= accumulate;
         cmd_m_q <= M_W'(count);
         if (matmul) next_out_acc_q <= acc;
@@ -126,6 +129,7 @@ module npu_array_path
   if (BUILT) begin : g_array
     systolic_array u_array (
       .clk_i, .rst_ni, .cmd_valid_i(present_q && first_q), .cmd_ready_o(array_ready), .cmd_preload_i(cmd_preload_q),
+      .cmd_transpose_i(cmd_transpose_q),
       .cmd_m_i(cmd_m_q), .cmd_accumulate_i(cmd_accumulate_q), .cmd_stream_i(1'b0), .cmd_k_slices_i('0),
       .cmd_depthwise_i(1'b0), .cmd_kh_i('0), .cmd_kw_i('0), .cmd_pitch_i('0), .cmd_stride_i('0),
       .in_valid_i(present_q), .in_row_i(spad_data_i), .in_wrow_i(spad_data_i[N * AB - 1:0]), .in_acc_i(in_acc),
@@ -133,7 +137,7 @@ module npu_array_path
   end else begin : g_no_array
     assign {array_ready, out_valid, out_last, out_row, out_data} = '0;
     /* verilator lint_off UNUSEDSIGNAL */  // what the array would take
-    wire unused = ^{spad_data_i, cmd_accumulate_q, cmd_m_q, in_acc};
+    wire unused = ^{spad_data_i, cmd_accumulate_q, cmd_transpose_q, cmd_m_q, in_acc};
     /* verilator lint_on UNUSEDSIGNAL */
   end
 

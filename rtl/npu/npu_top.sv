@@ -185,13 +185,15 @@ module npu_top
   logic [1:0] vector_spad_rd;
   logic [1:0][31:0] vector_spad_row;
   logic [1:0][SPAD_BITS-1:0] vector_spad_data;
-  logic vector_table_rd, vector_spad_wr, vector_acc_wr, vector_conflict;
+  logic vector_table_rd, vector_spad_wr, vector_conflict;
+  logic [1:0] vector_acc_wr;
   /* verilator lint_off UNUSEDSIGNAL */  // row numbers past the memories' rows
-  logic [31:0] vector_table_row, vector_spad_wr_row, vector_acc_wr_row;
+  logic [31:0] vector_table_row, vector_spad_wr_row;
+  logic [1:0][31:0] vector_acc_wr_row;
   /* verilator lint_on UNUSEDSIGNAL */
   logic [LUT_ROWS-1:0][SPAD_BITS-1:0] vector_table_data;
   logic [SPAD_BITS-1:0] vector_spad_wr_data;
-  logic [ACC_BITS-1:0] vector_acc_wr_data;
+  logic [1:0][ACC_BITS-1:0] vector_acc_wr_data;
   npu_vector_path u_vector_path (
     .clk_i, .rst_ni, .start_i(queue_pop[1]), .head_instr_i(head_instr[1]), .handles_o(vector_handles),
     .acc_rd_o(vector_acc_rd), .acc_row_o(vector_acc_row), .acc_data_i(vector_acc_data), .spad_rd_o(vector_spad_rd),
@@ -199,14 +201,15 @@ module npu_top
     .table_row_o(vector_table_row), .table_data_i(vector_table_data), .spad_wr_o(vector_spad_wr),
     .spad_wr_row_o(vector_spad_wr_row), .spad_wr_data_o(vector_spad_wr_data), .acc_wr_o(vector_acc_wr),
     .acc_wr_row_o(vector_acc_wr_row), .acc_wr_data_o(vector_acc_wr_data), .write_conflict_o(vector_conflict));
-  // The array path and the vector path share the accumulator's second write port: a program's
-  // scoreboard keeps their writes in different cycles unless the vector unit runs beside the array.
-  wire acc_wr2 = array_acc_wr || vector_acc_wr;
+  // The array path and the vector path's element-wise rows share an accumulator write port: a
+  // program's scoreboard keeps their writes in different cycles unless the vector unit runs beside
+  // the array. The vector path's reduced and reciprocal rows have one of their own.
+  wire acc_wr2 = array_acc_wr || vector_acc_wr[0];
   /* verilator lint_off UNUSEDSIGNAL */  // row numbers past the accumulator's rows
-  wire [31:0] acc_wr2_row = array_acc_wr ? array_acc_wr_row : vector_acc_wr_row;
+  wire [31:0] acc_wr2_row = array_acc_wr ? array_acc_wr_row : vector_acc_wr_row[0];
   /* verilator lint_on UNUSEDSIGNAL */
-  wire [ACC_BITS-1:0] acc_wr2_data = array_acc_wr ? array_acc_wr_data : vector_acc_wr_data;
-  assign write_conflict_o = load_conflict || vector_conflict || (array_acc_wr && vector_acc_wr);
+  wire [ACC_BITS-1:0] acc_wr2_data = array_acc_wr ? array_acc_wr_data : vector_acc_wr_data[0];
+  assign write_conflict_o = load_conflict || vector_conflict || (array_acc_wr && vector_acc_wr[0]);
 
   // Compute instructions started that no data path computed (nop and finish need none).
   wire [4:0] compute_semantics = head_instr[1].semantics;
@@ -237,7 +240,7 @@ module npu_top
   /* verilator lint_off UNUSEDSIGNAL */  // no table in the accumulator
   logic [ACC_BITS-1:0] unused_acc_table;
   /* verilator lint_on UNUSEDSIGNAL */
-  banked_memory #(.ACCUMULATOR(1'b1), .PLAIN_READS(4)) u_accumulator (
+  banked_memory #(.ACCUMULATOR(1'b1), .PLAIN_READS(4), .MORE_WRITES(2)) u_accumulator (
     .clk_i, .rst_ni, .rd_valid_i({1'b0, array_acc_rd}), .rd_row0_i(ACC_ROW_W'(array_acc_row)), .rd_row1_i('0),
     .rd_ready_o(unused_acc_ready), .rd_data_valid_o(unused_acc_valid), .rd_data0_o(array_acc_data),
     .rd_data1_o(unused_acc_rd1), .rd2_valid_i({vector_acc_rd, acc_rd}),
@@ -245,7 +248,8 @@ module npu_top
                 ACC_ROW_W'(rd_row)}),
     .rd2_data_o(acc_plain_data), .tbl_valid_i(1'b0), .tbl_row_i('0), .tbl_data_o(unused_acc_table),
     .wr_valid_i(acc_wr), .wr_row_i(ACC_ROW_W'(wr_row)), .wr_data_i(acc_wr_data),
-    .wr2_valid_i(acc_wr2), .wr2_row_i(ACC_ROW_W'(acc_wr2_row)), .wr2_data_i(acc_wr2_data));
+    .wr2_valid_i({vector_acc_wr[1], acc_wr2}), .wr2_row_i({ACC_ROW_W'(vector_acc_wr_row[1]), ACC_ROW_W'(acc_wr2_row)}),
+    .wr2_data_i({vector_acc_wr_data[1], acc_wr2_data}));
   assign acc_rd_data = acc_plain_data[0];
   assign vector_acc_data = acc_plain_data[3:1];
 

@@ -51,13 +51,13 @@ module tb_banked_memory
     .rd_row1_i(SPAD_ROW_W'(rd_row1_i)), .rd_ready_o(spad_ready), .rd_data_valid_o(spad_valid),
     .rd_data0_o(spad_data0), .rd_data1_o(spad_data1), .wr_valid_i(wr_valid_i && !acc_i),
     .wr_row_i(SPAD_ROW_W'(wr_row_i)), .wr_data_i(SPAD_BITS'(wr_data_i)), .rd2_valid_i(1'b0), .rd2_row_i('0),
-    .rd2_data_o(unused_spad_rd2), .tbl_valid_i(1'b0), .tbl_row_i('0), .tbl_data_o(unused_spad_table), .wr2_valid_i(1'b0), .wr2_row_i('0), .wr2_data_i('0));
+    .rd2_data_o(unused_spad_rd2), .tbl_valid_i(1'b0), .tbl_row_i('0), .tbl_data_o(unused_spad_table), .wr2_valid_i('0), .wr2_row_i('0), .wr2_data_i('0));
   banked_memory #(.ACCUMULATOR(1'b1)) u_acc (
     .clk_i, .rst_ni, .rd_valid_i(acc_i ? rd_valid_i : 2'b00), .rd_row0_i(ACC_ROW_W'(rd_row0_i)),
     .rd_row1_i(ACC_ROW_W'(rd_row1_i)), .rd_ready_o(acc_ready), .rd_data_valid_o(acc_valid),
     .rd_data0_o(acc_data0), .rd_data1_o(acc_data1), .wr_valid_i(wr_valid_i && acc_i),
     .wr_row_i(ACC_ROW_W'(wr_row_i)), .wr_data_i(ACC_BITS'(wr_data_i)), .rd2_valid_i(1'b0), .rd2_row_i('0),
-    .rd2_data_o(unused_acc_rd2), .tbl_valid_i(1'b0), .tbl_row_i('0), .tbl_data_o(unused_acc_table), .wr2_valid_i(1'b0), .wr2_row_i('0), .wr2_data_i('0));
+    .rd2_data_o(unused_acc_rd2), .tbl_valid_i(1'b0), .tbl_row_i('0), .tbl_data_o(unused_acc_table), .wr2_valid_i('0), .wr2_row_i('0), .wr2_data_i('0));
   assign rd_ready_o = acc_i ? acc_ready : spad_ready;
   assign rd_data_valid_o = acc_i ? acc_valid : spad_valid;
   assign rd_data0_o = acc_i ? BITS'(acc_data0) : BITS'(spad_data0);

@@ -13,6 +13,7 @@ module tb_systolic_array
   input  logic                                 cmd_valid_i,
   output logic                                 cmd_ready_o,
   input  logic                                 cmd_preload_i,
+  input  logic                                 cmd_transpose_i,
   input  logic [M_W-1:0]                       cmd_m_i,
   input  logic                                 cmd_accumulate_i,
   input  logic                                 cmd_stream_i,

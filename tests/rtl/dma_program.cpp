@@ -84,27 +84,78 @@ struct Generator {
     emit(s, operands, 0);
   }
 
-  /// A weight_preload, up to three matmul_tiles (m >= 1, at most array.rows on an
-  /// output-stationary array) and maybe a requantize, the preload popping `pop` and the last
-  /// pushing `push`.
-  void arrayPhase(uint8_t pop, uint8_t push) {
+  /// A weight_preload (or weight_preload_t), up to three matmul_tiles (m >= 1, at most array.rows
+  /// on an output-stationary array) and maybe a requantize.
+  void arrayPhase() {
     const auto& p = isa.params();
-    emit(Semantics::WeightPreload, {uniform(0, spadRows - p.array_rows)}, pop);
+    if (builder.has(Semantics::WeightPreloadT) && uniform(0, 1))
+      emit(Semantics::WeightPreloadT, {uniform(0, spadRows - p.array_cols)}, 0);
+    else
+      emit(Semantics::WeightPreload, {uniform(0, spadRows - p.array_rows)}, 0);
     const int64_t maxM = p.dataflow == isa::Dataflow::OutputStationary ? p.array_rows : kMaxRows;
     for (int64_t n = uniform(1, 3); n > 0; --n) {
       const int64_t m = uniform(1, std::min(maxM, std::min(spadRows, accRows)));
       emit(Semantics::MatmulTile, {uniform(0, spadRows - m), uniform(0, accRows - m), m, uniform(0, 1)}, 0);
     }
-    if (uniform(0, 1)) {  // accumulator rows to scratchpad rows, with any scale rows of the window
-      const int64_t rows = uniform(1, kMaxRows);
-      const int64_t lo = isa::arith::activationMin(isa.params().act_bits);
-      const int64_t hi = isa::arith::activationMax(isa.params().act_bits);
-      emit(Semantics::Requantize,
-           {uniform(0, accRows - rows), uniform(0, spadRows - rows), rows, uniform(0, accRows - 2), uniform(lo, hi),
-            uniform(lo, hi), uniform(lo, hi)},
-           0);
+    if (uniform(0, 1)) vectorInstruction(Semantics::Requantize);
+  }
+
+  /// Rows of a vector instruction's source (`lo`) and destination in one memory's window: in the
+  /// lower and upper half, or (`inPlace`) the same rows. A destination that overlapped a source at
+  /// another offset would read rows the instruction already wrote in a pipelined vector unit.
+  std::pair<int64_t, int64_t> sourceAndDestination(int64_t window, int64_t rows, bool inPlace) {
+    const int64_t half = window / 2;
+    const int64_t src = uniform(0, half - rows);
+    return {src, inPlace ? src : uniform(half, window - rows)};
+  }
+
+  /// One vector instruction of class s with random rows of the windows and random operands.
+  void vectorInstruction(Semantics s) {
+    const int64_t rows = uniform(1, kMaxRows);
+    const int64_t lo = isa::arith::activationMin(isa.params().act_bits);
+    const int64_t hi = isa::arith::activationMax(isa.params().act_bits);
+    const bool inPlace = uniform(0, 2) == 0;
+    const auto [accSrc, accDst] = sourceAndDestination(accRows, rows, inPlace);
+    const auto [spadSrc, spadDst] = sourceAndDestination(spadRows, rows, inPlace);
+    // A second source: in the half the destination is not in.
+    const int64_t accOther = inPlace ? uniform(accRows / 2, accRows - rows) : uniform(0, accRows / 2 - rows);
+    const int64_t spadOther = inPlace ? uniform(spadRows / 2, spadRows - rows) : uniform(0, spadRows / 2 - rows);
+    switch (s) {
+      case Semantics::Requantize:  // any scale rows of the window, to a half of its own
+        emit(s, {accSrc, spadDst, rows, uniform(0, accRows - 2), uniform(lo, hi), uniform(lo, hi), uniform(lo, hi)}, 0);
+        break;
+      case Semantics::VectorWiden: {
+        const int64_t m = limit(s, 4);
+        emit(s, {spadSrc, accDst, rows, uniform(lo, hi), uniform(-m - 1, m)}, 0);
+        break;
+      }
+      case Semantics::VectorAdd:
+      case Semantics::VectorMul: emit(s, {accDst, accSrc, accOther, rows}, 0); break;
+      case Semantics::VectorMax: emit(s, {spadDst, spadSrc, spadOther, rows}, 0); break;
+      case Semantics::VectorLut:
+        emit(s, {spadDst, spadSrc, rows, uniform(0, spadRows - isa.params().lut_rows)}, 0);
+        break;
+      case Semantics::VectorReduce: emit(s, {accDst, accSrc, rows, uniform(0, 1)}, 0); break;
+      case Semantics::VectorRecip: emit(s, {accDst, accSrc, rows, uniform(0, 63), uniform(0, 1)}, 0); break;
+      case Semantics::VectorMac: {  // source rows `stride` apart in the scratchpad's lower half
+        const int64_t stride = uniform(1, std::min(limit(s, 4), (spadRows / 2 - 1) / std::max<int64_t>(1, rows - 1)));
+        emit(s, {accDst, uniform(0, spadRows / 2 - (rows - 1) * stride - 1), spadOther, rows, stride, uniform(0, 1)},
+             0);
+        break;
+      }
+      default: break;
     }
-    builder.instructions().back().tokens |= push;
+  }
+
+  /// One to three vector instructions of the classes the config has.
+  void vectorPhase() {
+    std::vector<Semantics> classes;
+    for (Semantics s : {Semantics::Requantize, Semantics::VectorWiden, Semantics::VectorAdd, Semantics::VectorMul,
+                        Semantics::VectorMax, Semantics::VectorLut, Semantics::VectorReduce, Semantics::VectorRecip,
+                        Semantics::VectorMac})
+      if (builder.has(s)) classes.push_back(s);
+    for (int64_t n = uniform(1, 3); n > 0; --n)
+      vectorInstruction(classes[static_cast<size_t>(uniform(0, static_cast<int64_t>(classes.size()) - 1))]);
   }
 
   void randomStore() {
@@ -120,7 +171,7 @@ struct Generator {
 
 }  // namespace
 
-isa::Program randomDmaProgram(const isa::IsaConfig& isa, int phases, uint32_t seed, bool array) {
+isa::Program randomDmaProgram(const isa::IsaConfig& isa, int phases, uint32_t seed, ComputePhase compute) {
   Generator g{isa, std::mt19937(seed), isa::ProgramBuilder(isa), std::min<int64_t>(64, isa.params().spad_rows),
               std::min<int64_t>(32, isa.params().acc_rows)};
   std::vector<uint8_t> source(kSourceBytes);
@@ -135,10 +186,15 @@ isa::Program randomDmaProgram(const isa::IsaConfig& isa, int phases, uint32_t se
     for (int64_t n = g.uniform(1, 4); n > 0; --n) g.randomLoad(n == 1 && g.uniform(0, 3) == 0);
     if (p > 0) code[first].tokens |= isa::kPopNext;  // the previous phase's stores are done
     code.back().tokens |= isa::kPushNext;
-    if (array)
-      g.arrayPhase(isa::kPopPrev, isa::kPushNext);
+    const size_t computes = code.size();
+    if (compute == ComputePhase::Array)
+      g.arrayPhase();
+    else if (compute == ComputePhase::Vector)
+      g.vectorPhase();
     else
-      g.emit(Semantics::Nop, {}, isa::kPopPrev | isa::kPushNext);
+      g.emit(Semantics::Nop, {}, 0);
+    code[computes].tokens |= isa::kPopPrev;
+    code.back().tokens |= isa::kPushNext;
     const size_t stores = code.size();
     for (int64_t n = g.uniform(1, 4); n > 0; --n) g.randomStore();
     code[stores].tokens |= isa::kPopPrev;

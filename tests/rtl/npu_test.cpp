@@ -123,7 +123,7 @@ TEST_P(RtlNpu, RandomArrayProgramsLeaveTheSimulatorsBytesInDram) {
   const bool oneAtATime = GetParam() == "tiny" || GetParam() == "os16";
   const int programs = programsFromEnvironment("SYSTOLE_RTL_NPU_DMA_PROGRAMS", 20);
   for (int seed = 1; seed <= programs; ++seed) {
-    const auto [run, c] = runWithData(isa, randomDmaProgram(isa, 8, static_cast<uint32_t>(seed), true));
+    const auto [run, c] = runWithData(isa, randomDmaProgram(isa, 8, static_cast<uint32_t>(seed), ComputePhase::Array));
     ASSERT_TRUE(c.same_instruction_cycles && run.dram_fault.empty() && !run.write_conflict) << c.report;
     if (!oneAtATime) {
       ASSERT_GT(run.uncomputed, 0u) << c.report;
@@ -132,6 +132,21 @@ TEST_P(RtlNpu, RandomArrayProgramsLeaveTheSimulatorsBytesInDram) {
     }
     ASSERT_EQ(run.uncomputed, 0u) << c.report;
     ASSERT_TRUE(c.outputs_compared && c.same_outputs) << "seed " << seed << "\n" << c.report;
+  }
+}
+
+/// The same with one to three vector instructions of any class in every phase: the vector unit's
+/// data path is built on every config.
+TEST_P(RtlNpu, RandomVectorProgramsLeaveTheSimulatorsBytesInDram) {
+  const auto isa = isa::IsaConfig::load(configPath(GetParam()));
+  const int programs = programsFromEnvironment("SYSTOLE_RTL_NPU_DMA_PROGRAMS", 20);
+  for (int seed = 1; seed <= programs; ++seed) {
+    const auto [run, c] = runWithData(isa, randomDmaProgram(isa, 8, static_cast<uint32_t>(seed), ComputePhase::Vector));
+    ASSERT_EQ(run.uncomputed, 0u) << c.report;
+    ASSERT_TRUE(c.outputs_compared && c.same_outputs && c.same_instruction_cycles && run.dram_fault.empty() &&
+                !run.write_conflict)
+        << "seed " << seed << "\n"
+        << c.report;
   }
 }
 

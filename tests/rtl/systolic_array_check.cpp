@@ -1,4 +1,5 @@
-// Verilator check of rtl/systolic_array.sv against matmul_tile / weight_preload (and, on a config
+// Verilator check of rtl/systolic_array.sv against matmul_tile / weight_preload (weight_preload_t
+// on a config that has it: row n of the tile is column n of W; and, on a config
 // that has one, matmul_stream and depthwise_tile): the model is the ISA's arithmetic, arith::mac per
 // product in k (or tap) order
 // of the activation lane (int8 or int16, types.activation) and the weight register's value
@@ -78,6 +79,7 @@ class ArrayCheck : Bench<Tb> {
   ArrayCheck(const isa::IsaConfig& isa, Clocked<Tb>& sim, Report& report, std::mt19937_64& rng)
       : Bench(isa, sim, report, rng),
         preload_(isa, isa::Semantics::WeightPreload),
+        preloadT_(isa, isa::Semantics::WeightPreloadT),
         matmul_(isa, isa::Semantics::MatmulTile),
         stream_(isa, isa::Semantics::MatmulStream),
         depthwise_(isa, isa::Semantics::DepthwiseTile),
@@ -121,6 +123,22 @@ class ArrayCheck : Bench<Tb> {
     for (int k = 0; k < R_; ++k)
       for (int n = 0; n < N_; ++n)
         W_[static_cast<size_t>(k)][static_cast<size_t>(n)] = spadRows[static_cast<size_t>(k)][static_cast<size_t>(n)];
+    ++preloads_;
+  }
+
+  bool transposes() const { return preloadT_.present(); }
+
+  /// weight_preload_t: ARRAY_COLS scratchpad rows, row n giving column n of W.
+  void preloadTransposed(const std::vector<Row>& spadRows) {
+    OpResult res = run({.preload = true, .transpose = true}, N_,
+                       [&](int c) { putRow(t_.in_row_i, spadRows[static_cast<size_t>(c)]); });
+    if (!res.ok) return;
+    r_.expect(res.rows.empty(), "weight_preload_t produced output rows");
+    const Operands ops = {{"spad_row", fieldValue(preloadT_, "spad_row", p_.spad_rows - p_.array_cols)}};
+    preloadT_.check(r_, ops, res.cycles);
+    for (int k = 0; k < R_; ++k)
+      for (int n = 0; n < N_; ++n)
+        W_[static_cast<size_t>(k)][static_cast<size_t>(n)] = spadRows[static_cast<size_t>(n)][static_cast<size_t>(k)];
     ++preloads_;
   }
 
@@ -325,6 +343,7 @@ class ArrayCheck : Bench<Tb> {
   void injectExtraRow() {
     t_.cmd_valid_i = 1;
     t_.cmd_preload_i = 1;
+    t_.cmd_transpose_i = 0;
     t_.cmd_stream_i = 0;
     t_.cmd_depthwise_i = 0;
     t_.in_valid_i = 1;
@@ -385,7 +404,7 @@ class ArrayCheck : Bench<Tb> {
   }
 
   struct Command {
-    bool preload = false, stream = false, depthwise = false;
+    bool preload = false, transpose = false, stream = false, depthwise = false;
     int m = 0, k = 0;
     bool accumulate = false;
     int kh = 0, kw = 0, pitch = 0, stride = 0;  // depthwise_tile
@@ -407,6 +426,7 @@ class ArrayCheck : Bench<Tb> {
     for (int c = 0;; ++c) {
       t_.cmd_valid_i = c == 0;
       t_.cmd_preload_i = isPreload;
+      t_.cmd_transpose_i = c == 0 ? cmd.transpose : (rng_() & 1);  // garbage after the accept cycle
       // Inputs must fit their width; after the accept cycle the command inputs are garbage.
       rtlcheck::set(t_.cmd_m_i, c == 0 ? m : static_cast<int>(rng_() & ((1u << t_.pkg_m_bits_o) - 1)));
       t_.cmd_accumulate_i = c == 0 ? cmd.accumulate : (rng_() & 1);
@@ -459,7 +479,7 @@ class ArrayCheck : Bench<Tb> {
     return res;
   }
 
-  Timing preload_, matmul_, stream_, depthwise_;
+  Timing preload_, preloadT_, matmul_, stream_, depthwise_;
   int R_, N_, E_;
   std::vector<Row> W_;  // the model's weights
   int64_t preloads_ = 0, matmuls_ = 0, streams_ = 0, depthwises_ = 0, valuesCompared_ = 0;
@@ -484,7 +504,10 @@ int main(int argc, char** argv) {
     for (int round = 0; round < rounds; ++round) {
       if (s.sim.assertionFailed()) break;  // reported once; the state is no longer meaningful
       check.idle(static_cast<int>(s.rng() % 3));
-      check.preload(check.randomRows(R, E));
+      if (check.transposes() && (s.rng() & 1))
+        check.preloadTransposed(check.randomRows(static_cast<int>(s.isa.params().array_cols), E));
+      else
+        check.preload(check.randomRows(R, E));
       const int matmuls = 1 + static_cast<int>(s.rng() % 6);
       for (int j = 0; j < matmuls; ++j) {
         int64_t m;
@@ -527,7 +550,7 @@ int main(int argc, char** argv) {
       }
       if (depthwises > 0) check.matmul(check.randomRows(2, R), check.randomAcc(2), s.rng() & 1);
     }
-    return s.finish(std::to_string(check.preloads()) + " weight_preload, " + std::to_string(check.matmuls()) +
+    return s.finish(std::to_string(check.preloads()) + " weight_preload (or _t), " + std::to_string(check.matmuls()) +
                     " matmul_tile, " + std::to_string(check.streamsRun()) + " matmul_stream, " +
                     std::to_string(check.depthwisesRun()) + " depthwise_tile, " +
                     std::to_string(check.valuesCompared()) + " int32 outputs compared");
