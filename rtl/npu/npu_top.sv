@@ -28,7 +28,7 @@ module npu_top
   output logic [2:0][4:0][63:0] stall_cycles_o,
   output logic         beats_exceed_occupancy_o,
   output logic         write_conflict_o,   // two rows for one write port in one cycle (a load's row and a
-                                           // pending fill; vector rows of two latencies; array and vector)
+                                           // pending fill; an array row and a vector row)
   output logic [63:0]  uncomputed_o        // compute instructions started but not computed (no data path)
 );
   logic [63:0] now_q;
@@ -139,7 +139,11 @@ module npu_top
   localparam int SPAD_ROW_W = SCRATCHPAD_ROWS > 1 ? $clog2(SCRATCHPAD_ROWS) : 1;
   localparam int ACC_ROW_W = ACCUMULATOR_ROWS > 1 ? $clog2(ACCUMULATOR_ROWS) : 1;
   logic spad_wr, acc_wr, spad_rd, acc_rd, spad_rd_valid_q, acc_rd_valid_q;
-  logic array_spad_rd, array_acc_rd, array_acc_wr, load_conflict;
+  logic array_spad_rd, array_acc_rd, array_acc_wr, load_conflict, array_weight_rd;
+  /* verilator lint_off UNUSEDSIGNAL */  // row numbers past the scratchpad's rows
+  logic [31:0] array_weight_row;
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic [8 * SCRATCHPAD_ROW_BYTES-1:0] array_weight_data;
   /* verilator lint_off UNUSEDSIGNAL */  // row numbers past the memories' rows
   logic [31:0] wr_row, rd_row, array_spad_row, array_acc_row, array_acc_wr_row;
   /* verilator lint_on UNUSEDSIGNAL */
@@ -176,6 +180,7 @@ module npu_top
   npu_array_path u_array_path (
     .clk_i, .rst_ni, .start_i(queue_pop[1]), .head_index_i(head_index[1]), .head_instr_i(head_instr[1]),
     .handles_o(array_handles), .spad_rd_o(array_spad_rd), .spad_row_o(array_spad_row), .spad_data_i(array_spad_data),
+    .weight_rd_o(array_weight_rd), .weight_row_o(array_weight_row), .weight_data_i(array_weight_data),
     .acc_rd_o(array_acc_rd), .acc_row_o(array_acc_row), .acc_data_i(array_acc_data), .acc_wr_o(array_acc_wr),
     .acc_wr_row_o(array_acc_wr_row), .acc_wr_data_o(array_acc_wr_data), .overrun_o(array_overrun),
     .overrun_index_o(array_overrun_index));
@@ -185,31 +190,31 @@ module npu_top
   logic [1:0] vector_spad_rd;
   logic [1:0][31:0] vector_spad_row;
   logic [1:0][SPAD_BITS-1:0] vector_spad_data;
-  logic vector_table_rd, vector_spad_wr, vector_conflict;
-  logic [1:0] vector_acc_wr;
+  logic vector_table_rd, vector_spad_wr;
+  logic [2:0] vector_acc_wr;
   /* verilator lint_off UNUSEDSIGNAL */  // row numbers past the memories' rows
   logic [31:0] vector_table_row, vector_spad_wr_row;
-  logic [1:0][31:0] vector_acc_wr_row;
+  logic [2:0][31:0] vector_acc_wr_row;
   /* verilator lint_on UNUSEDSIGNAL */
   logic [LUT_ROWS-1:0][SPAD_BITS-1:0] vector_table_data;
   logic [SPAD_BITS-1:0] vector_spad_wr_data;
-  logic [1:0][ACC_BITS-1:0] vector_acc_wr_data;
+  logic [2:0][ACC_BITS-1:0] vector_acc_wr_data;
   npu_vector_path u_vector_path (
     .clk_i, .rst_ni, .start_i(queue_pop[1]), .head_instr_i(head_instr[1]), .handles_o(vector_handles),
     .acc_rd_o(vector_acc_rd), .acc_row_o(vector_acc_row), .acc_data_i(vector_acc_data), .spad_rd_o(vector_spad_rd),
     .spad_row_o(vector_spad_row), .spad_data_i(vector_spad_data), .table_rd_o(vector_table_rd),
     .table_row_o(vector_table_row), .table_data_i(vector_table_data), .spad_wr_o(vector_spad_wr),
     .spad_wr_row_o(vector_spad_wr_row), .spad_wr_data_o(vector_spad_wr_data), .acc_wr_o(vector_acc_wr),
-    .acc_wr_row_o(vector_acc_wr_row), .acc_wr_data_o(vector_acc_wr_data), .write_conflict_o(vector_conflict));
+    .acc_wr_row_o(vector_acc_wr_row), .acc_wr_data_o(vector_acc_wr_data));
   // The array path and the vector path's element-wise rows share an accumulator write port: a
   // program's scoreboard keeps their writes in different cycles unless the vector unit runs beside
-  // the array. The vector path's reduced and reciprocal rows have one of their own.
+  // the array. The vector path's reduced and reciprocal rows have one each.
   wire acc_wr2 = array_acc_wr || vector_acc_wr[0];
   /* verilator lint_off UNUSEDSIGNAL */  // row numbers past the accumulator's rows
   wire [31:0] acc_wr2_row = array_acc_wr ? array_acc_wr_row : vector_acc_wr_row[0];
   /* verilator lint_on UNUSEDSIGNAL */
   wire [ACC_BITS-1:0] acc_wr2_data = array_acc_wr ? array_acc_wr_data : vector_acc_wr_data[0];
-  assign write_conflict_o = load_conflict || vector_conflict || (array_acc_wr && vector_acc_wr[0]);
+  assign write_conflict_o = load_conflict || (array_acc_wr && vector_acc_wr[0]);
 
   // Compute instructions started that no data path computed (nop and finish need none).
   wire [4:0] compute_semantics = head_instr[1].semantics;
@@ -223,24 +228,27 @@ module npu_top
       if (array_overrun) npu_not_computed(array_overrun_index);
     end
   end
-  // The scratchpad's plain read ports: 0 the DMA store, 1 and 2 the vector path.
-  logic [2:0][SPAD_BITS-1:0] spad_plain_data;
-  banked_memory #(.ACCUMULATOR(1'b0), .PLAIN_READS(3), .TABLE_ROWS(LUT_ROWS)) u_scratchpad (
+  // The scratchpad's plain read ports: 0 the DMA store, 1 and 2 the vector path, 3 the array
+  // path's stream weights.
+  logic [3:0][SPAD_BITS-1:0] spad_plain_data;
+  banked_memory #(.ACCUMULATOR(1'b0), .PLAIN_READS(4), .TABLE_ROWS(LUT_ROWS)) u_scratchpad (
     .clk_i, .rst_ni, .rd_valid_i({1'b0, array_spad_rd}), .rd_row0_i(SPAD_ROW_W'(array_spad_row)), .rd_row1_i('0),
     .rd_ready_o(unused_spad_ready), .rd_data_valid_o(unused_spad_valid), .rd_data0_o(array_spad_data),
-    .rd_data1_o(unused_spad_rd1), .rd2_valid_i({vector_spad_rd, spad_rd}),
-    .rd2_row_i({SPAD_ROW_W'(vector_spad_row[1]), SPAD_ROW_W'(vector_spad_row[0]), SPAD_ROW_W'(rd_row)}),
+    .rd_data1_o(unused_spad_rd1), .rd2_valid_i({array_weight_rd, vector_spad_rd, spad_rd}),
+    .rd2_row_i({SPAD_ROW_W'(array_weight_row), SPAD_ROW_W'(vector_spad_row[1]), SPAD_ROW_W'(vector_spad_row[0]),
+                SPAD_ROW_W'(rd_row)}),
     .rd2_data_o(spad_plain_data), .tbl_valid_i(vector_table_rd), .tbl_row_i(SPAD_ROW_W'(vector_table_row)),
     .tbl_data_o(vector_table_data), .wr_valid_i(spad_wr), .wr_row_i(SPAD_ROW_W'(wr_row)), .wr_data_i(spad_wr_data),
     .wr2_valid_i(vector_spad_wr), .wr2_row_i(SPAD_ROW_W'(vector_spad_wr_row)), .wr2_data_i(vector_spad_wr_data));
   assign spad_rd_data = spad_plain_data[0];
   assign vector_spad_data = spad_plain_data[2:1];
+  assign array_weight_data = spad_plain_data[3];
   // The accumulator's plain read ports: 0 the DMA store, 1 to 3 the vector path.
   logic [3:0][ACC_BITS-1:0] acc_plain_data;
   /* verilator lint_off UNUSEDSIGNAL */  // no table in the accumulator
   logic [ACC_BITS-1:0] unused_acc_table;
   /* verilator lint_on UNUSEDSIGNAL */
-  banked_memory #(.ACCUMULATOR(1'b1), .PLAIN_READS(4), .MORE_WRITES(2)) u_accumulator (
+  banked_memory #(.ACCUMULATOR(1'b1), .PLAIN_READS(4), .MORE_WRITES(3)) u_accumulator (
     .clk_i, .rst_ni, .rd_valid_i({1'b0, array_acc_rd}), .rd_row0_i(ACC_ROW_W'(array_acc_row)), .rd_row1_i('0),
     .rd_ready_o(unused_acc_ready), .rd_data_valid_o(unused_acc_valid), .rd_data0_o(array_acc_data),
     .rd_data1_o(unused_acc_rd1), .rd2_valid_i({vector_acc_rd, acc_rd}),
@@ -248,8 +256,9 @@ module npu_top
                 ACC_ROW_W'(rd_row)}),
     .rd2_data_o(acc_plain_data), .tbl_valid_i(1'b0), .tbl_row_i('0), .tbl_data_o(unused_acc_table),
     .wr_valid_i(acc_wr), .wr_row_i(ACC_ROW_W'(wr_row)), .wr_data_i(acc_wr_data),
-    .wr2_valid_i({vector_acc_wr[1], acc_wr2}), .wr2_row_i({ACC_ROW_W'(vector_acc_wr_row[1]), ACC_ROW_W'(acc_wr2_row)}),
-    .wr2_data_i({vector_acc_wr_data[1], acc_wr2_data}));
+    .wr2_valid_i({vector_acc_wr[2:1], acc_wr2}),
+    .wr2_row_i({ACC_ROW_W'(vector_acc_wr_row[2]), ACC_ROW_W'(vector_acc_wr_row[1]), ACC_ROW_W'(acc_wr2_row)}),
+    .wr2_data_i({vector_acc_wr_data[2:1], acc_wr2_data}));
   assign acc_rd_data = acc_plain_data[0];
   assign vector_acc_data = acc_plain_data[3:1];
 

@@ -15,10 +15,9 @@
 // lanes carry its operands, so an instruction may start while the previous one's rows are still in
 // the lanes (pipelined issue, `issue: rows`) once that one has read its last row; one that starts
 // earlier is not taken, and counts as not computed. The simulator lets rows of two instructions
-// reach the accumulator in the same cycle (a short class right after a long one), so the
-// element-wise rows and the long classes' rows have a write port each; a reduced and a reciprocal
-// row in one cycle (possible only where their latencies differ) raise write_conflict_o. One with
-// rows = 0 does nothing.
+// reach the accumulator in the same cycle (a short class right after a long one), so each latency
+// (the element-wise rows, the reduced rows, the reciprocal rows) has a write port of its own. One
+// with rows = 0 does nothing.
 //
 // Lanes: the accumulator's lanes (ACCUMULATOR_ROW_BYTES / 4) for the accumulator classes and
 // requantize, the scratchpad's (its row's activations) for vector_max and vector_lut; a
@@ -48,11 +47,10 @@ module npu_vector_path
   output logic                                 spad_wr_o,
   output logic [31:0]                          spad_wr_row_o,
   output logic [SPAD_BITS-1:0]                 spad_wr_data_o,
-  // Two accumulator write ports: 0 the element-wise rows, 1 the reduced and reciprocal rows.
-  output logic [1:0]                           acc_wr_o,
-  output logic [1:0][31:0]                     acc_wr_row_o,
-  output logic [1:0][ACC_BITS-1:0]             acc_wr_data_o,
-  output logic                                 write_conflict_o
+  // Three accumulator write ports: 0 the element-wise rows, 1 the reduced, 2 the reciprocal rows.
+  output logic [2:0]                           acc_wr_o,
+  output logic [2:0][31:0]                     acc_wr_row_o,
+  output logic [2:0][ACC_BITS-1:0]             acc_wr_data_o
 );
   localparam int AB = ACTIVATION_BITS;
   localparam int LANES = ACCUMULATOR_ROW_BYTES / 4;          // the accumulator's lanes
@@ -300,8 +298,7 @@ module npu_vector_path
   assign spad_wr_o = alu_spad;
   assign spad_wr_row_o = alu_tag.row;
   assign spad_wr_data_o = int'(alu_tag.sem) == SEM_REQUANTIZE ? SPAD_BITS'(requant_out) : SPAD_BITS'(alu_spad_lanes);
-  assign acc_wr_o = {reduce_leaves || recip_leaves, alu_acc};
-  assign acc_wr_row_o = {recip_leaves ? recip_tag.row : reduce_tag.row, alu_tag.row};
-  assign acc_wr_data_o = {acc_row_of(recip_leaves ? recip_out : reduce_out), acc_row_of(alu_acc_lanes)};
-  assign write_conflict_o = reduce_leaves && recip_leaves;  // only where their latencies differ
+  assign acc_wr_o = {recip_leaves, reduce_leaves, alu_acc};
+  assign acc_wr_row_o = {recip_tag.row, reduce_tag.row, alu_tag.row};
+  assign acc_wr_data_o = {acc_row_of(recip_out), acc_row_of(reduce_out), acc_row_of(alu_acc_lanes)};
 endmodule

@@ -84,8 +84,8 @@ struct Generator {
     emit(s, operands, 0);
   }
 
-  /// A weight_preload (or weight_preload_t), up to three matmul_tiles (m >= 1, at most array.rows
-  /// on an output-stationary array) and maybe a requantize.
+  /// A weight_preload (or weight_preload_t), up to three matmul_tiles or matmul_streams (m >= 1, at
+  /// most array.rows on an output-stationary array) and maybe a requantize.
   void arrayPhase() {
     const auto& p = isa.params();
     if (builder.has(Semantics::WeightPreloadT) && uniform(0, 1))
@@ -95,7 +95,16 @@ struct Generator {
     const int64_t maxM = p.dataflow == isa::Dataflow::OutputStationary ? p.array_rows : kMaxRows;
     for (int64_t n = uniform(1, 3); n > 0; --n) {
       const int64_t m = uniform(1, std::min(maxM, std::min(spadRows, accRows)));
-      emit(Semantics::MatmulTile, {uniform(0, spadRows - m), uniform(0, accRows - m), m, uniform(0, 1)}, 0);
+      if (builder.has(Semantics::MatmulStream) && uniform(0, 1)) {  // k slices of weight and activation rows
+        const int64_t k = uniform(1, std::min<int64_t>(3, spadRows / p.array_rows));
+        const int64_t stride = k > 1 ? uniform(0, (spadRows - m) / (k - 1)) : uniform(0, 4);
+        emit(Semantics::MatmulStream,
+             {uniform(0, spadRows - m - (k - 1) * stride), stride, uniform(0, spadRows - k * p.array_rows),
+              uniform(0, accRows - m), m, k, uniform(0, 1)},
+             0);
+      } else {
+        emit(Semantics::MatmulTile, {uniform(0, spadRows - m), uniform(0, accRows - m), m, uniform(0, 1)}, 0);
+      }
     }
     if (uniform(0, 1)) vectorInstruction(Semantics::Requantize);
   }
