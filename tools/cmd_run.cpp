@@ -319,8 +319,8 @@ void registerRun(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
                 "fail a program whose scratchpad/accumulator accesses the dependency tokens do not order");
   cmd->add_option("--rtl", a.rtl,
                   "npu: also run every NPU program on the whole Verilated NPU (rtl/npu: control, timing, DMA, "
-                  "requantize, the array on "
-                  "configs with one weight set) and compare each instruction's start and completion cycle with the "
+                  "the vector unit, the array on configs with one weight set) and compare each instruction's start and "
+                  "completion cycle with the "
                   "simulator's, and the outputs when the RTL computed every instruction (exit 1 if any differs)")
       ->check(CLI::IsMember({"npu"}));
   cmd->add_flag("--layers", a.layers,

@@ -58,8 +58,8 @@ std::string notComputed(const isa::IsaConfig& isa, std::span<const isa::Instruct
     text +=
         "the first: instruction " + std::to_string(first) + " `" + isa::formatInstruction(isa, program[first]) + "`; ";
   return text +
-         "the RTL's data paths: the DMA, requantize, and on a config with one weight set the array's "
-         "weight_preload and matmul_tile, one at a time)";
+         "the RTL's data paths: the DMA, every vector class, and on a config with one weight set the array's "
+         "weight_preload, weight_preload_t, matmul_tile and matmul_stream, one at a time)";
 }
 
 /// Compares the simulator's output tensors with the RTL's DRAM; fills the output fields of `c`.
