@@ -114,31 +114,21 @@ class ArrayCheck : Bench<Tb> {
     return uniform(rng_, 0, std::max<int64_t>(lim, 0));
   }
 
-  void preload(const std::vector<Row>& spadRows) {
-    OpResult res = run({.preload = true}, R_, [&](int c) { putRow(t_.in_row_i, spadRows[static_cast<size_t>(c)]); });
-    if (!res.ok) return;
-    r_.expect(res.rows.empty(), "weight_preload produced output rows");
-    const Operands ops = {{"spad_row", fieldValue(preload_, "spad_row", p_.spad_rows - p_.array_rows)}};
-    preload_.check(r_, ops, res.cycles);
-    for (int k = 0; k < R_; ++k)
-      for (int n = 0; n < N_; ++n)
-        W_[static_cast<size_t>(k)][static_cast<size_t>(n)] = spadRows[static_cast<size_t>(k)][static_cast<size_t>(n)];
-    ++preloads_;
-  }
-
   bool transposes() const { return preloadT_.present(); }
 
-  /// weight_preload_t: ARRAY_COLS scratchpad rows, row n giving column n of W.
-  void preloadTransposed(const std::vector<Row>& spadRows) {
-    OpResult res = run({.preload = true, .transpose = true}, N_,
+  /// weight_preload: ARRAY_ROWS scratchpad rows, row k giving row k of W; `transposed`
+  /// (weight_preload_t): ARRAY_COLS rows, row n giving column n of W.
+  void preload(const std::vector<Row>& spadRows, bool transposed = false) {
+    const Timing& timing = transposed ? preloadT_ : preload_;
+    OpResult res = run({.preload = true, .transpose = transposed}, transposed ? N_ : R_,
                        [&](int c) { putRow(t_.in_row_i, spadRows[static_cast<size_t>(c)]); });
     if (!res.ok) return;
-    r_.expect(res.rows.empty(), "weight_preload_t produced output rows");
-    const Operands ops = {{"spad_row", fieldValue(preloadT_, "spad_row", p_.spad_rows - p_.array_cols)}};
-    preloadT_.check(r_, ops, res.cycles);
-    for (int k = 0; k < R_; ++k)
-      for (int n = 0; n < N_; ++n)
-        W_[static_cast<size_t>(k)][static_cast<size_t>(n)] = spadRows[static_cast<size_t>(n)][static_cast<size_t>(k)];
+    r_.expect(res.rows.empty(), "a weight preload produced output rows");
+    const int64_t rows = transposed ? p_.array_cols : p_.array_rows;
+    const Operands ops = {{"spad_row", fieldValue(timing, "spad_row", p_.spad_rows - rows)}};
+    timing.check(r_, ops, res.cycles);
+    for (size_t k = 0; k < static_cast<size_t>(R_); ++k)
+      for (size_t n = 0; n < static_cast<size_t>(N_); ++n) W_[k][n] = transposed ? spadRows[n][k] : spadRows[k][n];
     ++preloads_;
   }
 
@@ -505,7 +495,7 @@ int main(int argc, char** argv) {
       if (s.sim.assertionFailed()) break;  // reported once; the state is no longer meaningful
       check.idle(static_cast<int>(s.rng() % 3));
       if (check.transposes() && (s.rng() & 1))
-        check.preloadTransposed(check.randomRows(static_cast<int>(s.isa.params().array_cols), E));
+        check.preload(check.randomRows(static_cast<int>(s.isa.params().array_cols), E), true);
       else
         check.preload(check.randomRows(R, E));
       const int matmuls = 1 + static_cast<int>(s.rng() % 6);
