@@ -132,8 +132,10 @@ module npu_top
   assign beats_exceed_occupancy_o = load_exceeds || store_exceeds;
 
   // The on-chip memories and their users: the load unit writes them (first write port), the store
-  // unit reads them (second read port), the compute unit's array path reads them (the read pair's
-  // first row) and writes the accumulator (second write port).
+  // unit reads them (plain read port 0), the compute unit's array path reads them (the read pair's
+  // first row, a stream's weight rows on the scratchpad's plain port 3) and writes the accumulator;
+  // the vector path reads them on plain ports of its own (and the scratchpad's table port) and
+  // writes both (the ports at the banked_memory instances below).
   localparam int SPAD_BITS = 8 * SCRATCHPAD_ROW_BYTES;
   localparam int ACC_BITS = 8 * ACCUMULATOR_SRAM_ROW_BYTES;
   localparam int SPAD_ROW_W = SCRATCHPAD_ROWS > 1 ? $clog2(SCRATCHPAD_ROWS) : 1;
