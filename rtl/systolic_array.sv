@@ -51,8 +51,12 @@
 //   row is to be captured by the accumulator write port at the end of that cycle. A matmul_tile's
 //   rows leave on consecutive cycles; a depthwise_tile's output i leaves in cycle
 //   L_i + ARRAY_ROWS + ARRAY_COLS - 2 (stride cycles apart).
-//   Occupancy: an operation accepted in cycle t0 keeps cmd_ready_o low until t0 + C, where C is
-//   the YAML timing of the instruction (the first output, if any, appears before that):
+//   Occupancy: an operation accepted in cycle t0 alone keeps idle_o low until t0 + C, where C is
+//   the YAML timing of the instruction (the first output, if any, appears before that). The
+//   output-stationary array keeps cmd_ready_o low as long; the weight-stationary one raises it
+//   once the operation's input rows are in, and the next operation's rows follow while the
+//   earlier outputs drain (in order; out_row_o counts each operation's rows from 0). A
+//   command-channel preload needs the array idle (asserted).
 //     weight_preload                 C = ARRAY_ROWS
 //     weight_preload_t               C = ARRAY_COLS
 //     matmul_tile, weight-stationary C = m + ARRAY_ROWS + ARRAY_COLS - 2
@@ -60,17 +64,30 @@
 //     matmul_stream                  C = k_slices * ARRAY_ROWS + m + ARRAY_COLS - 2
 //     depthwise_tile                 C = Wn + ARRAY_ROWS + ARRAY_COLS - 2
 //                                      (Wn = stride*(m-1) + (kh-1)*pitch + kw window rows)
+//   Weight sets (ARRAY_WEIGHT_BUFFERS = 2, weight-stationary): the n-th preload fills set n mod 2;
+//   an operation multiplies by the set of the latest preload accepted before it (before any, set
+//   1, zero). The weight channel (wcmd_valid_i / wcmd_ready_o, wcmd_transpose_i; weight-stationary
+//   only) takes a preload whose rows come on win_row_i with win_valid_i from its accept cycle (as
+//   on the command channel), while matmuls run: the controller must not fill a set that rows in
+//   flight read. With one set the weight channel fills it; the array must then be idle.
+//   Late accumulate (weight-stationary): with cmd_acc_at_out_i (and cmd_accumulate_i = 0) an
+//   output row takes its initial accumulator row from out_acc_i in the cycle it leaves; out_soon_o
+//   (and out_soon_last_o) say an output row (the last of its operation) leaves in the next cycle,
+//   so the controller can read that row, which an earlier operation in flight may just write.
 //
 // Weight-stationary micro-architecture (R = ARRAY_ROWS, N = ARRAY_COLS)
-//   PE(k, n) holds W[k][n]. Preload shifts weight rows into the bottom PE row and up one row per
-//   cycle, so after R cycles the row presented first sits in PE row 0 (R cycles, no more). A
-//   transposed preload shifts them in as columns, at the right and left one column per cycle: after
-//   N cycles the row presented first is column 0 (no transposing buffer, no extra cycles).
+//   PE(k, n) holds W[k][n] of each weight set. Preload shifts weight rows into the bottom PE row
+//   and up one row per cycle, so after R cycles the row presented first sits in PE row 0 (R
+//   cycles, no more). A transposed preload shifts them in as columns, at the right and left one
+//   column per cycle: after N cycles the row presented first is column 0 (no transposing buffer,
+//   no extra cycles).
 //   Activation element k of row i passes a k-deep skew register and enters PE(k, 0) in cycle i + k;
 //   it moves one PE right per cycle, reaching PE(k, n) in cycle i + k + n. The partial sum of
 //   (i, n) starts at the top of column n in cycle i + n (the initial value, skewed by n
 //   registers), moves down one PE per cycle and leaves the adder of PE(R-1, n) in cycle
-//   i + R - 1 + n. Column n is delayed by N - 1 - n de-skew registers, so row i leaves the
+//   i + R - 1 + n. The weight set (and, depthwise, whether the PE multiplies a tap) of the row
+//   entering in cycle e is a tag that PE(k, n) reads k + n cycles later, from one shift register
+//   of R + N - 1 stages. Column n is delayed by N - 1 - n de-skew registers, so row i leaves the
 //   array complete in cycle i + R + N - 2; the last row leaves in cycle m - 1 + R + N - 2, which
 //   is the last cycle of the operation: m + R + N - 2 cycles of fill, stream and drain.
 //
@@ -152,7 +169,19 @@ module systolic_array
   input  logic [SL-1:0][AB-1:0]                in_row_i,
   input  logic [ARRAY_COLS-1:0][AB-1:0]         in_wrow_i,
   input  logic [ARRAY_COLS-1:0][31:0]           in_acc_i,
+  input  logic                                  cmd_acc_at_out_i,
 
+  // The weight channel (weight-stationary only): a preload beside the matmuls.
+  input  logic                                  wcmd_valid_i,
+  output logic                                  wcmd_ready_o,
+  input  logic                                  wcmd_transpose_i,
+  input  logic                                  win_valid_i,
+  input  logic [SL-1:0][AB-1:0]                win_row_i,
+
+  output logic                                  idle_o,
+  output logic                                  out_soon_o,
+  output logic                                  out_soon_last_o,
+  input  logic [ARRAY_COLS-1:0][31:0]           out_acc_i,
   output logic                                  out_valid_o,
   output logic                                  out_last_o,
   output logic [M_W-1:0] out_row_o,
@@ -175,6 +204,11 @@ module systolic_array
   localparam int CNT_MAX_MM = (M_MAX > R ? M_MAX : R) > N ? (M_MAX > R ? M_MAX : R) : N;
   localparam int CNT_MAX = (WIN_MAX > CNT_MAX_MM) ? WIN_MAX : CNT_MAX_MM;
   localparam int CNT_W = $clog2(CNT_MAX + 1);
+  // The weight sets (ARRAY_WEIGHT_BUFFERS: 2 lets a preload fill one while matmuls read the other).
+  localparam int SETS = ARRAY_WEIGHT_BUFFERS > 1 ? 2 : 1;
+  // Operations in flight: a weight-stationary array takes the next once the rows of the last are
+  // in, and at most R + N - 1 rows (each an operation, at worst) are on their way out.
+  localparam int OPS_W = $clog2(R + N + 2);
 
   // Elaboration-time checks of the configuration this block supports.
   if (R < 2 || N < 2) begin : g_bad_size
@@ -189,6 +223,9 @@ module systolic_array
   if (SL < R || SL < N) begin : g_bad_row
     $error("a scratchpad row must hold an activation row and a weight row");
   end
+  if (OS && SETS > 1) begin : g_bad_sets
+    $error("the output-stationary array holds one weight set");
+  end
   if (WIN_MAX_L >= 64'(2 ** 30)) begin : g_bad_window
     $error("the depthwise window row counter would need 31 or more bits");
   end
@@ -197,11 +234,13 @@ module systolic_array
   // Control shared by both dataflows: command acceptance, input row sequencing, occupancy.
   // ---------------------------------------------------------------------------------------------
   logic             accept;
-  logic             busy_q, busy_d;
+  logic [OPS_W-1:0] ops_q, ops_d;             // operations accepted and not yet done
+  logic             busy_q;
   logic             in_phase_q, in_phase_d;   // more input rows are expected after this cycle
   logic             preload_q;
   logic             transpose_q;
   logic             accumulate_q;
+  logic             acc_at_out_q;
   logic             stream_q;
   logic [M_W-1:0]   m_q;
   logic [KS_W-1:0]  k_slices_q;
@@ -209,7 +248,7 @@ module systolic_array
   logic [KS_W-1:0]  slice_q, slice_d;         // a stream's slice of that row
 
   // The operation as seen in the current cycle (the accept cycle reads the command directly).
-  logic             op_preload, op_transpose, op_accumulate, op_stream;
+  logic             op_preload, op_transpose, op_accumulate, op_acc_at_out, op_stream;
   logic [M_W-1:0]   op_m;
   logic [KS_W-1:0]  op_k_slices, in_slice;
   logic [CNT_W-1:0] in_idx, in_rows;
@@ -218,12 +257,21 @@ module systolic_array
   // The depthwise mode (driven by g_ws.g_dw; constant 0 without it): the operation is a
   // depthwise_tile, and this input row is the last window row of its last output.
   logic             op_dw, dw_last;
+  // Driven by the dataflow: a weight-channel preload is in progress; the output row leaving now
+  // takes its initial accumulator from out_acc_i.
+  logic             w_busy, out_acc_at_out;
 
-  assign cmd_ready_o   = ~busy_q;
+  // Output-stationary: one operation at a time. Weight-stationary: the next once this one's rows
+  // are in (its outputs and an earlier one's keep draining in order); a preload on this channel
+  // must find the array idle (the controller's duty; asserted).
+  assign busy_q        = ops_q != '0;
+  assign cmd_ready_o   = OS ? ~busy_q : ~in_phase_q;
+  assign idle_o        = ~busy_q & ~w_busy;
   assign accept        = cmd_valid_i & cmd_ready_o;
   assign op_preload    = accept ? cmd_preload_i : preload_q;
   assign op_transpose  = accept ? cmd_transpose_i : transpose_q;
   assign op_accumulate = accept ? cmd_accumulate_i : accumulate_q;
+  assign op_acc_at_out = accept ? cmd_acc_at_out_i : acc_at_out_q;
   assign op_m          = accept ? cmd_m_i : m_q;
   assign op_stream     = accept ? cmd_stream_i : stream_q;
   assign op_k_slices   = accept ? cmd_k_slices_i : k_slices_q;
@@ -246,7 +294,7 @@ module systolic_array
   assign op_done = (wgt_fire & in_last) | (out_valid_o & out_last_o);
 
   always_comb begin
-    busy_d     = busy_q | accept;
+    ops_d      = ops_q + OPS_W'(accept) - OPS_W'(op_done);
     in_phase_d = in_phase_q;
     in_cnt_d   = in_cnt_q;
     slice_d    = slice_q;
@@ -263,23 +311,23 @@ module systolic_array
         slice_d  = in_slice + KS_W'(1);
       end
     end
-    if (op_done) busy_d = 1'b0;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      busy_q       <= 1'b0;
+      ops_q        <= '0;
       in_phase_q   <= 1'b0;
       in_cnt_q     <= '0;
       slice_q      <= '0;
       preload_q    <= 1'b0;
       transpose_q  <= 1'b0;
       accumulate_q <= 1'b0;
+      acc_at_out_q <= 1'b0;
       stream_q     <= 1'b0;
       m_q          <= '0;
       k_slices_q   <= '0;
     end else begin
-      busy_q     <= busy_d;
+      ops_q      <= ops_d;
       in_phase_q <= in_phase_d;
       in_cnt_q   <= in_cnt_d;
       slice_q    <= slice_d;
@@ -287,6 +335,7 @@ module systolic_array
         preload_q    <= cmd_preload_i;
         transpose_q  <= cmd_transpose_i;
         accumulate_q <= cmd_accumulate_i;
+        acc_at_out_q <= cmd_acc_at_out_i;
         stream_q     <= cmd_stream_i;
         m_q          <= cmd_m_i;
         k_slices_q   <= cmd_k_slices_i;
@@ -312,7 +361,8 @@ module systolic_array
     assign unused_wrow = ^{in_wrow_i, act_last};
     logic [AB-1:0]  mul_a    [R][N];   // PE(k, n)'s multiplicand: a_in, or its tap (depthwise)
     logic        row_fire;          // an output row starts down the array: its tags enter
-    logic [WB-1:0] w_q    [R][N];   // W[k][n], stationary
+    logic [SETS-1:0][WB-1:0] w_q [R][N];  // W[k][n] of each weight set, stationary
+    logic [WB-1:0] w_pe   [R][N];   // the weight PE(k, n) multiplies by this cycle
     logic [AB-1:0]  act_left [R];      // activation entering PE(k, 0) this cycle
     logic [31:0] seed_top [N];      // partial-sum seed entering PE(0, n) this cycle
     logic [AB-1:0]  a_in     [R][N];   // activation at PE(k, n) this cycle
@@ -320,17 +370,96 @@ module systolic_array
     logic [31:0] psum_d   [R][N];   // partial sum leaving PE(k, n)'s adder
     logic [31:0] psum_q   [R-1][N]; // partial sum forwarded to PE(k + 1, n)
 
-    // Weight preload: rows enter the bottom PE row and shift up. W is zero until the first
-    // preload (isa-semantics.md), hence the reset.
+    // Weight sets: the n-th preload (either channel) fills set n mod SETS, and an operation reads
+    // the set of the latest preload accepted before it. Which set a PE multiplies by travels with
+    // the operation's rows (ent_set): the wavefront of the row entering in cycle e passes PE(k, n)
+    // in cycle e + k + n, so a preload may fill one set while rows of the other are in the array.
+    logic fill_set_q, set_q, op_set, pre_set_q, op_pre_set;
+    // [d]: the tags of the row that entered d cycles ago (only some configs read every one).
+    /* verilator lint_off UNUSEDSIGNAL */
+    logic [R+N-2:0] ent_set, ent_dw;
+    /* verilator lint_on UNUSEDSIGNAL */
+    logic [R+N-3:0] ent_set_q, ent_dw_q;
+    assign op_set     = accept ? (SETS > 1 ? ~fill_set_q : 1'b0) : set_q;
+    assign op_pre_set = accept ? fill_set_q : pre_set_q;
+    assign ent_set    = {ent_set_q, op_set};
+    assign ent_dw     = {ent_dw_q, op_dw};
+    always_ff @(posedge clk_i) begin
+      ent_set_q <= ent_set[R+N-3:0];
+      ent_dw_q  <= ent_dw[R+N-3:0];
+    end
+
+    // The weight channel: ARRAY_ROWS rows (wcmd_transpose_i: ARRAY_COLS) from the accept cycle.
+    logic w_busy_q, w_tr_q, w_set_q, w_accept, w_expected, w_fire, w_last, w_tr, w_set;
+    logic [CNT_W-1:0] w_cnt_q, w_idx;
+    assign wcmd_ready_o = ~w_busy_q;
+    assign w_busy       = w_busy_q;
+    assign w_accept     = wcmd_valid_i & wcmd_ready_o;
+    assign w_expected   = w_accept | w_busy_q;
+    assign w_fire       = win_valid_i & w_expected;
+    assign w_tr         = w_accept ? wcmd_transpose_i : w_tr_q;
+    assign w_set        = w_accept ? fill_set_q : w_set_q;
+    assign w_idx        = w_accept ? '0 : w_cnt_q;
+    assign w_last       = w_idx == (w_tr ? CNT_W'(N - 1) : CNT_W'(R - 1));
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
-        for (int k = 0; k < R; k++) for (int n = 0; n < N; n++) w_q[k][n] <= '0;
-      end else if (wgt_fire && op_transpose) begin
-        for (int k = 0; k < R; k++) for (int n = 0; n < N - 1; n++) w_q[k][n] <= w_q[k][n + 1];
-        for (int k = 0; k < R; k++) w_q[k][N - 1] <= in_row_i[k][WB-1:0];
-      end else if (wgt_fire) begin
-        for (int k = 0; k < R - 1; k++) for (int n = 0; n < N; n++) w_q[k][n] <= w_q[k + 1][n];
-        for (int n = 0; n < N; n++) w_q[R - 1][n] <= in_row_i[n][WB-1:0];
+        {fill_set_q, set_q, pre_set_q, w_busy_q, w_tr_q, w_set_q} <= '0;
+        w_cnt_q <= '0;
+      end else begin
+        if (SETS > 1 && ((accept & cmd_preload_i) | w_accept)) fill_set_q <= ~fill_set_q;
+        if (accept) begin
+          set_q     <= op_set;
+          pre_set_q <= op_pre_set;
+        end
+        w_busy_q <= w_expected & ~(w_fire & w_last);
+        if (w_accept) begin
+          w_tr_q  <= wcmd_transpose_i;
+          w_set_q <= fill_set_q;
+        end
+        if (w_fire) w_cnt_q <= w_idx + CNT_W'(1);
+      end
+    end
+
+    // Weight preload (either channel, one at a time): rows enter the bottom PE row of their set
+    // and shift up; transposed, they enter the right column and shift left. W is zero until the
+    // first preload (isa-semantics.md), hence the reset.
+    logic pre_fire, pre_tr, pre_set;
+    logic [SL-1:0][AB-1:0] pre_row;
+    assign pre_fire = wgt_fire | w_fire;
+    assign pre_tr   = wgt_fire ? op_transpose : w_tr;
+    assign pre_set  = wgt_fire ? op_pre_set : w_set;
+    assign pre_row  = wgt_fire ? in_row_i : win_row_i;
+    for (genvar k = 0; k < R; k++) begin : g_w_row
+      for (genvar n = 0; n < N; n++) begin : g_w_col
+        logic [WB-1:0] from_right, from_below;  // this PE's next weight in the preload's set
+        logic [SETS-1:0][WB-1:0] next;
+        if (n == N - 1) begin : g_right_edge
+          assign from_right = pre_row[k][WB-1:0];
+        end else begin : g_right
+          assign from_right = w_q[k][n + 1][pre_set];
+        end
+        if (k == R - 1) begin : g_bottom_edge
+          assign from_below = pre_row[n][WB-1:0];
+        end else begin : g_below
+          assign from_below = w_q[k + 1][n][pre_set];
+        end
+        always_comb begin
+          next = w_q[k][n];
+          next[pre_set] = pre_tr ? from_right : from_below;
+        end
+        always_ff @(posedge clk_i or negedge rst_ni) begin
+          if (!rst_ni) w_q[k][n] <= '0;
+          else if (pre_fire) w_q[k][n] <= next;
+        end
+      end
+    end
+    for (genvar k = 0; k < R; k++) begin : g_w_pe_row
+      for (genvar n = 0; n < N; n++) begin : g_w_pe_col
+        if (SETS > 1) begin : g_two
+          assign w_pe[k][n] = w_q[k][n][ent_set[k + n]];
+        end else begin : g_one
+          assign w_pe[k][n] = w_q[k][n][0];
+        end
       end
     end
 
@@ -376,7 +505,7 @@ module systolic_array
         end else begin : g_p_inner
           assign psum_in = psum_q[k - 1][n];
         end
-        assign psum_d[k][n] = psum_in + pe_product(mul_a[k][n], w_q[k][n]);
+        assign psum_d[k][n] = psum_in + pe_product(mul_a[k][n], w_pe[k][n]);
         if (n < N - 1) begin : g_a_fwd
           always_ff @(posedge clk_i) a_q[k][n] <= a_in[k][n];
         end
@@ -498,7 +627,7 @@ module systolic_array
             end
             assign tap_pe[t][n] = skew_q[t + n - 1];
           end
-          assign mul_a[t][n] = op_dw ? tap_pe[t][n] : a_in[t][n];
+          assign mul_a[t][n] = ent_dw[t + n] ? tap_pe[t][n] : a_in[t][n];
         end
       end
     end else begin : g_no_dw
@@ -518,27 +647,33 @@ module systolic_array
     // R - 1 through the skew registers and along the bottom PE row (a depthwise output's tags
     // enter in the cycle of its last window row).
     localparam int D = R + N - 2;
-    logic [D-1:0] tag_valid_q, tag_last_q;
+    // The operation's accumulate-at-output choice travels with them too.
+    logic [D-1:0] tag_valid_q, tag_last_q, tag_aao_q;
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
         tag_valid_q <= '0;
         tag_last_q  <= '0;
+        tag_aao_q   <= '0;
       end else begin
         tag_valid_q <= {tag_valid_q[D-2:0], row_fire};
         tag_last_q  <= {tag_last_q[D-2:0], row_fire & in_last};
+        tag_aao_q   <= {tag_aao_q[D-2:0], op_acc_at_out};
       end
     end
 
+    // Output rows are numbered per operation (outputs leave in order, each operation's last marked).
     logic [M_W-1:0] out_cnt_q;
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) out_cnt_q <= '0;
-      else if (accept) out_cnt_q <= '0;
-      else if (out_valid_o) out_cnt_q <= out_cnt_q + M_W'(1);
+      else if (out_valid_o) out_cnt_q <= out_last_o ? '0 : out_cnt_q + M_W'(1);
     end
 
-    assign out_valid_o = tag_valid_q[D-1];
-    assign out_last_o  = tag_last_q[D-1];
-    assign out_row_o   = out_cnt_q;
+    assign out_valid_o     = tag_valid_q[D-1];
+    assign out_last_o      = tag_last_q[D-1];
+    assign out_row_o       = out_cnt_q;
+    assign out_soon_o      = tag_valid_q[D-2];
+    assign out_soon_last_o = tag_last_q[D-2];
+    assign out_acc_at_out  = tag_aao_q[D-1];
 
   end else begin : g_os
     // -------------------------------------------------------------------------------------------
@@ -548,6 +683,10 @@ module systolic_array
     assign unused_dw = ^{cmd_depthwise_i, cmd_kh_i, cmd_kw_i, cmd_pitch_i, cmd_stride_i};
     assign op_dw     = 1'b0;
     assign dw_last   = 1'b0;
+    // One weight set, preloaded on the command channel: no weight channel, no late accumulate.
+    assign {wcmd_ready_o, w_busy, out_soon_o, out_soon_last_o, out_acc_at_out} = '0;
+    logic unused_os;
+    assign unused_os = ^{wcmd_valid_i, wcmd_transpose_i, win_valid_i, win_row_i, out_acc_i, op_acc_at_out};
     logic [WB-1:0] wbuf_q [R][N];   // weight buffer at the top edge: W[k][n]
     logic [WB-1:0] w_top  [N];      // weight entering PE(0, n) this cycle
     logic [WB-1:0] w_in   [R][N];   // weight at PE(i, n) this cycle
@@ -760,8 +899,21 @@ module systolic_array
   // Outputs only belong to a running matmul, in order, and the last one is row m - 1.
   assert property (@(posedge clk_i) disable iff (!rst_ni) out_valid_o |-> (busy_q & ~preload_q))
     else $error("output row outside a matmul_tile");
-  assert property (@(posedge clk_i) disable iff (!rst_ni) out_valid_o |-> (out_last_o == (out_row_o == m_q - M_W'(1))))
+  // (m_q is the draining operation's while it is the only one in flight.)
+  assert property (@(posedge clk_i) disable iff (!rst_ni)
+                   (out_valid_o && ops_q == OPS_W'(1)) |-> (out_last_o == (out_row_o == m_q - M_W'(1))))
     else $error("out_last_o must mark exactly row m - 1");
+  // A command-channel preload finds the array idle (no rows of a set in flight, no other preload).
+  assert property (@(posedge clk_i) disable iff (!rst_ni) (accept & cmd_preload_i) |-> (idle_o & ~wcmd_valid_i))
+    else $error("weight_preload on the command channel while the array is busy");
+  // The weight channel and the late accumulate: weight-stationary only; its rows come exactly
+  // from the accept cycle.
+  assert property (@(posedge clk_i) disable iff (!rst_ni) (wcmd_valid_i | win_valid_i) |-> !OS)
+    else $error("the output-stationary array has no weight channel");
+  assert property (@(posedge clk_i) disable iff (!rst_ni) !OS |-> (win_valid_i == (wcmd_valid_i & wcmd_ready_o | w_busy)))
+    else $error("win_valid_i must be high exactly for the weight channel's rows");
+  assert property (@(posedge clk_i) disable iff (!rst_ni) (accept & cmd_acc_at_out_i) |-> (!OS && !cmd_preload_i))
+    else $error("cmd_acc_at_out_i: weight-stationary matmul or depthwise only");
   // A matmul's outputs only start after all its input rows went in (no overlap of phases in OS).
   assert property (@(posedge clk_i) disable iff (!rst_ni) (OS && out_valid_o) |-> !in_phase_q)
     else $error("output-stationary drain overlaps the input phase");
@@ -776,7 +928,7 @@ module systolic_array
     acc_store = $signed(v) > ACC_HI ? ACC_HI : $signed(v) < ACC_LO ? ACC_LO : v;
   endfunction
   for (genvar n = 0; n < N; n++) begin : g_acc_store
-    assign out_data_o[n] = acc_store(out_sum[n]);
+    assign out_data_o[n] = acc_store(out_sum[n] + (out_acc_at_out ? out_acc_i[n] : 32'd0));
   end
 
 endmodule

@@ -77,8 +77,7 @@ uint64_t ComputeScoreboard::earliestStart(const InstrDesc& d, const ComputeAcces
     const WeightSet& s = sets_[static_cast<size_t>(preloads_ % weight_buffers_)];
     t = std::max({t, s.ready, s.freed, last_preload_end_});
   }
-  if (a.reads_weights && preloads_ > 0)
-    t = std::max(t, sets_[static_cast<size_t>((preloads_ - 1) % weight_buffers_)].ready);
+  if (a.reads_weights) t = std::max(t, sets_[readSet()].ready);
   return t;
 }
 
@@ -94,10 +93,7 @@ void ComputeScoreboard::record(const InstrDesc& d, const ComputeAccesses& a, uin
     last_preload_end_ = end;
     ++preloads_;
   }
-  if (a.reads_weights && preloads_ > 0) {
-    WeightSet& s = sets_[static_cast<size_t>((preloads_ - 1) % weight_buffers_)];
-    s.freed = std::max(s.freed, end);
-  }
+  if (a.reads_weights) sets_[readSet()].freed = std::max(sets_[readSet()].freed, end);
 }
 
 int64_t bankConflictCycles(const Params& p, const InstrDesc& d, const Instruction& in) {

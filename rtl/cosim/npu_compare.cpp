@@ -58,8 +58,8 @@ std::string notComputed(const isa::IsaConfig& isa, std::span<const isa::Instruct
     text +=
         "the first: instruction " + std::to_string(first) + " `" + isa::formatInstruction(isa, program[first]) + "`; ";
   return text +
-         "the RTL's data paths: the DMA, every vector class, and on a config with one weight set the array's "
-         "weight_preload, weight_preload_t, matmul_tile and matmul_stream, one at a time)";
+         "the RTL's data paths compute every class but matmul_stream with k_slices = 0 and a depthwise_tile past the "
+         "array's limits; a start the array could not take in the YAML's timing is not computed either)";
 }
 
 /// Compares the simulator's output tensors with the RTL's DRAM; fills the output fields of `c`.

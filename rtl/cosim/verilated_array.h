@@ -1,7 +1,7 @@
 // The Verilated systolic array (tb_systolic_array: the block plus its package values) driven as
 // an ArrayBackend, with the protocol of tests/rtl/systolic_array_check.cpp: the command and the
 // first input row in the accept cycle, one input row per cycle, output rows captured as they
-// leave, the operation's cycles counted until cmd_ready_o is high again (depthwise_tile: the window
+// leave, the operation's cycles counted until idle_o is high again (depthwise_tile: the window
 // rows one per cycle, accumulator row i with output i's last window row). Included by the
 // generated per-config file that names the Verilated top class (Vcosim_array_<config>).
 #pragma once
@@ -101,6 +101,10 @@ class VerilatedArray final : public sim::ArrayBackend {
     top_->rst_ni = 1;
     top_->cmd_valid_i = 0;
     top_->in_valid_i = 0;
+    top_->cmd_acc_at_out_i = 0;  // one operation at a time: the initial accumulator comes with the rows
+    top_->wcmd_valid_i = 0;      // preloads on the command channel
+    top_->wcmd_transpose_i = 0;
+    top_->win_valid_i = 0;
     top_->eval();
     top_->rst_ni = 0;
     top_->eval();
@@ -213,7 +217,7 @@ class VerilatedArray final : public sim::ArrayBackend {
 
   /// One operation: the command in cycle 0, `inputs` cycles of input rows (present(c) puts cycle
   /// c's rows on the ports), output rows written to acc + row * accStride as they leave; returns
-  /// the cycles until cmd_ready_o is high again.
+  /// the cycles until idle_o is high again.
   template <typename Present>
   uint64_t run(const Command& cmd, int64_t inputs, Present&& present, int32_t* acc, int64_t accStride) {
     const char* what = cmd.preload     ? "weight_preload"
@@ -221,7 +225,7 @@ class VerilatedArray final : public sim::ArrayBackend {
                        : cmd.depthwise ? "depthwise_tile"
                                        : "matmul_tile";
     settle();
-    if (!top_->cmd_ready_o) fail("cmd_ready_o low while idle");
+    if (!top_->cmd_ready_o || !top_->idle_o) fail("cmd_ready_o or idle_o low while idle");
     constexpr int64_t kTimeout = 1000000;
     int64_t outputs = 0;
     for (int64_t c = 0;; ++c) {
@@ -240,7 +244,7 @@ class VerilatedArray final : public sim::ArrayBackend {
       top_->in_valid_i = c < inputs;
       if (c < inputs) present(c);
       settle();
-      if (c > 0 && top_->cmd_ready_o) {
+      if (c > 0 && top_->idle_o) {
         if (outputs != cmd.m)
           fail(std::string(what) + " m=" + std::to_string(cmd.m) + " produced " + std::to_string(outputs) + " rows");
         return static_cast<uint64_t>(c);

@@ -93,12 +93,12 @@ module npu_compute_unit
   // The array's weight sets: when the preload that filled each completes, and when the last
   // matmul reading it does.
   logic [63:0] set_ready_q[WEIGHT_SETS], set_freed_q[WEIGHT_SETS], last_preload_end_q;
-  logic preloaded_q;           // any preload so far
   logic [0:0] fill_set_q;      // the set the next preload fills
-  wire [0:0] read_set = WEIGHT_SETS > 1 ? ~fill_set_q : fill_set_q;  // the latest preload's set
+  // The latest preload's set (before any, the last set, as isa::ComputeScoreboard).
+  wire [0:0] read_set = WEIGHT_SETS > 1 ? ~fill_set_q : fill_set_q;
   wire weights_ok = (!writes_weights || (now_i >= set_ready_q[fill_set_q] && now_i >= set_freed_q[fill_set_q] &&
                                          now_i >= last_preload_end_q)) &&
-                    (!reads_weights || !preloaded_q || now_i >= set_ready_q[read_set]);
+                    (!reads_weights || now_i >= set_ready_q[read_set]);
 
   // Issue paths and completion.
   logic [63:0] main_q, vector_q, order_q, last_end_q, array_until_q, vector_until_q;
@@ -134,7 +134,6 @@ module npu_compute_unit
         set_freed_q[w] <= '0;
       end
       last_preload_end_q <= '0;
-      preloaded_q <= 1'b0;
       fill_set_q <= '0;
       {main_q, vector_q, order_q, last_end_q, array_until_q, vector_until_q} <= '0;
       {array_busy_o, vector_busy_o, scoreboard_full_o, token_stall_o, hazard_stall_o, bank_stall_o} <= '0;
@@ -154,10 +153,9 @@ module npu_compute_unit
           set_ready_q[fill_set_q] <= done;
           set_freed_q[fill_set_q] <= '0;
           last_preload_end_q <= done;
-          preloaded_q <= 1'b1;
           if (WEIGHT_SETS > 1) fill_set_q <= ~fill_set_q;
         end
-        if (reads_weights && preloaded_q && done > set_freed_q[read_set]) set_freed_q[read_set] <= done;
+        if (reads_weights && done > set_freed_q[read_set]) set_freed_q[read_set] <= done;
         order_q <= now_i + 1;
         if (weight_path) begin
           if (now_i + 1 > main_q) main_q <= now_i + 1;

@@ -28,7 +28,7 @@ module npu_top
   output logic [2:0][4:0][63:0] stall_cycles_o,
   output logic         beats_exceed_occupancy_o,
   output logic         write_conflict_o,   // two rows for one write port in one cycle (a load's row and a
-                                           // pending fill; an array row and a vector row)
+                                           // pending fill)
   output logic [63:0]  uncomputed_o        // compute instructions started but not computed (no data path)
 );
   logic [63:0] now_q;
@@ -133,7 +133,8 @@ module npu_top
 
   // The on-chip memories and their users: the load unit writes them (first write port), the store
   // unit reads them (plain read port 0), the compute unit's array path reads them (the read pair's
-  // first row, a stream's weight rows on the scratchpad's plain port 3) and writes the accumulator;
+  // first row, the weight rows of a stream or a weight-channel preload on the scratchpad's plain
+  // port 3) and writes the accumulator;
   // the vector path reads them on plain ports of its own (and the scratchpad's table port) and
   // writes both (the ports at the banked_memory instances below).
   localparam int SPAD_BITS = 8 * SCRATCHPAD_ROW_BYTES;
@@ -208,15 +209,10 @@ module npu_top
     .table_row_o(vector_table_row), .table_data_i(vector_table_data), .spad_wr_o(vector_spad_wr),
     .spad_wr_row_o(vector_spad_wr_row), .spad_wr_data_o(vector_spad_wr_data), .acc_wr_o(vector_acc_wr),
     .acc_wr_row_o(vector_acc_wr_row), .acc_wr_data_o(vector_acc_wr_data));
-  // The array path and the vector path's element-wise rows share an accumulator write port: a
-  // program's scoreboard keeps their writes in different cycles unless the vector unit runs beside
-  // the array. The vector path's reduced and reciprocal rows have one each.
-  wire acc_wr2 = array_acc_wr || vector_acc_wr[0];
-  /* verilator lint_off UNUSEDSIGNAL */  // row numbers past the accumulator's rows
-  wire [31:0] acc_wr2_row = array_acc_wr ? array_acc_wr_row : vector_acc_wr_row[0];
-  /* verilator lint_on UNUSEDSIGNAL */
-  wire [ACC_BITS-1:0] acc_wr2_data = array_acc_wr ? array_acc_wr_data : vector_acc_wr_data[0];
-  assign write_conflict_o = load_conflict || (array_acc_wr && vector_acc_wr[0]);
+  // The array path and the vector path's element-wise, reduced and reciprocal rows each write the
+  // accumulator on a port of their own: a vector instruction may start while a matmul's rows
+  // still drain (`issue: m`), and each vector latency differs.
+  assign write_conflict_o = load_conflict;
 
   // Compute instructions started that no data path computed (nop and finish need none).
   wire [4:0] compute_semantics = head_instr[1].semantics;
@@ -231,7 +227,7 @@ module npu_top
     end
   end
   // The scratchpad's plain read ports: 0 the DMA store, 1 and 2 the vector path, 3 the array
-  // path's stream weights.
+  // path's weight rows.
   logic [3:0][SPAD_BITS-1:0] spad_plain_data;
   banked_memory #(.ACCUMULATOR(1'b0), .PLAIN_READS(4), .TABLE_ROWS(LUT_ROWS)) u_scratchpad (
     .clk_i, .rst_ni, .rd_valid_i({1'b0, array_spad_rd}), .rd_row0_i(SPAD_ROW_W'(array_spad_row)), .rd_row1_i('0),
@@ -250,7 +246,7 @@ module npu_top
   /* verilator lint_off UNUSEDSIGNAL */  // no table in the accumulator
   logic [ACC_BITS-1:0] unused_acc_table;
   /* verilator lint_on UNUSEDSIGNAL */
-  banked_memory #(.ACCUMULATOR(1'b1), .PLAIN_READS(4), .MORE_WRITES(3)) u_accumulator (
+  banked_memory #(.ACCUMULATOR(1'b1), .PLAIN_READS(4), .MORE_WRITES(4)) u_accumulator (
     .clk_i, .rst_ni, .rd_valid_i({1'b0, array_acc_rd}), .rd_row0_i(ACC_ROW_W'(array_acc_row)), .rd_row1_i('0),
     .rd_ready_o(unused_acc_ready), .rd_data_valid_o(unused_acc_valid), .rd_data0_o(array_acc_data),
     .rd_data1_o(unused_acc_rd1), .rd2_valid_i({vector_acc_rd, acc_rd}),
@@ -258,9 +254,10 @@ module npu_top
                 ACC_ROW_W'(rd_row)}),
     .rd2_data_o(acc_plain_data), .tbl_valid_i(1'b0), .tbl_row_i('0), .tbl_data_o(unused_acc_table),
     .wr_valid_i(acc_wr), .wr_row_i(ACC_ROW_W'(wr_row)), .wr_data_i(acc_wr_data),
-    .wr2_valid_i({vector_acc_wr[2:1], acc_wr2}),
-    .wr2_row_i({ACC_ROW_W'(vector_acc_wr_row[2]), ACC_ROW_W'(vector_acc_wr_row[1]), ACC_ROW_W'(acc_wr2_row)}),
-    .wr2_data_i({vector_acc_wr_data[2:1], acc_wr2_data}));
+    .wr2_valid_i({vector_acc_wr, array_acc_wr}),
+    .wr2_row_i({ACC_ROW_W'(vector_acc_wr_row[2]), ACC_ROW_W'(vector_acc_wr_row[1]), ACC_ROW_W'(vector_acc_wr_row[0]),
+                ACC_ROW_W'(array_acc_wr_row)}),
+    .wr2_data_i({vector_acc_wr_data, array_acc_wr_data}));
   assign acc_rd_data = acc_plain_data[0];
   assign vector_acc_data = acc_plain_data[3:1];
 

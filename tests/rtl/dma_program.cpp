@@ -84,29 +84,49 @@ struct Generator {
     emit(s, operands, 0);
   }
 
-  /// A weight_preload (or weight_preload_t), up to three matmul_tiles or matmul_streams (m >= 1, at
-  /// most array.rows on an output-stationary array) and maybe a requantize.
+  /// One or two weight groups, each a weight_preload (or weight_preload_t) and up to three
+  /// products: matmul_tiles, matmul_streams or depthwise_tiles (m >= 1, at most array.rows on an
+  /// output-stationary array), each accumulating (or not) into the previous product's rows half
+  /// the time (back-to-back tiles of one output, which overlap on a pipelined array); then maybe
+  /// a requantize.
   void arrayPhase() {
     const auto& p = isa.params();
-    if (builder.has(Semantics::WeightPreloadT) && uniform(0, 1))
-      emit(Semantics::WeightPreloadT, {uniform(0, spadRows - p.array_cols)}, 0);
-    else
-      emit(Semantics::WeightPreload, {uniform(0, spadRows - p.array_rows)}, 0);
-    const int64_t maxM = p.dataflow == isa::Dataflow::OutputStationary ? p.array_rows : kMaxRows;
-    for (int64_t n = uniform(1, 3); n > 0; --n) {
-      const int64_t m = uniform(1, std::min(maxM, std::min(spadRows, accRows)));
-      if (builder.has(Semantics::MatmulStream) && uniform(0, 1)) {  // k slices of weight and activation rows
-        const int64_t k = uniform(1, std::min<int64_t>(3, spadRows / p.array_rows));
-        const int64_t stride = k > 1 ? uniform(0, (spadRows - m) / (k - 1)) : uniform(0, 4);
-        emit(Semantics::MatmulStream,
-             {uniform(0, spadRows - m - (k - 1) * stride), stride, uniform(0, spadRows - k * p.array_rows),
-              uniform(0, accRows - m), m, k, uniform(0, 1)},
-             0);
-      } else {
-        emit(Semantics::MatmulTile, {uniform(0, spadRows - m), uniform(0, accRows - m), m, uniform(0, 1)}, 0);
-      }
+    for (int64_t group = uniform(1, 2); group > 0; --group) {
+      if (builder.has(Semantics::WeightPreloadT) && uniform(0, 1))
+        emit(Semantics::WeightPreloadT, {uniform(0, spadRows - p.array_cols)}, 0);
+      else
+        emit(Semantics::WeightPreload, {uniform(0, spadRows - p.array_rows)}, 0);
+      int64_t lastAcc = -1;
+      for (int64_t n = uniform(1, 3); n > 0; --n) lastAcc = product(lastAcc);
     }
     if (uniform(0, 1)) vectorInstruction(Semantics::Requantize);
+  }
+
+  /// A random product writing from accumulator row `sameAcc` half the time (if >= 0); returns the
+  /// first row it writes.
+  int64_t product(int64_t sameAcc) {
+    const auto& p = isa.params();
+    const int64_t maxM = p.dataflow == isa::Dataflow::OutputStationary ? p.array_rows : kMaxRows;
+    const int64_t m = uniform(1, std::min(maxM, std::min(spadRows, accRows)));
+    const int64_t acc = sameAcc >= 0 && sameAcc + m <= accRows && uniform(0, 1) ? sameAcc : uniform(0, accRows - m);
+    const int64_t kind = uniform(0, 2);
+    if (kind == 1 && builder.has(Semantics::MatmulStream)) {  // k slices of weight and activation rows
+      const int64_t k = uniform(1, std::min<int64_t>(3, spadRows / p.array_rows));
+      const int64_t stride = k > 1 ? uniform(0, (spadRows - m) / (k - 1)) : uniform(0, 4);
+      emit(Semantics::MatmulStream,
+           {uniform(0, spadRows - m - (k - 1) * stride), stride, uniform(0, spadRows - k * p.array_rows), acc, m, k,
+            uniform(0, 1)},
+           0);
+    } else if (kind == 2 && builder.has(Semantics::DepthwiseTile)) {  // a window of kh x kw taps
+      const int64_t kh = uniform(1, std::min<int64_t>(3, p.array_rows));
+      const int64_t kw = uniform(1, std::min<int64_t>(3, p.array_rows / kh));
+      const int64_t pitch = uniform(kw, kw + 6), stride = uniform(1, 2);
+      const int64_t window = stride * (m - 1) + (kh - 1) * pitch + kw;
+      emit(Semantics::DepthwiseTile, {uniform(0, spadRows - window), acc, m, uniform(0, 1), kh, kw, pitch, stride}, 0);
+    } else {
+      emit(Semantics::MatmulTile, {uniform(0, spadRows - m), acc, m, uniform(0, 1)}, 0);
+    }
+    return acc;
   }
 
   /// Rows of a vector instruction's source (`lo`) and destination in one memory's window: in the

@@ -34,7 +34,7 @@ using Operands = std::vector<std::pair<const char*, int64_t>>;
 
 struct OpResult {
   bool ok = true;           // protocol-level problems are reported through the Report
-  int64_t cycles = 0;       // accept cycle .. the cycle before cmd_ready_o is high again
+  int64_t cycles = 0;       // accept cycle .. the cycle before idle_o is high again
   std::vector<Row32> rows;  // output rows in the order they left
   std::vector<int> index;   // their out_row_o
   std::vector<bool> last;
@@ -382,6 +382,11 @@ class ArrayCheck : Bench<Tb> {
     for (int e = 0; e < E_; ++e) putBits(t_.in_row_i, A * e, A, rng_());
     for (int n = 0; n < N_; ++n) putBits(t_.in_wrow_i, A * n, A, rng_());
     for (int n = 0; n < N_; ++n) putBits(t_.in_acc_i, 32 * n, 32, rng_());
+    // The weight channel and the late accumulate are idle: out_acc_i must be ignored.
+    t_.cmd_acc_at_out_i = 0;
+    t_.wcmd_valid_i = 0;
+    t_.win_valid_i = 0;
+    for (int n = 0; n < N_; ++n) putBits(t_.out_acc_i, 32 * n, 32, rng_());
   }
   template <typename Port>
   void putRow(Port& port, const Row& row) {
@@ -401,12 +406,12 @@ class ArrayCheck : Bench<Tb> {
   };
 
   /// Runs one operation: the command in cycle 0, `inputs` cycles of input rows (present(c) puts
-  /// cycle c's rows on the ports, over random garbage), and collects the outputs until
-  /// cmd_ready_o is high again.
+  /// cycle c's rows on the ports, over random garbage), and collects the outputs until idle_o is
+  /// high again (its occupancy; a weight-stationary array takes the next command earlier).
   OpResult run(const Command& cmd, int inputs, const std::function<void(int)>& present) {
     OpResult res;
     sim_.settle();
-    if (!r_.expect(t_.cmd_ready_o, "cmd_ready_o low while idle")) {
+    if (!r_.expect(t_.cmd_ready_o && t_.idle_o, "cmd_ready_o or idle_o low while idle")) {
       res.ok = false;
       return res;
     }
@@ -434,7 +439,7 @@ class ArrayCheck : Bench<Tb> {
       garbageInputs();
       if (c < inputs) present(c);
       sim_.settle();
-      if (c > 0 && t_.cmd_ready_o) {
+      if (c > 0 && t_.idle_o) {
         res.cycles = c;
         break;
       }

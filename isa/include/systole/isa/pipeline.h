@@ -13,7 +13,8 @@
 //   - the array holds array.weight_buffers weight sets; the n-th weight_preload fills set
 //     n mod weight_buffers once every matmul that read the set's previous weights has completed
 //     and the preload before it has completed (one weight path), and a matmul_tile waits until
-//     the set of the latest preload is complete;
+//     the set of the latest preload is complete (a matmul before any preload reads the last
+//     set, still zero);
 //   - finish waits for every earlier instruction to complete.
 // Instructions start in program order, at most one per cycle. With two weight sets a preload runs
 // on the array's weight path (onWeightPath): it starts without waiting for the instruction before
@@ -79,6 +80,9 @@ class ComputeScoreboard {
     uint64_t ready = 0;  // the preload that filled it completes
     uint64_t freed = 0;  // the matmuls that read it complete
   };
+  /// The set the latest preload filled (before any, the last set: both hold zeros, and the first
+  /// preload fills set 0 while a matmul before it may still read).
+  size_t readSet() const { return static_cast<size_t>((preloads_ + weight_buffers_ - 1) % weight_buffers_); }
   int weight_buffers_;
   std::vector<Pending> pending_;
   std::array<WeightSet, 2> sets_{};
