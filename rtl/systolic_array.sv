@@ -361,7 +361,9 @@ module systolic_array
     assign unused_wrow = ^{in_wrow_i, act_last};
     logic [AB-1:0]  mul_a    [R][N];   // PE(k, n)'s multiplicand: a_in, or its tap (depthwise)
     logic        row_fire;          // an output row starts down the array: its tags enter
-    logic [SETS-1:0][WB-1:0] w_q [R][N];  // W[k][n] of each weight set, stationary
+    // W[k][n] of each weight set (set st in bits [st*WB +: WB]), stationary. Flat, as pre_row: Yosys
+    // cannot size a packed array declared in a generate block.
+    logic [SETS*WB-1:0] w_q [R][N];
     logic [WB-1:0] w_pe   [R][N];   // the weight PE(k, n) multiplies by this cycle
     logic [AB-1:0]  act_left [R];      // activation entering PE(k, 0) this cycle
     logic [31:0] seed_top [N];      // partial-sum seed entering PE(0, n) this cycle
@@ -424,7 +426,7 @@ module systolic_array
     // and shift up; transposed, they enter the right column and shift left. W is zero until the
     // first preload (isa-semantics.md), hence the reset.
     logic pre_fire, pre_tr, pre_set;
-    logic [SL-1:0][AB-1:0] pre_row;
+    logic [SL*AB-1:0] pre_row;
     assign pre_fire = wgt_fire | w_fire;
     assign pre_tr   = wgt_fire ? op_transpose : w_tr;
     assign pre_set  = wgt_fire ? op_pre_set : w_set;
@@ -432,20 +434,20 @@ module systolic_array
     for (genvar k = 0; k < R; k++) begin : g_w_row
       for (genvar n = 0; n < N; n++) begin : g_w_col
         logic [WB-1:0] from_right, from_below;  // this PE's next weight in the preload's set
-        logic [SETS-1:0][WB-1:0] next;
+        logic [SETS*WB-1:0] next;
         if (n == N - 1) begin : g_right_edge
-          assign from_right = pre_row[k][WB-1:0];
+          assign from_right = pre_row[k*AB +: WB];
         end else begin : g_right
-          assign from_right = w_q[k][n + 1][pre_set];
+          assign from_right = w_q[k][n + 1][int'(pre_set)*WB +: WB];
         end
         if (k == R - 1) begin : g_bottom_edge
-          assign from_below = pre_row[n][WB-1:0];
+          assign from_below = pre_row[n*AB +: WB];
         end else begin : g_below
-          assign from_below = w_q[k + 1][n][pre_set];
+          assign from_below = w_q[k + 1][n][int'(pre_set)*WB +: WB];
         end
         always_comb begin
           next = w_q[k][n];
-          next[pre_set] = pre_tr ? from_right : from_below;
+          next[int'(pre_set)*WB +: WB] = pre_tr ? from_right : from_below;
         end
         always_ff @(posedge clk_i or negedge rst_ni) begin
           if (!rst_ni) w_q[k][n] <= '0;
@@ -456,9 +458,9 @@ module systolic_array
     for (genvar k = 0; k < R; k++) begin : g_w_pe_row
       for (genvar n = 0; n < N; n++) begin : g_w_pe_col
         if (SETS > 1) begin : g_two
-          assign w_pe[k][n] = w_q[k][n][ent_set[k + n]];
+          assign w_pe[k][n] = w_q[k][n][int'(ent_set[k + n])*WB +: WB];
         end else begin : g_one
-          assign w_pe[k][n] = w_q[k][n][0];
+          assign w_pe[k][n] = w_q[k][n];
         end
       end
     end

@@ -319,7 +319,7 @@ void registerRun(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
                 "fail a program whose scratchpad/accumulator accesses the dependency tokens do not order");
   cmd->add_option("--rtl", a.rtl,
                   "npu: also run every NPU program on the whole Verilated NPU (rtl/npu: control, timing, DMA, "
-                  "the vector unit, the array on configs with one weight set) and compare each instruction's start and "
+                  "the vector unit and the array) and compare each instruction's start and "
                   "completion cycle with the "
                   "simulator's, and the outputs when the RTL computed every instruction (exit 1 if any differs)")
       ->check(CLI::IsMember({"npu"}));

@@ -63,7 +63,7 @@ void registerSim(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actio
          "--rtl", a.rtl,
          "co-simulate: `array` runs weight_preload, matmul_tile, matmul_stream and depthwise_tile on the Verilated RTL "
          "array; `npu` also runs the program on the whole Verilated NPU (rtl/npu: control, timing, DMA, the "
-         "vector unit, the array on configs with one weight set) and compares every instruction's start and completion "
+         "vector unit and the array) and compares every instruction's start and completion "
          "cycle with the "
          "simulator's, and the outputs when the RTL computed every instruction (exit 1 if any differs)")
       ->check(CLI::IsMember({"array", "npu"}));
