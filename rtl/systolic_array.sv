@@ -426,7 +426,9 @@ module systolic_array
     // and shift up; transposed, they enter the right column and shift left. W is zero until the
     // first preload (isa-semantics.md), hence the reset.
     logic pre_fire, pre_tr, pre_set;
+    /* verilator lint_off UNUSEDSIGNAL */  // a lane's bits above the weight register's
     logic [SL*AB-1:0] pre_row;
+    /* verilator lint_on UNUSEDSIGNAL */
     assign pre_fire = wgt_fire | w_fire;
     assign pre_tr   = wgt_fire ? op_transpose : w_tr;
     assign pre_set  = wgt_fire ? op_pre_set : w_set;

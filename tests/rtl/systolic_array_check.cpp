@@ -346,7 +346,234 @@ class ArrayCheck : Bench<Tb> {
     sim_.settle();
   }
 
+  /// An operation of a burst: a matmul_tile (rows: its activation rows) or a depthwise_tile
+  /// (rows: its window), starting from zero, from seed rows presented with its rows (in_acc_i), or
+  /// late from the model accumulator's rows at `accRow` (out_acc_i as each output leaves).
+  struct BurstOp {
+    bool depthwise = false;
+    std::vector<Row> rows;
+    int m = 0, kh = 0, kw = 0, pitch = 0, stride = 0;
+    enum Init { Zero, Seeded, Late } init = Zero;
+    std::vector<Row32> seed;
+    int accRow = 0;
+    const std::vector<Row>* w = nullptr;  // the weights it multiplies by
+    int64_t accept = -1, lastOut = -1;
+    int outputs = 0;
+    int inputs() const { return static_cast<int>(rows.size()); }
+  };
+
+  /// A random burst operation writing the model accumulator's rows from `sameRow` half the time.
+  BurstOp burstOp(int sameRow, int accRows) {
+    BurstOp op;
+    op.depthwise = depthwiseMode() && rng_() % 3 == 0;
+    op.m = static_cast<int>(uniform(rng_, 1, std::min<int64_t>(op.depthwise ? 6 : 2 * R_, largestM())));
+    int rows = op.m;
+    if (op.depthwise) {
+      op.kh = static_cast<int>(uniform(rng_, 1, std::min(3, R_)));
+      op.kw = static_cast<int>(uniform(rng_, 1, std::min(3, R_ / op.kh)));
+      op.pitch = static_cast<int>(uniform(rng_, op.kw, op.kw + 4));
+      op.stride = static_cast<int>(uniform(rng_, 1, 2));
+      rows = op.stride * (op.m - 1) + (op.kh - 1) * op.pitch + op.kw;
+    }
+    op.rows = randomRows(rows, E_);
+    op.init = static_cast<BurstOp::Init>(rng_() % 3);
+    op.seed = randomAcc(op.m);
+    op.accRow = sameRow >= 0 && sameRow + op.m <= accRows && (rng_() & 1)
+                    ? sameRow
+                    : static_cast<int>(uniform(rng_, 0, accRows - op.m));
+    return op;
+  }
+
+  /// Output row i of a burst operation from the initial row `init`: arith::mac in k (tap) order
+  /// with the operation's weights, what the accumulator keeps of it.
+  Row32 burstRow(const BurstOp& op, int i, const Row32& init) const {
+    Row32 out(static_cast<size_t>(N_));
+    const auto wreg = [&](int k, int n) {
+      return isa::arith::weightRegister((*op.w)[static_cast<size_t>(k)][static_cast<size_t>(n)], p_.widestWeightBits());
+    };
+    for (int n = 0; n < N_; ++n) {
+      int32_t v = init[static_cast<size_t>(n)];
+      const int taps = op.depthwise ? op.kh * op.kw : R_;
+      for (int t = 0; t < taps; ++t) {
+        const int j = op.depthwise ? op.stride * i + (t / op.kw) * op.pitch + t % op.kw : i;
+        const int lane = op.depthwise ? n : t;
+        v = isa::arith::mac(v, op.rows[static_cast<size_t>(j)][static_cast<size_t>(lane)], wreg(t, n));
+      }
+      out[static_cast<size_t>(n)] = isa::arith::storeAccumulator(v, p_.acc_bits);
+    }
+    return out;
+  }
+
+  /// Drives the command channel in cycle c: accepts the next operation when cmd_ready_o allows and
+  /// `mayAccept`, presents the rows of the one in progress; checks that cmd_ready_o rises exactly
+  /// when the rows are in. Returns the index of the operation accepted now, or -1.
+  int burstCommand(std::vector<BurstOp>& ops, size_t& next, int& current, int& row, int64_t c, bool mayAccept) {
+    int accepted = -1;
+    if (current >= 0 && row == ops[static_cast<size_t>(current)].inputs()) current = -1;
+    r_.expect(t_.cmd_ready_o == (current < 0), "cmd_ready_o " + std::to_string(t_.cmd_ready_o) + " in cycle " +
+                                                   std::to_string(c) + " of a burst, rows of the operation " +
+                                                   (current < 0 ? "all in" : "still coming"));
+    if (current < 0 && t_.cmd_ready_o && next < ops.size() && mayAccept) {
+      current = accepted = static_cast<int>(next++);
+      row = 0;
+      BurstOp& op = ops[static_cast<size_t>(current)];
+      op.accept = c;
+      t_.cmd_valid_i = 1;
+      t_.cmd_preload_i = 0;
+      t_.cmd_stream_i = 0;
+      t_.cmd_depthwise_i = op.depthwise;
+      rtlcheck::set(t_.cmd_m_i, op.m);
+      t_.cmd_accumulate_i = op.init == BurstOp::Seeded;
+      t_.cmd_acc_at_out_i = op.init == BurstOp::Late;
+      rtlcheck::set(t_.cmd_kh_i, op.kh);
+      rtlcheck::set(t_.cmd_kw_i, op.kw);
+      rtlcheck::set(t_.cmd_pitch_i, op.pitch);
+      rtlcheck::set(t_.cmd_stride_i, op.stride);
+    }
+    if (current < 0) return accepted;
+    const BurstOp& op = ops[static_cast<size_t>(current)];
+    t_.in_valid_i = 1;
+    putRow(t_.in_row_i, op.rows[static_cast<size_t>(row)]);
+    const int last0 = (op.kh - 1) * op.pitch + op.kw - 1;  // a depthwise output's seed: its last window row
+    if (op.init == BurstOp::Seeded && !op.depthwise) putAcc(op.seed[static_cast<size_t>(row)]);
+    if (op.init == BurstOp::Seeded && op.depthwise && row >= last0 && (row - last0) % op.stride == 0)
+      putAcc(op.seed[static_cast<size_t>((row - last0) / op.stride)]);
+    ++row;
+    return accepted;
+  }
+
+  /// Preloads `rows` on the weight channel from cycle `start` (one row per cycle).
+  void burstWeights(const std::vector<Row>& rows, bool transposed, int64_t start, int64_t c) {
+    if (c < start || c >= start + static_cast<int64_t>(rows.size())) return;
+    if (c == start) {
+      r_.expect(t_.wcmd_ready_o, "wcmd_ready_o low for a preload on an idle weight channel");
+      t_.wcmd_valid_i = 1;
+      t_.wcmd_transpose_i = transposed;
+    }
+    t_.win_valid_i = 1;
+    putRow(t_.win_row_i, rows[static_cast<size_t>(c - start)]);
+  }
+
+  /// The weights a preload of `spadRows` leaves (transposed: row n is column n).
+  std::vector<Row> preloaded(const std::vector<Row>& spadRows, bool transposed) const {
+    std::vector<Row> w(static_cast<size_t>(R_), Row(static_cast<size_t>(N_)));
+    for (size_t k = 0; k < static_cast<size_t>(R_); ++k)
+      for (size_t n = 0; n < static_cast<size_t>(N_); ++n) w[k][n] = transposed ? spadRows[n][k] : spadRows[k][n];
+    return w;
+  }
+
+  /// A burst (weight-stationary): `count` >= 2 operations overlapped as the NPU runs them with
+  /// `issue: m` and two weight sets. A preload on the weight channel from idle; then matmul_tiles
+  /// and depthwise_tiles, each accepted in the first cycle cmd_ready_o is high, each writing the
+  /// rows of the one before half the time. With two weight sets a second preload goes on the
+  /// weight channel in the accept cycle of the last operation on the first set, and the
+  /// operations after it wait for it to be in and multiply by the new set while the earlier ones
+  /// drain. A late operation's rows take out_acc_i, presented only in the cycle after out_soon_o,
+  /// from a model accumulator that every output row updates (so tiles into one output add up).
+  /// Checks every value, the rows' order and flags, out_soon_o a cycle ahead of each output,
+  /// cmd_ready_o exactly when an operation's rows are in (which the YAML's `issue`, where it
+  /// gives one, must equal) and each last row in the operation's YAML `cycles`.
+  void burst(int count) {
+    const bool two = p_.array_weight_buffers > 1;
+    const bool tA = transposes() && (rng_() & 1), tB = transposes() && (rng_() & 1);
+    const auto rowsA = randomRows(tA ? N_ : R_, E_), rowsB = randomRows(tB ? N_ : R_, E_);
+    const auto wA = preloaded(rowsA, tA), wB = preloaded(rowsB, tB);
+    constexpr int kAccRows = 64;
+    std::vector<Row32> acc = randomAcc(kAccRows);
+    const size_t onA = two ? static_cast<size_t>(uniform(rng_, 1, count - 1)) : static_cast<size_t>(count);
+    std::vector<BurstOp> ops;
+    for (size_t j = 0; j < static_cast<size_t>(count); ++j) {
+      ops.push_back(burstOp(j ? ops.back().accRow : -1, kAccRows));
+      ops.back().w = j < onA ? &wA : &wB;
+    }
+    const auto aRows = static_cast<int64_t>(rowsA.size());
+    int64_t bStart = INT64_MAX, bEnd = INT64_MAX;  // the second preload's rows
+    size_t next = 0, outOp = 0, soonOp = 0;
+    int current = -1, row = 0, outRow = 0, soonRow = 0, lateIdx = -1;
+    bool soonBefore = false;
+    for (int64_t c = 0;; ++c) {
+      garbageInputs();
+      t_.cmd_valid_i = 0;
+      t_.in_valid_i = 0;
+      sim_.settle();
+      if (lateIdx >= 0) putAcc(acc[static_cast<size_t>(lateIdx)], t_.out_acc_i);
+      lateIdx = -1;
+      const bool mayAccept = c >= aRows && (next < onA || c >= bEnd);
+      if (burstCommand(ops, next, current, row, c, mayAccept) == static_cast<int>(onA) - 1 && two) {
+        bStart = c;
+        bEnd = c + static_cast<int64_t>(rowsB.size());
+      }
+      burstWeights(rowsA, tA, 0, c);
+      if (two) burstWeights(rowsB, tB, bStart, c);
+      const bool soon = t_.out_soon_o, soonLast = t_.out_soon_last_o;
+      sim_.settle();
+      r_.expect(t_.out_valid_o == soonBefore,
+                "out_soon_o did not announce the output row of cycle " + std::to_string(c) + " (or announced none)");
+      if (t_.out_valid_o && outOp < ops.size()) burstOutput(ops[outOp], outRow, outOp, acc, c);
+      if (soon && soonOp < ops.size()) {
+        const BurstOp& op = ops[soonOp];
+        if (op.init == BurstOp::Late) lateIdx = op.accRow + soonRow;
+        soonRow = soonLast ? 0 : soonRow + 1;
+        if (soonLast) ++soonOp;
+      }
+      soonBefore = soon;
+      sim_.tick();
+      if (sim_.assertionFailed()) return r_.fail("ASSERTION failed in the RTL (see above) during a burst");
+      const bool weightsIn = !two || (bEnd != INT64_MAX && c >= bEnd - 1);
+      if (outOp == ops.size() && weightsIn && !soonBefore) break;
+      if (c > 100000) return r_.fail("TIMEOUT: a burst did not finish in 100000 cycles");
+    }
+    sim_.settle();
+    r_.expect(t_.idle_o, "idle_o low after a burst's last output");
+    ++bursts_;
+  }
+
+  /// Checks output row `i` of a burst operation (the initial row: zero, its seed, or the model
+  /// accumulator's, which it then updates) and, at its last row, the operation's cycles.
+  void burstOutput(BurstOp& op, int& i, size_t& outOp, std::vector<Row32>& acc, int64_t c) {
+    const Row32 zero(static_cast<size_t>(N_), 0);
+    Row32& accRow = acc[static_cast<size_t>(op.accRow + i)];
+    const Row32& init = op.init == BurstOp::Zero     ? zero
+                        : op.init == BurstOp::Seeded ? op.seed[static_cast<size_t>(i)]
+                                                     : accRow;
+    const Row32 want = burstRow(op, i, init);
+    r_.expect(static_cast<int>(t_.out_row_o) == i && t_.out_last_o == (i == op.m - 1),
+              "burst output row " + std::to_string(i) + " of " + std::to_string(op.m) + " came as row " +
+                  std::to_string(t_.out_row_o) + (t_.out_last_o ? " (last)" : ""));
+    for (int n = 0; n < N_; ++n) {
+      const auto got = static_cast<int32_t>(getBits(t_.out_data_o, 32 * n, 32));
+      if (got != want[static_cast<size_t>(n)])
+        r_.fail(std::string("DATA MISMATCH burst ") + (op.depthwise ? "depthwise_tile" : "matmul_tile") +
+                " m=" + std::to_string(op.m) + " init=" + std::to_string(op.init) + " out[" + std::to_string(i) + "][" +
+                std::to_string(n) + "]: model " + std::to_string(want[static_cast<size_t>(n)]) + ", RTL " +
+                std::to_string(got));
+      else
+        r_.pass();
+      accRow[static_cast<size_t>(n)] = got;
+    }
+    valuesCompared_ += N_;
+    if (++i < op.m) return;
+    i = 0;
+    ++outOp;
+    const Timing& timing = op.depthwise ? depthwise_ : matmul_;
+    const Operands ops = op.depthwise ? Operands{{timing.operandName(2), op.m},
+                                                 {timing.operandName(4), op.kh},
+                                                 {timing.operandName(5), op.kw},
+                                                 {timing.operandName(6), op.pitch},
+                                                 {timing.operandName(7), op.stride}}
+                                      : Operands{{"m", op.m}};
+    timing.check(r_, ops, c - op.accept + 1);
+    if (timing.desc().has_issue) {
+      const int64_t issue = timing.desc().issue.eval(timing.fields(ops));
+      r_.expect(issue == op.inputs(), "TIMING MISMATCH " + timing.desc().name + ": `issue` " + std::to_string(issue) +
+                                          " cycles, the array takes the next after " + std::to_string(op.inputs()));
+    }
+  }
+
   int64_t preloads() const { return preloads_; }
+  int64_t bursts() const { return bursts_; }
+  /// The weight-stationary array overlaps operations (and has the weight channel).
+  bool overlaps() const { return p_.dataflow != isa::Dataflow::OutputStationary; }
   int64_t matmuls() const { return matmuls_; }
   int64_t streamsRun() const { return streams_; }
   int64_t depthwisesRun() const { return depthwises_; }
@@ -394,8 +621,10 @@ class ArrayCheck : Bench<Tb> {
     for (size_t e = 0; e < row.size(); ++e)
       putBits(port, A * static_cast<int>(e), A, static_cast<uint16_t>(row[e]) & ((1u << A) - 1));
   }
-  void putAcc(const Row32& row) {
-    for (int n = 0; n < N_; ++n) putBits(t_.in_acc_i, 32 * n, 32, static_cast<uint32_t>(row[static_cast<size_t>(n)]));
+  void putAcc(const Row32& row) { putAcc(row, t_.in_acc_i); }
+  template <typename Port>
+  void putAcc(const Row32& row, Port& port) {
+    for (int n = 0; n < N_; ++n) putBits(port, 32 * n, 32, static_cast<uint32_t>(row[static_cast<size_t>(n)]));
   }
 
   struct Command {
@@ -477,7 +706,7 @@ class ArrayCheck : Bench<Tb> {
   Timing preload_, preloadT_, matmul_, stream_, depthwise_;
   int R_, N_, E_;
   std::vector<Row> W_;  // the model's weights
-  int64_t preloads_ = 0, matmuls_ = 0, streams_ = 0, depthwises_ = 0, valuesCompared_ = 0;
+  int64_t preloads_ = 0, matmuls_ = 0, streams_ = 0, depthwises_ = 0, valuesCompared_ = 0, bursts_ = 0;
 };
 
 }  // namespace
@@ -544,10 +773,12 @@ int main(int argc, char** argv) {
           check.randomDepthwise(mCap);
       }
       if (depthwises > 0) check.matmul(check.randomRows(2, R), check.randomAcc(2), s.rng() & 1);
+      // Overlapped operations (weight-stationary), as `issue: m` and two weight sets run them.
+      if (check.overlaps() && (round < 3 || s.rng() % 3 == 0)) check.burst(static_cast<int>(uniform(s.rng, 2, 8)));
     }
     return s.finish(std::to_string(check.preloads()) + " weight_preload (or _t), " + std::to_string(check.matmuls()) +
                     " matmul_tile, " + std::to_string(check.streamsRun()) + " matmul_stream, " +
-                    std::to_string(check.depthwisesRun()) + " depthwise_tile, " +
-                    std::to_string(check.valuesCompared()) + " int32 outputs compared");
+                    std::to_string(check.depthwisesRun()) + " depthwise_tile, " + std::to_string(check.bursts()) +
+                    " overlapped bursts, " + std::to_string(check.valuesCompared()) + " int32 outputs compared");
   });
 }
