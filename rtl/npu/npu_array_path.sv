@@ -268,6 +268,11 @@ module npu_array_path
     end
   end
   assign overrun_o = overrun_q;
+`ifndef SYNTHESIS
+  // The queue holds every operation whose outputs have not all left (QD of them at most).
+  assert property (@(posedge clk_i) disable iff (!rst_ni) (takes && product) |-> (q_tail + 1'b1 != q_head))
+    else $error("npu_array_path: more operations in flight than the output queue holds");
+`endif
 
   assign acc_wr_o = out_valid;
   assign acc_wr_row_o = OS ? q_row[q_head] + 32'(out_row) : out_row_q;
