@@ -235,7 +235,7 @@ module systolic_array
   // ---------------------------------------------------------------------------------------------
   logic             accept;
   logic [OPS_W-1:0] ops_q, ops_d;             // operations accepted and not yet done
-  logic             busy_q;
+  logic             busy;                      // an operation in flight
   logic             in_phase_q, in_phase_d;   // more input rows are expected after this cycle
   logic             preload_q;
   logic             transpose_q;
@@ -264,9 +264,9 @@ module systolic_array
   // Output-stationary: one operation at a time. Weight-stationary: the next once this one's rows
   // are in (its outputs and an earlier one's keep draining in order); a preload on this channel
   // must find the array idle (the controller's duty; asserted).
-  assign busy_q        = ops_q != '0;
-  assign cmd_ready_o   = OS ? ~busy_q : ~in_phase_q;
-  assign idle_o        = ~busy_q & ~w_busy;
+  assign busy          = ops_q != '0;
+  assign cmd_ready_o   = OS ? ~busy : ~in_phase_q;
+  assign idle_o        = ~busy & ~w_busy;
   assign accept        = cmd_valid_i & cmd_ready_o;
   assign op_preload    = accept ? cmd_preload_i : preload_q;
   assign op_transpose  = accept ? cmd_transpose_i : transpose_q;
@@ -871,8 +871,8 @@ module systolic_array
     for (genvar n = 0; n < N; n++) begin : g_out
       assign out_sum[n] = stream_q ? stream_out[n] : acc_q[0][n];
     end
-    assign out_valid_o = stream_q ? (busy_q & |done_row) : drain_q;
-    assign out_last_o  = stream_q ? (busy_q & |done_row & (stream_row_q == m_q - M_W'(1)))
+    assign out_valid_o = stream_q ? (busy & |done_row) : drain_q;
+    assign out_last_o  = stream_q ? (busy & |done_row & (stream_row_q == m_q - M_W'(1)))
                                   : drain_q & (drain_cnt_q == m_q - M_W'(1));
     assign out_row_o   = stream_q ? stream_row_q : drain_cnt_q;
   end
@@ -901,7 +901,7 @@ module systolic_array
     else $error("depthwise_tile kh=%0d kw=%0d pitch=%0d stride=%0d: needs the weight-stationary line buffer (%0d rows), no preload or stream, kh, kw, stride >= 1, kh*kw <= %0d and (kh-1)*pitch + kw <= the line buffer",
                 cmd_kh_i, cmd_kw_i, cmd_pitch_i, cmd_stride_i, LB, R);
   // Outputs only belong to a running matmul, in order, and the last one is row m - 1.
-  assert property (@(posedge clk_i) disable iff (!rst_ni) out_valid_o |-> (busy_q & ~preload_q))
+  assert property (@(posedge clk_i) disable iff (!rst_ni) out_valid_o |-> (busy & ~preload_q))
     else $error("output row outside a matmul_tile");
   // (m_q is the draining operation's while it is the only one in flight.)
   assert property (@(posedge clk_i) disable iff (!rst_ni)
